@@ -1,0 +1,112 @@
+"""`pbm rules ...`: the rules engines at the terminal, with no server behind them."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+
+from pbm.games import GAMES, GameError, get_game
+from pbm.games.base import parse_option_pairs
+from pbm.games.playout import perft
+
+rules_app = typer.Typer(help="Play and inspect the games' rules locally.", no_args_is_help=True)
+
+OptionArg = Annotated[
+    list[str] | None,
+    typer.Option("--option", "-o", help="A variant option as name=value; repeat for more."),
+]
+PositionArg = Annotated[
+    str | None, typer.Option("--position", "-p", help="Start from this position text (dump).")
+]
+
+
+def _start(game_name: str, option: list[str] | None, position: str | None):
+    try:
+        game = get_game(game_name)
+        if position:
+            return game, game.load(position)
+        return game, game.new_state(**parse_option_pairs(option or []))
+    except GameError as exc:
+        typer.echo(f"error: {exc}", err=True)
+        raise typer.Exit(2) from None
+
+
+@rules_app.command("list")
+def list_games() -> None:
+    """List the games with their aliases and options."""
+    for game in GAMES.values():
+        aliases = ", ".join(game.aliases)
+        typer.echo(f"{game.name:<12} {game.title}" + (f" (also: {aliases})" if aliases else ""))
+        for opt in game.options:
+            typer.echo(f"    {opt.describe()}")
+
+
+@rules_app.command("help")
+def game_help(game_name: Annotated[str, typer.Argument(metavar="GAME")]) -> None:
+    """Show a game's rules summary, notation and options."""
+    try:
+        typer.echo(get_game(game_name).help_text(), nl=False)
+    except GameError as exc:
+        typer.echo(f"error: {exc}", err=True)
+        raise typer.Exit(2) from None
+
+
+@rules_app.command("play")
+def play(
+    game_name: Annotated[str, typer.Argument(metavar="GAME")],
+    option: OptionArg = None,
+    position: PositionArg = None,
+) -> None:
+    """Play a game at the terminal, both sides, with the parser and boards players get.
+
+    Type a move, or `moves` (list the legal moves), `dump` (the position text),
+    `help` (notation), `quit`.
+    """
+    game, state = _start(game_name, option, position)
+    typer.echo(game.render(state))
+    while (seat := game.to_move(state)) is not None:
+        try:
+            text = input(f"{game.seat_name(seat)} to move> ")
+        except EOFError:
+            typer.echo("")
+            return
+        command = text.strip().lower()
+        if command in ("quit", "exit"):
+            return
+        if command == "moves":
+            typer.echo(" ".join(game.format_move(state, m) for m in game.legal_moves(state)))
+            continue
+        if command == "dump":
+            typer.echo(game.dump(state))
+            continue
+        if command == "help":
+            typer.echo(game.notation.strip())
+            continue
+        if not command:
+            continue
+        try:
+            move = game.parse_move(state, text)
+        except GameError as exc:
+            typer.echo(f"error: {exc}")
+            continue
+        typer.echo(f"{game.seat_name(seat)} plays {game.describe_move(state, move)}")
+        state = game.apply(state, move)
+        typer.echo(game.render(state))
+    result = game.outcome(state)
+    if result is not None:
+        who = "Draw" if result.winner is None else f"{game.seat_name(result.winner)} wins"
+        typer.echo(f"Game over: {who} ({result.reason}).")
+
+
+@rules_app.command("perft")
+def perft_command(
+    game_name: Annotated[str, typer.Argument(metavar="GAME")],
+    depth: Annotated[int, typer.Argument(min=0, max=8, help="Plies to count to.")],
+    option: OptionArg = None,
+    position: PositionArg = None,
+) -> None:
+    """Print the number of move sequences of each depth from 1 to DEPTH."""
+    game, state = _start(game_name, option, position)
+    for d in range(1, depth + 1):
+        typer.echo(f"{d} {perft(game, state, d)}")

@@ -1,0 +1,65 @@
+"""The games pbm plays, met through one protocol (`pbm.games.base.Game`).
+
+Every module in this package that defines a module-level `GAME` is registered, so a
+new rules module joins the registry, the conformance suite and the benchmarks by
+existing. `GAMES` maps canonical names to game objects; `get_game` also takes aliases.
+"""
+
+from __future__ import annotations
+
+import importlib
+import pkgutil
+
+from pbm.games.base import (
+    AmbiguousMoveError,
+    Game,
+    GameError,
+    IllegalMoveError,
+    InvalidMoveError,
+    MoveError,
+    OptionError,
+    Outcome,
+    PositionError,
+    UnknownGameError,
+)
+
+__all__ = [
+    "GAMES",
+    "AmbiguousMoveError",
+    "Game",
+    "GameError",
+    "IllegalMoveError",
+    "InvalidMoveError",
+    "MoveError",
+    "OptionError",
+    "Outcome",
+    "PositionError",
+    "UnknownGameError",
+    "get_game",
+]
+
+def _discover() -> dict[str, Game]:
+    games: dict[str, Game] = {}
+    for info in sorted(pkgutil.iter_modules(__path__), key=lambda i: i.name):
+        module = importlib.import_module(f"{__name__}.{info.name}")
+        game = getattr(module, "GAME", None)
+        if isinstance(game, Game):
+            games[game.name] = game
+    return games
+
+
+GAMES: dict[str, Game] = _discover()
+
+_BY_ALIAS: dict[str, Game] = {}
+for _game in GAMES.values():
+    for _alias in (_game.name, _game.title, *_game.aliases):
+        _BY_ALIAS[_alias.lower()] = _game
+
+
+def get_game(name: str) -> Game:
+    """The game called `name` (case-insensitive; aliases accepted)."""
+    game = _BY_ALIAS.get(name.strip().lower())
+    if game is None:
+        known = ", ".join(sorted(GAMES)) or "none"
+        raise UnknownGameError(f"there is no game called '{name}'; the games are: {known}")
+    return game

@@ -1,0 +1,266 @@
+"""The game protocol: the contract every rules module meets.
+
+A game object is stateless; states and moves are immutable values. The server, the
+CLI and the tests meet every game only through the methods of `Game`. Rules modules
+import nothing from pbm outside `pbm.games`.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, ClassVar
+
+# A move is any small immutable, hashable value (an int or a tuple of ints); a
+# state is any immutable value with equality. Text exists only in format/parse.
+Move = Any
+State = Any
+
+
+class GameError(ValueError):
+    """Base of every error a rules module raises for people: str(e) is the sentence."""
+
+
+class OptionError(GameError):
+    """A variant option that does not exist or has a bad value."""
+
+
+class PositionError(GameError):
+    """A position text that `load` cannot read."""
+
+
+class UnknownGameError(GameError, KeyError):
+    """A game name that is not registered; the message lists the games."""
+
+    def __str__(self) -> str:  # KeyError would quote the message otherwise
+        return str(self.args[0]) if self.args else ""
+
+
+class MoveError(GameError):
+    """A move text that cannot be played; the message quotes the input."""
+
+    def __init__(self, text: str, reason: str) -> None:
+        self.text = text
+        self.reason = reason
+        super().__init__(self.message())
+
+    def message(self) -> str:
+        return f"'{self.text}': {self.reason}"
+
+
+class InvalidMoveError(MoveError):
+    """The text is not a move in this game's notation."""
+
+    def message(self) -> str:
+        return f"'{self.text}' is not a move: {self.reason}"
+
+
+class IllegalMoveError(MoveError):
+    """The text names a move that the rules forbid in this position."""
+
+    def message(self) -> str:
+        return f"'{self.text}' is illegal here: {self.reason}"
+
+
+class AmbiguousMoveError(MoveError):
+    """The text fits more than one legal move; `candidates` holds their notation."""
+
+    def __init__(self, text: str, candidates: Sequence[str]) -> None:
+        self.candidates = tuple(candidates)
+        super().__init__(text, "it could mean " + " or ".join(self.candidates))
+
+    def message(self) -> str:
+        return f"'{self.text}' is ambiguous: {self.reason}"
+
+
+@dataclass(frozen=True, slots=True)
+class Outcome:
+    """How a game ended. `winner` is a seat index, or None for a draw."""
+
+    winner: int | None
+    reason: str
+    scores: tuple[int, ...] | None = None
+
+    @property
+    def is_draw(self) -> bool:
+        return self.winner is None
+
+
+def _parse_bool(text: str) -> bool:
+    low = text.strip().lower()
+    if low in ("1", "yes", "y", "true", "on"):
+        return True
+    if low in ("0", "no", "n", "false", "off"):
+        return False
+    raise ValueError("expected yes or no")
+
+
+@dataclass(frozen=True)
+class Option:
+    """One variant option of a game, as players write it in a challenge.
+
+    `kind` is "int", "bool" or "choice"; `choices` lists allowed values (ints for an
+    int option with a fixed set, strings for a choice); `minimum`/`maximum` bound ints.
+    `parse` may replace the default text conversion for options with their own syntax
+    (for example a set of Quarto attributes); it must raise ValueError on bad text.
+    """
+
+    name: str
+    kind: str
+    default: Any
+    help: str
+    choices: tuple[Any, ...] = ()
+    minimum: int | None = None
+    maximum: int | None = None
+    parse: Callable[[str], Any] | None = field(default=None, compare=False)
+
+    def coerce(self, value: Any) -> Any:
+        """Return the option's value from a typed value or the text a player wrote."""
+        try:
+            if isinstance(value, str):
+                if self.parse is not None:
+                    value = self.parse(value)
+                elif self.kind == "int":
+                    value = int(value.strip())
+                elif self.kind == "bool":
+                    value = _parse_bool(value)
+                elif self.kind == "choice":
+                    value = value.strip().lower()
+            elif self.kind == "bool" and not isinstance(value, bool):
+                raise ValueError("expected yes or no")
+            elif self.kind == "int" and (isinstance(value, bool) or not isinstance(value, int)):
+                raise ValueError("expected a whole number")
+        except ValueError as exc:
+            raise OptionError(f"option {self.name}: {value!r} is not valid ({exc})") from None
+        if self.choices and value not in self.choices:
+            allowed = ", ".join(str(c) for c in self.choices)
+            raise OptionError(f"option {self.name}: {value!r} is not one of {allowed}")
+        if self.minimum is not None and value < self.minimum:
+            raise OptionError(f"option {self.name}: {value} is below the minimum {self.minimum}")
+        if self.maximum is not None and value > self.maximum:
+            raise OptionError(f"option {self.name}: {value} is above the maximum {self.maximum}")
+        return value
+
+    def describe(self) -> str:
+        if self.choices:
+            values = "|".join(str(c) for c in self.choices)
+        elif self.kind == "int" and self.minimum is not None and self.maximum is not None:
+            values = f"{self.minimum}..{self.maximum}"
+        elif self.kind == "bool":
+            values = "yes|no"
+        else:
+            values = self.kind
+        return f"{self.name}={values} (default {self.default}): {self.help}"
+
+
+class Game:
+    """Base class of every rules module's game object (stateless).
+
+    Subclasses set the class attributes and implement the methods that raise
+    NotImplementedError. Seats are indexed from 0; seat 0 moves first in the start
+    position, and the player named first in a challenge takes seat 0.
+    """
+
+    name: ClassVar[str] = ""  # canonical lower-case identifier, e.g. "quarto"
+    title: ClassVar[str] = ""  # display name, e.g. "Quarto"
+    aliases: ClassVar[tuple[str, ...]] = ()
+    seats: ClassVar[tuple[str, ...]] = ()  # seat names, e.g. ("Black", "White")
+    options: ClassVar[tuple[Option, ...]] = ()
+    summary: ClassVar[str] = ""  # a paragraph of rules for `help GAME`
+    notation: ClassVar[str] = ""  # how moves are written, for `help GAME`
+    # Option sets the conformance suite, the golden files and the benchmarks cover.
+    example_options: ClassVar[tuple[Mapping[str, Any], ...]] = ({},)
+
+    # -- options --------------------------------------------------------------
+    def resolve_options(self, options: Mapping[str, Any]) -> dict[str, Any]:
+        """Validate options (typed values or player text) and fill in defaults."""
+        known = {o.name: o for o in self.options}
+        resolved: dict[str, Any] = {}
+        for raw_name, value in options.items():
+            name = raw_name.strip().lower().replace("-", "_")
+            if name not in known:
+                names = ", ".join(sorted(known)) or "none"
+                raise OptionError(f"{self.title} has no option '{raw_name}' (options: {names})")
+            resolved[name] = known[name].coerce(value)
+        for opt in self.options:
+            resolved.setdefault(opt.name, opt.default)
+        return resolved
+
+    # -- the protocol -----------------------------------------------------------
+    def new_state(self, **options: Any) -> State:
+        raise NotImplementedError
+
+    def to_move(self, state: State) -> int | None:
+        raise NotImplementedError
+
+    def legal_moves(self, state: State) -> list[Move]:
+        raise NotImplementedError
+
+    def format_move(self, state: State, move: Move) -> str:
+        raise NotImplementedError
+
+    def parse_move(self, state: State, text: str) -> Move:
+        raise NotImplementedError
+
+    def apply(self, state: State, move: Move) -> State:
+        raise NotImplementedError
+
+    def outcome(self, state: State) -> Outcome | None:
+        raise NotImplementedError
+
+    def render(self, state: State, seat: int | None = None) -> str:
+        raise NotImplementedError
+
+    def dump(self, state: State) -> str:
+        raise NotImplementedError
+
+    def load(self, text: str) -> State:
+        raise NotImplementedError
+
+    # -- optional refinements with sensible defaults ----------------------------
+    def describe_move(self, state: State, move: Move) -> str:
+        """The echo of a move with its side effects (captures, conversions)."""
+        return self.format_move(state, move)
+
+    def state_options(self, state: State) -> dict[str, Any]:
+        """The resolved options a state was created with."""
+        return dict(state.options) if hasattr(state, "options") else {}
+
+    def player_seats(self, state: State) -> tuple[int, ...]:
+        """Seat of each player by challenge order; only a pie swap changes it."""
+        return tuple(range(len(self.seats)))
+
+    def seat_name(self, seat: int) -> str:
+        return self.seats[seat]
+
+    def is_legal(self, state: State, move: Move) -> bool:
+        return move in self.legal_moves(state)
+
+    def help_text(self) -> str:
+        """Rules summary, notation and options, for `help GAME` and the CLI."""
+        parts = [f"{self.title}", "", self.summary.strip(), "", "Notation:", self.notation.strip()]
+        if self.options:
+            parts += ["", "Options:"] + ["  " + o.describe() for o in self.options]
+        return "\n".join(parts).rstrip() + "\n"
+
+
+# -- helpers shared by the rules modules ------------------------------------------
+
+_SEPARATORS = re.compile(r"[\s\-:]+")
+
+
+def squash(text: str) -> str:
+    """Lower-case the text and drop spaces, '-' and ':' separators."""
+    return _SEPARATORS.sub("", text.strip().lower())
+
+
+def parse_option_pairs(pairs: Iterable[str]) -> dict[str, str]:
+    """Read `name=value` words (as typed after --option or in a challenge)."""
+    result: dict[str, str] = {}
+    for pair in pairs:
+        name, sep, value = pair.partition("=")
+        if not sep or not name.strip():
+            raise OptionError(f"option '{pair}' must be written name=value")
+        result[name.strip().lower()] = value.strip()
+    return result

@@ -1,0 +1,115 @@
+"""One conformance suite, run over every registered game and its example option sets.
+
+A game joins by being registered in `pbm.games`; nothing here names a game.
+"""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from pbm.games import GAMES, Game
+from pbm.games.base import AmbiguousMoveError, MoveError
+
+PLAYOUTS = 6
+MAX_PLIES = 5000
+
+CASES = [
+    pytest.param(game, dict(options), id=f"{name}-{i}")
+    for name, game in GAMES.items()
+    for i, options in enumerate(game.example_options)
+]
+
+
+def _playouts(game: Game, options: dict, count: int = PLAYOUTS):
+    """Yield every (state, legal moves) on `count` seeded random games, and each end."""
+    for seed in range(count):
+        rng = random.Random(seed)
+        state = game.new_state(**options)
+        for _ in range(MAX_PLIES):
+            if game.to_move(state) is None:
+                break
+            moves = game.legal_moves(state)
+            yield state, moves
+            state = game.apply(state, rng.choice(moves))
+        else:
+            pytest.fail(f"{game.name} seed {seed}: random game did not end in {MAX_PLIES} plies")
+        yield state, None
+
+
+def test_every_game_is_registered_with_a_complete_description():
+    assert GAMES, "no game is registered"
+    for name, game in GAMES.items():
+        assert name == game.name == name.lower()
+        assert game.title and game.seats and game.summary.strip() and game.notation.strip()
+        assert len(set(game.seats)) == len(game.seats)
+
+
+@pytest.mark.parametrize(("game", "options"), CASES)
+def test_format_parse_roundtrip(game: Game, options: dict):
+    for state, moves in _playouts(game, options, 3):
+        for move in moves or ():
+            text = game.format_move(state, move)
+            assert game.parse_move(state, text) == move, text
+            assert game.parse_move(state, text.upper()) == move, text
+
+
+@pytest.mark.parametrize(("game", "options"), CASES)
+def test_dump_load_roundtrip_and_renders_fit(game: Game, options: dict):
+    for state, _ in _playouts(game, options):
+        text = game.dump(state)
+        assert "\n" not in text
+        assert game.load(text) == state
+        assert game.dump(game.load(text)) == text
+        for seat in (None, *range(len(game.seats))):
+            board = game.render(state, seat)
+            assert board.strip()
+            widest = max(len(line) for line in board.splitlines())
+            assert widest <= 72, f"{game.name}: a line of {widest} columns"
+
+
+@pytest.mark.parametrize(("game", "options"), CASES)
+def test_to_move_and_outcome_agree_and_running_games_have_moves(game: Game, options: dict):
+    ended = 0
+    for state, moves in _playouts(game, options):
+        over = game.outcome(state) is not None
+        assert (game.to_move(state) is None) == over
+        if moves is not None:
+            assert moves, "a running game must offer a legal move (a pass where forced)"
+            assert len(set(moves)) == len(moves), "legal_moves lists a move twice"
+        else:
+            ended += 1
+            result = game.outcome(state)
+            assert result.reason
+            assert result.winner is None or 0 <= result.winner < len(game.seats)
+    assert ended == PLAYOUTS
+
+
+@pytest.mark.parametrize(("game", "options"), CASES)
+def test_apply_is_pure(game: Game, options: dict):
+    for state, moves in _playouts(game, options, 2):
+        before = game.dump(state)
+        copy = game.load(before)
+        for move in (moves or ())[:8]:
+            game.apply(state, move)
+        assert game.dump(state) == before
+        assert state == copy
+
+
+@pytest.mark.parametrize(("game", "options"), CASES)
+def test_parse_errors_quote_the_input(game: Game, options: dict):
+    state = game.new_state(**options)
+    for text in ("zz99-zz98", "hello world", "", "?"):
+        with pytest.raises(MoveError) as info:
+            game.parse_move(state, text)
+        assert f"'{text}'" in str(info.value)
+        assert not isinstance(info.value, AmbiguousMoveError) or info.value.candidates
+
+
+@pytest.mark.parametrize("game", list(GAMES.values()), ids=list(GAMES))
+def test_bad_options_raise_a_clear_error(game: Game):
+    from pbm.games import OptionError
+
+    with pytest.raises(OptionError, match="no option 'no_such_option'"):
+        game.new_state(no_such_option=1)
