@@ -17,7 +17,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from pbm.games import GAMES, get_game  # noqa: E402
+from pbm.games import GAMES, get_game
 
 # Targets from the rules issues (random-play plies per second, default options).
 TARGETS = {
@@ -77,8 +77,10 @@ def main() -> None:
     parser.add_argument("-a", "--all-options", action="store_true", help="every example option set")
     args = parser.parse_args()
     games = [get_game(n) for n in args.games] if args.games else list(GAMES.values())
-    print(f"{'game':<12} {'options':<34} {'legal_moves us':>14} {'plies/s':>10} "
-          f"{'plies/game':>10} {'target':>8}")
+    print(
+        f"{'game':<12} {'options':<34} {'legal_moves us':>14} {'plies/s':>10} "
+        f"{'plies/game':>10} {'target':>8}"
+    )
     for game in games:
         option_sets = game.example_options if args.all_options else game.example_options[:1]
         for options in option_sets:
@@ -89,8 +91,10 @@ def main() -> None:
             target = TARGETS.get(game.name) if options == game.example_options[0] else None
             verdict = "" if target is None else f"{target:>8,} {'ok' if rate >= target else 'MISS'}"
             label = ",".join(f"{k}={v}" for k, v in options.items()) or "default"
-            print(f"{game.name:<12} {label[:34]:<34} {us:>14.2f} {rate:>10,.0f} "
-                  f"{length:>10.1f} {verdict}")
+            print(
+                f"{game.name:<12} {label[:34]:<34} {us:>14.2f} {rate:>10,.0f} "
+                f"{length:>10.1f} {verdict}"
+            )
 
 
 if __name__ == "__main__":

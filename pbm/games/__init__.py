@@ -38,6 +38,7 @@ __all__ = [
     "get_game",
 ]
 
+
 def _discover() -> dict[str, Game]:
     games: dict[str, Game] = {}
     for info in sorted(pkgutil.iter_modules(__path__), key=lambda i: i.name):

@@ -1,0 +1,37 @@
+"""Single-elimination brackets: standard seeding (1 meets the lowest seed, the top two
+seeds can meet only in the final) with byes to the top seeds."""
+
+from __future__ import annotations
+
+from collections.abc import Hashable, Sequence
+
+
+def seed_order(size: int) -> list[int]:
+    """Seed numbers (1-based) in bracket order for a power-of-two `size`."""
+    if size < 1 or size & (size - 1):
+        raise ValueError("a bracket size is a power of two")
+    order = [1]
+    while len(order) < size:
+        total = len(order) * 2 + 1
+        order = [x for seed in order for x in (seed, total - seed)]
+    return order
+
+
+def first_round(players: Sequence[Hashable]) -> list[tuple[Hashable, Hashable | None]]:
+    """First-round pairings of `players` (in seeding order); None marks a bye."""
+    if len(players) < 2:
+        raise ValueError("a knockout needs at least two players")
+    size = 1
+    while size < len(players):
+        size *= 2
+    order = seed_order(size)
+    slots = [players[s - 1] if s <= len(players) else None for s in order]
+    return [(slots[i], slots[i + 1]) for i in range(0, size, 2)]
+
+
+def next_round(winners: Sequence[Hashable]) -> list[tuple[Hashable, Hashable]]:
+    """Pair the previous round's winners in bracket order (winner of match 1 meets the
+    winner of match 2, and so on)."""
+    if len(winners) < 2 or len(winners) % 2:
+        raise ValueError("a knockout round needs an even number of winners")
+    return [(winners[i], winners[i + 1]) for i in range(0, len(winners), 2)]
