@@ -1,0 +1,460 @@
+"""Quadrature (Mark Steere, 1992), as played on pbmserv (seed 003, rules-notes section 4).
+
+Black (`#`, seat 0) starts on b3-j3, moves up and moves first; White (`O`) starts on
+b9-j9. A turn steps one man forward, diagonally forward or sideways; enemy men that
+the moved man squares (and, in a chain, the men added in their place) are converted.
+The state keeps the position the game started from and the moves since, so that the
+repetition rules see the whole history and `dump` can write it (rules-notes decision 6).
+"""
+
+from __future__ import annotations
+
+import re
+from operator import itemgetter
+
+from pbm.games import quadrature_board as qb
+from pbm.games.base import (
+    Game,
+    IllegalMoveError,
+    InvalidMoveError,
+    Option,
+    Outcome,
+    PositionError,
+    squash,
+)
+from pbm.games.grid import FILES, render_grid
+
+SIDE_NAMES = ("Black", "White")
+SIDE_LETTERS = ("b", "w")
+MAN = ("#", "O")
+THREEFOLD, ANY = "threefold", "any"
+
+# A position key for the repetition rules, one int: Black's men, White's men, the side
+# to move, then both markers; the mask keeps the men and the side to move only.
+_BOARD_BITS = qb.SIZE * qb.STRIDE
+_MEN_KEY_MASK = (1 << (2 * _BOARD_BITS + 1)) - 1
+
+_MOVE_TEXT = re.compile(r"([a-z])(\d{1,2})([a-z])(\d{1,2})")
+
+
+def _key(black: int, white: int, turn: int, markers: tuple[int, int]) -> int:
+    key = black | white << _BOARD_BITS | turn << (2 * _BOARD_BITS)
+    return key | markers[0] << (2 * _BOARD_BITS + 1) | markers[1] << (2 * _BOARD_BITS + 3)
+
+
+# (black men, white men, side to move, (Black's marker, White's marker))
+Position = tuple[int, int, int, tuple[int, int]]
+START: Position = (qb.START_BLACK, qb.START_WHITE, qb.BLACK, (0, 0))
+
+
+_COMPARED = 7  # the fields that make a state; the rest are derived from them
+
+
+class QuadratureState(tuple):
+    """A position with the history that leads to it (an immutable tuple).
+
+    `black`/`white` are bitboards (see quadrature_board); `markers` are Black's and
+    White's marker (0 off the board, 1 or 2 dots); `origin` is the position the history
+    starts from and `trail` the moves played since (PASS or from << 8 | to). `seen`,
+    `result` and `moves` are derived from the others and left out of equality. A tuple
+    rather than a dataclass because a state is built on every ply and tuples build fastest.
+    """
+
+    __slots__ = ()
+
+    def __new__(
+        cls,
+        black: int,
+        white: int,
+        turn: int,
+        markers: tuple[int, int],
+        repetition: str,
+        origin: Position,
+        trail: tuple[int, ...],
+        seen: tuple[int, ...],
+        result: Outcome | None,
+        moves: tuple[int, ...],
+    ) -> QuadratureState:
+        return tuple.__new__(
+            cls, (black, white, turn, markers, repetition, origin, trail, seen, result, moves)
+        )
+
+    black = property(itemgetter(0))
+    white = property(itemgetter(1))
+    turn = property(itemgetter(2))
+    markers = property(itemgetter(3))
+    repetition = property(itemgetter(4))
+    origin = property(itemgetter(5))
+    trail = property(itemgetter(6))
+    seen = property(itemgetter(7))
+    result = property(itemgetter(8))
+    moves = property(itemgetter(9))
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, QuadratureState):
+            return NotImplemented
+        return self[:_COMPARED] == other[:_COMPARED]
+
+    def __ne__(self, other: object) -> bool:
+        equal = self.__eq__(other)
+        return equal if equal is NotImplemented else not equal
+
+    def __hash__(self) -> int:
+        return hash(self[:_COMPARED])
+
+    def __repr__(self) -> str:
+        return f"QuadratureState({_position_text(self[:4])} {self.repetition}, {self.trail})"
+
+    @property
+    def options(self) -> dict[str, str]:
+        return {"repetition": self.repetition}
+
+
+_new_state = tuple.__new__
+
+
+def _men(state: QuadratureState, side: int) -> int:
+    return state.white if side else state.black
+
+
+def _win(black: int, white: int, mover: int) -> Outcome | None:
+    """The mover's win, checked after his whole turn (seed "OBJECT"; rules-notes 4.2)."""
+    own, enemy = (white, black) if mover else (black, white)
+    if qb.count(enemy) <= qb.LOSING_COUNT:
+        return Outcome(mover, f"{SIDE_NAMES[1 - mover]} has two men or fewer on the board")
+    plate = qb.PLATE[1 - mover]
+    if own & plate == plate:
+        return Outcome(mover, f"{SIDE_NAMES[mover]} holds {SIDE_NAMES[1 - mover]}'s home plate")
+    return None
+
+
+def _settle(
+    black: int,
+    white: int,
+    turn: int,
+    markers: tuple[int, int],
+    repetition: str,
+    origin: Position,
+    trail: tuple[int, ...],
+    seen: tuple[int, ...],
+) -> QuadratureState:
+    """Build a state, deciding whether the game is over and listing the moves if not."""
+    # `seen` holds the keys the repetition rule compares: men and side to move for
+    # repetition=any (Steere 2006 speaks of the men's arrangement), markers too otherwise.
+    key = _key(black, white, turn, markers)
+    if repetition == ANY:
+        key &= _MEN_KEY_MASK
+    repeated = seen.count(key)
+    seen = (*seen, key)
+    result = _win(black, white, 1 - turn) or _win(black, white, turn)
+    if result is None:
+        if repetition == ANY and repeated:
+            result = Outcome(None, "the position (men and side to move) repeated")
+        elif repeated >= 2:
+            result = Outcome(None, "the same position occurred for the third time")
+    moves: tuple[int, ...] = ()
+    if result is None:
+        own, enemy = (white, black) if turn else (black, white)
+        moves = tuple(qb.generate(own, enemy, turn, markers[turn]))
+        if not moves:
+            # Steere 2006 (rules-notes 4.3-I): pass when blocked, draw when both are.
+            if qb.generate(enemy, own, 1 - turn, markers[1 - turn]):
+                moves = (qb.PASS,)
+            else:
+                result = Outcome(None, "neither side can move")
+    return _new_state(
+        QuadratureState,
+        (black, white, turn, markers, repetition, origin, trail, seen, result, moves),
+    )
+
+
+def _is_sideways(move: int) -> bool:
+    return (move >> 8) // qb.STRIDE == (move & 0xFF) // qb.STRIDE
+
+
+def _point_name(index: int) -> str:
+    file, rank = qb.point(index)
+    return f"{FILES[file]}{rank + 1}"
+
+
+# -- position text --------------------------------------------------------------------
+
+
+def _board_text(black: int, white: int) -> str:
+    """Ranks 11 down to 1 joined by '/', runs of empty points written as numbers."""
+    ranks = []
+    for rank in range(qb.SIZE - 1, -1, -1):
+        text, run = "", 0
+        for file in range(qb.SIZE):
+            b = qb.bit(file, rank)
+            man = "#" if black & b else "O" if white & b else ""
+            if not man:
+                run += 1
+                continue
+            text += (str(run) if run else "") + man
+            run = 0
+        ranks.append(text + (str(run) if run else ""))
+    return "/".join(ranks)
+
+
+def _read_board(text: str) -> tuple[int, int]:
+    ranks = text.split("/")
+    if len(ranks) != qb.SIZE:
+        raise PositionError(f"a Quadrature board has 11 ranks separated by '/', not {text!r}")
+    black = white = 0
+    for row, rank_text in enumerate(ranks):
+        rank = qb.SIZE - 1 - row
+        file = 0
+        for token in re.findall(r"\d+|.", rank_text):
+            if token.isdigit():
+                file += int(token)
+                continue
+            if file < qb.SIZE:
+                if token in "#xX":
+                    black |= qb.bit(file, rank)
+                elif token in "oO":
+                    white |= qb.bit(file, rank)
+                elif token not in ".,":
+                    raise PositionError(f"unknown point {token!r} in rank {rank + 1}")
+            file += 1
+        if file != qb.SIZE:
+            raise PositionError(f"rank {rank + 1} ({rank_text!r}) does not hold 11 points")
+    return black, white
+
+
+def _position_text(position: Position) -> str:
+    black, white, turn, markers = position
+    return f"{_board_text(black, white)} {SIDE_LETTERS[turn]} {markers[0]} {markers[1]}"
+
+
+def _read_position(tokens: list[str]) -> Position:
+    if len(tokens) < 4:
+        raise PositionError("a position is a board, the side to move and two markers")
+    black, white = _read_board(tokens[0])
+    side = tokens[1].lower()
+    if side not in SIDE_LETTERS:
+        raise PositionError(f"the side to move is b or w, not {tokens[1]!r}")
+    if tokens[2] not in ("0", "1", "2") or tokens[3] not in ("0", "1", "2"):
+        raise PositionError(f"markers are 0, 1 or 2, not {tokens[2]!r} {tokens[3]!r}")
+    if qb.count(black) > qb.MEN or qb.count(white) > qb.MEN:
+        raise PositionError("a side has at most 16 men on the board")
+    return black, white, SIDE_LETTERS.index(side), (int(tokens[2]), int(tokens[3]))
+
+
+class Quadrature(Game):
+    name = "quadrature"
+    title = "Quadrature"
+    aliases = ("quadr",)
+    seats = SIDE_NAMES
+    options = (
+        Option(
+            "repetition",
+            "choice",
+            THREEFOLD,
+            "threefold: the third occurrence of a position (men, markers, side to move) "
+            "draws; any: Steere 2006, a position (men, side to move) seen before draws",
+            choices=(THREEFOLD, ANY),
+        ),
+    )
+    example_options = ({}, {"repetition": ANY})
+    summary = """\
+Quadrature is played on an 11x11 board. Each side has 16 men: 9 on the board (Black # on
+b3-j3, White O on b9-j9) and 7 in reserve. Black moves first and moves up the board;
+White moves down. A turn moves one man one point forward, diagonally forward or sideways
+to an empty point. Three of your men and one enemy man on the corners of any rectangle
+with horizontal and vertical sides "square" that enemy man, but only if one of your three
+was moved or added this turn: the squared man goes back to its owner's reserve and one of
+your reserve men takes its place, and that new man can square more (chain reaction).
+You may not move a man onto a point that completes an enemy square (no suicide), though a
+man added by conversion may stand there. Your marker counts non-aggressive sideways
+moves (moves converting nothing): after two in a row you must move forward, diagonally
+forward or sideways with a conversion; any such move clears the marker. You win when the
+enemy has two men or fewer on the board, or when your men stand on all three points of
+the enemy home plate (drawn ','): e11 f11 g11 for Black, e1 f1 g1 for White. A player
+with no legal move passes; if neither can move the game is drawn, and so is the third
+occurrence of the same position (option repetition=any: any repetition draws)."""
+    notation = """\
+A move names the man's point and the point it steps to: b3-b4 (also b3b4, b3 b4, B3:B4).
+Write pass when you have no legal move (the server accepts nothing else then). The server
+echoes the men a move converted: b6-b7 converts d7 f7."""
+
+    # -- states ----------------------------------------------------------------------
+    def new_state(self, **options: object) -> QuadratureState:
+        resolved = self.resolve_options(options)
+        return _settle(*START, resolved["repetition"], START, (), ())
+
+    def to_move(self, state: QuadratureState) -> int | None:
+        return None if state.result is not None else state.turn
+
+    def legal_moves(self, state: QuadratureState) -> list[int]:
+        return list(state.moves)
+
+    def outcome(self, state: QuadratureState) -> Outcome | None:
+        return state.result
+
+    def apply(self, state: QuadratureState, move: int) -> QuadratureState:
+        turn = state.turn
+        black, white, markers = state.black, state.white, state.markers
+        if move != qb.PASS:
+            own, enemy = (white, black) if turn else (black, white)
+            own, enemy, converted, _removed = qb.play(own, enemy, move >> 8, move & 0xFF)
+            black, white = (enemy, own) if turn else (own, enemy)
+            # Marker (seed "BASIC MOVES AND THE MARKER"): a non-aggressive sideways move
+            # turns it up one dot, anything else clears it; a pass leaves it alone.
+            mark = markers[turn] + 1 if _is_sideways(move) and not converted else 0
+            markers = (mark, markers[1]) if turn == qb.BLACK else (markers[0], mark)
+        return _settle(
+            black,
+            white,
+            1 - turn,
+            markers,
+            state.repetition,
+            state.origin,
+            (*state.trail, move),
+            state.seen,
+        )
+
+    # -- move text -------------------------------------------------------------------
+    def format_move(self, state: QuadratureState, move: int) -> str:
+        if move == qb.PASS:
+            return "pass"
+        return f"{_point_name(move >> 8)}-{_point_name(move & 0xFF)}"
+
+    def describe_move(self, state: QuadratureState, move: int) -> str:
+        text = self.format_move(state, move)
+        if move == qb.PASS:
+            return text
+        own, enemy = _men(state, state.turn), _men(state, 1 - state.turn)
+        _, _, converted, removed = qb.play(own, enemy, move >> 8, move & 0xFF)
+        if converted:
+            text += " converts " + " ".join(_point_name(i) for i in converted)
+        if removed:
+            text += " removes " + " ".join(_point_name(i) for i in removed)
+        return text
+
+    def parse_move(self, state: QuadratureState, text: str) -> int:
+        compact = squash(text)
+        if state.result is not None and compact:
+            raise IllegalMoveError(text, "the game is over")
+        if compact == "pass":
+            if state.moves == (qb.PASS,):
+                return qb.PASS
+            raise IllegalMoveError(text, "you may pass only when you have no legal move")
+        match = _MOVE_TEXT.fullmatch(compact)
+        if match is None:
+            raise InvalidMoveError(text, "write the man's point and its target, like b3-b4")
+        points = []
+        for letter, digits in ((match[1], match[2]), (match[3], match[4])):
+            file, rank = FILES.index(letter), int(digits) - 1
+            if file >= qb.SIZE or not 0 <= rank < qb.SIZE:
+                raise InvalidMoveError(text, f"{letter}{digits} is not on the board (a1-k11)")
+            points.append(rank * qb.STRIDE + file)
+        move = points[0] << 8 | points[1]
+        if move in state.moves:
+            return move
+        raise IllegalMoveError(text, self._why_illegal(state, points[0], points[1]))
+
+    def _why_illegal(self, state: QuadratureState, frm: int, to: int) -> str:
+        side = state.turn
+        own, enemy = _men(state, side), _men(state, 1 - side)
+        if state.moves == (qb.PASS,):
+            return f"{SIDE_NAMES[side]} has no legal move and must pass"
+        if not own & (1 << frm):
+            return f"there is no {SIDE_NAMES[side]} man on {_point_name(frm)}"
+        if (own | enemy) & (1 << to):
+            return f"{_point_name(to)} is not empty"
+        steps = {shift for shift, _ in qb.STEPS[side]}
+        if to - frm not in steps:
+            return "a man steps one point forward, diagonally forward or sideways"
+        if qb.danger(enemy) & (1 << to):
+            return f"a man on {_point_name(to)} would complete an enemy square (suicide)"
+        return "two non-aggressive sideways moves in a row: move forward or convert"
+
+    # -- text ------------------------------------------------------------------------
+    def render(self, state: QuadratureState, seat: int | None = None) -> str:
+        black, white = state.black, state.white
+        cells = []
+        plates = qb.PLATE[0] | qb.PLATE[1]
+        for rank in range(qb.SIZE):
+            for file in range(qb.SIZE):
+                b = qb.bit(file, rank)
+                cells.append("#" if black & b else "O" if white & b else "," if plates & b else ".")
+
+        def notes(side: int) -> list[str]:
+            on_board = qb.count(_men(state, side))
+            reserve = max(qb.MEN - on_board, 0)
+            first = reserve // 2
+            return [
+                f"{MAN[side] * first:<9} {SIDE_NAMES[side]}",
+                f"{MAN[side] * (reserve - first):<9} |{state.markers[side]}|",
+                f"{on_board} on board, {reserve} in reserve",
+            ]
+
+        white_notes, black_notes = notes(qb.WHITE), notes(qb.BLACK)
+        side_notes = [*white_notes, "", "", "", "", "", black_notes[2], *black_notes[:2]]
+        lines = render_grid(cells, qb.SIZE, qb.SIZE, side_notes=side_notes)
+        if state.result is None:
+            lines.append(f"{SIDE_NAMES[state.turn]} to move")
+        else:
+            who = (
+                "Draw" if state.result.winner is None else SIDE_NAMES[state.result.winner] + " wins"
+            )
+            lines.append(f"Game over: {who} ({state.result.reason})")
+        return "\n".join(lines) + "\n"
+
+    def dump(self, state: QuadratureState) -> str:
+        """`BOARD SIDE BLACKMARKER WHITEMARKER REPETITION [from ORIGIN MOVES]`.
+
+        BOARD lists ranks 11 to 1 separated by '/', `#` Black, `O` White, a number for a
+        run of empty points. ORIGIN is `start` or a position `BOARD SIDE BM WM`; MOVES
+        are the moves played since, comma-separated (`c3-c4,d9-d8,pass`).
+        """
+        text = (
+            f"{_position_text((state.black, state.white, state.turn, state.markers))}"
+            f" {state.repetition}"
+        )
+        if not state.trail:
+            return text
+        origin = "start" if state.origin == START else _position_text(state.origin)
+        words = ",".join(self.format_move(state, move) for move in state.trail)
+        return f"{text} from {origin} {words}"
+
+    def load(self, text: str) -> QuadratureState:
+        tokens = text.split()
+        position = _read_position(tokens)
+        if len(tokens) < 5 or tokens[4] not in (THREEFOLD, ANY):
+            raise PositionError("the position text must name the repetition rule")
+        repetition = tokens[4]
+        rest = tokens[5:]
+        if not rest:
+            return self._replay(position, repetition, ())
+        if rest[0] != "from":
+            raise PositionError(f"unexpected {rest[0]!r} after the position")
+        if len(rest) >= 3 and rest[1] == "start":
+            origin, moves_text = START, rest[2:]
+        elif len(rest) >= 6:
+            origin, moves_text = _read_position(rest[1:5]), rest[5:]
+        else:
+            raise PositionError("'from' needs a position (or start) and the moves since")
+        if len(moves_text) != 1:
+            raise PositionError("the moves after the origin are one comma-separated word")
+        state = self._replay(origin, repetition, ())
+        for word in moves_text[0].split(","):
+            try:
+                state = self.apply(state, self.parse_move(state, word))
+            except IllegalMoveError as exc:
+                raise PositionError(f"the history does not replay: {exc}") from None
+            except InvalidMoveError as exc:
+                raise PositionError(f"the history does not replay: {exc}") from None
+        if (state.black, state.white, state.turn, state.markers) != position:
+            raise PositionError("the history does not lead to the position given")
+        return state
+
+    def _replay(self, origin: Position, repetition: str, trail: tuple[int, ...]) -> QuadratureState:
+        state = _settle(*origin, repetition, origin, (), ())
+        for move in trail:
+            state = self.apply(state, move)
+        return state
+
+
+GAME = Quadrature()
