@@ -151,7 +151,8 @@ class Option:
             values = "yes|no"
         else:
             values = self.kind
-        return f"{self.name}={values} (default {self.default}): {self.help}"
+        default = ("yes" if self.default else "no") if self.kind == "bool" else self.default
+        return f"{self.name}={values} (default {default}): {self.help}"
 
 
 class Game:
