@@ -60,7 +60,7 @@ def names(state: QuadState) -> set[str]:
 
 def test_default_is_twelve_counters_each_with_white_to_drop():
     state = GAME.new_state()
-    assert GAME.state_options(state) == {"counters": 12, "ply_limit": 1000}
+    assert GAME.state_options(state) == {"counters": 12, "plycap": 1000}
     assert state.hands == (12, 12)
     assert GAME.to_move(state) == 0 and GAME.seats == ("White", "Black")
     assert len(GAME.legal_moves(state)) == 64
@@ -90,11 +90,11 @@ def test_other_counter_numbers_are_refused(value):
 
 
 def test_ply_limit_option_is_bounded():
-    assert GAME.new_state(ply_limit="1500").ply_limit == 1500
+    assert GAME.new_state(plycap="1500").ply_limit == 1500
     with pytest.raises(OptionError, match="minimum"):
-        GAME.new_state(ply_limit=99)
+        GAME.new_state(plycap=99)
     with pytest.raises(OptionError, match="maximum"):
-        GAME.new_state(ply_limit=4001)
+        GAME.new_state(plycap=4001)
 
 
 # -- the drop phase ---------------------------------------------------------------------

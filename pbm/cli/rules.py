@@ -6,7 +6,7 @@ from typing import Annotated
 
 import typer
 
-from pbm.games import GAMES, GameError, get_game
+from pbm.games import GAMES, GameError, find_game, get_game
 from pbm.games.base import parse_option_pairs
 from pbm.games.playout import perft
 
@@ -23,10 +23,10 @@ PositionArg = Annotated[
 
 def _start(game_name: str, option: list[str] | None, position: str | None):
     try:
-        game = get_game(game_name)
+        game, options = find_game(game_name)
         if position:
             return game, game.load(position)
-        return game, game.new_state(**parse_option_pairs(option or []))
+        return game, game.new_state(**options, **parse_option_pairs(option or []))
     except GameError as exc:
         typer.echo(f"error: {exc}", err=True)
         raise typer.Exit(2) from None
@@ -40,6 +40,9 @@ def list_games() -> None:
         typer.echo(f"{game.name:<12} {game.title}" + (f" (also: {aliases})" if aliases else ""))
         for opt in game.options:
             typer.echo(f"    {opt.describe()}")
+        for alias, options in game.variant_aliases.items():
+            settings = " ".join(f"{k}={v}" for k, v in options.items())
+            typer.echo(f"    variant name {alias}: {settings}")
 
 
 @rules_app.command("help")

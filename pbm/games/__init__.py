@@ -35,6 +35,7 @@ __all__ = [
     "Outcome",
     "PositionError",
     "UnknownGameError",
+    "find_game",
     "get_game",
 ]
 
@@ -55,6 +56,23 @@ _BY_ALIAS: dict[str, Game] = {}
 for _game in GAMES.values():
     for _alias in (_game.name, _game.title, *_game.aliases):
         _BY_ALIAS[_alias.lower()] = _game
+
+
+_VARIANTS: dict[str, tuple[Game, dict]] = {
+    alias.lower(): (_game, dict(options))
+    for _game in GAMES.values()
+    for alias, options in _game.variant_aliases.items()
+}
+
+
+def find_game(name: str) -> tuple[Game, dict]:
+    """The game a challenge names and the options the name stands for: a game name or
+    alias gives no options, a variant name (`quadrupel-added`) gives its options."""
+    key = name.strip().lower()
+    if key in _VARIANTS:
+        game, options = _VARIANTS[key]
+        return game, dict(options)
+    return get_game(name), {}
 
 
 def get_game(name: str) -> Game:

@@ -172,6 +172,9 @@ class Game:
     notation: ClassVar[str] = ""  # how moves are written, for `help GAME`
     # Option sets the conformance suite, the golden files and the benchmarks cover.
     example_options: ClassVar[tuple[Mapping[str, Any], ...]] = ({},)
+    # Names under which a variant can be challenged, with the options they stand for
+    # (`quadrupel-added` -> {"variant": "added"}); `pbm.games.find_game` resolves them.
+    variant_aliases: ClassVar[Mapping[str, Mapping[str, Any]]] = {}
 
     # -- options --------------------------------------------------------------
     def resolve_options(self, options: Mapping[str, Any]) -> dict[str, Any]:
@@ -234,6 +237,11 @@ class Game:
 
     def seat_name(self, seat: int) -> str:
         return self.seats[seat]
+
+    def move_visible(self, now: State, move: Move, mover: int, viewer: int | None) -> bool:
+        """Whether `viewer` (a seat, or None for observers) may see the text of `move`,
+        played by seat `mover`, in the game as it stands at `now` (hidden setups)."""
+        return True
 
     def is_legal(self, state: State, move: Move) -> bool:
         return move in self.legal_moves(state)

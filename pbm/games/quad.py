@@ -149,7 +149,7 @@ class Quad(Game):
             choices=COUNTER_CHOICES,
         ),
         Option(
-            "ply_limit",
+            "plycap",
             "int",
             DEFAULT_PLY_LIMIT,
             "pbm's own rule: the game is drawn when this many plies have been played",
@@ -162,7 +162,7 @@ class Quad(Game):
         {"counters": 15},
         {"counters": 20},
         {"counters": 25},
-        {"ply_limit": 100},
+        {"plycap": 100},
     )
     summary = """\
 Quad (Mats Winther, 2005, version 1.1) is played on an 8x8 board. White (O) and Black (X)
@@ -178,7 +178,7 @@ count, lines along the edge do), already possible in the drop phase; you also wi
 your opponent has no counters left or cannot move. If a capture leaves both sides with
 a four, the mover wins. The third occurrence of the same position with the same side to
 move is a draw. pbm's own rule, not Winther's: a game still running after 1000 plies
-(option ply_limit) is a draw."""
+(option plycap) is a draw."""
     notation = """\
 Drop a counter by naming its square: d4 (also @d4 or drop d4).
 Move a counter by naming both squares: d4-d5 (also d4d5, d4 d5, d4:d5).
@@ -188,10 +188,10 @@ The echo names captured counters: c6-d6 x d5 d7 e6. Letters may be in any case."
     def new_state(self, **options: Any) -> QuadState:
         resolved = self.resolve_options(options)
         counters = resolved["counters"]
-        return QuadState(counters, resolved["ply_limit"], 0, WHITE, 0, 0, (counters, counters))
+        return QuadState(counters, resolved["plycap"], 0, WHITE, 0, 0, (counters, counters))
 
     def state_options(self, state: QuadState) -> dict[str, Any]:
-        return {"counters": state.counters, "ply_limit": state.ply_limit}
+        return {"counters": state.counters, "plycap": state.ply_limit}
 
     def to_move(self, state: QuadState) -> int | None:
         return None if state.result is not None else state.side

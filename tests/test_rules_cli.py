@@ -1,0 +1,44 @@
+"""`pbm rules ...` at the terminal, through typer's CliRunner."""
+
+from typer.testing import CliRunner
+
+from pbm.cli import app
+
+runner = CliRunner()
+
+
+def test_play_reads_moves_reports_errors_and_ends_the_game():
+    # Quarto: First gives, then each places and gives; Second completes a tall row 1.
+    moves = ["give TLRH", "a1 TLRF", "b1 TLQH", "c1 SDQF", "a2 TDRH", "zz9", "d1"]
+    result = runner.invoke(app, ["rules", "play", "quarto"], input="\n".join(moves) + "\n")
+    assert result.exit_code == 0, result.output
+    assert "'zz9' is not a move" in result.output
+    assert "Game over: Second wins" in result.output
+
+
+def test_play_with_a_variant_name_and_an_option():
+    result = runner.invoke(
+        app, ["rules", "play", "quadrupel-points", "-o", "threshold=25"], input="dump\nquit\n"
+    )
+    assert result.exit_code == 0, result.output
+    assert "points" in result.output and "25" in result.output
+
+
+def test_bad_game_and_bad_option_exit_2_with_a_message():
+    result = runner.invoke(app, ["rules", "play", "chess"])
+    assert result.exit_code == 2 and "the games are:" in result.output
+    result = runner.invoke(app, ["rules", "play", "quarto", "-o", "colour"])
+    assert result.exit_code == 2 and "name=value" in result.output
+
+
+def test_perft_prints_counts_by_depth():
+    result = runner.invoke(app, ["rules", "perft", "quadrature", "2"])
+    assert result.exit_code == 0
+    assert result.output.split() == ["1", "29", "2", "841"]
+
+
+def test_list_and_help_show_options_and_variant_names():
+    result = runner.invoke(app, ["rules", "list"])
+    assert "quadrupel-added" in result.output and "plycap" in result.output
+    result = runner.invoke(app, ["rules", "help", "quadr"])
+    assert result.exit_code == 0 and "Notation" in result.output
