@@ -1,0 +1,133 @@
+"""`pbm user add|list|show|passwd|disable|enable|delete`."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+
+from pbm.cli.common import ConfigOption, JsonOption, admin_context, emit, fail, remember_config
+from pbm.services import accounts
+from pbm.store import queries
+
+user_app = typer.Typer(help="Manage player accounts.", no_args_is_help=True)
+
+UseridArg = Annotated[str, typer.Argument(help="The player's userid.")]
+
+
+@user_app.callback()
+def _options(config_file: ConfigOption = None) -> None:
+    remember_config(config_file)
+
+
+def _password(password: str | None) -> str:
+    if password:
+        return password
+    return typer.prompt("Password", hide_input=True, confirmation_prompt=True)
+
+
+@user_app.command("add")
+def add(
+    userid: UseridArg,
+    addresses: Annotated[list[str], typer.Argument(help="Mail addresses (first: replies).")],
+    password: Annotated[str | None, typer.Option(help="Password (prompted if omitted).")] = None,
+) -> None:
+    """Create an account."""
+    secret = _password(password)
+    with admin_context() as ctx:
+        user = accounts.create_user(ctx, userid, secret, addresses)
+        typer.echo(f"added {user.userid} <{', '.join(addresses)}>")
+
+
+@user_app.command("list")
+def list_users(as_json: JsonOption = False) -> None:
+    """List every account."""
+    with admin_context() as ctx:
+        rows = []
+        data = []
+        for user in queries.all_users(ctx.session):
+            assert user.id is not None
+            addresses = queries.addresses_of(ctx.session, user.id)
+            active = len(queries.games_of_user(ctx.session, user.id, statuses=("active",)))
+            state = "disabled" if user.disabled else "active"
+            rows.append([user.userid, state, active, " ".join(addresses)])
+            data.append(
+                {
+                    "userid": user.userid,
+                    "status": state,
+                    "active_games": active,
+                    "addresses": addresses,
+                }
+            )
+    emit(data, as_json, ["userid", "status", "games", "addresses"], rows)
+
+
+@user_app.command("show")
+def show(userid: UseridArg, as_json: JsonOption = False) -> None:
+    """Show one account and its boards."""
+    with admin_context() as ctx:
+        user = accounts.find_user(ctx, userid)
+        assert user.id is not None
+        games = queries.games_of_user(ctx.session, user.id)
+        data = {
+            "userid": user.userid,
+            "disabled": user.disabled,
+            "created_at": user.created_at.isoformat(),
+            "addresses": queries.addresses_of(ctx.session, user.id),
+            "games": [{"game": g.game, "board": g.board, "status": g.status} for g in games],
+        }
+    if as_json:
+        emit(data, True, [], [])
+        return
+    typer.echo(f"userid:    {data['userid']}")
+    typer.echo(f"status:    {'disabled' if user.disabled else 'active'}")
+    typer.echo(f"created:   {data['created_at']}")
+    typer.echo(f"addresses: {' '.join(data['addresses'])}")
+    for g in games:
+        typer.echo(f"  {g.game:<12} {g.board:>6}  {g.status}")
+
+
+@user_app.command("passwd")
+def passwd(
+    userid: UseridArg,
+    password: Annotated[
+        str | None, typer.Option(help="New password (prompted if omitted).")
+    ] = None,
+) -> None:
+    """Set a player's password."""
+    secret = _password(password)
+    with admin_context() as ctx:
+        accounts.set_password(ctx, accounts.find_user(ctx, userid), secret)
+    typer.echo(f"password of {userid} changed")
+
+
+def _set_disabled(userid: str, value: bool) -> None:
+    with admin_context() as ctx:
+        user = accounts.find_user(ctx, userid)
+        user.disabled = value
+        ctx.session.add(user)
+
+
+@user_app.command("disable")
+def disable(userid: UseridArg) -> None:
+    """Lock an account: its passwords and reply tokens stop working."""
+    _set_disabled(userid, True)
+    typer.echo(f"{userid} disabled")
+
+
+@user_app.command("enable")
+def enable(userid: UseridArg) -> None:
+    """Unlock an account."""
+    _set_disabled(userid, False)
+    typer.echo(f"{userid} enabled")
+
+
+@user_app.command("delete")
+def delete(userid: UseridArg) -> None:
+    """Delete an account that has no active boards."""
+    with admin_context() as ctx:
+        user = accounts.find_user(ctx, userid)
+        if user.disabled and not user.password_hash:
+            fail(f"{userid} is already deleted")
+        accounts.delete_user(ctx, user)
+    typer.echo(f"{userid} deleted")

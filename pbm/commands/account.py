@@ -1,0 +1,215 @@
+"""Account-level commands, written without a game name: signup, change, signoff,
+delete, help, list, message, all."""
+
+from __future__ import annotations
+
+from pbm.commands.answers import answer
+from pbm.commands.base import Command, Invocation
+from pbm.errors import NotFoundError, UsageError
+from pbm.services import accounts, lists
+from pbm.services.accounts import find_user
+from pbm.services.boards import board_from_row, rules_for
+from pbm.services.context import Context
+from pbm.store import queries
+from pbm.texts import phrase, render
+
+
+class Signup(Command):
+    name = "signup"
+    aliases = ("add",)
+    usage = "userid password [address...]"
+    summary = "Create an account; replies go to the addresses given, else to yours."
+    scope = "account"
+
+    def run(self, ctx: Context, inv: Invocation) -> None:
+        self.need(inv, 2)
+        userid, password, *addresses = inv.words
+        addresses = addresses or ([ctx.sender] if ctx.sender else [])
+        user = accounts.create_user(ctx, userid, password, addresses)
+        answer(
+            ctx,
+            phrase("subject_welcome", userid=user.userid),
+            render(
+                "welcome",
+                userid=user.userid,
+                addresses=" ".join(addresses),
+                server=ctx.config.server_address,
+            ),
+            "account",
+            to=sorted({*addresses, *([ctx.sender] if ctx.sender else [])}),
+        )
+
+
+class Change(Command):
+    name = "change"
+    usage = "password userid current-password new-password | address userid password [address...]"
+    summary = "Change your password or your addresses."
+    scope = "account"
+
+    def run(self, ctx: Context, inv: Invocation) -> None:
+        self.need(inv, 3)
+        what, userid, password, *rest = inv.words
+        what = what.lower()
+        if what == "password":
+            if len(rest) != 1:
+                raise UsageError(phrase("change_password_usage"), self.full_usage())
+            user = accounts.authenticate(ctx, userid, password)
+            accounts.set_password(ctx, user, rest[0])
+            text = phrase("password_changed", userid=user.userid)
+        elif what == "address":
+            user = accounts.authenticate(ctx, userid, password)
+            addresses = accounts.set_user_addresses(ctx, user, rest or [ctx.sender])
+            text = phrase("address_changed", userid=user.userid, addresses=" ".join(addresses))
+        else:
+            raise UsageError(phrase("change_what", word=what), self.full_usage())
+        answer(ctx, phrase("subject_account", userid=user.userid), text, "account")
+
+
+class Signoff(Command):
+    name = "signoff"
+    usage = "userid password"
+    summary = "Refuse all challenges and drop your subscriptions; your boards go on."
+    scope = "account"
+
+    def run(self, ctx: Context, inv: Invocation) -> None:
+        user, _ = self.user_only(ctx, inv)
+        accounts.sign_off(ctx, user)
+        answer(
+            ctx,
+            phrase("subject_account", userid=user.userid),
+            phrase("signed_off", userid=user.userid),
+            "account",
+        )
+
+
+class Delete(Command):
+    name = "delete"
+    usage = "userid password"
+    summary = "Delete your account (finish or resign your boards first)."
+    scope = "account"
+
+    def run(self, ctx: Context, inv: Invocation) -> None:
+        user, _ = self.user_only(ctx, inv)
+        accounts.delete_user(ctx, user)
+        answer(
+            ctx,
+            phrase("subject_account", userid=user.userid),
+            phrase("deleted", userid=user.userid),
+            "account",
+        )
+
+
+class Help(Command):
+    name = "help"
+    usage = "[command|game...]"
+    summary = "Mail yourself this help, or the help of a command or of a game."
+    scope = "account"
+    changes_state = False
+
+    def run(self, ctx: Context, inv: Invocation) -> None:
+        from pbm.commands.helptext import general_help, topic_help
+
+        if not inv.words:
+            answer(ctx, phrase("subject_help", topic="pbm"), general_help(ctx.config), "help")
+            return
+        for topic in inv.words:
+            answer(ctx, phrase("subject_help", topic=topic.lower()), topic_help(topic), "help")
+
+
+class ListCommand(Command):
+    name = "list"
+    usage = "[game...]"
+    summary = "Mail yourself the games played here, or the boards of the games named."
+    scope = "account"
+    changes_state = False
+
+    def run(self, ctx: Context, inv: Invocation) -> None:
+        if not inv.words:
+            answer(ctx, phrase("subject_list"), lists.game_catalogue(), "list")
+            return
+        for word in inv.words:
+            rules = rules_for(word)
+            boards = [
+                board_from_row(ctx, r, rules)
+                for r in queries.games_of_type(ctx.session, rules.name)
+            ]
+            answer(
+                ctx,
+                phrase("subject_games", game=rules.title),
+                lists.games_table(boards) if boards else phrase("no_games", game=rules.title),
+                "list",
+            )
+
+
+class Message(Command):
+    name = "message"
+    aliases = ("msg",)
+    usage = "userid password to-userid..."
+    summary = "Send your mail body to other players (their addresses stay private)."
+    scope = "account"
+    changes_state = False
+
+    def run(self, ctx: Context, inv: Invocation) -> None:
+        user, targets = self.user_only(ctx, inv)
+        if not targets:
+            raise UsageError(phrase("message_to_whom"), self.full_usage())
+        if not inv.comment.strip():
+            raise UsageError(phrase("message_empty"), self.full_usage())
+        people = [find_user(ctx, t) for t in targets]
+        for person in people:
+            answer(
+                ctx,
+                phrase("subject_message", userid=user.userid, server=ctx.config.server_name),
+                render(
+                    "message",
+                    sender=user.userid,
+                    text=inv.comment.strip(),
+                    recipients=" ".join(p.userid for p in people),
+                ),
+                "message",
+                to=accounts.reply_addresses(ctx, person),
+            )
+        answer(
+            ctx,
+            phrase("subject_message_sent"),
+            phrase("message_sent", userids=" ".join(p.userid for p in people)),
+            "message",
+        )
+
+
+class All(Command):
+    name = "all"
+    usage = "show userid [next|active]"
+    summary = "Mail yourself every board of a player, of every game."
+    scope = "account"
+    changes_state = False
+
+    def run(self, ctx: Context, inv: Invocation) -> None:
+        self.need(inv, 2)
+        if inv.words[0].lower() != "show":
+            raise UsageError(phrase("all_show"), self.full_usage())
+        user = find_user(ctx, inv.words[1])
+        selector = inv.words[2].lower() if len(inv.words) > 2 else "active"
+        if selector not in ("next", "active", "all", "inactive"):
+            raise UsageError(phrase("bad_selector", word=selector), self.full_usage())
+        boards = lists.boards_of_users(ctx, None, [user], selector)
+        if not boards:
+            raise NotFoundError(phrase("no_boards_for", userids=user.userid))
+        from pbm.commands.lists import _mail_show
+
+        readers = queries.users_by_address(ctx.session, ctx.sender) if ctx.sender else []
+        reader = readers[0] if len(readers) == 1 else None
+        for board in boards:
+            _mail_show(ctx, board, reader, None)
+
+
+COMMANDS: tuple[Command, ...] = (
+    Signup(),
+    Change(),
+    Signoff(),
+    Delete(),
+    Help(),
+    ListCommand(),
+    Message(),
+    All(),
+)

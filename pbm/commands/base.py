@@ -1,0 +1,83 @@
+"""Command classes and what a command is run with."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import ClassVar
+
+from pbm.errors import UsageError
+from pbm.games import Game as Rules
+from pbm.services.accounts import authenticate
+from pbm.services.boards import Board, board_by_id, load_board
+from pbm.services.context import Context
+from pbm.store.models import User
+
+
+@dataclass
+class Invocation:
+    """One command line, split into words, with its comment and any reply-token context."""
+
+    line: str
+    verb: str
+    words: list[str]
+    comment: str = ""
+    rules: Rules | None = None
+    # Set when the line came from a reply carrying a valid token from the player's address:
+    # the board and the player are known, so no board number and no password are written.
+    token_board_id: int | None = None
+    token_user: User | None = None
+    params: dict[str, str] = field(default_factory=dict)  # -name[=value] words
+    server_options: dict[str, str] = field(default_factory=dict)  # --name=value words
+
+    @property
+    def by_token(self) -> bool:
+        return self.token_user is not None
+
+
+class Command:
+    """One verb. Subclasses set the class attributes and implement `run`."""
+
+    name: ClassVar[str]
+    aliases: ClassVar[tuple[str, ...]] = ()
+    usage: ClassVar[str]  # the arguments after the verb
+    summary: ClassVar[str]
+    scope: ClassVar[str] = "game"  # "game": written after a game name; "account": alone
+    changes_state: ClassVar[bool] = True
+    # Whether a token reply may say just `VERB ...` about its board.
+    token_verb: ClassVar[bool] = False
+
+    def full_usage(self, rules: Rules | None = None) -> str:
+        prefix = (rules.name if rules else "GAME") + " " if self.scope == "game" else ""
+        return f"{prefix}{self.name} {self.usage}".rstrip()
+
+    def run(self, ctx: Context, inv: Invocation) -> None:
+        raise NotImplementedError
+
+    # -- helpers for the common argument shapes -------------------------------------
+    def need(self, inv: Invocation, count: int, message: str = "Missing arguments.") -> None:
+        if len(inv.words) < count:
+            raise UsageError(message, self.full_usage(inv.rules))
+
+    def rules_of(self, inv: Invocation) -> Rules:
+        assert inv.rules is not None
+        return inv.rules
+
+    def board_user(self, ctx: Context, inv: Invocation) -> tuple[Board, User, list[str]]:
+        """`board userid password rest...`, or, in a token reply, just `rest...`."""
+        if inv.by_token:
+            assert inv.token_board_id is not None and inv.token_user is not None
+            return board_by_id(ctx, inv.token_board_id), inv.token_user, list(inv.words)
+        self.need(inv, 3)
+        board_text, userid, password, *rest = inv.words
+        board = load_board(ctx, self.rules_of(inv), board_text)
+        user = authenticate(ctx, userid, password)
+        return board, user, rest
+
+    def user_only(self, ctx: Context, inv: Invocation) -> tuple[User, list[str]]:
+        """`userid password rest...`, or the token's player."""
+        if inv.by_token:
+            assert inv.token_user is not None
+            return inv.token_user, list(inv.words)
+        self.need(inv, 2)
+        userid, password, *rest = inv.words
+        return authenticate(ctx, userid, password), rest

@@ -1,0 +1,329 @@
+"""Per-game commands that show or set preferences: show, games, history, standings,
+subscribe, unsubscribe, notify, limit, seek, accept/reject (challenge shortcuts), help."""
+
+from __future__ import annotations
+
+from pbm.commands.answers import answer
+from pbm.commands.base import Command, Invocation
+from pbm.errors import NotFoundError, PbmError, UsageError
+from pbm.services import lists, play, settings
+from pbm.services.accounts import find_user
+from pbm.services.boards import Board, board_by_id, load_board
+from pbm.services.context import Context
+from pbm.store import queries
+from pbm.store.models import User
+from pbm.texts import phrase
+
+
+def _reader(ctx: Context, inv: Invocation) -> User | None:
+    if inv.token_user is not None:
+        return inv.token_user
+    known = queries.users_by_address(ctx.session, ctx.sender) if ctx.sender else []
+    return known[0] if len(known) == 1 else None
+
+
+def _selector(words: list[str]) -> tuple[list[str], str | None]:
+    if words and words[-1].lower() in lists.SELECTORS:
+        return words[:-1], words[-1].lower()
+    return words, None
+
+
+class Show(Command):
+    name = "show"
+    usage = "board[#n]... | userid... [all|active|inactive|next]"
+    summary = "Mail yourself the summary of boards (#n: after move n), or of a player's boards."
+    changes_state = False
+    token_verb = True
+
+    def run(self, ctx: Context, inv: Invocation) -> None:
+        rules = self.rules_of(inv)
+        reader = _reader(ctx, inv)
+        if inv.by_token and not inv.words:
+            assert inv.token_board_id is not None
+            board = board_by_id(ctx, inv.token_board_id)
+            _mail_show(ctx, board, reader, None)
+            return
+        self.need(inv, 1)
+        words, selector = _selector(inv.words)
+        if not words:
+            raise PbmError(phrase("too_much_mail"))
+        missing: list[str] = []
+        first_is_board = queries.game_by_board(ctx.session, rules.name, words[0].split("#")[0])
+        if first_is_board is not None or words[0].split("#")[0].isdigit():
+            for word in words:
+                board_text, _, upto = word.partition("#")
+                try:
+                    board = load_board(ctx, rules, board_text)
+                except NotFoundError:
+                    missing.append(word)
+                    continue
+                number = int(upto) if upto.isdigit() else None
+                if number is not None and not 0 <= number <= board.row.move_count:
+                    missing.append(word)
+                    continue
+                _mail_show(ctx, board, reader, number)
+        else:
+            users = []
+            for userid in words:
+                try:
+                    users.append(find_user(ctx, userid))
+                except NotFoundError:
+                    missing.append(userid)
+            boards = lists.boards_of_users(ctx, rules, users, selector or "active")
+            for board in boards:
+                _mail_show(ctx, board, reader, None)
+            if users and not boards:
+                missing.append(phrase("no_boards_for", userids=" ".join(u.userid for u in users)))
+        if missing:
+            answer(
+                ctx,
+                phrase("subject_show_summary"),
+                phrase("show_not_found", game=rules.title, items="\n\t".join(missing)),
+                "list",
+            )
+
+
+def _mail_show(ctx: Context, board: Board, reader: User | None, upto: int | None) -> None:
+    body = lists.show_text(ctx, board, reader, upto)
+    from pbm.services.render import subject_for
+
+    answer(
+        ctx,
+        subject_for(board),
+        body,
+        "board",
+        game_id=board.id,
+        user_id=reader.id if reader and board.index_of(reader.id) is not None else None,
+    )
+
+
+class Games(Command):
+    name = "games"
+    usage = "[userid...] [all|active|inactive|next]"
+    summary = "Mail yourself a table of boards: everyone's, or those of the userids named."
+    changes_state = False
+
+    def run(self, ctx: Context, inv: Invocation) -> None:
+        rules = self.rules_of(inv)
+        words, selector = _selector(inv.words)
+        if words:
+            users = [find_user(ctx, w) for w in words]
+            boards = lists.boards_of_users(ctx, rules, users, selector or "all")
+        else:
+            statuses = {"active": ("active",), "next": ("active",)}.get(selector or "", ())
+            if selector == "inactive":
+                statuses = ("finished", "removed")
+            from pbm.services.boards import board_from_row
+
+            boards = [
+                board_from_row(ctx, row, rules)
+                for row in queries.games_of_type(ctx.session, rules.name, statuses)
+            ]
+        answer(
+            ctx,
+            phrase("subject_games", game=rules.title),
+            lists.games_table(boards) if boards else phrase("no_games", game=rules.title),
+            "list",
+        )
+
+
+class History(Command):
+    name = "history"
+    usage = ""
+    summary = "Mail yourself the list of finished rated boards."
+    changes_state = False
+
+    def run(self, ctx: Context, inv: Invocation) -> None:
+        rules = self.rules_of(inv)
+        lines = lists.history_lines(ctx, rules)
+        answer(
+            ctx,
+            phrase("subject_history", game=rules.title),
+            "\n".join(lines) if lines else phrase("no_history", game=rules.title),
+            "list",
+        )
+
+
+class Standings(Command):
+    name = "standings"
+    aliases = ("ratings",)
+    usage = ""
+    summary = "Mail yourself the table of won, lost and tied games."
+    changes_state = False
+
+    def run(self, ctx: Context, inv: Invocation) -> None:
+        rules = self.rules_of(inv)
+        rows = lists.standings(ctx, rules)
+        answer(
+            ctx,
+            phrase("subject_standings", game=rules.title),
+            lists.standings_table(rows),
+            "list",
+        )
+
+
+class Subscribe(Command):
+    name = "subscribe"
+    aliases = ("sub",)
+    usage = "board userid password | userid password board...|all"
+    summary = "Receive every mail of some boards (all: also of every future board)."
+    token_verb = True
+    kind = "subscribe"
+    on = True
+
+    def run(self, ctx: Context, inv: Invocation) -> None:
+        rules = self.rules_of(inv)
+        if inv.by_token:
+            assert inv.token_board_id is not None and inv.token_user is not None
+            user, targets = inv.token_user, [board_by_id(ctx, inv.token_board_id)]
+            everything = False
+        else:
+            self.need(inv, 2)
+            if queries.game_by_board(ctx.session, rules.name, inv.words[0]) and len(inv.words) >= 3:
+                board = load_board(ctx, rules, inv.words[0])
+                user = self.authenticated(ctx, inv.words[1], inv.words[2])
+                targets, everything = [board], False
+            else:
+                user, rest = self.user_only(ctx, inv)
+                if not rest:
+                    raise UsageError(phrase("name_boards"), self.full_usage(rules))
+                everything = [w.lower() for w in rest] == ["all"]
+                targets = [] if everything else [load_board(ctx, rules, w) for w in rest]
+        if everything and self.kind == "subscribe":
+            settings.set_subscribe_all(ctx, user, rules, self.on)
+        elif everything:
+            raise UsageError(phrase("name_boards"), self.full_usage(rules))
+        change = settings.subscribe if self.on else settings.unsubscribe
+        change(ctx, user, targets, self.kind)
+        names = " ".join(b.row.board for b in targets) or phrase("all_boards")
+        key = "subscribed" if self.on else "unsubscribed"
+        answer(
+            ctx, phrase("subject_subscription"), phrase(key, game=rules.title, boards=names), "list"
+        )
+
+    def authenticated(self, ctx: Context, userid: str, password: str) -> User:
+        from pbm.services.accounts import authenticate
+
+        return authenticate(ctx, userid, password)
+
+
+class Unsubscribe(Subscribe):
+    name = "unsubscribe"
+    aliases = ("unsub",)
+    summary = "Stop receiving a board's mails (all: stop subscribing to future boards)."
+    on = False
+
+
+class Notify(Command):
+    name = "notify"
+    usage = "userid password [board...]"
+    summary = "Toggle a mail when any board of this game ends, or (with boards) when those end."
+
+    def run(self, ctx: Context, inv: Invocation) -> None:
+        rules = self.rules_of(inv)
+        user, rest = self.user_only(ctx, inv)
+        if rest:
+            boards = [load_board(ctx, rules, w) for w in rest]
+            settings.subscribe(ctx, user, boards, "notify")
+            text = phrase(
+                "notify_boards", game=rules.title, boards=" ".join(b.row.board for b in boards)
+            )
+        else:
+            on = settings.toggle_notify_all(ctx, user, rules)
+            text = phrase("notify_on" if on else "notify_off", game=rules.title)
+        answer(ctx, phrase("subject_notify", game=rules.title), text, "list")
+
+
+class Limit(Command):
+    name = "limit"
+    usage = "userid password [N|accept|all|inf|reject|0]"
+    summary = "Cap your number of active boards of this game (0 or reject: refuse challenges)."
+
+    def run(self, ctx: Context, inv: Invocation) -> None:
+        rules = self.rules_of(inv)
+        user, rest = self.user_only(ctx, inv)
+        limit = settings.set_limit(ctx, user, rules, rest[0] if rest else None)
+        _limit_answer(ctx, rules.title, limit)
+
+
+def _limit_answer(ctx: Context, title: str, limit: int | None) -> None:
+    if limit is None:
+        text = phrase("limit_none", game=title)
+    elif limit == 0:
+        text = phrase("limit_zero", game=title)
+    else:
+        text = phrase("limit_n", game=title, limit=limit)
+    answer(ctx, phrase("subject_limit", game=title), text, "list")
+
+
+class AcceptChallenges(Command):
+    """`accept userid password` = `limit userid password accept` (or a vote, given a board)."""
+
+    name = "accept"
+    usage = "userid password | board userid password"
+    summary = "Accept challenges again (with a board: accept the pending draw or undo)."
+    word = "accept"
+
+    def run(self, ctx: Context, inv: Invocation) -> None:
+        rules = self.rules_of(inv)
+        if len(inv.words) >= 3 and queries.game_by_board(ctx.session, rules.name, inv.words[0]):
+            board, user, _ = self.board_user(ctx, inv)
+            play.make_move(ctx, board, user, play.MoveRequest(self.word), inv.comment)
+            return
+        user, _ = self.user_only(ctx, inv)
+        limit = settings.set_limit(ctx, user, rules, self.word)
+        _limit_answer(ctx, rules.title, limit)
+
+
+class RejectChallenges(AcceptChallenges):
+    name = "reject"
+    summary = "Refuse all challenges (with a board: reject the pending draw or undo)."
+    word = "reject"
+
+
+class Seek(Command):
+    name = "seek"
+    usage = "userid password N"
+    summary = "Advertise that you want N more challenges (shown in the standings)."
+
+    def run(self, ctx: Context, inv: Invocation) -> None:
+        rules = self.rules_of(inv)
+        user, rest = self.user_only(ctx, inv)
+        if not rest or not rest[0].isdigit():
+            raise UsageError(phrase("seek_count"), self.full_usage(rules))
+        settings.set_seeking(ctx, user, rules, int(rest[0]))
+        answer(
+            ctx,
+            phrase("subject_seek", game=rules.title, count=rest[0]),
+            phrase("seeking", game=rules.title, count=rest[0]),
+            "list",
+        )
+
+
+class GameHelp(Command):
+    name = "help"
+    usage = ""
+    summary = "Mail yourself the rules, notation and options of this game."
+    changes_state = False
+
+    def run(self, ctx: Context, inv: Invocation) -> None:
+        from pbm.commands.helptext import game_help
+
+        rules = self.rules_of(inv)
+        answer(ctx, phrase("subject_help", topic=rules.name), game_help(rules), "help")
+
+
+COMMANDS: tuple[Command, ...] = (
+    Show(),
+    Games(),
+    History(),
+    Standings(),
+    Subscribe(),
+    Unsubscribe(),
+    Notify(),
+    Limit(),
+    AcceptChallenges(),
+    RejectChallenges(),
+    Seek(),
+    GameHelp(),
+)

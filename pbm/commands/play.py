@@ -1,0 +1,201 @@
+"""Commands that change a board: challenge, move (and its events), queue, resign, swap,
+pass, submit, confirm, chat; and preview, which only shows."""
+
+from __future__ import annotations
+
+from pbm.commands.answers import answer
+from pbm.commands.base import Command, Invocation
+from pbm.errors import BoardError, NotFoundError, UsageError
+from pbm.services import play
+from pbm.services.boards import load_board
+from pbm.services.challenges import create_game
+from pbm.services.context import Context
+from pbm.texts import phrase
+
+
+class Challenge(Command):
+    name = "challenge"
+    aliases = ("chall", "chal")
+    usage = "[-option=value...] [--server-option=days...] userid1 userid2"
+    summary = "Start a new board; the first userid moves first. Your mail body is a comment."
+
+    def run(self, ctx: Context, inv: Invocation) -> None:
+        rules = self.rules_of(inv)
+        if not inv.words:
+            raise UsageError(phrase("challenge_no_players"), self.full_usage(rules))
+        challenger = _challenger(ctx, inv)
+        create_game(
+            ctx,
+            rules,
+            inv.words,
+            params=inv.params,
+            server_options=inv.server_options,
+            comment=inv.comment,
+            comment_by=challenger,
+        )
+
+
+def _challenger(ctx: Context, inv: Invocation) -> str:
+    from pbm.store import queries
+
+    known = queries.users_by_address(ctx.session, ctx.sender) if ctx.sender else []
+    names = {u.userid.lower(): u.userid for u in known}
+    for word in inv.words:
+        if word.lower() in names:
+            return names[word.lower()]
+    return known[0].userid if known else phrase("challenger")
+
+
+class MoveCommand(Command):
+    name = "move"
+    aliases = ("board", "mvoe", "mv")
+    usage = "board userid password move[#n]"
+    summary = (
+        "Make a move; also pass, swap, resign, propose (a draw), undo, accept, reject. "
+        "#n guards against a stale move number. Your mail body is a comment."
+    )
+    token_verb = True
+
+    def run(self, ctx: Context, inv: Invocation) -> None:
+        board, user, rest = self.board_user(ctx, inv)
+        if not rest and inv.by_token:
+            raise BoardError(phrase("no_move_given"), board.id)
+        if not rest:
+            raise UsageError(phrase("no_move_given"), self.full_usage(inv.rules))
+        request = play.split_move_number(" ".join(rest))
+        play.make_move(ctx, board, user, request, inv.comment)
+
+
+class Queue(Command):
+    name = "queue"
+    aliases = ("qmove", "qboard", "moveq", "boardq")
+    usage = "board userid password move"
+    summary = "Play a move now if it is your turn, else keep it to play when your turn comes."
+    token_verb = True
+
+    def run(self, ctx: Context, inv: Invocation) -> None:
+        board, user, rest = self.board_user(ctx, inv)
+        if not rest:
+            raise UsageError(phrase("no_move_given"), self.full_usage(inv.rules))
+        play.queue_move(ctx, board, user, play.split_move_number(" ".join(rest)), inv.comment)
+
+
+class _FixedMove(Command):
+    """`VERB board userid password` = `move board userid password VERB`."""
+
+    usage = "board userid password"
+    token_verb = True
+
+    def run(self, ctx: Context, inv: Invocation) -> None:
+        board, user, rest = self.board_user(ctx, inv)
+        text = " ".join([self.name, *rest]) if self.name == "swap" else self.name
+        play.make_move(ctx, board, user, play.split_move_number(text), inv.comment)
+
+
+class Resign(_FixedMove):
+    name = "resign"
+    summary = "Resign the game; before everyone has moved this declines and removes the board."
+
+
+class Swap(_FixedMove):
+    name = "swap"
+    summary = "Take the pie-rule swap where the game allows it (the same as `move ... swap`)."
+    token_verb = False  # in a reply, `swap ...` is move text (Quarod's `swap c3 c4`)
+
+
+class Pass(_FixedMove):
+    name = "pass"
+    summary = "Pass where the rules allow it (the same as `move ... pass`)."
+    token_verb = False
+
+
+class Submit(Command):
+    name = "submit"
+    usage = "board userid password move[#n]"
+    summary = "Keep a move unplayed and mail yourself a preview; `confirm` plays it."
+    token_verb = True
+
+    def run(self, ctx: Context, inv: Invocation) -> None:
+        board, user, rest = self.board_user(ctx, inv)
+        if not rest:
+            raise UsageError(phrase("no_move_given"), self.full_usage(inv.rules))
+        play.submit(ctx, board, user, play.split_move_number(" ".join(rest)))
+
+
+class Confirm(Command):
+    name = "confirm"
+    usage = "board userid password"
+    summary = "Play the move you submitted."
+    token_verb = True
+
+    def run(self, ctx: Context, inv: Invocation) -> None:
+        board, user, _ = self.board_user(ctx, inv)
+        play.confirm(ctx, board, user, inv.comment)
+
+
+class Chat(Command):
+    name = "chat"
+    usage = "board userid password"
+    summary = "Send your mail body to the players and subscribers of a board."
+    token_verb = True
+    changes_state = False
+
+    def run(self, ctx: Context, inv: Invocation) -> None:
+        board, user, rest = self.board_user(ctx, inv)
+        text = "\n".join(t for t in (" ".join(rest), inv.comment) if t.strip())
+        play.chat(ctx, board, user, text)
+
+
+class Preview(Command):
+    name = "preview"
+    aliases = ("prev",)
+    usage = "board[#n] move... | new move..."
+    summary = "Show what a board would look like after some moves; nothing is saved."
+    changes_state = False
+    token_verb = True
+
+    def run(self, ctx: Context, inv: Invocation) -> None:
+        rules = self.rules_of(inv)
+        if inv.by_token:
+            assert inv.token_board_id is not None
+            from pbm.services.boards import board_by_id
+
+            board = board_by_id(ctx, inv.token_board_id)
+            play.preview(ctx, board, None, _moves_of(inv.words), inv.token_user)
+            return
+        self.need(inv, 1)
+        target, *rest = inv.words
+        if target.lower() == "new":
+            if rest and rest[0].isdigit():  # pbmserv's `preview new <players> move...`
+                rest = rest[1:]
+            text = play.preview_new(ctx, rules.name, _moves_of(rest))
+            answer(ctx, phrase("subject_preview_new", game=rules.title), text, "preview")
+            return
+        board_text, _, upto = target.partition("#")
+        board = load_board(ctx, rules, board_text)
+        number = int(upto) if upto.isdigit() else None
+        if number is not None and not 0 <= number <= board.row.move_count:
+            raise NotFoundError(phrase("no_such_move", number=number, label=board.label))
+        play.preview(ctx, board, number, _moves_of(rest), None)
+
+
+def _moves_of(words: list[str]) -> list[str]:
+    """Preview moves are separated by commas or semicolons when they hold spaces."""
+    text = " ".join(words)
+    if "," in text or ";" in text:
+        return [m.strip() for m in text.replace(";", ",").split(",") if m.strip()]
+    return list(words)
+
+
+COMMANDS: tuple[Command, ...] = (
+    Challenge(),
+    MoveCommand(),
+    Queue(),
+    Resign(),
+    Swap(),
+    Pass(),
+    Submit(),
+    Confirm(),
+    Chat(),
+    Preview(),
+)

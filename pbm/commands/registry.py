@@ -1,0 +1,136 @@
+"""All commands by verb, and the parser that turns one command line into an Invocation."""
+
+from __future__ import annotations
+
+import difflib
+
+from pbm.commands import account, lists, play
+from pbm.commands.base import Command, Invocation
+from pbm.errors import NotFoundError, UnknownCommandError, UsageError
+from pbm.games import GAMES, GameError, get_game
+from pbm.games import Game as Rules
+from pbm.texts import phrase
+
+ACCOUNT_COMMANDS: tuple[Command, ...] = account.COMMANDS
+GAME_COMMANDS: tuple[Command, ...] = play.COMMANDS + lists.COMMANDS
+MULTIPLE = ("multiple", "mult")
+
+
+def _index(commands: tuple[Command, ...]) -> dict[str, Command]:
+    found: dict[str, Command] = {}
+    for command in commands:
+        for word in (command.name, *command.aliases):
+            found[word] = command
+    return found
+
+
+ACCOUNT_VERBS = _index(ACCOUNT_COMMANDS)
+GAME_VERBS = _index(GAME_COMMANDS)
+
+
+def game_named(word: str) -> Rules | None:
+    try:
+        return get_game(word)
+    except GameError:
+        return None
+
+
+def starts_command(line: str) -> bool:
+    """Whether a line begins like a command (an account verb, `multiple` or a game name)."""
+    words = line.split()
+    if not words:
+        return False
+    first = words[0].lower()
+    return first in ACCOUNT_VERBS or first in MULTIPLE or game_named(first) is not None
+
+
+def near_command(line: str) -> bool:
+    """Whether a line's first word is a misspelt verb or game name (answer with suggestions)."""
+    words = line.split()
+    if not words:
+        return False
+    known = [*ACCOUNT_VERBS, *MULTIPLE, *game_names()]
+    return bool(difflib.get_close_matches(words[0].lower(), known, n=1, cutoff=0.75))
+
+
+def _closest(word: str, candidates: list[str]) -> list[str]:
+    return difflib.get_close_matches(word.lower(), candidates, n=3, cutoff=0.6)
+
+
+def game_names() -> list[str]:
+    names: list[str] = []
+    for rules in GAMES.values():
+        names += [rules.name, *(a.lower() for a in rules.aliases)]
+    return names
+
+
+def parse_line(line: str, comment: str = "") -> tuple[Command, Invocation]:
+    """The command a line names and its invocation; unknown words raise with suggestions."""
+    words = [w for w in line.split() if w != "**"]
+    if not words:
+        raise UsageError(phrase("empty_command"), "help")
+    first = words[0].lower()
+    if first in ACCOUNT_VERBS:
+        command = ACCOUNT_VERBS[first]
+        return command, Invocation(line=line, verb=first, words=words[1:], comment=comment)
+    rules = game_named(first)
+    if rules is None:
+        suggestions = _closest(first, [*sorted(ACCOUNT_VERBS), *game_names()])
+        # `move 101 ...` without the game: say which game names exist.
+        if first in GAME_VERBS:
+            raise NotFoundError(phrase("game_missing", verb=first, games=", ".join(sorted(GAMES))))
+        raise UnknownCommandError(words[0], suggestions)
+    if len(words) < 2:
+        raise UsageError(phrase("verb_missing", game=rules.title), f"{rules.name} help")
+    verb = words[1].lower()
+    command = GAME_VERBS.get(verb)
+    if command is None:
+        suggestions = [f"{rules.name} {v}" for v in _closest(verb, sorted(GAME_VERBS))]
+        raise UnknownCommandError(f"{rules.name} {words[1]}", suggestions)
+    inv = Invocation(line=line, verb=verb, words=words[2:], comment=comment, rules=rules)
+    if command.name == "challenge":
+        _split_options(inv)
+    return command, inv
+
+
+def token_invocation(
+    line: str, comment: str, rules: Rules, board_id: int, user: object
+) -> tuple[Command, Invocation]:
+    """A reply's first line about its board: `e3-e4`, `move e3-e4`, `resign`, `show`..."""
+    from pbm.store.models import User
+
+    assert isinstance(user, User)
+    words = [w for w in line.split() if w != "**"]
+    first = words[0].lower() if words else ""
+    command = GAME_VERBS.get(first)
+    if command is not None and command.token_verb:
+        words = words[1:]
+        verb = first
+    else:
+        command = GAME_VERBS["move"]
+        verb = "move"
+    inv = Invocation(
+        line=line,
+        verb=verb,
+        words=words,
+        comment=comment,
+        rules=rules,
+        token_board_id=board_id,
+        token_user=user,
+    )
+    return command, inv
+
+
+def _split_options(inv: Invocation) -> None:
+    """pbmserv: `-name[=value]` words are game options, `--name=value` server options."""
+    rest: list[str] = []
+    for word in inv.words:
+        if word.startswith("--") and len(word) > 2:
+            name, _, value = word[2:].partition("=")
+            inv.server_options[name.lower()] = value or "1"
+        elif word.startswith("-") and len(word) > 1:
+            name, _, value = word[1:].partition("=")
+            inv.params[name.lower()] = value or "yes"
+        else:
+            rest.append(word)
+    inv.words = rest

@@ -1,0 +1,264 @@
+"""One message, one transaction: screen robots and ourselves, find the commands,
+authenticate, run each (a failing command rolls back alone in a SAVEPOINT and stops the
+message's later state-changing commands), queue every reply in the outbox.
+
+The caller (pbm.services.intake) marks the message and commits; an unexpected
+exception propagates so the whole message rolls back and is kept for retry.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Sequence
+from datetime import timedelta
+
+from sqlmodel import Session
+
+from pbm.clock import Clock
+from pbm.commands.base import Command, Invocation
+from pbm.commands.finder import CommandLine, find_commands, first_line_and_rest
+from pbm.commands.registry import MULTIPLE, parse_line, starts_command, token_invocation
+from pbm.config import Config
+from pbm.errors import BoardError, PbmError
+from pbm.games import GameError
+from pbm.mail.addressing import message_id_for, reply_address, tokens_in
+from pbm.mail.compose import compose
+from pbm.mail.inbound import InboundMail, is_from_self, parse_message, quotable_original
+from pbm.services import tokens
+from pbm.services.accounts import record_auth_failures
+from pbm.services.boards import board_by_id
+from pbm.services.challenges import ChallengeError
+from pbm.services.context import Context, Reply
+from pbm.services.outbox import queue_mail
+from pbm.services.render import summary
+from pbm.store import queries
+from pbm.store.models import InboundMessage, OutboxMail
+from pbm.texts import phrase, render, use_templates
+
+log = logging.getLogger(__name__)
+
+
+def handle_message(session: Session, row: InboundMessage, *, clock: Clock, config: Config) -> str:
+    """Run a stored message's commands and queue the replies; returns done or ignored."""
+    use_templates(config.templates_dir)
+    if len(row.raw) > config.max_message_bytes:
+        log.warning("%s ignored: %d bytes", row.message_id, len(row.raw))
+        return "ignored"
+    mail = parse_message(row.raw)
+    if mail.robot:
+        log.info("%s ignored: %s", row.message_id, mail.robot)
+        return "ignored"
+    if not mail.sender or is_from_self(mail, config.own_addresses):
+        log.info("%s ignored: from %r", row.message_id, mail.sender)
+        return "ignored"
+    ctx = Context(session=session, clock=clock, config=config, sender=mail.sender)
+    run_mail(ctx, mail)
+    queue_replies(ctx, mail, ctx.replies, inbound_id=row.id)
+    return "done"
+
+
+def plan(ctx: Context, mail: InboundMail) -> list[CommandLine | tuple[Command, Invocation]]:
+    """The commands of a message, in order: a token reply's first line, else the finder's."""
+    subject_words = mail.command_subject.split()
+    multiple = bool(subject_words) and subject_words[0].lower() in MULTIPLE
+    found = tokens_in(mail, ctx.config.server_address)
+    if found and not multiple:
+        resolved = tokens.resolve(ctx, found)
+        first, rest = first_line_and_rest(mail.fresh_text)
+        if resolved is not None:
+            game_id, user = resolved
+            if first and starts_command(first):
+                return [CommandLine(first, rest)]
+            # An empty reply still answers its board: "no move given", with the board.
+            board = board_by_id(ctx, game_id)
+            return [token_invocation(first, rest, board.rules, game_id, user)]
+    return list(find_commands(mail.command_subject, mail.fresh_text))
+
+
+def run_mail(ctx: Context, mail: InboundMail) -> None:
+    """Run every command of `mail`, collecting replies in `ctx.replies`."""
+    work = plan(ctx, mail)
+    if not work:
+        _no_command(ctx)
+        return
+    failed = False
+    skipped: list[str] = []
+    for item in work[: ctx.config.max_commands]:
+        command: Command | None = None
+        inv: Invocation | None = None
+        try:
+            if isinstance(item, CommandLine):
+                command, inv = parse_line(item.text, item.comment)
+            else:
+                command, inv = item
+        except (PbmError, GameError) as exc:
+            _error_reply(ctx, mail, exc, None, item_text(item))
+            failed = True
+            continue
+        if failed and command.changes_state:
+            skipped.append(inv.line)
+            continue
+        mark = len(ctx.replies)
+        savepoint = ctx.session.begin_nested()
+        try:
+            command.run(ctx, inv)
+            savepoint.commit()
+        except (PbmError, GameError) as exc:
+            savepoint.rollback()
+            del ctx.replies[mark:]
+            _error_reply(ctx, mail, exc, inv, inv.line)
+            failed = True
+    for line in work[ctx.config.max_commands :]:
+        skipped.append(item_text(line))
+    if skipped:
+        ctx.reply(
+            Reply(
+                to=[ctx.sender],
+                subject=phrase("subject_skipped"),
+                body=phrase("skipped", lines="\n".join(f"  {s}" for s in skipped)) + "\n",
+                kind="error",
+                quote_original=True,
+                to_sender=True,
+            )
+        )
+    record_auth_failures(ctx)
+
+
+def item_text(item: CommandLine | tuple[Command, Invocation]) -> str:
+    return item.text if isinstance(item, CommandLine) else item[1].line
+
+
+def _error_reply(
+    ctx: Context,
+    mail: InboundMail,
+    exc: Exception,
+    inv: Invocation | None,
+    line: str,
+) -> None:
+    log.info("command %r from %s refused: %s", line, ctx.sender, exc)
+    rules = inv.rules if inv else None
+    game_id = None
+    user_id = None
+    body = str(exc)
+    if isinstance(exc, BoardError):
+        board = board_by_id(ctx, exc.board_id)
+        game_id = board.id
+        reader = inv.token_user if inv and inv.token_user else _player_reader(ctx, board)
+        user_id = reader.id if reader is not None else None
+        subject = phrase("subject_board_error", label=board.label)
+        shown = summary(
+            ctx,
+            board,
+            title=phrase("title_kind", kind="Summary", label=board.label),
+            reader=reader,
+            timing=False,
+        )
+        body = f"{body}\n\n{shown}"
+    elif isinstance(exc, ChallengeError):
+        subject = phrase("subject_invalid_challenge")
+    elif rules is not None:
+        subject = phrase("subject_game_error", game=rules.title)
+    else:
+        subject = phrase("subject_error")
+    ctx.reply(
+        Reply(
+            to=[ctx.sender],
+            subject=subject,
+            body=render("error", message=body.rstrip(), command=line),
+            kind="error",
+            game_id=game_id,
+            user_id=user_id,
+            quote_original=True,
+            to_sender=True,
+        )
+    )
+
+
+def _player_reader(ctx: Context, board):  # type: ignore[no-untyped-def]
+    for _gp, user in board.players:
+        assert user.id is not None
+        if ctx.sender in queries.addresses_of(ctx.session, user.id):
+            return user
+    return None
+
+
+def _no_command(ctx: Context) -> None:
+    """At most `stranger_help_per_day` short help replies per address per day."""
+    since = ctx.now() - timedelta(days=1)
+    sent = queries.count_events(ctx.session, "stranger-help", ctx.sender, since)
+    if sent >= ctx.config.stranger_help_per_day:
+        log.info("no command from %s; help already sent today", ctx.sender)
+        return
+    queries.add_event(ctx.session, "stranger-help", ctx.sender, ctx.now())
+    ctx.reply(
+        Reply(
+            to=[ctx.sender],
+            subject=phrase("subject_no_command"),
+            body=render("no_command", server=ctx.config.server_address),
+            kind="help",
+            to_sender=True,
+        )
+    )
+
+
+def thread_id(ctx: Context, game_id: int) -> str:
+    """A Message-ID every mail of one board refers to, so the board reads as one thread."""
+    return f"<pbm-board-{game_id}@{ctx.config.server_host}>"
+
+
+def queue_replies(
+    ctx: Context, mail: InboundMail | None, replies: Sequence[Reply], inbound_id: int | None
+) -> list[OutboxMail]:
+    """Compose every reply (threading headers, reply token) and queue it in the outbox."""
+    queued: list[OutboxMail] = []
+    host = ctx.config.server_host
+    quote = quotable_original(mail) if mail is not None else None
+    sender = f"{ctx.config.server_name} <{ctx.config.server_address}>"
+    for reply in replies:
+        to = [a for a in reply.to if a]
+        if not to:
+            continue
+        token: str | None = None
+        if reply.game_id is not None and reply.user_id is not None:
+            token = tokens.token_for(ctx, reply.game_id, reply.user_id)
+        message_id = message_id_for(token, host)
+        references: list[str] = []
+        if reply.game_id is not None:
+            references.append(thread_id(ctx, reply.game_id))
+        in_reply_to = None
+        if reply.to_sender and mail is not None and mail.message_id:
+            in_reply_to = mail.message_id
+            references.append(mail.message_id)
+        body = reply.body
+        if reply.quote_original and quote is not None:
+            body = body.rstrip("\n") + "\n\n" + phrase("original_follows")
+        raw = compose(
+            sender=sender,
+            to=to,
+            subject=reply.subject,
+            body=body,
+            message_id=message_id,
+            in_reply_to=in_reply_to,
+            references=references,
+            reply_to=reply_address(ctx.config.server_address, token) if token else None,
+            date=ctx.now(),
+            quote=quote if reply.quote_original else None,
+        )
+        queued.append(
+            queue_mail(
+                ctx.session,
+                now=ctx.now(),
+                envelope_from=ctx.config.server_address,
+                recipients=to,
+                subject=reply.subject,
+                body=body,
+                raw=raw,
+                message_id=message_id,
+                inbound_id=inbound_id,
+            )
+        )
+    ctx.session.flush()
+    return queued
+
+
+__all__ = ["handle_message", "plan", "queue_replies", "run_mail"]

@@ -1,0 +1,132 @@
+"""A board as the services see it: its row, its rules, its players and its position.
+
+The move list is the source of truth: `replay` rebuilds a position from it, and the
+cached `Game.position` (game.dump) must always equal that replay.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from pbm.errors import NotFoundError
+from pbm.games import Game as Rules
+from pbm.games import GameError, get_game
+from pbm.games.base import State
+from pbm.services.context import Context
+from pbm.store import queries
+from pbm.store.models import Game, GamePlayer, Move, User
+from pbm.texts import phrase
+
+
+@dataclass
+class Board:
+    row: Game
+    rules: Rules
+    players: list[tuple[GamePlayer, User]]
+    state: State
+
+    @property
+    def id(self) -> int:
+        assert self.row.id is not None
+        return self.row.id
+
+    @property
+    def label(self) -> str:
+        """`Quarto Board 101`, as subjects and titles name it."""
+        return f"{self.rules.title} Board {self.row.board}"
+
+    @property
+    def userids(self) -> list[str]:
+        return [u.userid for _, u in self.players]
+
+    def index_of(self, user_id: int | None) -> int | None:
+        for gp, user in self.players:
+            if user.id == user_id:
+                return gp.position
+        return None
+
+    def seat_of(self, index: int) -> int:
+        return self.rules.player_seats(self.state)[index]
+
+    def index_to_move(self) -> int | None:
+        seat = self.rules.to_move(self.state)
+        if seat is None:
+            return None
+        return list(self.rules.player_seats(self.state)).index(seat)
+
+    def user_to_move(self) -> User | None:
+        index = self.row.to_move
+        return None if index is None else self.players[index][1]
+
+    @property
+    def active(self) -> bool:
+        return self.row.status == "active"
+
+    @property
+    def options(self) -> dict[str, str]:
+        return dict(json.loads(self.row.options))
+
+
+def rules_for(name: str) -> Rules:
+    try:
+        return get_game(name)
+    except GameError as exc:
+        raise NotFoundError(str(exc)) from None
+
+
+def replay(rules: Rules, options: dict[str, str], moves: Sequence[str]) -> State:
+    """The position after `moves` (canonical texts) from the start position."""
+    state = rules.new_state(**options)
+    for text in moves:
+        state = rules.apply(state, rules.parse_move(state, text))
+    return state
+
+
+def load_board(ctx: Context, rules: Rules, board: str) -> Board:
+    row = queries.game_by_board(ctx.session, rules.name, board)
+    if row is None:
+        raise NotFoundError(phrase("unknown_board", game=rules.title, board=board))
+    return board_from_row(ctx, row, rules)
+
+
+def board_by_id(ctx: Context, game_id: int) -> Board:
+    row = ctx.session.get(Game, game_id)
+    if row is None:
+        raise NotFoundError(phrase("unknown_board", game="", board=str(game_id)))
+    return board_from_row(ctx, row, rules_for(row.game))
+
+
+def board_from_row(ctx: Context, row: Game, rules: Rules | None = None) -> Board:
+    rules = rules or rules_for(row.game)
+    assert row.id is not None
+    players = queries.players_of(ctx.session, row.id)
+    from pbm.services.tokens import remember
+
+    remember(ctx, players)
+    state = rules.load(row.position) if row.position else replay_row(ctx, row, rules)
+    return Board(row=row, rules=rules, players=players, state=state)
+
+
+def replay_row(ctx: Context, row: Game, rules: Rules | None = None) -> State:
+    rules = rules or rules_for(row.game)
+    assert row.id is not None
+    texts = [m.text for m in queries.moves_of(ctx.session, row.id)]
+    return replay(rules, json.loads(row.options), texts)
+
+
+def state_at(ctx: Context, board: Board, number: int) -> State:
+    """The position after the first `number` moves (show board#n, preview board#n)."""
+    texts = [m.text for m in queries.moves_of(ctx.session, board.id)[:number]]
+    return replay(board.rules, board.options, texts)
+
+
+def cache_position(board: Board) -> None:
+    """Refresh the row's cached fields from `board.state`."""
+    board.row.position = board.rules.dump(board.state)
+    board.row.to_move = board.index_to_move() if board.active else None
+
+
+def moves(ctx: Context, board: Board) -> list[Move]:
+    return queries.moves_of(ctx.session, board.id)

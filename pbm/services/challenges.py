@@ -1,0 +1,130 @@
+"""Challenges: a new board for the named players, in the order given (the first moves)."""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections.abc import Sequence
+
+from pbm.errors import PbmError
+from pbm.games import Game as Rules
+from pbm.games import GameError
+from pbm.services.boards import Board, board_from_row, cache_position
+from pbm.services.context import Context
+from pbm.services.mailing import auto_subscribers, mail_board
+from pbm.services.tokens import new_token
+from pbm.store import queries
+from pbm.store.models import Game, GamePlayer, Subscription, User
+from pbm.texts import phrase
+
+log = logging.getLogger(__name__)
+
+# Server options a challenge may set with --name=value (days); used by the timeout job.
+SERVER_OPTIONS = ("nagtime", "forfeittime", "totaltime")
+
+
+class ChallengeError(PbmError):
+    """A refused challenge: its reply has the subject `Invalid challenge`."""
+
+
+def create_game(
+    ctx: Context,
+    rules: Rules,
+    userids: Sequence[str],
+    *,
+    params: dict[str, str] | None = None,
+    server_options: dict[str, str] | None = None,
+    comment: str = "",
+    comment_by: str = "",
+    board_name: str | None = None,
+) -> Board:
+    """Start a board and mail it to its players and auto-subscribers."""
+    params = params or {}
+    server_options = server_options or {}
+    seats = len(rules.seats)
+    if len(userids) < seats:
+        raise ChallengeError(phrase("too_few_players", count=seats))
+    if len(userids) > seats:
+        raise ChallengeError(phrase("too_many_players", count=seats))
+    users: list[User] = []
+    unknown: list[str] = []
+    refusing: list[str] = []
+    full: list[str] = []
+    for userid in userids:
+        user = queries.user_by_userid(ctx.session, userid)
+        if user is None or not user.password_hash:
+            unknown.append(userid)
+            continue
+        assert user.id is not None
+        setting = queries.type_setting(ctx.session, user.id, rules.name)
+        limit = setting.game_limit if setting else None
+        if user.disabled or limit == 0:
+            refusing.append(user.userid)
+        elif limit is not None and queries.active_count(ctx.session, user.id, rules.name) >= limit:
+            full.append(user.userid)
+        users.append(user)
+    problems: list[str] = []
+    if unknown:
+        problems.append(phrase("challenge_unknown", userids="\n\t".join(unknown)))
+    if refusing:
+        problems.append(
+            phrase("challenge_refusing", game=rules.title, userids="\n\t".join(refusing))
+        )
+    if full:
+        problems.append(phrase("challenge_full", game=rules.title, userids="\n\t".join(full)))
+    if len({u.id for u in users}) < len(users):
+        problems.append(phrase("challenge_twice"))
+    if problems:
+        raise ChallengeError("\n".join(problems))
+    bad = [k for k in server_options if k not in SERVER_OPTIONS]
+    if bad:
+        raise ChallengeError(
+            phrase("bad_server_option", options=" ".join(bad), known=" ".join(SERVER_OPTIONS))
+        )
+    try:
+        state = rules.new_state(**params)
+    except GameError as exc:
+        raise ChallengeError(str(exc)) from None
+    now = ctx.now()
+    number = None
+    if board_name is None:
+        number = queries.next_board_number(ctx.session, rules.name)
+        board_name = str(number)
+    elif queries.game_by_board(ctx.session, rules.name, board_name) is not None:
+        raise ChallengeError(phrase("board_exists", game=rules.title, board=board_name))
+    row = Game(
+        game=rules.name,
+        board=board_name.lower(),
+        board_number=number,
+        status="active",
+        options=json.dumps(params, sort_keys=True),
+        server_options=json.dumps(server_options, sort_keys=True),
+        created_at=now,
+        last_move_at=now,
+        rated="handicap" not in params,
+        comment=comment.strip() or None,
+        comment_by=comment_by if comment.strip() else None,
+    )
+    ctx.session.add(row)
+    ctx.session.flush()
+    assert row.id is not None
+    for position, user in enumerate(users):
+        assert user.id is not None
+        token = new_token(ctx, row.id, user.id)
+        ctx.session.add(GamePlayer(game_id=row.id, user_id=user.id, position=position, token=token))
+        setting = queries.type_setting(ctx.session, user.id, rules.name)
+        if setting and setting.seeking > 0:
+            setting.seeking -= 1
+            ctx.session.add(setting)
+    player_ids = {u.id for u in users}
+    for setting in auto_subscribers(ctx, rules.name):
+        if setting.user_id not in player_ids:
+            ctx.session.add(Subscription(game_id=row.id, user_id=setting.user_id))
+    ctx.session.flush()
+    board = board_from_row(ctx, row, rules)
+    board.state = state
+    cache_position(board)
+    ctx.session.add(row)
+    log.info("new %s board %s for %s", rules.name, board_name, " ".join(userids))
+    mail_board(ctx, board, new=True)
+    return board

@@ -1,0 +1,46 @@
+"""What every service call needs: the session, the clock, the configuration, who asks,
+and where the replies it produces go."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime
+
+from sqlmodel import Session
+
+from pbm.clock import Clock
+from pbm.config import Config
+
+
+@dataclass
+class Reply:
+    """One mail to send. The pipeline composes it (threading headers, token, quote)."""
+
+    to: list[str]
+    subject: str
+    body: str
+    kind: str  # board | error | list | help | account | chat | message ...
+    game_id: int | None = None  # the board this mail is about, for threading
+    user_id: int | None = None  # the recipient's account, for his reply token
+    quote_original: bool = False  # errors quote the message they answer (as pbmserv)
+    to_sender: bool = False  # a direct answer: In-Reply-To the inbound message
+
+
+@dataclass
+class Context:
+    session: Session
+    clock: Clock
+    config: Config
+    sender: str  # the address a request came from ("" for the admin CLI)
+    replies: list[Reply] = field(default_factory=list)
+    # Password failures to record outside the failing command's rolled-back savepoint.
+    auth_failures: list[tuple[str, str]] = field(default_factory=list)
+    # Per-message caches: addresses by user id, reply tokens by (board id, user id).
+    addresses: dict[int, list[str]] = field(default_factory=dict)
+    tokens: dict[tuple[int, int], str] = field(default_factory=dict)
+
+    def now(self) -> datetime:
+        return self.clock.now()
+
+    def reply(self, reply: Reply) -> None:
+        self.replies.append(reply)

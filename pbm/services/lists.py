@@ -1,0 +1,188 @@
+"""Read-only answers: show, games, history, standings, list, all show."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from pbm.games import GAMES
+from pbm.games import Game as Rules
+from pbm.services.boards import Board, board_from_row, state_at
+from pbm.services.context import Context
+from pbm.services.mailing import title_for
+from pbm.services.render import summary
+from pbm.store import queries
+from pbm.store.models import User
+from pbm.texts import phrase
+
+SELECTORS = ("all", "active", "inactive", "next")
+
+
+def show_text(ctx: Context, board: Board, reader: User | None, upto: int | None = None) -> str:
+    """The summary of a board (after `upto` moves when given), full move list."""
+    if upto is None:
+        return summary(ctx, board, title=title_for(board, "Summary"), reader=reader, timing=True)
+    moves = queries.moves_of(ctx.session, board.id)[:upto]
+    state = state_at(ctx, board, upto)
+    shown = Board(row=board.row, rules=board.rules, players=board.players, state=state)
+    return summary(
+        ctx,
+        shown,
+        title=title_for(board, "Summary"),
+        reader=reader,
+        state=state,
+        moves=moves,
+        timing=True,
+    )
+
+
+def boards_of_users(
+    ctx: Context, rules: Rules | None, users: Sequence[User], selector: str
+) -> list[Board]:
+    """Boards of every named user (of one game type, or all types), by the selector."""
+    seen: set[int] = set()
+    boards: list[Board] = []
+    for user in users:
+        assert user.id is not None
+        statuses = ("active",) if selector in ("active", "next") else ()
+        if selector == "inactive":
+            statuses = ("finished", "removed")
+        for row in queries.games_of_user(
+            ctx.session, user.id, rules.name if rules else None, statuses
+        ):
+            if row.id in seen:
+                continue
+            board = board_from_row(ctx, row)
+            if selector == "next":
+                mover = board.user_to_move()
+                if mover is None or mover.id != user.id:
+                    continue
+            seen.add(row.id or 0)
+            boards.append(board)
+    return boards
+
+
+@dataclass
+class GameLine:
+    board: str
+    moves: int
+    userids: list[str]
+    status: str
+
+
+def status_text(board: Board) -> str:
+    row = board.row
+    if row.status == "removed":
+        return phrase("list_removed")
+    if row.result == "tie":
+        return phrase("list_tie")
+    if row.result == "won" and row.winner is not None:
+        return phrase("list_won", userid=board.userids[row.winner])
+    user = board.user_to_move()
+    if user is None:
+        return ""
+    if row.move_count == 0:
+        return phrase("list_to_start", userid=user.userid)
+    return phrase("list_turn", userid=user.userid)
+
+
+def games_table(boards: Sequence[Board]) -> str:
+    """pbmserv's `games` table: Board, Move, the players, Board Status."""
+    width = max([10, *(len(u) for b in boards for u in b.userids)])
+    players = max([2, *(len(b.players) for b in boards)])
+    head = ["Board Move " + " ".join("".ljust(width) for _ in range(players)) + " Board Status"]
+    head.append("----- ---- " + " ".join("-" * width for _ in range(players)) + " " + "-" * 19)
+    lines = []
+    for b in boards:
+        names = " ".join(u.ljust(width) for u in b.userids + [""] * (players - len(b.userids)))
+        lines.append(f"{b.row.board:>5} {b.row.move_count:>4} {names} {status_text(b)}".rstrip())
+    return "\n".join([h.rstrip() for h in head] + lines)
+
+
+def history_lines(ctx: Context, rules: Rules) -> list[str]:
+    """One line per finished rated game: date, board, winner or TIE, players."""
+    lines = []
+    for row in queries.games_of_type(ctx.session, rules.name, ("finished",)):
+        if not row.rated or row.ended_at is None:
+            continue
+        board = board_from_row(ctx, row, rules)
+        who = "TIE" if row.winner is None else board.userids[row.winner]
+        lines.append(
+            f"{row.ended_at:%b} {row.ended_at.day:>2} {row.ended_at:%H:%M} "
+            f"{row.board:>5} {who:<12} {' '.join(board.userids)}"
+        )
+    return lines
+
+
+@dataclass
+class Standing:
+    userid: str
+    won: int = 0
+    lost: int = 0
+    ties: int = 0
+    active: int = 0
+    limit: int | None = None
+    seeking: int = 0
+
+    @property
+    def played(self) -> int:
+        return self.won + self.lost + self.ties
+
+
+def standings(ctx: Context, rules: Rules) -> list[Standing]:
+    """Win/loss/tie per player for one game type (the Elo/Glicko ratings of a later
+    release replace the ranking key; see pbm.services.ratings)."""
+    table: dict[int, Standing] = {}
+    for row in queries.games_of_type(ctx.session, rules.name, ("finished", "active")):
+        assert row.id is not None
+        players = queries.players_of(ctx.session, row.id)
+        for gp, user in players:
+            assert user.id is not None
+            entry = table.setdefault(user.id, Standing(user.userid))
+            if row.status == "active":
+                entry.active += 1
+            elif not row.rated:
+                continue
+            elif row.result == "tie":
+                entry.ties += 1
+            elif row.winner == gp.position:
+                entry.won += 1
+            else:
+                entry.lost += 1
+    for setting in queries.settings_of_type(ctx.session, rules.name):
+        user = ctx.session.get(User, setting.user_id)
+        if user is None:
+            continue
+        entry = table.setdefault(setting.user_id, Standing(user.userid))
+        entry.limit = setting.game_limit
+        entry.seeking = setting.seeking
+    from pbm.services.ratings import rank
+
+    return rank(list(table.values()))
+
+
+def standings_table(rows: Sequence[Standing]) -> str:
+    head = [
+        "Rank Name             Won Lost Ties   Active/Limit  Seeking",
+        "---- ---------------- ---- ---- ----   ------------  -------",
+    ]
+    lines = []
+    for i, s in enumerate(rows, 1):
+        limit = "" if s.limit is None else str(s.limit)
+        active = f"{s.active}/{limit}" if limit else (str(s.active) if s.active else "")
+        seeking = str(s.seeking) if s.seeking else ""
+        lines.append(
+            f"{i:>3}  {s.userid:<16} {s.won:>4} {s.lost:>4} {s.ties:>4}   "
+            f"{active:^12}  {seeking:>7}".rstrip()
+        )
+    return "\n".join(head + lines)
+
+
+def game_catalogue() -> str:
+    """`list`: every game pbm plays, with aliases and seats."""
+    lines = []
+    for rules in GAMES.values():
+        aliases = ", ".join(rules.aliases)
+        extra = f" (also: {aliases})" if aliases else ""
+        lines.append(f"{rules.title:<14} {len(rules.seats)} players{extra}")
+    return "\n".join(lines)

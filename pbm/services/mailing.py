@@ -1,0 +1,107 @@
+"""Who gets a board's mails, each rendered for his own seat."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from pbm.services.accounts import reply_addresses
+from pbm.services.boards import Board
+from pbm.services.context import Context, Reply
+from pbm.services.render import subject_for, summary
+from pbm.store import queries
+from pbm.store.models import GameTypeSetting, User
+from pbm.texts import phrase
+
+
+def title_for(board: Board, kind: str) -> str:
+    if kind == "new":
+        return phrase("title_new", game=board.rules.title, board=board.row.board)
+    return phrase("title_kind", kind=kind, label=board.label)
+
+
+def readers(ctx: Context, board: Board, subscribers: Sequence[User] | None = None) -> list[User]:
+    """Every non-resigned player, then every subscriber (resigned players subscribe)."""
+    if subscribers is None:
+        subscribers = queries.subscribers_of(ctx.session, board.id)
+    seen: set[int | None] = set()
+    result: list[User] = []
+    for gp, user in board.players:
+        if not gp.resigned and user.id not in seen:
+            seen.add(user.id)
+            result.append(user)
+    for user in subscribers:
+        if user.id not in seen:
+            seen.add(user.id)
+            result.append(user)
+    return result
+
+
+def mail_board(
+    ctx: Context,
+    board: Board,
+    *,
+    events: Sequence[str] = (),
+    new: bool = False,
+    only: Sequence[User] | None = None,
+) -> None:
+    """Send the board to its readers (or to `only`), each his own copy."""
+    title = title_for(board, "new" if new else "Summary")
+    subject = subject_for(board, new=new)
+    subscribers = queries.subscribers_of(ctx.session, board.id)
+    moves = queries.moves_of(ctx.session, board.id)
+    for user in readers(ctx, board, subscribers) if only is None else only:
+        to = reply_addresses(ctx, user)
+        if not to:
+            continue
+        body = summary(
+            ctx,
+            board,
+            title=title,
+            reader=user,
+            events=events,
+            full=new,
+            moves=moves,
+            subscribers=subscribers,
+        )
+        ctx.reply(
+            Reply(
+                to=to,
+                subject=subject,
+                body=body,
+                kind="board",
+                game_id=board.id,
+                user_id=user.id,
+                to_sender=ctx.sender in to,
+            )
+        )
+    if not board.active and only is None:
+        mail_notifiers(ctx, board, events)
+
+
+def mail_notifiers(ctx: Context, board: Board, events: Sequence[str]) -> None:
+    """The end of a game, to board notifiers and to players notified of every board."""
+    users = {u.id: u for u in queries.subscribers_of(ctx.session, board.id, "notify")}
+    for setting in queries.settings_of_type(ctx.session, board.rules.name):
+        if setting.notify_all and setting.user_id not in users:
+            user = ctx.session.get(User, setting.user_id)
+            if user is not None:
+                users[user.id] = user
+    title = title_for(board, "Notification")
+    for user in users.values():
+        to = reply_addresses(ctx, user)
+        if to:
+            body = summary(ctx, board, title=title, reader=user, events=events)
+            ctx.reply(
+                Reply(
+                    to=to,
+                    subject=phrase("subject_notification", label=board.label),
+                    body=body,
+                    kind="notification",
+                    game_id=board.id,
+                    user_id=user.id,
+                )
+            )
+
+
+def auto_subscribers(ctx: Context, game: str) -> list[GameTypeSetting]:
+    return [s for s in queries.settings_of_type(ctx.session, game) if s.subscribe_all]

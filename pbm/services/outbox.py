@@ -1,0 +1,106 @@
+"""The outbox: mail queued in the same transaction as the state change it reports.
+
+The transport drains it; a failed send never touches game state. The caller commits.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from datetime import datetime, timedelta
+
+from sqlalchemy import func
+from sqlmodel import Session, select
+
+from pbm.store.models import OutboxMail
+
+
+def queue_mail(
+    session: Session,
+    *,
+    now: datetime,
+    envelope_from: str,
+    recipients: Sequence[str],
+    subject: str,
+    body: str,
+    raw: bytes,
+    message_id: str,
+    inbound_id: int | None = None,
+) -> OutboxMail:
+    mail = OutboxMail(
+        created_at=now,
+        envelope_from=envelope_from,
+        recipients=json.dumps(list(recipients)),
+        subject=subject,
+        body=body,
+        raw=raw,
+        status="queued",
+        attempts=0,
+        next_attempt_at=now,
+        message_id=message_id,
+        inbound_id=inbound_id,
+    )
+    session.add(mail)
+    return mail
+
+
+def due_mail(session: Session, now: datetime, limit: int) -> list[OutboxMail]:
+    """Queued mail whose next attempt is due, oldest first."""
+    query = (
+        select(OutboxMail)
+        .where(OutboxMail.status == "queued", OutboxMail.next_attempt_at <= now)
+        .order_by(OutboxMail.next_attempt_at, OutboxMail.id)
+        .limit(limit)
+    )
+    return list(session.exec(query))
+
+
+def _get(session: Session, mail_id: int) -> OutboxMail:
+    mail = session.get(OutboxMail, mail_id)
+    if mail is None:
+        raise KeyError(f"no outbox mail {mail_id}")
+    return mail
+
+
+def mark_sent(session: Session, mail_id: int, now: datetime) -> None:
+    mail = _get(session, mail_id)
+    mail.status = "sent"
+    mail.attempts += 1
+    mail.sent_at = now
+    mail.last_error = None
+    session.add(mail)
+
+
+def mark_retry(session: Session, mail_id: int, now: datetime, error: str, delay: timedelta) -> None:
+    mail = _get(session, mail_id)
+    mail.attempts += 1
+    mail.last_error = error
+    mail.next_attempt_at = now + delay
+    session.add(mail)
+
+
+def mark_failed(session: Session, mail_id: int, now: datetime, error: str) -> None:
+    """Give up on a mail for good (a permanent SMTP refusal, too many attempts)."""
+    mail = _get(session, mail_id)
+    mail.status = "failed"
+    mail.attempts += 1
+    mail.last_error = error
+    mail.next_attempt_at = now
+    session.add(mail)
+
+
+def outbox_depth(session: Session) -> int:
+    """How many mails wait to be sent."""
+    query = select(func.count()).select_from(OutboxMail).where(OutboxMail.status == "queued")
+    return int(session.exec(query).one())
+
+
+def recipients_of(mail: OutboxMail) -> list[str]:
+    return list(json.loads(mail.recipients))
+
+
+def list_outbox(session: Session, status: str | None = "queued") -> list[OutboxMail]:
+    query = select(OutboxMail).order_by(OutboxMail.id)
+    if status:
+        query = query.where(OutboxMail.status == status)
+    return list(session.exec(query))

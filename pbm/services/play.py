@@ -1,0 +1,526 @@
+"""Playing a board: moves, server events (resign, draw and undo votes), queued and
+submitted moves, previews and chat. Every refusal is a BoardError: its reply shows the board."""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from pbm.errors import BoardError, PbmError
+from pbm.games import GameError, InvalidMoveError, MoveError
+from pbm.games.base import State
+from pbm.services.accounts import reply_addresses
+from pbm.services.boards import Board, cache_position, replay, state_at
+from pbm.services.context import Context, Reply
+from pbm.services.mailing import mail_board, readers, title_for
+from pbm.services.render import summary
+from pbm.store import queries
+from pbm.store.models import Move, Subscription, User
+from pbm.texts import phrase
+
+log = logging.getLogger(__name__)
+
+EVENTS = ("resign", "propose", "undo", "accept", "reject")
+
+
+@dataclass(frozen=True)
+class MoveRequest:
+    text: str
+    number: int | None = None  # the `#n` the player wrote: the move number he expects
+
+
+def split_move_number(text: str) -> MoveRequest:
+    """`e1-e2#5` -> ("e1-e2", 5). Everything before the last `#digits` is the move."""
+    head, sep, tail = text.strip().rpartition("#")
+    if sep and tail.strip().isdigit():
+        return MoveRequest(head.strip(), int(tail))
+    return MoveRequest(text.strip())
+
+
+def _player_index(board: Board, user: User) -> int:
+    index = board.index_of(user.id)
+    if index is None:
+        raise BoardError(phrase("not_playing", userid=user.userid), board.id)
+    return index
+
+
+def _require_active(board: Board) -> None:
+    if not board.active:
+        raise BoardError(phrase("game_over"), board.id)
+
+
+def _check_number(board: Board, request: MoveRequest) -> None:
+    expected = board.row.move_count + 1
+    if request.number is not None and request.number != expected:
+        raise BoardError(
+            phrase("stale_number", move=f"{request.text}#{request.number}", number=expected),
+            board.id,
+        )
+
+
+def _set_comment(board: Board, user: User, comment: str) -> None:
+    board.row.comment = comment.strip() or None
+    board.row.comment_by = user.userid if comment.strip() else None
+
+
+def _parse(board: Board, state: State, text: str) -> object:
+    try:
+        return board.rules.parse_move(state, text)
+    except MoveError as exc:
+        hint = ""
+        if isinstance(exc, InvalidMoveError):
+            hint = "\n" + phrase("notation_hint", notation=board.rules.notation.strip())
+        raise BoardError(str(exc) + hint, board.id) from None
+
+
+def _play_one(ctx: Context, board: Board, index: int, text: str, auto: bool) -> str:
+    """Apply one move of player `index`; returns its echo (with side effects)."""
+    move = _parse(board, board.state, text)
+    canonical = board.rules.format_move(board.state, move)
+    echo = board.rules.describe_move(board.state, move)
+    now = ctx.now()
+    gp = board.players[index][0]
+    gp.seconds_used += max(0.0, (now - board.row.last_move_at).total_seconds())
+    ctx.session.add(gp)
+    board.state = board.rules.apply(board.state, move)
+    board.row.move_count += 1
+    ctx.session.add(
+        Move(
+            game_id=board.id,
+            number=board.row.move_count,
+            player=index,
+            text=canonical,
+            auto=auto,
+            made_at=now,
+        )
+    )
+    board.row.last_move_at = now
+    outcome = board.rules.outcome(board.state)
+    if outcome is not None:
+        seats = list(board.rules.player_seats(board.state))
+        winner = None if outcome.winner is None else seats.index(outcome.winner)
+        scores = None
+        if outcome.scores is not None:
+            scores = [outcome.scores[seats[i]] for i in range(len(seats))]
+        finish(ctx, board, winner, outcome.reason, scores)
+    return echo
+
+
+def finish(
+    ctx: Context,
+    board: Board,
+    winner: int | None,
+    reason: str,
+    scores: Sequence[int] | None = None,
+) -> None:
+    row = board.row
+    row.status = "finished"
+    row.result = "tie" if winner is None else "won"
+    row.winner = winner
+    row.result_reason = reason
+    row.scores = json.dumps(list(scores)) if scores is not None else None
+    row.ended_at = ctx.now()
+    row.proposal = None
+    row.proposal_votes = None
+    for gp, _ in board.players:
+        gp.queued_move = None
+        gp.submitted_move = None
+        ctx.session.add(gp)
+    log.info("%s ended: %s", board.label, reason)
+
+
+def _play_queued(ctx: Context, board: Board) -> list[str]:
+    """Play the queued moves of the players whose turn comes (pbmserv's "(Auto)")."""
+    events: list[str] = []
+    while board.active:
+        index = board.index_to_move()
+        if index is None:
+            break
+        gp, user = board.players[index]
+        if not gp.queued_move:
+            break
+        text, gp.queued_move = gp.queued_move, None
+        ctx.session.add(gp)
+        try:
+            _play_one(ctx, board, index, text, auto=True)
+        except BoardError as exc:
+            events.append(phrase("queued_illegal", userid=user.userid, move=text, error=str(exc)))
+            break
+    return events
+
+
+def _commit_board(ctx: Context, board: Board) -> None:
+    cache_position(board)
+    ctx.session.add(board.row)
+    ctx.session.flush()
+
+
+def make_move(
+    ctx: Context, board: Board, user: User, request: MoveRequest, comment: str = ""
+) -> None:
+    """`move board userid password MOVE[#n]`: a move or one of the server events."""
+    word = request.text.lower()
+    if word in EVENTS:
+        _require_active(board)
+        {
+            "resign": resign,
+            "propose": propose_draw,
+            "undo": propose_undo,
+            "accept": accept,
+            "reject": reject,
+        }[word](ctx, board, user, comment)
+        return
+    _require_active(board)
+    index = _player_index(board, user)
+    if board.index_to_move() != index:
+        raise BoardError(phrase("not_your_move"), board.id)
+    _check_number(board, request)
+    if not request.text:
+        raise BoardError(phrase("no_move_given"), board.id)
+    _play_one(ctx, board, index, request.text, auto=False)
+    board.players[index][0].submitted_move = None
+    board.row.proposal = None
+    board.row.proposal_votes = None
+    _set_comment(board, user, comment)
+    events = _play_queued(ctx, board)
+    _commit_board(ctx, board)
+    mail_board(ctx, board, events=events)
+
+
+def queue_move(
+    ctx: Context, board: Board, user: User, request: MoveRequest, comment: str = ""
+) -> None:
+    """`queue`: a move now if it is your turn, else kept to play when it comes."""
+    _require_active(board)
+    index = _player_index(board, user)
+    if board.index_to_move() == index:
+        make_move(ctx, board, user, request, comment)
+        return
+    if not request.text:
+        raise BoardError(phrase("no_move_given"), board.id)
+    gp = board.players[index][0]
+    gp.queued_move = request.text
+    ctx.session.add(gp)
+    ctx.session.flush()
+    mail_board(ctx, board, only=[user])
+
+
+def resign(ctx: Context, board: Board, user: User, comment: str = "") -> None:
+    """Resign; before every player has moved once this declines: the board is removed."""
+    index = _player_index(board, user)
+    movers = {m.player for m in queries.moves_of(ctx.session, board.id)}
+    _set_comment(board, user, comment)
+    if len(movers) < len(board.players):
+        decline(ctx, board, user)
+        return
+    gp = board.players[index][0]
+    gp.resigned = True
+    ctx.session.add(gp)
+    if queries.subscription(ctx.session, board.id, user.id or 0, "subscribe") is None:
+        assert user.id is not None
+        ctx.session.add(Subscription(game_id=board.id, user_id=user.id))
+    remaining = [i for i, (p, _) in enumerate(board.players) if not p.resigned]
+    event = phrase("resigned", userid=user.userid)
+    # With more than two players the game protocol cannot skip a seat, so the board ends
+    # without a winner (every seed game has two seats; a later issue may refine this).
+    finish(ctx, board, remaining[0] if len(remaining) == 1 else None, event)
+    _commit_board(ctx, board)
+    mail_board(ctx, board)
+
+
+def decline(ctx: Context, board: Board, user: User) -> None:
+    """pbmserv: a resignation before everyone has moved removes the board, unrated."""
+    board.row.status = "removed"
+    board.row.rated = False
+    board.row.ended_at = ctx.now()
+    board.row.result_reason = phrase("declined", userid=user.userid)
+    _commit_board(ctx, board)
+    body = phrase("declined", userid=user.userid) + "\n" + phrase("board_removed_body")
+    for reader in readers(ctx, board):
+        to = reply_addresses(ctx, reader)
+        if to:
+            ctx.reply(
+                Reply(
+                    to=to,
+                    subject=phrase(
+                        "subject_removed", game=board.rules.title, board=board.row.board
+                    ),
+                    body=body + "\n",
+                    kind="removed",
+                    game_id=board.id,
+                    user_id=reader.id,
+                    to_sender=ctx.sender in to,
+                )
+            )
+    log.info("%s removed: %s declined", board.label, user.userid)
+
+
+def _start_vote(ctx: Context, board: Board, user: User, kind: str, comment: str) -> None:
+    index = _player_index(board, user)
+    if board.row.proposal:
+        raise BoardError(phrase("proposal_pending"), board.id)
+    if kind == "undo" and board.row.move_count == 0:
+        raise BoardError(phrase("nothing_to_undo"), board.id)
+    board.row.proposal = kind
+    board.row.proposal_votes = json.dumps([index])
+    _set_comment(board, user, comment)
+    _commit_board(ctx, board)
+    mail_board(ctx, board)
+
+
+def propose_draw(ctx: Context, board: Board, user: User, comment: str = "") -> None:
+    _start_vote(ctx, board, user, "draw", comment)
+
+
+def propose_undo(ctx: Context, board: Board, user: User, comment: str = "") -> None:
+    _start_vote(ctx, board, user, "undo", comment)
+
+
+def accept(ctx: Context, board: Board, user: User, comment: str = "") -> None:
+    index = _player_index(board, user)
+    if not board.row.proposal:
+        raise BoardError(phrase("nothing_proposed"), board.id)
+    votes = set(json.loads(board.row.proposal_votes or "[]")) | {index}
+    _set_comment(board, user, comment)
+    if len(votes) < len(board.players):
+        board.row.proposal_votes = json.dumps(sorted(votes))
+    elif board.row.proposal == "draw":
+        finish(ctx, board, None, phrase("draw_agreed"))
+    else:
+        _undo_last(ctx, board)
+        board.row.proposal = None
+        board.row.proposal_votes = None
+        board.row.comment = phrase("undo_done")
+        board.row.comment_by = ctx.config.server_name
+    _commit_board(ctx, board)
+    mail_board(ctx, board)
+
+
+def _undo_last(ctx: Context, board: Board) -> None:
+    last = queries.last_move(ctx.session, board.id)
+    if last is None:
+        return
+    ctx.session.delete(last)
+    ctx.session.flush()
+    board.row.move_count -= 1
+    board.state = state_at(ctx, board, board.row.move_count)
+
+
+def reject(ctx: Context, board: Board, user: User, comment: str = "") -> None:
+    _player_index(board, user)
+    if not board.row.proposal:
+        raise BoardError(phrase("nothing_proposed"), board.id)
+    kind = board.row.proposal
+    board.row.proposal = None
+    board.row.proposal_votes = None
+    _set_comment(board, user, comment)
+    _commit_board(ctx, board)
+    mail_board(ctx, board, events=[phrase("rejected", userid=user.userid, kind=kind)])
+
+
+def submit(ctx: Context, board: Board, user: User, request: MoveRequest) -> None:
+    """Keep a move to confirm later; mail the sender a preview of it."""
+    _require_active(board)
+    index = _player_index(board, user)
+    if board.index_to_move() != index:
+        raise BoardError(phrase("not_your_move"), board.id)
+    _check_number(board, request)
+    move = _parse(board, board.state, request.text)
+    canonical = board.rules.format_move(board.state, move)
+    gp = board.players[index][0]
+    gp.submitted_move = canonical
+    ctx.session.add(gp)
+    ctx.session.flush()
+    preview_state = board.rules.apply(board.state, move)
+    _mail_preview(
+        ctx,
+        board,
+        user,
+        preview_state,
+        [canonical],
+        phrase("submit_note"),
+        kind="Submit",
+    )
+
+
+def confirm(ctx: Context, board: Board, user: User, comment: str = "") -> None:
+    _require_active(board)
+    index = _player_index(board, user)
+    gp = board.players[index][0]
+    if not gp.submitted_move:
+        raise BoardError(phrase("nothing_submitted"), board.id)
+    make_move(ctx, board, user, MoveRequest(gp.submitted_move), comment)
+
+
+def preview(
+    ctx: Context, board: Board, upto: int | None, texts: Sequence[str], reader: User | None
+) -> None:
+    """What-if: the board after `upto` moves (default: all) and then `texts`; nothing saved."""
+    state = board.state if upto is None else state_at(ctx, board, upto)
+    played: list[str] = []
+    for text in texts:
+        if board.rules.to_move(state) is None:
+            raise BoardError(phrase("game_over"), board.id)
+        move = _parse(board, state, text)
+        played.append(board.rules.format_move(state, move))
+        state = board.rules.apply(state, move)
+    _mail_preview(ctx, board, reader, state, played, "", kind="Preview", upto=upto)
+
+
+def _mail_preview(
+    ctx: Context,
+    board: Board,
+    reader: User | None,
+    state: State,
+    played: Sequence[str],
+    note: str,
+    *,
+    kind: str,
+    upto: int | None = None,
+) -> None:
+    moves = list(queries.moves_of(ctx.session, board.id))
+    if upto is not None:
+        moves = moves[:upto]
+    number = len(moves)
+    extra: list[Move] = []
+    # Previewed moves are numbered on; players by whose seat is to move at each step.
+    probe = state_at(ctx, board, number) if upto is not None or played else board.state
+    for text in played:
+        seat = board.rules.to_move(probe)
+        seats = list(board.rules.player_seats(probe))
+        number += 1
+        extra.append(
+            Move(
+                game_id=board.id,
+                number=number,
+                player=seats.index(seat) if seat is not None else 0,
+                text=text,
+                made_at=ctx.now(),
+            )
+        )
+        probe = board.rules.apply(probe, board.rules.parse_move(probe, text))
+    shown = Board(row=board.row, rules=board.rules, players=board.players, state=state)
+    body = summary(
+        ctx,
+        shown,
+        title=title_for(board, kind),
+        reader=reader,
+        events=[note] if note else [],
+        state=state,
+        moves=moves + extra,
+        timing=True,
+    )
+    ctx.reply(
+        Reply(
+            to=[ctx.sender] if ctx.sender else [],
+            subject=phrase("subject_preview", kind=kind, label=board.label),
+            body=body,
+            kind="preview",
+            game_id=board.id,
+            user_id=reader.id if reader else None,
+            to_sender=True,
+        )
+    )
+
+
+def preview_new(ctx: Context, rules_name: str, texts: Sequence[str]) -> str:
+    """`preview new move...`: the moves from a fresh start position, as text."""
+    from pbm.services.boards import rules_for
+
+    rules = rules_for(rules_name)
+    state = rules.new_state()
+    try:
+        for text in texts:
+            state = rules.apply(state, rules.parse_move(state, text))
+    except GameError as exc:
+        raise PbmError(str(exc)) from None
+    return rules.render(state).rstrip("\n")
+
+
+def chat(ctx: Context, board: Board, user: User, text: str) -> None:
+    """Send `text` to the board's players and subscribers (and the sender); no state change."""
+    if not text.strip():
+        raise BoardError(phrase("chat_empty"), board.id)
+    people = readers(ctx, board)
+    if all(u.id != user.id for u in people):
+        people.append(user)
+    body = phrase("chat_body", label=board.label, userid=user.userid, text=text.strip())
+    for reader in people:
+        to = reply_addresses(ctx, reader)
+        if to:
+            ctx.reply(
+                Reply(
+                    to=to,
+                    subject=phrase(
+                        "subject_chat",
+                        game=board.rules.title,
+                        board=board.row.board,
+                        userid=user.userid,
+                    ),
+                    body=body + "\n",
+                    kind="chat",
+                    game_id=board.id,
+                    user_id=reader.id,
+                    to_sender=ctx.sender in to,
+                )
+            )
+
+
+def replay_check(board: Board, texts: Sequence[str]) -> bool:
+    """Whether the cached position equals a replay of the move list."""
+    return board.rules.dump(replay(board.rules, board.options, texts)) == board.row.position
+
+
+# -- the administrator's interventions ------------------------------------------------
+
+
+def abort(ctx: Context, board: Board, reason: str) -> None:
+    """End a board unrated, without a result, and tell its readers."""
+    _require_active(board)
+    board.row.status = "removed"
+    board.row.rated = False
+    board.row.ended_at = ctx.now()
+    board.row.result_reason = reason
+    _commit_board(ctx, board)
+    for reader in readers(ctx, board):
+        to = reply_addresses(ctx, reader)
+        if to:
+            ctx.reply(
+                Reply(
+                    to=to,
+                    subject=phrase(
+                        "subject_removed", game=board.rules.title, board=board.row.board
+                    ),
+                    body=reason + "\n" + phrase("board_removed_body") + "\n",
+                    kind="removed",
+                    game_id=board.id,
+                    user_id=reader.id,
+                )
+            )
+
+
+def adjudicate(ctx: Context, board: Board, winner: User | None, reason: str) -> None:
+    """End a board with the administrator's result (None: a tie)."""
+    _require_active(board)
+    index = None if winner is None else _player_index(board, winner)
+    finish(ctx, board, index, reason)
+    _commit_board(ctx, board)
+    mail_board(ctx, board)
+
+
+def take_back(ctx: Context, board: Board) -> None:
+    """Remove the last move (the administrator's undo)."""
+    if board.row.move_count == 0:
+        raise BoardError(phrase("nothing_to_undo"), board.id)
+    if not board.active:
+        board.row.status = "active"
+        board.row.result = board.row.result_reason = board.row.scores = None
+        board.row.winner = None
+        board.row.ended_at = None
+    _undo_last(ctx, board)
+    board.row.comment = phrase("undo_done")
+    board.row.comment_by = ctx.config.server_name
+    _commit_board(ctx, board)
+    mail_board(ctx, board)

@@ -1,0 +1,184 @@
+"""Board summaries as pbmserv laid them out: title, status, move list in columns, the
+board for the reader's seat, subscribers, the comment block and the timing block."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from datetime import datetime
+
+from pbm.games.base import State
+from pbm.services.boards import Board
+from pbm.services.context import Context
+from pbm.store import queries
+from pbm.store.models import Move, User
+from pbm.texts import phrase, render
+
+STARS = "*" * 60
+INDENT = "   "
+
+
+def when(dt: datetime) -> str:
+    """pbmserv's `%b %e %R` (no year)."""
+    return f"{dt:%b} {dt.day:>2} {dt:%H:%M}"
+
+
+def duration(seconds: float) -> str:
+    seconds = int(seconds)
+    days, rest = divmod(seconds, 86400)
+    hours, rest = divmod(rest, 3600)
+    minutes, secs = divmod(rest, 60)
+    return f"{days} days, {hours:02}:{minutes:02}:{secs:02}"
+
+
+def move_columns(
+    board: Board, moves: Sequence[Move], state: State, last_rows: int | None = None
+) -> str:
+    """Side names, userids, then the numbered moves, one column per player."""
+    n = len(board.players)
+    cells: list[list[str]] = []
+    row: list[str] = [""] * n
+    previous = -1
+    for move in moves:
+        if move.player <= previous:
+            cells.append(row)
+            row = [""] * n
+        text = f"{move.number} {move.text}" + (" (Auto)" if move.auto else "")
+        row[move.player] = text
+        previous = move.player
+    if previous >= 0:
+        cells.append(row)
+    if last_rows is not None and len(cells) > last_rows:
+        cells = cells[-last_rows:]
+    seats = board.rules.player_seats(state)
+    sides = [board.rules.seat_name(seats[i]) for i in range(n)]
+    widest = max([len(c) for r in cells for c in r] + [len(s) for s in sides + board.userids])
+    width = max(12, widest + 2)
+
+    def line(values: Sequence[str]) -> str:
+        return (INDENT + "".join(v.ljust(width) for v in values)).rstrip()
+
+    return "\n".join([line(sides), line(board.userids), *(line(r) for r in cells)])
+
+
+def result_line(board: Board) -> str:
+    row = board.row
+    if row.status == "removed":
+        return phrase("status_removed")
+    if row.result == "tie":
+        return phrase("status_tie")
+    if row.result == "won" and row.winner is not None:
+        winner = board.userids[row.winner]
+        if row.scores:
+            scores = json.loads(row.scores)
+            margin = scores[row.winner] - max(s for i, s in enumerate(scores) if i != row.winner)
+            return phrase("status_won_points", userid=winner, points=margin)
+        return phrase("status_won", userid=winner)
+    user = board.user_to_move()
+    if user is None:
+        return ""
+    if row.move_count == 0:
+        return phrase("status_start", userid=user.userid)
+    return phrase("status_turn", userid=user.userid)
+
+
+def summary(
+    ctx: Context,
+    board: Board,
+    *,
+    title: str,
+    reader: User | None,
+    events: Sequence[str] = (),
+    full: bool = True,
+    state: State | None = None,
+    moves: Sequence[Move] | None = None,
+    timing: bool | None = None,
+    subscribers: Sequence[User] | None = None,
+) -> str:
+    """The whole board mail body for `reader` (None: an observer)."""
+    state = board.state if state is None else state
+    if moves is None:
+        moves = queries.moves_of(ctx.session, board.id)
+    status = [*events]
+    if board.row.result_reason and not board.active:
+        status.append(board.row.result_reason)
+    status.append(result_line(board))
+    status_text = "\n".join(s for s in status if s)
+    index = board.index_of(reader.id if reader else None)
+    extras: list[str] = []
+    if index is not None and board.active:
+        gp = board.players[index][0]
+        if gp.queued_move:
+            extras.append(phrase("queued_line", move=gp.queued_move))
+        if gp.submitted_move:
+            extras.append(phrase("submitted_line", move=gp.submitted_move))
+    if board.row.proposal:
+        extras.append(proposal_text(board))
+    last_rows = None if full or not board.active else ctx.config.move_rows
+    seat = board.seat_of(index) if index is not None else None
+    if subscribers is None:
+        subscribers = queries.subscribers_of(ctx.session, board.id)
+    subs_line = (
+        phrase("subscribers_line", userids=" ".join(u.userid for u in subscribers))
+        if subscribers
+        else ""
+    )
+    comment = ""
+    if board.row.comment:
+        author = phrase("comment_by", userid=board.row.comment_by or "")
+        comment = "\n".join(["", STARS, "", author, board.row.comment.rstrip()])
+    show_timing = (not board.active) if timing is None else timing
+    timing_text = "\n" + STARS + "\n\n" + timing_block(ctx, board) if show_timing else ""
+    return (
+        render(
+            "board",
+            title=title,
+            status=status_text,
+            extras=("\n" + "\n".join(extras) + "\n") if extras else "",
+            moves=move_columns(board, moves, state, last_rows),
+            board=board.rules.render(state, seat).rstrip("\n"),
+            subscribers=("\n" + subs_line) if subs_line else "",
+            comment=comment,
+            timing=timing_text,
+        ).rstrip()
+        + "\n"
+    )
+
+
+def proposal_text(board: Board) -> str:
+    votes = set(json.loads(board.row.proposal_votes or "[]"))
+    waiting = "\n".join(f"\t{u}" for i, u in enumerate(board.userids) if i not in votes)
+    proposer = board.userids[min(votes)] if votes else ""
+    key = "proposal_draw" if board.row.proposal == "draw" else "proposal_undo"
+    return phrase(key, userid=proposer, waiting=waiting)
+
+
+def timing_block(ctx: Context, board: Board) -> str:
+    row = board.row
+    lines = [
+        phrase("timing_started", when=when(row.created_at)),
+        phrase("timing_last", when=when(row.last_move_at)),
+    ]
+    if row.ended_at is not None:
+        lines.append(phrase("timing_ended", when=when(row.ended_at)))
+    else:
+        lines.append(phrase("timing_now", when=when(ctx.now())))
+    lines += ["", phrase("timing_used")]
+    width = max(len(u) for u in [*board.userids, "Total"])
+    total = 0.0
+    for gp, user in board.players:
+        total += gp.seconds_used
+        lines.append(f"{user.userid:<{width}} : {duration(gp.seconds_used)}")
+    lines.append(f"{'Total':<{width}} : {duration(total)}")
+    return "\n".join(lines)
+
+
+def subject_for(board: Board, *, new: bool = False) -> str:
+    """`New Quarto Board 101 alice`, `Quarto Board 101 bob **` (** = a comment, as pbmserv)."""
+    user = board.user_to_move() if board.active else None
+    text = f"{board.label} {user.userid if user else ''}".rstrip()
+    if new:
+        text = "New " + text
+    if board.row.comment:
+        text += " **"
+    return text

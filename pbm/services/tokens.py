@@ -1,0 +1,73 @@
+"""Reply tokens: a per-player, per-board secret carried in the Reply-To address and the
+Message-ID of every board mail, so a reply from the player's own address may just say
+the move.
+
+With a secret in the environment (config.token_secret_env) tokens are an HMAC of the
+board and the player; without one they are random. Either way they are stored on the
+player's GamePlayer row, so a token is looked up, never reversed. Observers get none.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import hmac
+import secrets
+
+from pbm.services.context import Context
+from pbm.store import queries
+from pbm.store.models import GamePlayer, User
+
+TOKEN_LENGTH = 20
+
+
+def _encode(data: bytes) -> str:
+    return base64.b32encode(data).decode("ascii").lower().rstrip("=")[:TOKEN_LENGTH]
+
+
+def new_token(ctx: Context, game_id: int, user_id: int) -> str:
+    secret = ctx.config.token_secret()
+    if secret:
+        digest = hmac.new(secret, f"{game_id}:{user_id}".encode(), hashlib.sha256).digest()
+        return _encode(digest)
+    return _encode(secrets.token_bytes(16))
+
+
+def remember(ctx: Context, players: list[tuple[GamePlayer, User]]) -> None:
+    """Note the tokens of a loaded board's players (so mailing needs no query)."""
+    for gp, user in players:
+        if gp.token and user.id is not None:
+            ctx.tokens[(gp.game_id, user.id)] = gp.token
+
+
+def token_for(ctx: Context, game_id: int, user_id: int) -> str | None:
+    """The token of a player of a board; None for anyone who does not play it."""
+    found = ctx.tokens.get((game_id, user_id))
+    if found is not None:
+        return found
+    for gp, user in queries.players_of(ctx.session, game_id):
+        if user.id == user_id:
+            if gp.token is None:  # a board created before tokens existed
+                gp.token = new_token(ctx, game_id, user_id)
+                ctx.session.add(gp)
+            ctx.tokens[(game_id, user_id)] = gp.token
+            return gp.token
+    return None
+
+
+def resolve(ctx: Context, tokens: list[str]) -> tuple[int, User] | None:
+    """(board id, player) for the first token that belongs to the sender, else None.
+
+    A token alone is not enough: the mail must come from one of that player's addresses.
+    """
+    for token in tokens:
+        gp = queries.player_by_token(ctx.session, token.lower())
+        if gp is None:
+            continue
+        user = ctx.session.get(User, gp.user_id)
+        if user is None or user.disabled:
+            continue
+        assert user.id is not None
+        if ctx.sender.lower() in queries.addresses_of(ctx.session, user.id):
+            return gp.game_id, user
+    return None

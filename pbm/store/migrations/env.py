@@ -1,0 +1,32 @@
+"""Alembic environment: runs migrations on the engine pbm hands over (pbm db upgrade)."""
+
+from __future__ import annotations
+
+from alembic import context
+from sqlmodel import SQLModel
+
+from pbm.store import models  # noqa: F401  (the tables the migrations describe)
+
+target_metadata = SQLModel.metadata
+
+
+def run_migrations_online() -> None:
+    engine = context.config.attributes.get("engine")
+    if engine is None:
+        from pbm.config import load_config
+        from pbm.store.db import make_engine
+
+        engine = make_engine(load_config().database_url)
+    with engine.connect() as connection:
+        context.configure(
+            connection=connection,
+            target_metadata=target_metadata,
+            render_as_batch=True,  # SQLite can only ALTER through table copies
+            compare_type=True,
+        )
+        with context.begin_transaction():
+            context.run_migrations()
+        connection.commit()
+
+
+run_migrations_online()

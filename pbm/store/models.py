@@ -1,0 +1,170 @@
+"""The tables. A game's move list is its source of truth; `Game.position` is a cache
+that replaying the moves must reproduce."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from sqlalchemy import Column, Index, LargeBinary, Text, UniqueConstraint
+from sqlmodel import Field, SQLModel
+
+from pbm.store.types import UTCDateTime
+
+
+def _ts(nullable: bool = False, index: bool = False) -> Column:  # type: ignore[type-arg]
+    return Column(UTCDateTime(), nullable=nullable, index=index)
+
+
+class User(SQLModel, table=True):
+    __tablename__ = "users"
+
+    id: int | None = Field(default=None, primary_key=True)
+    userid: str = Field(max_length=64)  # as the player wrote it at signup
+    userid_key: str = Field(max_length=64, unique=True)  # lower-case: userids ignore case
+    password_hash: str = Field(max_length=255)
+    created_at: datetime = Field(sa_column=_ts())
+    disabled: bool = False
+
+
+class UserAddress(SQLModel, table=True):
+    __tablename__ = "user_addresses"
+    __table_args__ = (UniqueConstraint("user_id", "address"),)
+
+    id: int | None = Field(default=None, primary_key=True)
+    user_id: int = Field(foreign_key="users.id", index=True)
+    address: str = Field(max_length=255, index=True)  # bare, lower-case
+    position: int = 0  # 0 = the address replies go to
+
+
+class Game(SQLModel, table=True):
+    __tablename__ = "games"
+    __table_args__ = (
+        UniqueConstraint("game", "board"),
+        Index("ix_games_game_status", "game", "status"),
+    )
+
+    id: int | None = Field(default=None, primary_key=True)
+    game: str = Field(max_length=32)  # the canonical name of the rules module
+    board: str = Field(max_length=32)  # "101", or a tournament name such as "a101"
+    board_number: int | None = None  # numeric boards, for allocating the next one
+    status: str = Field(default="active", max_length=16)  # active | finished | removed
+    options: str = Field(default="{}", sa_column=Column(Text, nullable=False))  # JSON
+    server_options: str = Field(default="{}", sa_column=Column(Text, nullable=False))
+    position: str = Field(default="", sa_column=Column(Text, nullable=False))  # cache
+    move_count: int = 0
+    to_move: int | None = None  # challenge-order index of the player to move
+    created_at: datetime = Field(sa_column=_ts())
+    last_move_at: datetime = Field(sa_column=_ts())
+    ended_at: datetime | None = Field(default=None, sa_column=_ts(nullable=True))
+    winner: int | None = None  # challenge-order index; None with result "tie"
+    result: str | None = Field(default=None, max_length=16)  # won | tie
+    result_reason: str | None = Field(default=None, max_length=200)
+    scores: str | None = Field(default=None, max_length=200)  # JSON list, by player
+    rated: bool = True
+    comment: str | None = Field(default=None, sa_column=Column(Text, nullable=True))
+    comment_by: str | None = Field(default=None, max_length=64)
+    proposal: str | None = Field(default=None, max_length=8)  # draw | undo
+    proposal_votes: str | None = Field(default=None, max_length=200)  # JSON player indexes
+
+
+class GamePlayer(SQLModel, table=True):
+    __tablename__ = "game_players"
+    __table_args__ = (UniqueConstraint("game_id", "position"),)
+
+    id: int | None = Field(default=None, primary_key=True)
+    game_id: int = Field(foreign_key="games.id", index=True)
+    user_id: int = Field(foreign_key="users.id", index=True)
+    position: int  # challenge order: 0 took seat 0 at the start
+    resigned: bool = False
+    queued_move: str | None = Field(default=None, max_length=200)
+    queued_resign: bool = False
+    submitted_move: str | None = Field(default=None, max_length=200)
+    seconds_used: float = 0.0
+    # The secret this player's board mails carry (Reply-To and Message-ID), so a reply
+    # from his address may just say the move. See pbm.services.tokens.
+    token: str | None = Field(default=None, max_length=40, unique=True)
+
+
+class Move(SQLModel, table=True):
+    __tablename__ = "moves"
+    __table_args__ = (UniqueConstraint("game_id", "number"),)
+
+    id: int | None = Field(default=None, primary_key=True)
+    game_id: int = Field(foreign_key="games.id", index=True)
+    number: int  # 1, 2, ... in the order played
+    player: int  # challenge-order index of the player who made it
+    text: str = Field(max_length=200)  # the game's canonical notation
+    auto: bool = False  # played by the server (queued move)
+    made_at: datetime = Field(sa_column=_ts())
+
+
+class Subscription(SQLModel, table=True):
+    """An observer of one board: `kind` is "subscribe" (every mail) or "notify" (the end)."""
+
+    __tablename__ = "subscriptions"
+    __table_args__ = (UniqueConstraint("game_id", "user_id", "kind"),)
+
+    id: int | None = Field(default=None, primary_key=True)
+    game_id: int = Field(foreign_key="games.id", index=True)
+    user_id: int = Field(foreign_key="users.id", index=True)
+    kind: str = Field(default="subscribe", max_length=16)
+
+
+class GameTypeSetting(SQLModel, table=True):
+    """A player's settings for one game type: limit, seeking, subscribe/notify all."""
+
+    __tablename__ = "game_type_settings"
+    __table_args__ = (UniqueConstraint("user_id", "game"),)
+
+    id: int | None = Field(default=None, primary_key=True)
+    user_id: int = Field(foreign_key="users.id", index=True)
+    game: str = Field(max_length=32)
+    game_limit: int | None = None  # None = unlimited, 0 = refuses challenges
+    seeking: int = 0
+    subscribe_all: bool = False
+    notify_all: bool = False
+
+
+class RateEvent(SQLModel, table=True):
+    """Events counted in a time window: password failures, help sent to strangers."""
+
+    __tablename__ = "rate_events"
+    __table_args__ = (Index("ix_rate_events_kind_key_at", "kind", "key", "at"),)
+
+    id: int | None = Field(default=None, primary_key=True)
+    kind: str = Field(max_length=16)  # auth-sender | auth-userid | stranger-help
+    key: str = Field(max_length=255)
+    at: datetime = Field(sa_column=_ts())
+
+
+class InboundMessage(SQLModel, table=True):
+    __tablename__ = "inbound_messages"
+
+    id: int | None = Field(default=None, primary_key=True)
+    message_id: str = Field(max_length=255, unique=True)
+    received_at: datetime = Field(sa_column=_ts())
+    via: str = Field(max_length=8)  # imap | lmtp | smtp | pipe | cli
+    raw: bytes = Field(sa_column=Column(LargeBinary, nullable=False))
+    status: str = Field(default="new", max_length=8, index=True)  # new|done|ignored|failed
+    error: str | None = Field(default=None, sa_column=Column(Text, nullable=True))
+    processed_at: datetime | None = Field(default=None, sa_column=_ts(nullable=True))
+
+
+class OutboxMail(SQLModel, table=True):
+    __tablename__ = "outbox"
+    __table_args__ = (Index("ix_outbox_status_next", "status", "next_attempt_at"),)
+
+    id: int | None = Field(default=None, primary_key=True)
+    created_at: datetime = Field(sa_column=_ts())
+    envelope_from: str = Field(max_length=255)
+    recipients: str = Field(sa_column=Column(Text, nullable=False))  # JSON list
+    subject: str = Field(sa_column=Column(Text, nullable=False))
+    body: str = Field(sa_column=Column(Text, nullable=False))
+    raw: bytes = Field(sa_column=Column(LargeBinary, nullable=False))
+    status: str = Field(default="queued", max_length=8)  # queued | sent | failed
+    attempts: int = 0
+    next_attempt_at: datetime = Field(sa_column=_ts())
+    last_error: str | None = Field(default=None, sa_column=Column(Text, nullable=True))
+    sent_at: datetime | None = Field(default=None, sa_column=_ts(nullable=True))
+    message_id: str = Field(max_length=255)
+    inbound_id: int | None = Field(default=None, foreign_key="inbound_messages.id", index=True)

@@ -1,0 +1,100 @@
+"""Reply tokens: plus-addresses, our Message-IDs, and finding them in replies."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from pbm.mail import message_id_for, parse_message, reply_address, tokens_in
+from pbm.mail.addressing import token_in_message_id
+
+TOKEN = "k3q9z7m2p4x8"
+SERVER = "pbm@example.org"
+
+
+def test_reply_address() -> None:
+    assert reply_address("pbm@example.org", TOKEN) == f"pbm+{TOKEN}@example.org"
+    assert reply_address("Richard's PBeM Server <PBM@Example.org>", "ABCDEFGH") == (
+        "pbm+abcdefgh@example.org"
+    )
+    assert reply_address("pbm+old@example.org", TOKEN) == f"pbm+{TOKEN}@example.org"
+
+
+@pytest.mark.parametrize("bad", ["short", "has-dash1", "x" * 41, "", "tok en123"])
+def test_bad_tokens_are_refused(bad: str) -> None:
+    with pytest.raises(ValueError):
+        reply_address(SERVER, bad)
+    with pytest.raises(ValueError):
+        message_id_for(bad, "example.org")
+
+
+def test_message_id_for_carries_the_token_and_is_fresh() -> None:
+    first = message_id_for(TOKEN, "example.org")
+    second = message_id_for(TOKEN, "example.org")
+    assert re.fullmatch(rf"<pbm\.{TOKEN}\.[a-z0-9]+@example\.org>", first)
+    assert first != second
+    assert token_in_message_id(first) == TOKEN
+
+
+def test_message_id_without_token() -> None:
+    ident = message_id_for(None, "example.org")
+    assert re.fullmatch(r"<pbm\.[a-z0-9]+@example\.org>", ident)
+    assert token_in_message_id(ident) is None
+
+
+def test_message_id_for_refuses_a_bad_host() -> None:
+    with pytest.raises(ValueError):
+        message_id_for(TOKEN, "a b")
+
+
+def reply(headers: str) -> bytes:
+    return (
+        "From: bob@example.net\nSubject: Re: Quadrature Board 101 bob\n" + headers + "\ng7-g6\n"
+    ).encode()
+
+
+@pytest.mark.parametrize(
+    "header",
+    [
+        f"To: pbm+{TOKEN}@example.org\n",
+        f"To: Server <PBM+{TOKEN.upper()}@EXAMPLE.ORG>\n",
+        f"To: someone@else.example\nCc: pbm+{TOKEN}@example.org\n",
+        f"To: pbm@example.org\nDelivered-To: pbm+{TOKEN}@example.org\n",
+        f"To: games@example.org\nX-Original-To: pbm+{TOKEN}@example.org\n",
+        f"In-Reply-To: <pbm.{TOKEN}.0a1b2c3d@example.org>\n",
+        f"References: <other@example.net> <pbm.{TOKEN}.0a1b2c3d@mail.example.org>\n",
+    ],
+)
+def test_token_found_in_each_place(header: str) -> None:
+    assert tokens_in(parse_message(reply(header)), SERVER) == [TOKEN]
+
+
+@pytest.mark.parametrize(
+    "header",
+    [
+        f"To: pbm+{TOKEN}@example.com\n",  # another domain
+        f"To: pbmx+{TOKEN}@example.org\n",  # another local part
+        "To: pbm+short@example.org\n",  # not a token
+        "To: pbm@example.org\n",
+        f"In-Reply-To: <xpbm.{TOKEN}.0a1b@example.org>\n",
+        "In-Reply-To: <pbm.0a1b2c3d4e5f@example.org>\n",  # our id without a token
+    ],
+)
+def test_no_token(header: str) -> None:
+    assert tokens_in(parse_message(reply(header)), SERVER) == []
+
+
+def test_recipient_tokens_come_first_then_newest_reference() -> None:
+    headers = (
+        "To: pbm+recipient1@example.org\n"
+        "In-Reply-To: <pbm.inreplyto1.aa@example.org>\n"
+        "References: <pbm.oldestref1.aa@example.org> <pbm.newestref1.bb@example.org>\n"
+        " <pbm.recipient1.cc@example.org>\n"
+    )
+    assert tokens_in(parse_message(reply(headers)), SERVER) == [
+        "recipient1",
+        "inreplyto1",
+        "newestref1",
+        "oldestref1",
+    ]

@@ -1,0 +1,291 @@
+"""compose: headers, encodings, quoting, and the round trip through parse_message."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta, timezone
+from email import message_from_bytes, policy
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from pbm.mail import compose, message_id_for, parse_message, reply_address, tokens_in
+
+TOKEN = "k3q9z7m2p4x8"
+SERVER = "pbm@example.org"
+WHEN = datetime(2026, 11, 22, 4, 12, 40, tzinfo=UTC)
+BOARD = (
+    "Summary of Quadrature Board 101\n\nIt is bob's turn.\n\n"
+    "     a b c d e f g h i j k\n"
+    "11  . . . . , , , . . . .  11\n"
+    " 6  , , , , . o . , , , ,   6\n"
+    "     a b c d e f g h i j k\n"
+)
+
+
+def board_mail(**overrides: object) -> bytes:
+    arguments: dict[str, object] = {
+        "sender": "Richard's PBeM Server <pbm@example.org>",
+        "to": ["bob@example.net"],
+        "subject": "Quadrature Board 101 bob **",
+        "body": BOARD,
+        "message_id": message_id_for(TOKEN, "example.org"),
+        "in_reply_to": "<0b8e1f2a@example.net>",
+        "references": ["<first@example.org>", "<0b8e1f2a@example.net>"],
+        "reply_to": reply_address(SERVER, TOKEN),
+        "date": WHEN,
+    }
+    arguments.update(overrides)
+    return compose(**arguments)  # type: ignore[arg-type]
+
+
+def header_block(raw: bytes) -> str:
+    return raw.split(b"\r\n\r\n", 1)[0].decode("ascii")
+
+
+def test_headers_and_crlf() -> None:
+    raw = board_mail()
+    head = header_block(raw)
+    assert "\nAuto-Submitted: auto-replied\r" in head
+    assert "\nX-Auto-Response-Suppress: All\r" in head
+    assert f"\nReply-To: pbm+{TOKEN}@example.org\r" in head
+    assert "\nDate: Sun, 22 Nov 2026 04:12:40 +0000\r" in head
+    assert "Precedence" not in head
+    assert b"\n" not in raw.replace(b"\r\n", b"")  # no bare LF anywhere
+    assert raw.endswith(b"\r\n")
+
+
+def test_ascii_board_is_7bit_and_byte_exact() -> None:
+    raw = board_mail()
+    assert b"Content-Transfer-Encoding: 7bit" in raw
+    body = raw.split(b"\r\n\r\n", 1)[1]
+    assert body == BOARD.replace("\n", "\r\n").encode("ascii")
+
+
+def test_long_ascii_lines_are_not_folded_or_encoded() -> None:
+    line = "alice writes: " + "a long comment without any break " * 6  # ~210 columns
+    raw = board_mail(body=BOARD + line + "\n")
+    assert b"Content-Transfer-Encoding: 7bit" in raw
+    assert line.encode() + b"\r\n" in raw
+
+
+def test_non_ascii_body_is_quoted_printable_utf8_and_subject_rfc2047() -> None:
+    raw = board_mail(subject="Quadrature Board 101 jörg", body=BOARD + "jörg writes:\nGrüße!\n")
+    head = header_block(raw)
+    assert "Content-Transfer-Encoding: quoted-printable" in raw.decode("ascii")
+    assert 'charset="utf-8"' in head
+    assert "=?utf-8?" in head
+    assert raw.isascii()
+    mail = parse_message(raw)
+    assert mail.subject == "Quadrature Board 101 jörg"
+    assert mail.text == BOARD + "jörg writes:\nGrüße!\n"
+
+
+def test_lines_over_998_octets_are_wrapped_by_quoted_printable() -> None:
+    body = "x" * 3000 + "\n"
+    raw = board_mail(body=body)
+    assert max(len(line) for line in raw.split(b"\r\n")) <= 998
+    assert parse_message(raw).text == body
+
+
+def test_quote_appends_the_original_quoted() -> None:
+    original = "From: alice@example.com\nSubject: lyngk move 105 alice secret e1-e2\n\nhi\n"
+    raw = board_mail(body="It is not your move\n\nOriginal message follows:\n", quote=original)
+    text = parse_message(raw).text
+    assert text.endswith(
+        "Original message follows:\n\n"
+        "> From: alice@example.com\n"
+        "> Subject: lyngk move 105 alice secret e1-e2\n"
+        ">\n"
+        "> hi\n"
+    )
+    assert parse_message(raw).fresh_text == "It is not your move\n\nOriginal message follows:"
+
+
+def test_header_values_cannot_inject_headers() -> None:
+    raw = board_mail(subject="hi\r\nBcc: victim@example.com", to=["bob@example.net\nBcc: x@y"])
+    head = header_block(raw)
+    assert "\nBcc:" not in head
+    assert parse_message(raw).subject == "hi Bcc: victim@example.com"
+
+
+def test_naive_date_is_taken_as_utc_and_other_zones_kept() -> None:
+    assert "Date: Sun, 22 Nov 2026 04:12:40 +0000" in header_block(
+        board_mail(date=datetime(2026, 11, 22, 4, 12, 40))
+    )
+    zone = timezone(timedelta(hours=-5))
+    assert "Date: Sat, 21 Nov 2026 23:12:40 -0500" in header_block(
+        board_mail(date=WHEN.astimezone(zone))
+    )
+
+
+def test_round_trip_sender_subject_body_threading() -> None:
+    message_id = message_id_for(TOKEN, "example.org")
+    raw = board_mail(message_id=message_id)
+    mail = parse_message(raw)
+    assert mail.sender == "pbm@example.org"
+    assert mail.sender_name == "Richard's PBeM Server"
+    assert mail.subject == "Quadrature Board 101 bob **"
+    assert mail.text == BOARD
+    assert mail.message_id == message_id
+    assert mail.in_reply_to == ("<0b8e1f2a@example.net>",)
+    assert mail.references == ("<first@example.org>", "<0b8e1f2a@example.net>")
+    assert mail.reply_to == f"pbm+{TOKEN}@example.org"
+    assert mail.recipients == ("bob@example.net",)
+    assert mail.date == WHEN
+    assert mail.robot == "Auto-Submitted: auto-replied"  # our own mail is never answered
+
+
+def test_a_reply_to_our_mail_carries_the_token_back() -> None:
+    ours = parse_message(board_mail())
+    answer = (
+        f"From: bob@example.net\nTo: {ours.reply_to}\nSubject: Re: {ours.subject}\n"
+        f"In-Reply-To: {ours.message_id}\nReferences: {' '.join(ours.references)} "
+        f"{ours.message_id}\n\ng7-g6\n\nOn Sun, pbm wrote:\n"
+        + "".join(f"> {line}\n" for line in BOARD.splitlines())
+    ).encode()
+    mail = parse_message(answer)
+    assert tokens_in(mail, SERVER) == [TOKEN]
+    assert mail.fresh_text == "g7-g6"
+
+
+def test_many_references_fold_within_limits() -> None:
+    refs = [f"<pbm.{TOKEN}.{n:020x}@example.org>" for n in range(60)]
+    raw = board_mail(references=refs)
+    assert max(len(line) for line in raw.split(b"\r\n")) <= 998
+    assert parse_message(raw).references == tuple(refs)
+
+
+def test_email_package_reads_it_without_defects() -> None:
+    msg = message_from_bytes(board_mail(body="é\n"), policy=policy.default)
+    assert not msg.defects
+    assert msg.get_content().replace("\r\n", "\n") == "é\n"
+
+
+text_strategy = st.text(
+    alphabet=st.characters(blacklist_categories=("Cs",), blacklist_characters="\x00"),
+    max_size=400,
+)
+long_lines = st.lists(st.text(alphabet="ab .,-|", min_size=0, max_size=1500), max_size=4)
+
+
+@settings(max_examples=150, deadline=None)
+@given(subject=text_strategy, body=text_strategy, extra=long_lines, quote=st.none() | text_strategy)
+def test_composing_never_exceeds_998_octets_and_round_trips(
+    subject: str, body: str, extra: list[str], quote: str | None
+) -> None:
+    full_body = body + "\n" + "\n".join(extra)
+    raw = board_mail(subject=subject, body=full_body, quote=quote)
+    assert max(len(line) for line in raw.split(b"\r\n")) <= 998
+    mail = parse_message(raw)
+    assert mail.subject == " ".join(subject.split())
+    assert mail.sender == "pbm@example.org"
+    assert mail.in_reply_to == ("<0b8e1f2a@example.net>",)
+    expected = full_body.replace("\r\n", "\n").replace("\r", "\n")
+    if quote is None:
+        assert mail.text.rstrip("\n") == expected.rstrip("\n")
+    else:
+        assert mail.text.startswith(expected.rstrip("\n"))
+
+
+def test_display_names_are_quoted_or_encoded_as_needed() -> None:
+    raw = board_mail(
+        sender="Server, PBeM <pbm@example.org>",
+        to=["Bob, B. <bob@example.net>", "Jörg Schmücker <jorg@example.de>", "carol@example.com"],
+    )
+    head = header_block(raw)
+    assert 'From: "Server, PBeM" <pbm@example.org>' in head
+    mail = parse_message(raw)
+    assert (mail.sender_name, mail.sender) == ("Server, PBeM", "pbm@example.org")
+    assert mail.recipients == ("bob@example.net", "jorg@example.de", "carol@example.com")
+
+
+ascii_words = st.text(alphabet=st.characters(min_codepoint=33, max_codepoint=126), max_size=30)
+ascii_subjects = st.lists(ascii_words, max_size=20).map(" ".join)
+message_ids = st.builds(
+    lambda local, host: f"<{local}@{host}.example>",
+    st.text("abcdef0123456789.-_+", min_size=1, max_size=60),
+    st.text("abcdefxyz", min_size=1, max_size=12),
+)
+mailboxes = st.one_of(
+    st.sampled_from(
+        [
+            "bob@example.net",
+            "<bob@example.net>",
+            "Bob Beispiel <bob@example.net>",
+            "Richard's PBeM Server <pbm@example.org>",
+            "Frank Q. Sample <frank@corp.example>",
+            "Sample, Frank <frank@corp.example>",
+            '"Quoted Name" <q@example.org>',
+        ]
+    ),
+    st.builds(lambda name: f"{name} <x@example.org>", ascii_words),
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    subject=ascii_subjects,
+    references=st.lists(message_ids, max_size=12),
+    sender=mailboxes,
+    to=st.lists(mailboxes, min_size=1, max_size=3),
+    body=st.one_of(
+        st.text(alphabet=st.characters(max_codepoint=126), max_size=300),
+        st.text(alphabet=st.characters(blacklist_categories=("Cs",)), max_size=300),
+        st.lists(st.text("ab é", max_size=120), max_size=5).map("\n".join),
+    ),
+)
+def test_direct_writer_matches_the_email_package(
+    subject: str, references: list[str], sender: str, to: list[str], body: str
+) -> None:
+    from pbm.mail.compose import (
+        _body_with_quote,
+        _direct_message,
+        _email_package_message,
+        _mailbox,
+        _one_line,
+    )
+
+    headers = [
+        ("From", _mailbox(sender)),
+        ("To", ", ".join(_mailbox(address) for address in to)),
+        ("Subject", _one_line(subject)),
+        ("Date", "Sun, 22 Nov 2026 04:12:40 +0000"),
+        ("Message-ID", "<pbm.k3q9z7m2p4x8.00ff@example.org>"),
+        ("References", " ".join(references)),
+        ("Auto-Submitted", "auto-replied"),
+        ("X-Auto-Response-Suppress", "All"),
+    ]
+    text = _body_with_quote(body, None)
+    direct = _direct_message(headers, text)
+    if direct is None:
+        return
+    reference = _email_package_message(headers, text)
+    if all(len(f"{name}: {value}") <= 78 for name, value in headers):
+        assert direct == reference
+    else:
+        # Long headers may be folded at other spaces than the email package chooses;
+        # both are valid RFC 5322 folding and unfold to the same value.
+        direct_msg = message_from_bytes(direct, policy=policy.compat32)
+        reference_msg = message_from_bytes(reference, policy=policy.compat32)
+        unfold = lambda value: " ".join(str(value).split())  # noqa: E731
+        assert [(k, unfold(v)) for k, v in direct_msg.items()] == [
+            (k, unfold(v)) for k, v in reference_msg.items()
+        ]
+        assert direct.partition(b"\r\n\r\n")[2] == reference.partition(b"\r\n\r\n")[2]
+
+
+def test_a_usual_board_mail_takes_the_direct_writer() -> None:
+    from pbm.mail.compose import _direct_message
+
+    raw = board_mail(references=[f"<pbm.{TOKEN}.{n:020x}@example.org>" for n in range(8)])
+    headers_part, _, body = raw.partition(b"\r\n\r\n")
+    lines = headers_part.decode().split("\r\n")
+    pairs: list[tuple[str, str]] = []
+    for line in lines:
+        if line.startswith(" "):
+            pairs[-1] = (pairs[-1][0], pairs[-1][1] + line)
+        elif not line.startswith(("Content-", "MIME-")):
+            name, _, value = line.partition(": ")
+            pairs.append((name, value))
+    text = body.decode().replace("\r\n", "\n")
+    assert _direct_message(pairs, text) == raw

@@ -1,0 +1,143 @@
+"""Fixtures for the server tests: a fresh database, a frozen clock, a mail helper."""
+
+from __future__ import annotations
+
+import itertools
+import json
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from email.message import EmailMessage
+from email.utils import format_datetime
+from pathlib import Path
+
+import pytest
+from sqlalchemy.engine import Engine
+from sqlmodel import select
+
+from pbm.clock import FrozenClock
+from pbm.config import Config
+from pbm.mail.inbound import InboundMail, parse_message
+from pbm.services.intake import process_message
+from pbm.store.db import init_db, make_engine, session_for
+from pbm.store.models import OutboxMail
+
+START = datetime(2026, 11, 22, 2, 41, tzinfo=UTC)
+SERVER = "pbm@example.org"
+DATA = Path(__file__).resolve().parent.parent / "data" / "server"
+
+
+@dataclass
+class Sent:
+    """A queued reply, parsed back the way a player's mail program reads it."""
+
+    to: list[str]
+    subject: str
+    body: str
+    raw: bytes
+    mail: InboundMail
+    id: int = 0
+
+
+@dataclass
+class Server:
+    engine: Engine
+    config: Config
+    clock: FrozenClock
+    counter: Iterator[int] = field(default_factory=lambda: itertools.count(1))
+    seen: int = 0
+
+    def raw(
+        self,
+        sender: str,
+        subject: str,
+        body: str = "",
+        *,
+        to: str = SERVER,
+        headers: dict[str, str] | None = None,
+        message_id: str | None = None,
+    ) -> bytes:
+        msg = EmailMessage()
+        msg["From"] = sender
+        msg["To"] = to
+        msg["Subject"] = subject
+        msg["Date"] = format_datetime(self.clock.now())
+        msg["Message-ID"] = message_id or f"<test.{next(self.counter)}@players.example>"
+        for name, value in (headers or {}).items():
+            msg[name] = value
+        msg.set_content(body or "\n")
+        return msg.as_bytes()
+
+    def send(self, sender: str, subject: str, body: str = "", **kw: object) -> str:
+        return self.process(self.raw(sender, subject, body, **kw))  # type: ignore[arg-type]
+
+    def process(self, raw: bytes) -> str:
+        return process_message(self.engine, raw, via="cli", clock=self.clock, config=self.config)
+
+    def outbox(self, after: int = 0) -> list[Sent]:
+        """Queued replies (with an outbox id above `after`), parsed."""
+        with session_for(self.engine) as session:
+            query = select(OutboxMail).where(OutboxMail.id > after).order_by(OutboxMail.id)
+            rows = list(session.exec(query))
+        sent = []
+        for r in rows:
+            mail = parse_message(r.raw)
+            sent.append(Sent(json.loads(r.recipients), r.subject, mail.text, r.raw, mail, r.id))
+        return sent
+
+    def new_mail(self) -> list[Sent]:
+        """Replies queued since the last call."""
+        fresh = self.outbox(after=self.seen)
+        if fresh:
+            self.seen = fresh[-1].id
+        return fresh
+
+    def to(self, address: str, mails: list[Sent]) -> list[Sent]:
+        return [m for m in mails if address in m.to]
+
+    def signup(self, userid: str, password: str = "secret") -> str:
+        address = f"{userid}@players.example"
+        assert self.send(address, f"signup {userid} {password}") == "done"
+        self.new_mail()
+        return address
+
+
+@pytest.fixture
+def config(tmp_path: Path) -> Config:
+    return Config(
+        data_dir=tmp_path,
+        database_url=f"sqlite:///{tmp_path / 'pbm.sqlite3'}",
+        server_address=SERVER,
+        server_name="PBeM Server",
+        password_cost=4,
+        max_failures=3,
+    )
+
+
+@pytest.fixture
+def server(config: Config) -> Iterator[Server]:
+    engine = make_engine(config.database_url)
+    init_db(engine)
+    yield Server(engine=engine, config=config, clock=FrozenClock(START))
+    engine.dispose()
+
+
+def legal_texts(server: Server, game: str, board: str = "101") -> list[str]:
+    """Canonical texts of the legal moves on a stored board (to drive games in tests)."""
+    from pbm.games import get_game
+    from pbm.store import queries
+
+    rules = get_game(game)
+    with session_for(server.engine) as session:
+        row = queries.game_by_board(session, rules.name, board)
+        assert row is not None
+        state = rules.load(row.position)
+    return [rules.format_move(state, m) for m in rules.legal_moves(state)]
+
+
+def board_row(server: Server, game: str, board: str = "101"):  # type: ignore[no-untyped-def]
+    from pbm.games import get_game
+    from pbm.store import queries
+
+    with session_for(server.engine) as session:
+        return queries.game_by_board(session, get_game(game).name, board)

@@ -1,0 +1,229 @@
+"""The pipeline around the commands: reply tokens, multiple, robots, duplicates,
+strangers, crashes and retries, threading headers."""
+
+from __future__ import annotations
+
+import logging
+
+import pytest
+from sqlmodel import select
+
+from pbm.services.intake import process_inbound, retry_failed
+from pbm.store.db import session_for
+from pbm.store.models import InboundMessage
+from tests.server.conftest import SERVER, Server, board_row, legal_texts
+
+
+@pytest.fixture
+def game(server: Server) -> tuple[str, str]:
+    alice = server.signup("alice")
+    bob = server.signup("bob")
+    server.send(alice, "quadrature challenge alice bob")
+    server.new_mail()
+    return alice, bob
+
+
+def _board_mail_for(server: Server, address: str) -> object:
+    every = [m for m in server.outbox() if address in m.to and "Board 101" in m.subject]
+    return every[-1]
+
+
+def _reply(server: Server, address: str, body: str, *, via_reply_to: bool = True) -> str:
+    board_mail = _board_mail_for(server, address)
+    mail = board_mail.mail  # type: ignore[attr-defined]
+    to = mail.reply_to if via_reply_to else SERVER
+    headers = {"In-Reply-To": mail.message_id, "References": mail.message_id}
+    return server.send(address, "Re: " + mail.subject, body, to=to, headers=headers)
+
+
+def test_reply_with_just_the_move(server: Server, game: tuple[str, str]) -> None:
+    alice, bob = game
+    move = legal_texts(server, "quadrature")[0]
+    quoted = "\n".join("> " + line for line in _board_mail_for(server, alice).body.splitlines())
+    body = f"{move}\n\nYour turn, Bob.\n\nOn Sun, alice's server wrote:\n{quoted}\n-- \nAlice\n"
+    assert _reply(server, alice, body) == "done"
+    mails = server.new_mail()
+    assert sorted(m.to[0] for m in mails) == [alice, bob]
+    assert board_row(server, "quadrature").move_count == 1
+    assert "alice writes:\nYour turn, Bob." in mails[0].body
+    assert mails[0].subject == "Quadrature Board 101 bob **"
+
+
+def test_reply_token_in_references_only(server: Server, game: tuple[str, str]) -> None:
+    alice, _ = game
+    move = legal_texts(server, "quadrature")[0]
+    assert _reply(server, alice, f"move {move}\n", via_reply_to=False) == "done"
+    assert board_row(server, "quadrature").move_count == 1
+
+
+def test_reply_any_command_about_the_board(server: Server, game: tuple[str, str]) -> None:
+    _alice, bob = game
+    _reply(server, bob, "show\n")
+    [shown] = server.new_mail()
+    assert shown.to == [bob] and "Summary of Quadrature Board 101" in shown.body
+    _reply(server, bob, "resign\n")
+    mails = server.new_mail()
+    assert all(m.subject == "Quadrature board 101 has been removed" for m in mails)
+
+
+def test_token_from_another_address_is_refused(server: Server, game: tuple[str, str]) -> None:
+    alice, _ = game
+    mallory = "mallory@evil.example"
+    board_mail = _board_mail_for(server, alice).mail  # type: ignore[attr-defined]
+    move = legal_texts(server, "quadrature")[0]
+    server.send(mallory, "Re: " + board_mail.subject, move, to=board_mail.reply_to)
+    assert board_row(server, "quadrature").move_count == 0
+    [err] = server.new_mail()
+    assert err.to == [mallory]
+
+
+def test_threading_headers(server: Server, game: tuple[str, str]) -> None:
+    alice, _ = game
+    raw = server.raw(alice, "quadrature show 101", message_id="<ask.1@players.example>")
+    server.process(raw)
+    [shown] = server.new_mail()
+    assert shown.mail.in_reply_to == ("<ask.1@players.example>",)
+    assert "<ask.1@players.example>" in shown.mail.references
+    assert any(r.startswith("<pbm-board-") for r in shown.mail.references)
+    assert b"Auto-Submitted: auto-replied" in shown.raw
+
+
+def test_multiple_stops_state_changes_after_a_failure(
+    server: Server, game: tuple[str, str]
+) -> None:
+    alice, _ = game
+    move = legal_texts(server, "quadrature")[0]
+    body = (
+        f"quadrature move 101 alice wrong {move}\n"
+        f"quadrature move 101 alice secret {move}\n"
+        "  my comment\n"
+        "quadrature games\n"
+    )
+    server.send(alice, "multiple", body)
+    mails = server.new_mail()
+    subjects = [m.subject for m in mails]
+    assert subjects == ["Quadrature error", "List of Quadrature games", "Commands not run"]
+    assert f"quadrature move 101 alice secret {move}" in mails[2].body
+    assert board_row(server, "quadrature").move_count == 0
+
+
+def test_multiple_runs_every_command(server: Server, game: tuple[str, str]) -> None:
+    alice, _bob = game
+    move = legal_texts(server, "quadrature")[0]
+    server.send(alice, "mult", f"quadrature move 101 alice secret {move}\n  hello bob\n")
+    mails = server.new_mail()
+    assert len(mails) == 2 and "alice writes:\nhello bob" in mails[0].body
+
+
+def test_failed_command_rolls_back_alone(server: Server, game: tuple[str, str]) -> None:
+    alice, _ = game
+    server.signup("carol")
+    body = "signup dave pw\nquadrature move 101 alice secret a1-h8\nsignup erin pw\n"
+    server.send(alice, "multiple", body)
+    mails = server.new_mail()
+    assert [m.subject for m in mails][:2] == [
+        "Welcome to the PBeM Server, dave",
+        "Quadrature Board 101 Error",
+    ]
+    assert mails[-1].subject == "Commands not run" and "signup erin" in mails[-1].body
+
+
+def test_same_message_runs_once(server: Server, game: tuple[str, str]) -> None:
+    alice, _ = game
+    move = legal_texts(server, "quadrature")[0]
+    raw = server.raw(alice, f"quadrature move 101 alice secret {move}")
+    assert server.process(raw) == "done"
+    assert server.process(raw) == "done"
+    assert board_row(server, "quadrature").move_count == 1
+    assert len(server.new_mail()) == 2
+
+
+@pytest.mark.parametrize(
+    "headers",
+    [
+        {"Auto-Submitted": "auto-replied"},
+        {"Precedence": "bulk"},
+        {"X-Autoreply": "yes"},
+    ],
+)
+def test_robots_are_never_answered(server: Server, headers: dict[str, str]) -> None:
+    assert server.send("someone@example.net", "help", headers=headers) == "ignored"
+    assert server.new_mail() == []
+
+
+def test_mail_from_ourselves_is_ignored(server: Server) -> None:
+    assert server.send(SERVER, "help") == "ignored"
+    assert server.send("pbm+abcdefgh12@example.org", "help") == "ignored"
+    assert server.new_mail() == []
+
+
+def test_strangers_get_one_help_a_day(server: Server) -> None:
+    from datetime import timedelta
+
+    stranger = "who@nowhere.example"
+    assert server.send(stranger, "hello", "is this thing on?") == "done"
+    [note] = server.new_mail()
+    assert note.subject == "PBeM Server: no command found"
+    server.send(stranger, "hello again", "?")
+    assert server.new_mail() == []
+    server.clock.advance(timedelta(days=1, minutes=1))
+    server.send(stranger, "hello again", "?")
+    assert len(server.new_mail()) == 1
+
+
+def test_unknown_command_suggests(server: Server) -> None:
+    alice = server.signup("alice")
+    server.send(alice, "quadrature mvoe 101 alice secret e1")  # an alias pbmserv had
+    server.new_mail()
+    server.send(alice, "quadrature shwo 101")
+    [err] = server.new_mail()
+    assert "Unknown command 'quadrature shwo'" in err.body and "quadrature show" in err.body
+    server.send(alice, "sigup bob pw")
+    [err] = server.new_mail()
+    assert "signup" in err.body
+    assert "> Subject: sigup bob pw" in err.body
+
+
+def test_usage_of_the_command_tried(server: Server) -> None:
+    alice = server.signup("alice")
+    server.send(alice, "quarto move 101")
+    [err] = server.new_mail()
+    assert "Usage: quarto move board userid password move[#n]" in err.body
+
+
+def test_crash_marks_failed_and_retry_runs_it(
+    server: Server, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    alice = server.signup("alice")
+    import pbm.commands.account as account
+
+    def boom(self, ctx, inv):  # type: ignore[no-untyped-def]
+        raise RuntimeError("bug")
+
+    monkeypatch.setattr(account.Help, "run", boom)
+    with caplog.at_level(logging.ERROR):
+        assert server.send(alice, "help") == "failed"
+    assert server.new_mail() == []
+    with session_for(server.engine) as session:
+        row = session.exec(select(InboundMessage).where(InboundMessage.status == "failed")).one()
+        assert "RuntimeError: bug" in (row.error or "")
+        failed_id = row.id
+    monkeypatch.undo()
+    assert retry_failed(server.engine, clock=server.clock, config=server.config) == {
+        failed_id: "done"
+    }
+    assert [m.subject for m in server.new_mail()] == ["Help pbm"]
+    assert (
+        process_inbound(server.engine, failed_id, clock=server.clock, config=server.config)
+        == "done"
+    )
+    assert server.new_mail() == []
+
+
+def test_empty_token_reply_shows_the_board(server: Server, game: tuple[str, str]) -> None:
+    alice, _ = game
+    quoted = "> A new Quadrature board (101) has been started\n"
+    assert _reply(server, alice, f"On Sunday the server wrote:\n{quoted}") == "done"
+    [err] = server.new_mail()
+    assert err.subject == "Quadrature Board 101 Error"
+    assert "No move given." in err.body and "Summary of Quadrature Board 101" in err.body

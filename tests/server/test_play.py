@@ -1,0 +1,323 @@
+"""Playing boards by mail: challenge, moves, errors, events, queued and submitted moves."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.server.conftest import Server, board_row, legal_texts
+
+
+@pytest.fixture
+def pair(server: Server) -> tuple[str, str]:
+    alice = server.signup("alice")
+    bob = server.signup("bob")
+    assert server.send(alice, "quadrature challenge alice bob", "Good luck, Bob!") == "done"
+    server.new_mail()
+    return alice, bob
+
+
+def test_challenge_mails_each_player_his_copy(server: Server) -> None:
+    alice = server.signup("alice")
+    bob = server.signup("bob")
+    server.send(alice, "Quadr CHALLENGE alice bob", "Good luck, Bob!")
+    mails = server.new_mail()
+    assert sorted(m.to[0] for m in mails) == [alice, bob]
+    for m in mails:
+        assert m.subject == "New Quadrature Board 101 alice **"
+        assert "A new Quadrature board (101) has been started" in m.body
+        assert "Please start the game alice." in m.body
+        assert "alice writes:\nGood luck, Bob!" in m.body
+        assert m.mail.reply_to is not None and m.mail.reply_to.startswith("pbm+")
+        assert m.mail.message_id is not None and m.mail.message_id.startswith("<pbm.")
+    # Each player has his own token.
+    assert mails[0].mail.reply_to != mails[1].mail.reply_to
+
+
+def test_move_by_password_reaches_both_players(server: Server, pair: tuple[str, str]) -> None:
+    alice, bob = pair
+    move = legal_texts(server, "quadrature")[0]
+    assert server.send(alice, f"quadrature move 101 alice secret {move}") == "done"
+    mails = server.new_mail()
+    assert sorted(m.to[0] for m in mails) == [alice, bob]
+    for m in mails:
+        assert m.subject == "Quadrature Board 101 bob"
+        assert "It is bob's turn." in m.body
+        assert f"1 {move}" in m.body
+    row = board_row(server, "quadrature")
+    assert row.move_count == 1 and row.to_move == 1
+
+
+def test_move_with_number_guard(server: Server, pair: tuple[str, str]) -> None:
+    alice, _ = pair
+    move = legal_texts(server, "quadrature")[0]
+    server.send(alice, f"quadrature move 101 alice secret {move}#3")
+    [err] = server.new_mail()
+    assert err.subject == "Quadrature Board 101 Error"
+    assert f"Move {move}#3 received as move #1" in err.body
+    assert "Original message follows:" in err.body
+    assert f"> Subject: quadrature move 101 alice secret {move}#3" in err.body
+    assert server.send(alice, f"quadrature move 101 alice secret {move}#1") == "done"
+    assert board_row(server, "quadrature").move_count == 1
+
+
+def test_not_your_move(server: Server, pair: tuple[str, str]) -> None:
+    _, bob = pair
+    move = legal_texts(server, "quadrature")[0]
+    server.send(bob, f"quadrature move 101 bob secret {move}")
+    [err] = server.new_mail()
+    assert err.to == [bob]
+    assert "It is not your move" in err.body
+    assert "Summary of Quadrature Board 101" in err.body
+    assert board_row(server, "quadrature").move_count == 0
+
+
+def test_illegal_move_names_the_rule_and_shows_the_board(
+    server: Server, pair: tuple[str, str]
+) -> None:
+    alice, _ = pair
+    server.send(alice, "quadrature move 101 alice secret a1-h8")
+    [err] = server.new_mail()
+    assert err.subject == "Quadrature Board 101 Error"
+    assert "'a1-h8'" in err.body
+    assert "It is alice's turn" in err.body or "Please start the game alice." in err.body
+    server.send(alice, "quadrature move 101 alice secret zz")
+    [err] = server.new_mail()
+    assert "is not a move" in err.body and "How moves are written" in err.body
+
+
+def test_wrong_password_and_unknown_board(server: Server, pair: tuple[str, str]) -> None:
+    alice, _ = pair
+    move = legal_texts(server, "quadrature")[0]
+    server.send(alice, f"quadrature move 101 alice wrong {move}")
+    [err] = server.new_mail()
+    assert err.subject == "Quadrature error"
+    assert "Invalid password entered for alice" in err.body
+    server.send(alice, f"quadrature move 999 alice secret {move}")
+    [err] = server.new_mail()
+    assert "Quadrature board 999 not found" in err.body
+    server.send(alice, f"quadrature move 101 nobody secret {move}")
+    [err] = server.new_mail()
+    assert "Invalid userid entered: nobody" in err.body
+
+
+def test_not_playing(server: Server, pair: tuple[str, str]) -> None:
+    carol = server.signup("carol")
+    move = legal_texts(server, "quadrature")[0]
+    server.send(carol, f"quadrature move 101 carol secret {move}")
+    [err] = server.new_mail()
+    assert "carol is NOT playing this game" in err.body
+
+
+def test_resign_before_everyone_moved_removes_the_board(
+    server: Server, pair: tuple[str, str]
+) -> None:
+    alice, bob = pair
+    server.send(bob, "quadrature resign 101 bob secret")
+    mails = server.new_mail()
+    assert sorted(m.to[0] for m in mails) == [alice, bob]
+    assert all(m.subject == "Quadrature board 101 has been removed" for m in mails)
+    assert "bob has decided not to play." in mails[0].body
+    row = board_row(server, "quadrature")
+    assert row.status == "removed" and not row.rated
+
+
+def _play_two(server: Server, alice: str, bob: str) -> None:
+    server.send(alice, f"quadrature move 101 alice secret {legal_texts(server, 'quadrature')[0]}")
+    server.send(bob, f"quadrature move 101 bob secret {legal_texts(server, 'quadrature')[0]}")
+    server.new_mail()
+
+
+def test_resign_after_moves_gives_the_win(server: Server, pair: tuple[str, str]) -> None:
+    alice, bob = pair
+    _play_two(server, alice, bob)
+    server.send(bob, "quadrature move 101 bob secret resign")
+    mails = server.new_mail()
+    assert sorted(m.to[0] for m in mails) == [alice, bob]
+    assert all("Game won by alice." in m.body for m in mails)
+    assert all(m.subject == "Quadrature Board 101" for m in mails)
+    assert "Game ended......" in mails[0].body
+    row = board_row(server, "quadrature")
+    assert row.status == "finished" and row.winner == 0
+
+
+def test_draw_proposal_and_acceptance(server: Server, pair: tuple[str, str]) -> None:
+    alice, bob = pair
+    _play_two(server, alice, bob)
+    server.send(bob, "quadrature accept 101 bob secret")
+    [err] = server.new_mail()
+    assert "Nothing has been proposed" in err.body
+    server.send(alice, "quadrature move 101 alice secret propose")
+    mails = server.new_mail()
+    assert all("alice has proposed a draw." in m.body and "\tbob" in m.body for m in mails)
+    server.send(alice, "quadrature move 101 alice secret propose")
+    [err] = server.new_mail()
+    assert "already waiting" in err.body
+    server.send(bob, "quadrature move 101 bob secret accept")
+    mails = server.new_mail()
+    assert all("Game was a tie." in m.body for m in mails)
+    assert board_row(server, "quadrature").result == "tie"
+
+
+def test_undo_by_agreement(server: Server, pair: tuple[str, str]) -> None:
+    alice, bob = pair
+    _play_two(server, alice, bob)
+    server.send(bob, "quadrature move 101 bob secret undo")
+    server.send(alice, "quadrature move 101 alice secret reject")
+    mails = server.new_mail()
+    assert any("alice has rejected the undo." in m.body for m in mails)
+    server.send(bob, "quadrature move 101 bob secret undo")
+    server.send(alice, "quadrature move 101 alice secret accept")
+    mails = server.new_mail()
+    assert "UNDO Successful!" in mails[-1].body
+    row = board_row(server, "quadrature")
+    assert row.move_count == 1 and row.to_move == 1
+
+
+def test_queued_move_is_played_when_the_turn_comes(server: Server, pair: tuple[str, str]) -> None:
+    alice, bob = pair
+    first = legal_texts(server, "quadrature")[0]
+    # bob queues a reply that will be legal after alice's move (replay to find one).
+    from pbm.games import get_game
+
+    rules = get_game("quadrature")
+    state = rules.new_state()
+    state = rules.apply(state, rules.parse_move(state, first))
+    reply = rules.format_move(state, rules.legal_moves(state)[0])
+    server.send(bob, f"quadrature queue 101 bob secret {reply}")
+    [confirm] = server.new_mail()
+    assert confirm.to == [bob]
+    assert f"You have the following move queued: {reply}" in confirm.body
+    server.send(alice, f"quadrature move 101 alice secret {first}")
+    mails = server.new_mail()
+    assert all(f"2 {reply} (Auto)" in m.body for m in mails)
+    assert board_row(server, "quadrature").move_count == 2
+
+
+def test_submit_and_confirm(server: Server, pair: tuple[str, str]) -> None:
+    alice, _ = pair
+    move = legal_texts(server, "quadrature")[0]
+    server.send(alice, "quadrature confirm 101 alice secret")
+    [err] = server.new_mail()
+    assert "No submission to confirm" in err.body
+    server.send(alice, f"quadrature submit 101 alice secret {move}")
+    [preview] = server.new_mail()
+    assert preview.to == [alice]
+    assert preview.subject == "Submit of Quadrature Board 101"
+    assert "It must be confirmed to take effect." in preview.body
+    assert board_row(server, "quadrature").move_count == 0
+    server.send(alice, "quadrature confirm 101 alice secret")
+    assert len(server.new_mail()) == 2
+    assert board_row(server, "quadrature").move_count == 1
+
+
+def test_preview_changes_nothing(server: Server, pair: tuple[str, str]) -> None:
+    alice, _ = pair
+    move = legal_texts(server, "quadrature")[0]
+    server.send(alice, f"quadrature preview 101 {move}")
+    [preview] = server.new_mail()
+    assert preview.subject == "Preview of Quadrature Board 101"
+    assert f"1 {move}" in preview.body
+    server.send(alice, f"quadrature preview new {move}")
+    [fresh] = server.new_mail()
+    assert fresh.subject == "Preview of a new Quadrature board"
+    assert board_row(server, "quadrature").move_count == 0
+
+
+def test_chat_goes_to_players_and_subscribers(server: Server, pair: tuple[str, str]) -> None:
+    alice, bob = pair
+    carol = server.signup("carol")
+    server.send(carol, "quadrature subscribe 101 carol secret")
+    [summary] = server.new_mail()
+    assert summary.subject == "Subscription summary"
+    server.send(alice, "quadrature chat 101 alice secret", "Nice weather.")
+    mails = server.new_mail()
+    assert sorted(m.to[0] for m in mails) == [alice, bob, carol]
+    assert all(m.subject == "Quadrature chat 101 alice" for m in mails)
+    assert "Nice weather." in mails[0].body
+    move = legal_texts(server, "quadrature")[0]
+    server.send(alice, f"quadrature move 101 alice secret {move}")
+    mails = server.new_mail()
+    assert sorted(m.to[0] for m in mails) == [alice, bob, carol]
+    assert "Subscribers: carol" in mails[0].body
+    server.send(carol, "quadrature unsubscribe 101 carol secret")
+    server.new_mail()
+    server.send(bob, f"quadrature move 101 bob secret {legal_texts(server, 'quadrature')[0]}")
+    assert sorted(m.to[0] for m in server.new_mail()) == [alice, bob]
+
+
+def test_show_games_history_standings(server: Server, pair: tuple[str, str]) -> None:
+    alice, bob = pair
+    server.send(alice, "quadrature show 101")
+    [shown] = server.new_mail()
+    assert shown.subject == "Quadrature Board 101 alice **"
+    assert "Summary of Quadrature Board 101" in shown.body
+    assert "Game started.... Nov 22 02:41" in shown.body
+    server.send(alice, "quadrature show bob next")
+    [note] = server.new_mail()  # bob is not to move: no board, a summary note
+    assert note.subject == "Show summary" and "no boards for bob" in note.body
+    server.send(alice, "quadrature show 101 555")
+    mails = server.new_mail()
+    assert any(m.subject == "Show summary" and "555" in m.body for m in mails)
+    server.send(alice, "quadrature games")
+    [games] = server.new_mail()
+    assert games.subject == "List of Quadrature games"
+    assert "101" in games.body and "alice to start" in games.body
+    _play_two(server, alice, bob)
+    server.send(bob, "quadrature resign 101 bob secret")
+    server.new_mail()
+    server.send(alice, "quadrature history")
+    [history] = server.new_mail()
+    assert history.subject == "Historical List of Quadrature games"
+    assert "alice" in history.body and "101" in history.body
+    server.send(alice, "quadrature standings")
+    [table] = server.new_mail()
+    assert table.subject == "Quadrature Standings"
+    lines = table.body.splitlines()
+    alice_line = next(line for line in lines if " alice " in line)
+    assert alice_line.split()[:5] == ["1", "alice", "1", "0", "0"]
+
+
+def test_show_old_position(server: Server, pair: tuple[str, str]) -> None:
+    alice, bob = pair
+    _play_two(server, alice, bob)
+    server.send(alice, "quadrature show 101#1")
+    [shown] = server.new_mail()
+    assert "   1 " in shown.body and "2 " not in shown.body.split("alice")[2][:40]
+
+
+def test_limit_and_seek(server: Server) -> None:
+    alice = server.signup("alice")
+    bob = server.signup("bob")
+    server.send(bob, "quarto limit bob secret 0")
+    [note] = server.new_mail()
+    assert "do not accept Quarto challenges" in note.body
+    server.send(alice, "quarto challenge alice bob")
+    [err] = server.new_mail()
+    assert err.subject == "Invalid challenge"
+    assert "not accepting Quarto challenges" in err.body and "bob" in err.body
+    server.send(bob, "quarto accept bob secret")
+    server.new_mail()
+    server.send(bob, "quarto seek bob secret 2")
+    [seek] = server.new_mail()
+    assert seek.subject == "Now seeking 2 Quarto challenges"
+    server.send(alice, "quarto challenge alice bob")
+    assert len(server.new_mail()) == 2
+    server.send(alice, "quarto standings")
+    [table] = server.new_mail()
+    bob_line = next(line for line in table.body.splitlines() if " bob " in line)
+    assert bob_line.split()[-1] == "1"  # seeking went down from 2 to 1
+
+
+def test_challenge_errors(server: Server) -> None:
+    alice = server.signup("alice")
+    server.send(alice, "quarto challenge alice ghost")
+    [err] = server.new_mail()
+    assert err.subject == "Invalid challenge"
+    assert "not recognized" in err.body and "ghost" in err.body
+    server.send(alice, "quarto challenge alice")
+    [err] = server.new_mail()
+    assert "At least 2 players must play" in err.body
+    server.signup("bob")
+    server.send(alice, "quarto challenge -nosuch=1 alice bob")
+    [err] = server.new_mail()
+    assert err.subject == "Invalid challenge" and "nosuch" in err.body

@@ -1,0 +1,117 @@
+"""The store: migrations match the models, SQLite settings, intake and outbox contract,
+and the cached position of every board equals a replay of its moves."""
+
+from __future__ import annotations
+
+import json
+from datetime import timedelta
+from pathlib import Path
+
+from alembic.autogenerate import compare_metadata
+from alembic.migration import MigrationContext
+from sqlalchemy import text
+from sqlmodel import SQLModel
+
+from pbm.games import get_game
+from pbm.services import outbox
+from pbm.services.boards import replay
+from pbm.services.intake import message_id_of, store_inbound
+from pbm.store import queries
+from pbm.store.db import current_revision, init_db, make_engine, session_for
+from tests.server.conftest import START, Server, legal_texts
+
+
+def test_migrated_schema_equals_the_models(tmp_path: Path) -> None:
+    engine = make_engine(f"sqlite:///{tmp_path / 'm.sqlite3'}")
+    init_db(engine)
+    init_db(engine)  # upgrading an up-to-date database is harmless
+    assert current_revision(engine) is not None
+    with engine.connect() as conn:
+        diff = compare_metadata(
+            MigrationContext.configure(conn, opts={"compare_type": True}), SQLModel.metadata
+        )
+    assert diff == []
+    engine.dispose()
+
+
+def test_sqlite_uses_wal_and_a_busy_timeout(tmp_path: Path) -> None:
+    engine = make_engine(f"sqlite:///{tmp_path / 'w.sqlite3'}")
+    with engine.connect() as conn:
+        assert conn.execute(text("PRAGMA journal_mode")).scalar() == "wal"
+        assert conn.execute(text("PRAGMA busy_timeout")).scalar() == 10000
+        assert conn.execute(text("PRAGMA foreign_keys")).scalar() == 1
+    engine.dispose()
+
+
+def test_store_inbound_is_idempotent(server: Server) -> None:
+    raw = server.raw("a@b.example", "help", message_id="<same@b.example>")
+    with session_for(server.engine) as session:
+        first = store_inbound(session, raw, via="imap", now=START)
+        again = store_inbound(session, raw, via="lmtp", now=START)
+        session.commit()
+    assert first[1] is True and again == (first[0], False)
+    no_id = b"From: a@b.example\r\nSubject: help\r\n\r\nhi\r\n"
+    assert message_id_of(no_id) == message_id_of(no_id)
+    assert message_id_of(no_id).startswith("<missing.")
+
+
+def test_outbox_contract(server: Server) -> None:
+    with session_for(server.engine) as session:
+        mail = outbox.queue_mail(
+            session,
+            now=START,
+            envelope_from="pbm@example.org",
+            recipients=["x@y.example"],
+            subject="s",
+            body="b",
+            raw=b"raw",
+            message_id="<m@x>",
+        )
+        session.commit()
+        assert mail.id is not None
+        assert outbox.outbox_depth(session) == 1
+        assert [m.id for m in outbox.due_mail(session, START, 10)] == [mail.id]
+        outbox.mark_retry(session, mail.id, START, "421 busy", timedelta(minutes=5))
+        session.commit()
+        assert outbox.due_mail(session, START, 10) == []
+        later = START + timedelta(minutes=6)
+        assert [m.id for m in outbox.due_mail(session, later, 10)] == [mail.id]
+        outbox.mark_sent(session, mail.id, later)
+        session.commit()
+        row = session.get(type(mail), mail.id)
+        assert row is not None and row.status == "sent" and row.attempts == 2
+        assert outbox.outbox_depth(session) == 0
+        assert json.loads(row.recipients) == ["x@y.example"]
+
+
+def test_cached_position_equals_replay(server: Server) -> None:
+    alice = server.signup("alice")
+    bob = server.signup("bob")
+    server.send(alice, "quarto challenge alice bob")
+    players = {0: (alice, "alice"), 1: (bob, "bob")}
+    rules = get_game("quarto")
+    for ply in range(6):
+        address, userid = players[ply % 2]
+        move = legal_texts(server, "quarto")[ply * 7 % len(legal_texts(server, "quarto"))]
+        assert server.send(address, f"quarto move 101 {userid} secret {move}") == "done"
+    with session_for(server.engine) as session:
+        row = queries.game_by_board(session, "quarto", "101")
+        assert row is not None and row.id is not None and row.move_count == 6
+        texts = [m.text for m in queries.moves_of(session, row.id)]
+        assert rules.dump(replay(rules, json.loads(row.options), texts)) == row.position
+
+
+def test_concurrent_processing_on_sqlite(server: Server) -> None:
+    """Several workers (IMAP, LMTP, pipe) may process at once: each message still runs."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    alice = server.signup("alice")
+    server.signup("bob")
+    server.send(alice, "quarto challenge alice bob")
+    raws = [server.raw(f"p{i}@x.example", f"signup p{i} pw") for i in range(12)]
+    raws += [server.raw(alice, "quarto show 101") for _ in range(12)]
+    with ThreadPoolExecutor(max_workers=4) as pool:
+        statuses = list(pool.map(server.process, raws))
+    assert statuses == ["done"] * len(raws)
+    with session_for(server.engine) as session:
+        assert len(queries.all_users(session)) == 14
