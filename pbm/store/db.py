@@ -68,14 +68,17 @@ def alembic_config(engine: Engine) -> AlembicConfig:
 
 def init_db(engine: Engine) -> None:
     """Create the schema, or upgrade it in place to the newest migration."""
-    command.upgrade(alembic_config(engine), "head")
+    # "heads": a schema whose revisions branched (two features migrated side by side)
+    # still upgrades to every head.
+    command.upgrade(alembic_config(engine), "heads")
 
 
 def current_revision(engine: Engine) -> str | None:
     from alembic.runtime.migration import MigrationContext
 
     with engine.connect() as conn:
-        return MigrationContext.configure(conn).get_current_revision()
+        heads = MigrationContext.configure(conn).get_current_heads()
+    return ",".join(sorted(heads)) or None
 
 
 def session_for(engine: Engine) -> Session:
