@@ -42,3 +42,12 @@ def test_list_and_help_show_options_and_variant_names():
     assert "quadrupel-added" in result.output and "plycap" in result.output
     result = runner.invoke(app, ["rules", "help", "quadr"])
     assert result.exit_code == 0 and "Notation" in result.output
+
+
+def test_pbm_help_prints_the_mailed_help_from_the_command_definitions():
+    from pbm.commands.helptext import topic_help
+
+    result = runner.invoke(app, ["help", "move"])
+    assert result.exit_code == 0
+    assert result.output == topic_help("move")
+    assert "move board userid password" in result.output

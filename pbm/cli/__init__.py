@@ -2,10 +2,15 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+from typing import Annotated
+
 import typer
 
+from pbm.cli.common import State
 from pbm.cli.db import db_app
 from pbm.cli.game import game_app
+from pbm.cli.helpcmd import help_command
 from pbm.cli.mail import mail_app
 from pbm.cli.rules import rules_app
 from pbm.cli.run import run
@@ -17,12 +22,31 @@ app = typer.Typer(
     no_args_is_help=True,
     add_completion=False,
 )
+
+
+@app.callback()
+def _root(
+    config_file: Annotated[
+        Path | None,
+        typer.Option(
+            "--config",
+            "-c",
+            help="Configuration file (default: $PBM_CONFIG, else the embedded defaults).",
+        ),
+    ] = None,
+) -> None:
+    """pbm: a play-by-email server for abstract board games."""
+    # Every invocation starts here, so a path from an earlier one never lingers.
+    State.config_path = config_file
+
+
 app.add_typer(rules_app, name="rules")
 app.add_typer(db_app, name="db")
 app.add_typer(user_app, name="user")
 app.add_typer(game_app, name="game")
 app.add_typer(mail_app, name="mail")
 app.command("run")(run)
+app.command("help")(help_command)
 
 
 def main() -> None:

@@ -36,7 +36,10 @@ class State:
 
 
 def remember_config(path: Path | None) -> None:
-    State.config_path = path
+    # The root `pbm --config` and a sub-command's own --config both land here; a
+    # sub-command without one keeps the root's.
+    if path is not None:
+        State.config_path = path
 
 
 def config() -> Config:

@@ -1,0 +1,25 @@
+"""`pbm help [TOPIC]`: the help a player gets by mail, printed from the same command
+definitions (pbm.commands) that the mail `help` reply is generated from."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+
+from pbm.cli.common import config
+from pbm.commands.helptext import general_help, topic_help
+
+
+def help_command(
+    topic: Annotated[
+        list[str] | None,
+        typer.Argument(help="A mail command, a game (or variant) name; none for the overview."),
+    ] = None,
+) -> None:
+    """Print the mailed help: the mail commands, a command's usage, or a game's rules."""
+    if not topic:
+        typer.echo(general_help(config()), nl=False)
+        return
+    for word in topic:
+        typer.echo(topic_help(word), nl=False)
