@@ -14,6 +14,7 @@ from pbm.cli.helpcmd import help_command
 from pbm.cli.mail import mail_app
 from pbm.cli.rules import rules_app
 from pbm.cli.run import run
+from pbm.cli.serve import register as register_serve
 from pbm.cli.user import user_app
 
 app = typer.Typer(
@@ -45,6 +46,7 @@ app.add_typer(db_app, name="db")
 app.add_typer(user_app, name="user")
 app.add_typer(game_app, name="game")
 app.add_typer(mail_app, name="mail")
+register_serve(app, mail_app)
 app.command("run")(run)
 app.command("help")(help_command)
 

@@ -1,0 +1,476 @@
+"""End-to-end mail throughput and latency of `pbm serve` against the real Postfix + Dovecot.
+
+    .venv/bin/python benchmarks/mail_e2e.py [--boards 40] [--seconds 30] [--game quadrature]
+
+Starts the stack (.ci/mailstack.sh, in a temp dir, free ports), then:
+
+1. pbm: `pbm serve` (IMAP IDLE intake, SMTP relay outbox). `--boards` boards run side by
+   side, each a closed loop: the player to move mails the move over SMTP, pbm takes it
+   over IMAP, processes it and mails both players; the next move goes out when both
+   replies are in the players' mailbox. Latency is send -> the second reply delivered.
+2. echo: the same loop against a bare echo server over the same servers (IMAP IDLE,
+   read, send one reply over one SMTP connection, move to Processed; no processing).
+
+Prints moves per second, median and 99th percentile latency for both, and the ratio.
+Player mail lands in one real mailbox through plus-addressing (bob+p07@example.test), so
+one IMAP connection watches every reply; it polls every 25 ms rather than using IDLE,
+whose 0.5 s notification delay in Dovecot would blur the measurement.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import email
+import email.policy
+import json
+import os
+import random
+import re
+import shutil
+import signal
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass, field
+from email.message import EmailMessage
+from email.utils import formatdate, make_msgid
+from pathlib import Path
+
+import aioimaplib
+import aiosmtplib
+
+ROOT = Path(__file__).resolve().parents[1]
+SCRIPT = ROOT / ".ci" / "mailstack.sh"
+DOMAIN = "example.test"
+PASSWORD = "secret"
+WARM_MESSAGES = 3
+PLAYERS_BOX = "bob"  # pbm's players: bob+pNN@example.test
+ECHO_CLIENTS_BOX = "carol"  # the echo loop's clients: carol+eNN@example.test
+
+
+def free_ports(n: int) -> list[int]:
+    socks = [socket.socket() for _ in range(n)]
+    for s in socks:
+        s.bind(("127.0.0.1", 0))
+    ports = [s.getsockname()[1] for s in socks]
+    for s in socks:
+        s.close()
+    return ports
+
+
+@dataclass
+class Stack:
+    ms: Path
+    smtp: int
+    imap: int
+    lmtp: int
+
+    @property
+    def env(self) -> dict[str, str]:
+        return dict(
+            os.environ,
+            MS=str(self.ms),
+            SMTP_PORT=str(self.smtp),
+            IMAP_PORT=str(self.imap),
+            LMTP_PORT=str(self.lmtp),
+            USERS=f"pbm echo {PLAYERS_BOX} {ECHO_CLIENTS_BOX}",
+        )
+
+    def run(self, *args: str) -> None:
+        subprocess.run(["bash", str(SCRIPT), *args], env=self.env, check=True)
+
+
+def message(sender: str, to: str, subject: str, body: str = "", **headers: str) -> EmailMessage:
+    msg = EmailMessage()
+    msg["From"], msg["To"], msg["Subject"] = sender, to, subject
+    msg["Date"] = formatdate()
+    msg["Message-ID"] = make_msgid(domain=DOMAIN)
+    for name, value in headers.items():
+        msg[name.replace("_", "-")] = value
+    msg.set_content(body)
+    return msg
+
+
+class Watcher:
+    """Polls one IMAP mailbox; records when each reply (by In-Reply-To) arrived, and for whom."""
+
+    def __init__(self, stack: Stack, user: str) -> None:
+        self.stack = stack
+        self.user = user
+        self.arrivals: dict[str, list[tuple[float, str, str]]] = {}
+        # (board number, recipient) -> arrival times of mails about that board
+        self.boards: dict[tuple[str, str], list[float]] = {}
+        self.last_uid = 0
+        self.changed = asyncio.Event()
+        self.stop = asyncio.Event()
+
+    async def run(self) -> None:
+        client = aioimaplib.IMAP4("127.0.0.1", self.stack.imap, timeout=30)
+        await client.wait_hello_from_server()
+        await client.login(self.user, PASSWORD)
+        await client.select("INBOX")
+        fields = "(UID BODY.PEEK[HEADER.FIELDS (IN-REPLY-TO TO SUBJECT)])"
+        while not self.stop.is_set():
+            found = await client.uid_search(f"UID {self.last_uid + 1}:*", charset=None)
+            uids = [int(u) for u in found.lines[0].split() if int(u) > self.last_uid]
+            if uids:
+                fetched = await client.uid("fetch", f"{min(uids)}:{max(uids)}", fields)
+                now = time.monotonic()
+                for i, item in enumerate(fetched.lines):
+                    if not isinstance(item, bytearray):
+                        continue
+                    uid = int(re.search(rb"UID (\d+)", bytes(fetched.lines[i - 1])).group(1))
+                    self.last_uid = max(self.last_uid, uid)
+                    head = email.message_from_bytes(bytes(item), policy=email.policy.default)
+                    key = str(head.get("In-Reply-To", "")).strip()
+                    to, subject = str(head.get("To", "")), str(head.get("Subject", ""))
+                    self.arrivals.setdefault(key, []).append((now, to, subject))
+                    board = re.search(r"Board (\d+)", subject)
+                    if board:
+                        self.boards.setdefault((board.group(1), to), []).append(now)
+                self.changed.set()
+            else:
+                await asyncio.sleep(0.025)
+        await client.logout()
+
+
+@dataclass
+class Loop:
+    """One closed loop: a board (pbm) or a client (echo)."""
+
+    key: str
+    recipients: tuple[str, ...] = ()
+    sent: int = 0
+    waiting_for: str | None = None
+    sent_at: float = 0.0
+    latencies: list[float] = field(default_factory=list)
+    done_at: list[float] = field(default_factory=list)
+    finished: bool = False
+
+
+async def measure(
+    loops: list[Loop],
+    watcher: Watcher,
+    arrived_at,
+    next_message,
+    seconds: float,
+    warmup: float,
+    smtp_port: int,
+) -> dict[str, float]:
+    """Run every loop; a message is done when `arrived_at(loop)` gives the time its last
+    reply arrived. The measured window of `seconds` opens once every loop has done
+    WARM_MESSAGES (first logins, caches, each player's first password check) or after
+    `warmup` seconds, whichever comes first."""
+    smtp = aiosmtplib.SMTP(hostname="127.0.0.1", port=smtp_port, start_tls=False, timeout=30)
+    await smtp.connect()
+    started = time.monotonic()
+    window_start: float | None = None
+    deadline = float("inf")
+
+    async def fire(loop: Loop) -> None:
+        msg = next_message(loop)
+        if msg is None:
+            loop.finished = True
+            return
+        loop.waiting_for = str(msg["Message-ID"])
+        loop.sent += 1
+        loop.sent_at = time.monotonic()
+        await smtp.send_message(msg)
+
+    for loop in loops:
+        await fire(loop)
+    while time.monotonic() < deadline:
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(watcher.changed.wait(), 0.5)
+        watcher.changed.clear()
+        for loop in loops:
+            if loop.finished or loop.waiting_for is None:
+                continue
+            arrived = arrived_at(loop)
+            if arrived is not None:
+                loop.latencies.append(arrived - loop.sent_at)
+                loop.done_at.append(arrived)
+                loop.waiting_for = None
+                if time.monotonic() < deadline:
+                    await fire(loop)
+        if window_start is None:
+            warm = all(len(loop.done_at) >= WARM_MESSAGES or loop.finished for loop in loops)
+            if warm or time.monotonic() - started >= warmup:
+                window_start = time.monotonic()
+                deadline = window_start + seconds
+    await smtp.quit()
+    assert window_start is not None
+    kept = [
+        latency
+        for loop in loops
+        for arrived, latency in zip(loop.done_at, loop.latencies, strict=True)
+        if window_start <= arrived <= deadline
+    ]
+    lat = sorted(kept)
+    return {
+        "completed": len(kept),
+        "seconds": seconds,
+        "warmup": window_start - started,
+        "per_second": len(kept) / seconds,
+        "median": statistics.median(lat) if lat else float("nan"),
+        "p99": lat[min(len(lat) - 1, int(len(lat) * 0.99))] if lat else float("nan"),
+    }
+
+
+# --- pbm ------------------------------------------------------------------------------
+
+
+def start_pbm(stack: Stack, workdir: Path) -> subprocess.Popen[bytes]:
+    (listen,) = free_ports(1)
+    config = workdir / "pbm.toml"
+    config.write_text(
+        f"""
+[server]
+address = "pbm@{DOMAIN}"
+data_dir = "{workdir / "var"}"
+
+[mail.imap]
+host = "127.0.0.1"
+port = {stack.imap}
+user = "pbm"
+password = "{PASSWORD}"
+ssl = false
+
+[mail.relay]
+host = "127.0.0.1"
+port = {stack.smtp}
+starttls = false
+rate = 0
+
+[mail.listen]
+smtp = "127.0.0.1:{listen}"
+""",
+        encoding="utf-8",
+    )
+    log = (workdir / "pbm-serve.log").open("ab")
+    level = os.environ.get("PBM_BENCH_LOG", "WARNING")
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            # PBM_BENCH_PROFILE=FILE: profile the daemon (cProfile) into FILE
+            *(
+                ["-m", "cProfile", "-o", profile]
+                if (profile := os.environ.get("PBM_BENCH_PROFILE"))
+                else []
+            ),
+            "-m",
+            "pbm.daemon",
+            "--config",
+            str(config),
+            "--log-level",
+            level,
+        ],
+        stdout=log,
+        stderr=log,
+        cwd=workdir,
+    )
+    status = workdir / "var" / "daemon-status.json"
+    for _ in range(300):
+        with contextlib.suppress(OSError, ValueError):
+            data = json.loads(status.read_text())
+            if data.get("pid") == proc.pid and (data.get("imap") or {}).get("connected"):
+                return proc
+        time.sleep(0.1)
+    raise SystemExit("pbm serve did not come up; see " + str(workdir / "pbm-serve.log"))
+
+
+async def pbm_run(stack: Stack, args: argparse.Namespace) -> dict[str, float]:
+    from pbm.games import GAMES
+
+    game = GAMES[args.game]
+    rng = random.Random(args.seed)
+    watcher = Watcher(stack, PLAYERS_BOX)
+    watch = asyncio.create_task(watcher.run())
+    smtp = aiosmtplib.SMTP(hostname="127.0.0.1", port=stack.smtp, start_tls=False, timeout=30)
+    await smtp.connect()
+    players = [f"{PLAYERS_BOX}+p{i:03d}@{DOMAIN}" for i in range(2 * args.boards)]
+    names = [f"p{i:03d}" for i in range(2 * args.boards)]
+    signups = []
+    for addr, name in zip(players, names, strict=True):
+        msg = message(addr, f"pbm@{DOMAIN}", f"signup {name} {PASSWORD}")
+        signups.append(str(msg["Message-ID"]))
+        await smtp.send_message(msg)
+    await wait_for(lambda: all(watcher.arrivals.get(m) for m in signups), 120, "signups")
+    challenges = {}
+    for b in range(args.boards):
+        first, second = names[2 * b], names[2 * b + 1]
+        msg = message(players[2 * b], f"pbm@{DOMAIN}", f"{game.name} challenge {first} {second}")
+        challenges[b] = str(msg["Message-ID"])
+        await smtp.send_message(msg)
+    await smtp.quit()
+    await wait_for(lambda: all(watcher.arrivals.get(m) for m in challenges.values()), 120, "boards")
+    boards: dict[str, tuple[int, object]] = {}
+    loops = []
+    for b, mid in challenges.items():
+        subject = watcher.arrivals[mid][0][2]
+        number = re.search(r"Board (\d+)", subject).group(1)
+        boards[str(b)] = (b, game.new_state())
+        loops.append(Loop(key=f"{b}:{number}", recipients=(players[2 * b], players[2 * b + 1])))
+
+    def arrived_at(loop: Loop) -> float | None:
+        # the challenge mail, then one mail per move, to each of the two players
+        number = loop.key.split(":")[1]
+        times = [watcher.boards.get((number, who), []) for who in loop.recipients]
+        if all(len(t) > loop.sent for t in times):
+            return max(t[loop.sent] for t in times)
+        return None
+
+    def next_move(loop: Loop) -> EmailMessage | None:
+        b, number = loop.key.split(":")
+        _, state = boards[b]
+        if game.outcome(state) is not None:
+            return None
+        seat = game.to_move(state)
+        move = rng.choice(list(game.legal_moves(state)))
+        text = game.format_move(state, move)
+        boards[b] = (int(b), game.apply(state, move))
+        name = names[2 * int(b) + seat]
+        subject = f"{game.name} move {number} {name} {PASSWORD} {text}"
+        return message(players[2 * int(b) + seat], f"pbm@{DOMAIN}", subject)
+
+    result = await measure(
+        loops, watcher, arrived_at, next_move, args.seconds, args.warmup, stack.smtp
+    )
+    watcher.stop.set()
+    await watch
+    return result
+
+
+async def wait_for(predicate, timeout: float, what: str) -> None:
+    deadline = time.monotonic() + timeout
+    while not predicate():
+        if time.monotonic() > deadline:
+            raise SystemExit(f"timed out waiting for {what}")
+        await asyncio.sleep(0.1)
+
+
+# --- echo -----------------------------------------------------------------------------
+
+
+async def echo_server(imap_port: int, smtp_port: int) -> None:
+    """The bare loop: pbm's own IMAP intake (IDLE, fetch, file away) whose "store" answers
+    each message at once over one reused SMTP connection; no database, no processing."""
+    from pbm.mail.imap_in import ImapIntake
+    from pbm.mail.settings import ImapSettings
+
+    stop = asyncio.Event()
+    asyncio.get_running_loop().add_signal_handler(signal.SIGTERM, stop.set)
+    smtp = aiosmtplib.SMTP(hostname="127.0.0.1", port=smtp_port, start_tls=False, timeout=30)
+    await smtp.connect()
+
+    async def answer(raw: bytes) -> None:
+        msg = email.message_from_bytes(raw, policy=email.policy.default)
+        reply = message(
+            f"echo@{DOMAIN}",
+            str(msg["From"]),
+            "Re: " + str(msg["Subject"]),
+            msg.get_content(),
+            In_Reply_To=str(msg["Message-ID"]),
+        )
+        await smtp.send_message(reply)
+
+    settings = ImapSettings(
+        host="127.0.0.1", port=imap_port, user="echo", password=PASSWORD, ssl=False
+    )
+    await ImapIntake(settings, answer, stop=stop).run()
+    await smtp.quit()
+
+
+async def echo_run(stack: Stack, args: argparse.Namespace) -> dict[str, float]:
+    watcher = Watcher(stack, ECHO_CLIENTS_BOX)
+    watch = asyncio.create_task(watcher.run())
+    loops = [Loop(key=f"e{i:03d}") for i in range(args.boards)]
+    counter = iter(range(10**9))
+
+    def next_ping(loop: Loop) -> EmailMessage:
+        sender = f"{ECHO_CLIENTS_BOX}+{loop.key}@{DOMAIN}"
+        return message(sender, f"echo@{DOMAIN}", f"ping {next(counter)}", "a2-b3\n")
+
+    def arrived_at(loop: Loop) -> float | None:
+        got = watcher.arrivals.get(loop.waiting_for or "", [])
+        return got[0][0] if got else None
+
+    result = await measure(
+        loops, watcher, arrived_at, next_ping, args.seconds, args.warmup, stack.smtp
+    )
+    watcher.stop.set()
+    await watch
+    return result
+
+
+# --- main -----------------------------------------------------------------------------
+
+
+def report(name: str, r: dict[str, float]) -> None:
+    print(
+        f"{name:5} {r['per_second']:7.1f} msg/s  ({r['completed']} in {r['seconds']:.1f} s"
+        f" after {r['warmup']:.1f} s warm-up)"
+        f"  median {r['median']:.3f} s  p99 {r['p99']:.3f} s",
+        flush=True,
+    )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--boards", type=int, default=40, help="concurrent loops")
+    parser.add_argument("--seconds", type=float, default=30.0, help="measured window")
+    parser.add_argument("--warmup", type=float, default=60.0, help="longest warm-up, seconds")
+    parser.add_argument("--game", default="quadrature")
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--echo-server", nargs=2, type=int, help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.echo_server:
+        asyncio.run(echo_server(*args.echo_server))
+        return
+    ms = Path(tempfile.mkdtemp(prefix="pbm-bench-mail-", dir="/tmp"))
+    work = Path(tempfile.mkdtemp(prefix="pbm-bench-serve-", dir="/tmp"))
+    stack = Stack(ms, *free_ports(3))
+    stack.run("start")
+    pbm = None
+    try:
+        print(f"stack up (smtp {stack.smtp}, imap {stack.imap}); {args.boards} loops", flush=True)
+        pbm = start_pbm(stack, work)
+        pbm_result = asyncio.run(pbm_run(stack, args))
+        pbm.send_signal(signal.SIGTERM)
+        pbm.wait(60)
+        pbm = None
+        report("pbm", pbm_result)
+        echo = subprocess.Popen(
+            [sys.executable, __file__, "--echo-server", str(stack.imap), str(stack.smtp)]
+        )
+        time.sleep(1.0)
+        try:
+            echo_result = asyncio.run(echo_run(stack, args))
+        finally:
+            echo.send_signal(signal.SIGTERM)
+            echo.wait(30)
+        report("echo", echo_result)
+        ratio = pbm_result["per_second"] / max(echo_result["per_second"], 1e-9)
+        print(
+            f"pbm/echo throughput ratio {ratio:.2f}  (pbm mails 2 replies per move, echo 1)",
+            flush=True,
+        )
+    finally:
+        if pbm is not None:
+            pbm.kill()
+        stack.run("stop")
+        if not os.environ.get("PBM_BENCH_KEEP"):
+            shutil.rmtree(ms, ignore_errors=True)
+        if os.environ.get("PBM_BENCH_KEEP"):
+            print(f"kept {work} {ms}", flush=True)
+        else:
+            shutil.rmtree(work, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,192 @@
+"""`pbm serve`, `pbm mail send` (a small submission client) and `pbm mail status`."""
+
+from __future__ import annotations
+
+import json
+import os
+import smtplib
+import sys
+from datetime import UTC, datetime
+from email.message import EmailMessage
+from email.utils import formatdate, make_msgid
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+
+from pbm.cli.common import State
+from pbm.config import Config, ConfigError, load_config
+from pbm.mail.settings import DEFAULT_LISTEN, mail_settings, parse_endpoint
+
+# a status file older than this means the daemon is gone (it rewrites it every second)
+STALE_SECONDS = 30
+
+ConfigOption = Annotated[
+    Path | None,
+    typer.Option(
+        "--config",
+        "-c",
+        help="Configuration file (default: $PBM_CONFIG, else the embedded defaults).",
+    ),
+]
+
+
+def register(app: typer.Typer, mail_app: typer.Typer) -> None:
+    """Add `serve` to the main app and `send`, `status` to the `mail` sub-app."""
+    app.command("serve")(serve_command)
+    mail_app.command("send")(send_command)
+    mail_app.command("status")(status_command)
+
+
+def _config(path: Path | None) -> Config:
+    # The command's own --config wins over the root `pbm --config`.
+    try:
+        return load_config(path or State.config_path)
+    except ConfigError as exc:
+        typer.echo(f"pbm: {exc}", err=True)
+        raise typer.Exit(2) from exc
+
+
+def serve_command(
+    config: ConfigOption = None,
+    log_level: Annotated[str, typer.Option(help="DEBUG, INFO, WARNING or ERROR.")] = "INFO",
+) -> None:
+    """Run the mail server: intake, processing, outbox and periodic jobs, until SIGTERM."""
+    from pbm.daemon import serve
+    from pbm.mail.logfmt import setup_logging
+
+    cfg = _config(config)
+    try:
+        mail_settings(cfg)
+    except ConfigError as exc:
+        typer.echo(f"pbm: {exc}", err=True)
+        raise typer.Exit(2) from exc
+    setup_logging(log_level)
+    serve(cfg)
+
+
+def send_command(
+    subject: Annotated[str, typer.Argument(help="The Subject line, e.g. 'signup alice secret'.")],
+    sender: Annotated[str, typer.Option("--from", help="The sender's address.")],
+    to: Annotated[
+        str | None, typer.Option("--to", help="Recipient (default: the server address).")
+    ] = None,
+    body: Annotated[
+        str | None, typer.Option("--body", help="Body text (default: stdin when piped).")
+    ] = None,
+    server: Annotated[
+        str | None,
+        typer.Option("--server", help="host:port of pbm's SMTP intake (default from config)."),
+    ] = None,
+    config: ConfigOption = None,
+) -> None:
+    """Submit a message to the running server's SMTP intake."""
+    cfg = _config(config)
+    endpoint = parse_endpoint(server) if server else mail_settings(cfg).smtp_listen
+    if endpoint is None:
+        endpoint = parse_endpoint(DEFAULT_LISTEN)
+    assert endpoint is not None
+    if body is None:
+        body = "" if sys.stdin is None or sys.stdin.isatty() else sys.stdin.read()
+    msg = EmailMessage()
+    msg["From"] = sender
+    msg["To"] = to or cfg.server_address
+    msg["Subject"] = subject
+    msg["Date"] = formatdate(localtime=False)
+    msg["Message-ID"] = make_msgid(domain=sender.rpartition("@")[2] or "localhost")
+    msg.set_content(body or "")
+    try:
+        with smtplib.SMTP(endpoint.host, endpoint.port, timeout=30) as smtp:
+            smtp.send_message(msg)
+    except (OSError, smtplib.SMTPException) as exc:
+        typer.echo(f"pbm: cannot submit to {endpoint}: {exc}", err=True)
+        raise typer.Exit(1) from exc
+    typer.echo(f"sent {msg['Message-ID']} to {msg['To']} via {endpoint}")
+
+
+def status_command(
+    config: ConfigOption = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the raw status as JSON.")] = False,
+) -> None:
+    """Show whether `pbm serve` runs, its counters and the database's message counts.
+
+    Exits 0 when the daemon runs, 3 when it does not."""
+    from pbm.daemon import status_path
+
+    cfg = _config(config)
+    path = status_path(cfg)
+    status: dict[str, Any] = {}
+    if path.exists():
+        try:
+            status = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            status = {}
+    running = _running(status)
+    status["running"] = running
+    status["database"] = _db_counts(cfg)
+    if as_json:
+        typer.echo(json.dumps(status, indent=2))
+    else:
+        _print_status(status, path)
+    raise typer.Exit(0 if running else 3)
+
+
+def _running(status: dict[str, Any]) -> bool:
+    if status.get("state") != "running" or not isinstance(status.get("pid"), int):
+        return False
+    try:
+        os.kill(status["pid"], 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        pass  # exists, owned by someone else
+    try:
+        updated = datetime.fromisoformat(status["updated_at"])
+    except (KeyError, TypeError, ValueError):
+        return False
+    return (datetime.now(UTC) - updated).total_seconds() < STALE_SECONDS
+
+
+def _db_counts(cfg: Config) -> dict[str, dict[str, int]] | str:
+    from pbm.clock import SystemClock
+    from pbm.mail.db_bridge import DbInbox
+    from pbm.store.db import make_engine
+
+    engine = make_engine(cfg.database_url)
+    try:
+        return DbInbox(engine, SystemClock(), cfg).counts()
+    except Exception as exc:  # a missing or locked database is part of what status reports
+        return f"unavailable: {type(exc).__name__}: {exc}"
+    finally:
+        engine.dispose()
+
+
+def _print_status(status: dict[str, Any], path: Path) -> None:
+    if status["running"]:
+        typer.echo(f"pbm serve: running (pid {status['pid']}, since {status['started_at']})")
+    elif "state" in status:
+        typer.echo(f"pbm serve: not running (last status {status.get('updated_at')}, {path})")
+    else:
+        typer.echo(f"pbm serve: not running (no status file {path})")
+    listen = status.get("listen") or {}
+    for name in ("smtp", "lmtp"):
+        if listen.get(name):
+            typer.echo(f"  {name} intake: {listen[name]}")
+    imap = status.get("imap")
+    if imap:
+        state = "connected" if imap.get("connected") else "disconnected"
+        typer.echo(f"  imap intake: {imap.get('host')} {state}, {imap.get('stored')} stored")
+        if imap.get("last_error"):
+            typer.echo(f"    last error: {imap['last_error']}")
+    if status.get("outgoing"):
+        typer.echo(f"  outgoing: {status['outgoing']}")
+    for key, value in (status.get("counters") or {}).items():
+        typer.echo(f"  {key}: {value}")
+    db = status["database"]
+    if isinstance(db, str):
+        typer.echo(f"  database: {db}")
+        return
+    for table in ("inbound", "outbox"):
+        counts = db.get(table, {})
+        text = ", ".join(f"{k} {v}" for k, v in sorted(counts.items())) or "empty"
+        typer.echo(f"  {table} messages: {text}")

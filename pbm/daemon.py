@@ -1,0 +1,364 @@
+"""`pbm serve`: intake, processing, outbox and periodic jobs in one asyncio process.
+
+Intake (SMTP/LMTP listeners, IMAP) only stores messages; a processor takes stored
+messages one at a time in a worker thread (each in its own transaction) and wakes the
+outbox sender, which drains the outbox. Database work runs in threads so the loop stays
+responsive. SIGTERM/SIGINT stop intake, let the message in hand finish, and exit.
+A health line is logged every minute and a status file is kept for `pbm mail status`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+import os
+import signal
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from sqlalchemy.engine import Engine
+
+from pbm.clock import Clock, SystemClock
+from pbm.config import Config
+from pbm.mail.db_bridge import DbInbox, DbOutbox
+from pbm.mail.imap_in import ImapIntake
+from pbm.mail.lmtp_in import start_listener
+from pbm.mail.logfmt import kv
+from pbm.mail.settings import MailSettings, mail_settings
+from pbm.mail.smtp_out import MaildirTransport, OutboxSender, RetryPolicy, SmtpRelay, Transport
+from pbm.store.db import init_db, make_engine
+
+log = logging.getLogger("pbm.daemon")
+
+STATUS_FILE = "daemon-status.json"
+STATUS_SECONDS = 1.0
+COUNTS_SECONDS = 5.0
+# Stored messages from other processes (pipe intake, CLI) and due retries are picked up
+# within this many seconds even when nothing in this process wakes the workers.
+IDLE_TICK_SECONDS = 1.0
+PROCESS_CHUNK = 10
+
+
+@dataclass(frozen=True)
+class PeriodicJob:
+    """Work the daemon runs every `every_seconds` (each call makes its own transaction)."""
+
+    name: str
+    every_seconds: float
+    run: Callable[[Engine, Clock, Config], object]
+
+
+# Other parts of pbm (reminders, timeouts, tournament rounds) register their jobs here.
+PERIODIC_JOBS: list[PeriodicJob] = []
+
+
+@dataclass
+class Counters:
+    received: int = 0
+    duplicates: int = 0
+    processed: int = 0
+    statuses: dict[str, int] = field(default_factory=dict)
+    store_errors: int = 0
+
+
+def status_path(config: Config) -> Path:
+    return config.data_dir / STATUS_FILE
+
+
+class Daemon:
+    def __init__(self, config: Config, clock: Clock | None = None) -> None:
+        self.config = config
+        self.clock = clock or SystemClock()
+        self.settings: MailSettings = mail_settings(config)
+        self.engine = make_engine(config.database_url)
+        write_lock = threading.Lock()  # see pbm.mail.db_bridge: one writer at a time
+        self.inbox = DbInbox(self.engine, self.clock, config, write_lock)
+        self.outbox = DbOutbox(self.engine, self.clock, write_lock)
+        self.transport: Transport
+        relay = self.settings.relay
+        if relay is not None:
+            self.transport = SmtpRelay(relay)
+            self.sender = OutboxSender(
+                self.outbox,
+                self.transport,
+                rate=relay.rate,
+                retry=RetryPolicy(
+                    relay.retry_base_seconds, relay.retry_max_seconds, relay.max_attempts
+                ),
+            )
+        else:
+            self.transport = MaildirTransport(self.settings.outbox_maildir)
+            self.sender = OutboxSender(self.outbox, self.transport)
+        self.counters = Counters()
+        self.stop = asyncio.Event()
+        self._thread_stop = threading.Event()
+        self._process_wake = asyncio.Event()
+        self._outbox_wake = asyncio.Event()
+        self._servers: list[asyncio.Server] = []
+        self.imap: ImapIntake | None = None
+        self.started_at = self.clock.now()
+        self._last_counts: dict[str, dict[str, int]] = {}
+
+    # --- intake -------------------------------------------------------------------------
+    def store_for(self, via: str) -> Callable[[bytes], Any]:
+        async def store(raw: bytes) -> int:
+            return (await self._stored(via, [raw]))[0]
+
+        return store
+
+    def store_many_for(self, via: str) -> Callable[[list[bytes]], Any]:
+        async def store_many(raws: list[bytes]) -> list[int]:
+            return await self._stored(via, raws)
+
+        return store_many
+
+    async def _stored(self, via: str, raws: list[bytes]) -> list[int]:
+        try:
+            results = await self.inbox.store_many(raws, via)
+        except Exception:
+            self.counters.store_errors += 1
+            raise
+        for inbound_id, created in results:
+            if created:
+                self.counters.received += 1
+            else:
+                self.counters.duplicates += 1
+                log.info(kv("duplicate", via=via, id=inbound_id))
+        self._process_wake.set()
+        return [inbound_id for inbound_id, _ in results]
+
+    # --- the loop -----------------------------------------------------------------------
+    async def run(self) -> None:
+        loop = asyncio.get_running_loop()
+        for sig in (signal.SIGTERM, signal.SIGINT):
+            loop.add_signal_handler(sig, self.request_stop, sig.name)
+        await asyncio.to_thread(init_db, self.engine)
+        await self._start_listeners()
+        tasks = [
+            asyncio.create_task(self._processor(), name="processor"),
+            asyncio.create_task(self._sender(), name="outbox"),
+            asyncio.create_task(self._reporter(), name="reporter"),
+            *(asyncio.create_task(self._periodic(job), name=job.name) for job in PERIODIC_JOBS),
+        ]
+        if self.settings.imap is not None:
+            self.imap = ImapIntake(
+                self.settings.imap,
+                self.store_for("imap"),
+                stop=self.stop,
+                store_many=self.store_many_for("imap"),
+            )
+            tasks.append(asyncio.create_task(self.imap.run(), name="imap"))
+        log.info(kv("started", pid=os.getpid(), database=self.config.database_url))
+        self._write_status("running")
+        try:
+            await self.stop.wait()
+        finally:
+            await self._shutdown(tasks)
+            for sig in (signal.SIGTERM, signal.SIGINT):
+                loop.remove_signal_handler(sig)
+
+    def request_stop(self, reason: str = "request") -> None:
+        if not self.stop.is_set():
+            log.info(kv("stopping", reason=reason))
+        self.stop.set()
+        self._thread_stop.set()
+        self._process_wake.set()
+        self._outbox_wake.set()
+
+    async def _start_listeners(self) -> None:
+        s = self.settings
+        for endpoint, lmtp in ((s.smtp_listen, False), (s.lmtp_listen, True)):
+            if endpoint is None:
+                continue
+            store = self.store_for("lmtp" if lmtp else "smtp")
+            self._servers.append(
+                await start_listener(endpoint, store, lmtp=lmtp, max_bytes=s.max_message_bytes)
+            )
+
+    async def _shutdown(self, tasks: list[asyncio.Task[Any]]) -> None:
+        # stop taking mail first, then let the workers finish what they hold
+        for server in self._servers:
+            server.close()
+        for server in self._servers:
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(server.wait_closed(), 5)
+        done, pending = await asyncio.wait(tasks, timeout=60)
+        for task in pending:
+            task.cancel()
+        for task in done:
+            if not task.cancelled() and task.exception() is not None:
+                log.error(kv("task_failed", task=task.get_name(), error=task.exception()))
+        await self.transport.close()
+        self._write_status("stopped")
+        await asyncio.to_thread(self.engine.dispose)
+        log.info(kv("stopped"))
+
+    async def _processor(self) -> None:
+        while not self.stop.is_set():
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._process_wake.wait(), IDLE_TICK_SECONDS)
+            self._process_wake.clear()
+            if self.stop.is_set():
+                break
+            try:
+                # small chunks: replies go out while later messages are still processed
+                result = await asyncio.to_thread(
+                    self.inbox.process_some, self._thread_stop, PROCESS_CHUNK
+                )
+            except Exception as exc:
+                # the store is unavailable (locked, disk full...): try again on the next tick
+                log.exception(kv("process_error", error=repr(exc)))
+                continue
+            if result.processed:
+                self.counters.processed += result.processed
+                for status, n in result.statuses.items():
+                    self.counters.statuses[status] = self.counters.statuses.get(status, 0) + n
+                log.info(kv("processed", count=result.processed, **result.statuses))
+                self._outbox_wake.set()
+                self._process_wake.set()  # there may be more
+
+    async def _sender(self) -> None:
+        while True:
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._outbox_wake.wait(), IDLE_TICK_SECONDS)
+            self._outbox_wake.clear()
+            if self.stop.is_set():
+                break
+            try:
+                await self.sender.drain(self.stop)
+            except Exception as exc:
+                log.exception(kv("outbox_error", error=repr(exc)))
+
+    async def _periodic(self, job: PeriodicJob) -> None:
+        while not self.stop.is_set():
+            try:
+                await asyncio.to_thread(job.run, self.engine, self.clock, self.config)
+            except Exception as exc:
+                log.exception(kv("job_failed", job=job.name, error=repr(exc)))
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self.stop.wait(), job.every_seconds)
+
+    async def _reporter(self) -> None:
+        last_health = last_counts = time.monotonic()
+        while not self.stop.is_set():
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self.stop.wait(), STATUS_SECONDS)
+            if self.stop.is_set():
+                break
+            now = time.monotonic()
+            if now - last_counts >= COUNTS_SECONDS or not self._last_counts:
+                last_counts = now
+                try:
+                    self._last_counts = await asyncio.to_thread(self.inbox.counts)
+                except Exception as exc:
+                    log.warning(kv("counts_failed", error=repr(exc)))
+            self._write_status("running")
+            if now - last_health >= self.settings.health_seconds:
+                last_health = now
+                log.info(self.health_line())
+
+    def health_line(self) -> str:
+        c = self.counters
+        outbox = self._last_counts.get("outbox", {})
+        return kv(
+            "health",
+            received=c.received,
+            duplicates=c.duplicates,
+            processed=c.processed,
+            failed=c.statuses.get("failed", 0),
+            sent=self.sender.sent,
+            send_deferred=self.sender.deferred,
+            send_failed=self.sender.failed,
+            outbox_depth=outbox.get("queued", 0),
+            imap=self._imap_state(),
+        )
+
+    def _imap_state(self) -> str:
+        if self.imap is None:
+            return "off"
+        return "connected" if self.imap.state.connected else "disconnected"
+
+    def status(self, state: str) -> dict[str, Any]:
+        c = self.counters
+        s = self.settings
+        imap = None
+        if self.imap is not None:
+            st = self.imap.state
+            imap = {
+                "host": s.imap.host if s.imap else None,
+                "connected": st.connected,
+                "idle": st.idle_supported,
+                "move": st.move_supported,
+                "stored": st.stored,
+                "reconnects": st.reconnects,
+                "last_error": st.last_error,
+            }
+        return {
+            "state": state,
+            "pid": os.getpid(),
+            "started_at": self.started_at.isoformat(timespec="seconds"),
+            "updated_at": self.clock.now().isoformat(timespec="seconds"),
+            "listen": {
+                "smtp": str(s.smtp_listen) if s.smtp_listen else None,
+                "lmtp": str(s.lmtp_listen) if s.lmtp_listen else None,
+            },
+            "imap": imap,
+            "outgoing": f"relay {s.relay.host}:{s.relay.port}"
+            if s.relay
+            else f"maildir {s.outbox_maildir}",
+            "counters": {
+                "received": c.received,
+                "duplicates": c.duplicates,
+                "store_errors": c.store_errors,
+                "processed": c.processed,
+                **{f"processed_{k}": v for k, v in sorted(c.statuses.items())},
+                "sent": self.sender.sent,
+                "send_deferred": self.sender.deferred,
+                "send_failed": self.sender.failed,
+            },
+            "database": self._last_counts,
+        }
+
+    def _write_status(self, state: str) -> None:
+        path = status_path(self.config)
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            tmp = path.with_suffix(".tmp")
+            tmp.write_text(json.dumps(self.status(state), indent=2) + "\n", encoding="utf-8")
+            tmp.replace(path)  # readers never see half a file
+        except OSError as exc:
+            log.warning(kv("status_write_failed", path=path, error=repr(exc)))
+
+
+def serve(config: Config) -> None:
+    """Run the daemon until SIGTERM/SIGINT."""
+
+    async def main() -> None:
+        await Daemon(config).run()
+
+    asyncio.run(main())
+
+
+def main(argv: list[str] | None = None) -> None:
+    """`python -m pbm.daemon [--config PATH]`: the daemon without the CLI around it."""
+    import argparse
+
+    from pbm.config import load_config
+    from pbm.mail.logfmt import setup_logging
+
+    parser = argparse.ArgumentParser(prog="pbm.daemon", description=__doc__)
+    parser.add_argument("--config", "-c", default=None)
+    parser.add_argument("--log-level", default="INFO")
+    args = parser.parse_args(argv)
+    setup_logging(args.log_level)
+    serve(load_config(args.config))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,187 @@
+"""The mail transport's two doors into the store, run in threads so the event loop stays free.
+
+`DbInbox` stores raw messages (one commit each; Message-ID unique, so a second copy is a
+no-op) and processes stored ones one by one. `DbOutbox` hands due outbox rows to the
+sender and records what became of them.
+
+Every transaction in one process goes through one lock: SQLite allows one writer (and
+pbm's engine begins every transaction IMMEDIATE, reads too), and queueing on a Python lock
+is prompt where SQLite's busy handler sleeps and retries. The busy timeout still covers
+other processes (`pbm mail process` from a pipe, the CLI).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from datetime import timedelta
+
+from sqlalchemy import func, or_
+from sqlalchemy.engine import Engine
+from sqlmodel import col, select
+
+from pbm.clock import Clock
+from pbm.config import Config
+from pbm.mail.smtp_out import OutgoingMail, SendOutcome
+from pbm.services.intake import process_inbound, store_inbound
+from pbm.services.outbox import (
+    due_mail,
+    mark_failed,
+    mark_retry,
+    mark_sent,
+    outbox_depth,
+    recipients_of,
+)
+from pbm.store.db import session_for
+from pbm.store.models import InboundMessage, OutboxMail
+
+# How the daemon's own intake stores messages; see DbInbox.pending_ids.
+OWN_VIAS = ("imap", "lmtp", "smtp")
+FOREIGN_GRACE = timedelta(seconds=60)
+
+
+@dataclass
+class ProcessResult:
+    processed: int = 0
+    statuses: dict[str, int] = field(default_factory=dict)
+
+
+class DbInbox:
+    def __init__(
+        self,
+        engine: Engine,
+        clock: Clock,
+        config: Config,
+        write_lock: threading.Lock | None = None,
+    ) -> None:
+        self.engine = engine
+        self.clock = clock
+        self.config = config
+        self.write_lock = write_lock or threading.Lock()
+
+    def store_now(self, raw: bytes, via: str) -> tuple[int, bool]:
+        """Store and commit `raw`; returns (id, created)."""
+        with self.write_lock, session_for(self.engine) as session:
+            inbound_id, created = store_inbound(session, raw, via=via, now=self.clock.now())
+            session.commit()
+        return inbound_id, created
+
+    async def store(self, raw: bytes, via: str) -> tuple[int, bool]:
+        return await asyncio.to_thread(self.store_now, raw, via)
+
+    def store_many_now(self, raws: Sequence[bytes], via: str) -> list[tuple[int, bool]]:
+        """Store and commit several messages in one transaction (a fetched IMAP batch)."""
+        with self.write_lock, session_for(self.engine) as session:
+            now = self.clock.now()
+            results = [store_inbound(session, raw, via=via, now=now) for raw in raws]
+            session.commit()
+        return results
+
+    async def store_many(self, raws: Sequence[bytes], via: str) -> list[tuple[int, bool]]:
+        return await asyncio.to_thread(self.store_many_now, raws, via)
+
+    def pending_ids(self, limit: int) -> list[int]:
+        """Stored messages to process: this daemon's own, and other processes' (`pbm mail
+        process` from a pipe) only once they have waited FOREIGN_GRACE, so a pipe process
+        that died before processing is covered without racing one that is still at work."""
+        cutoff = self.clock.now() - FOREIGN_GRACE
+        with self.write_lock, session_for(self.engine) as session:
+            query = (
+                select(InboundMessage.id)
+                .where(InboundMessage.status == "new")
+                .where(
+                    or_(
+                        col(InboundMessage.via).in_(OWN_VIAS),
+                        col(InboundMessage.received_at) <= cutoff,
+                    )
+                )
+                .order_by(col(InboundMessage.id))
+                .limit(limit)
+            )
+            return [i for i in session.exec(query) if i is not None]
+
+    def process_some(self, stop: threading.Event, limit: int = 200) -> ProcessResult:
+        """Process stored messages one at a time (each its own transaction) until none is
+        left, `limit` are done or `stop` is set: a shutdown finishes the message in hand."""
+        result = ProcessResult()
+        while result.processed < limit and not stop.is_set():
+            ids = self.pending_ids(min(20, limit - result.processed))
+            if not ids:
+                break
+            for inbound_id in ids:
+                if stop.is_set():
+                    break
+                with self.write_lock:
+                    status = process_inbound(
+                        self.engine, inbound_id, clock=self.clock, config=self.config
+                    )
+                result.processed += 1
+                result.statuses[status] = result.statuses.get(status, 0) + 1
+        return result
+
+    def counts(self) -> dict[str, dict[str, int]]:
+        """Inbound messages and outbox mails by status, for health lines and status."""
+        with self.write_lock, session_for(self.engine) as session:
+            inbound = session.exec(
+                select(InboundMessage.status, func.count()).group_by(InboundMessage.status)
+            ).all()
+            outbox = session.exec(
+                select(OutboxMail.status, func.count()).group_by(OutboxMail.status)
+            ).all()
+        return {
+            "inbound": {str(s): int(n) for s, n in inbound},
+            "outbox": {str(s): int(n) for s, n in outbox},
+        }
+
+
+class DbOutbox:
+    """The sender's OutboxQueue over the outbox table."""
+
+    def __init__(
+        self, engine: Engine, clock: Clock, write_lock: threading.Lock | None = None
+    ) -> None:
+        self.engine = engine
+        self.clock = clock
+        self.write_lock = write_lock or threading.Lock()
+
+    def _due(self, limit: int) -> list[OutgoingMail]:
+        with self.write_lock, session_for(self.engine) as session:
+            rows = due_mail(session, self.clock.now(), limit)
+            return [
+                OutgoingMail(
+                    id=row.id,
+                    envelope_from=row.envelope_from,
+                    recipients=tuple(recipients_of(row)),
+                    raw=row.raw,
+                    attempts=row.attempts,
+                    message_id=row.message_id,
+                )
+                for row in rows
+                if row.id is not None
+            ]
+
+    async def due(self, limit: int) -> list[OutgoingMail]:
+        return await asyncio.to_thread(self._due, limit)
+
+    def _record(self, outcomes: Sequence[SendOutcome]) -> None:
+        now = self.clock.now()
+        with self.write_lock, session_for(self.engine) as session:
+            for o in outcomes:
+                if o.kind == "sent":
+                    mark_sent(session, o.mail_id, now)
+                elif o.kind == "retry":
+                    assert o.delay is not None
+                    mark_retry(session, o.mail_id, now, o.error or "", o.delay)
+                else:
+                    mark_failed(session, o.mail_id, now, o.error or "")
+            session.commit()
+
+    async def record(self, outcomes: Sequence[SendOutcome]) -> None:
+        if outcomes:
+            await asyncio.to_thread(self._record, outcomes)
+
+    def depth(self) -> int:
+        with session_for(self.engine) as session:
+            return outbox_depth(session)

@@ -1,0 +1,50 @@
+"""Structured log lines: `event=NAME key=value ...` (logfmt), one line per event."""
+
+from __future__ import annotations
+
+import logging
+import time
+from typing import Any
+
+
+def kv(event: str, **fields: Any) -> str:
+    """`event=NAME k=v ...`; values with spaces, quotes or `=` are quoted."""
+    parts = [f"event={event}"]
+    parts.extend(f"{key}={_value(value)}" for key, value in fields.items())
+    return " ".join(parts)
+
+
+def _value(value: Any) -> str:
+    text = "" if value is None else str(value)
+    if text and not any(c in text for c in ' "=\n\t'):
+        return text
+    escaped = text.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n")
+    return f'"{escaped}"'
+
+
+class LogfmtFormatter(logging.Formatter):
+    """`ts=... level=... logger=... event=...`; a traceback follows as one quoted field."""
+
+    converter = time.gmtime
+
+    def format(self, record: logging.LogRecord) -> str:
+        ts = self.formatTime(record, "%Y-%m-%dT%H:%M:%S") + f".{int(record.msecs):03d}Z"
+        message = record.getMessage()
+        if not message.startswith("event="):
+            message = kv("log", msg=message)
+        line = f"ts={ts} level={record.levelname.lower()} logger={record.name} {message}"
+        if record.exc_info:
+            line += f" exc={_value(self.formatException(record.exc_info))}"
+        return line
+
+
+def setup_logging(level: str = "INFO") -> None:
+    """Send every pbm log record to stderr as logfmt lines."""
+    handler = logging.StreamHandler()
+    handler.setFormatter(LogfmtFormatter())
+    root = logging.getLogger()
+    root.handlers[:] = [handler]
+    root.setLevel(level.upper())
+    # aioimaplib logs every IMAP line at DEBUG/INFO; keep it to warnings
+    logging.getLogger("aioimaplib").setLevel(logging.WARNING)
+    logging.getLogger("mail.log").setLevel(logging.WARNING)

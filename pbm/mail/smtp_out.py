@@ -1,0 +1,267 @@
+"""The outbox sender: drains queued mail over one reused SMTP connection, or into a Maildir.
+
+A mail is marked sent only after the server accepted it, so a crash in between sends it
+again at worst, never zero times. Temporary failures (4xx answers, a lost or refused
+connection, a timeout) are retried with exponential backoff; a permanent refusal (5xx)
+marks the mail failed, where `pbm mail outbox` shows it. Sending never touches game
+state: the only thing the sender writes is the outbox row's delivery status.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import mailbox
+import ssl
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import timedelta
+from pathlib import Path
+from typing import Literal, Protocol
+
+import aiosmtplib
+
+from pbm.mail.logfmt import kv
+from pbm.mail.settings import RelaySettings
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class OutgoingMail:
+    id: int
+    envelope_from: str
+    recipients: tuple[str, ...]
+    raw: bytes
+    attempts: int
+    message_id: str = ""
+
+
+@dataclass(frozen=True)
+class SendOutcome:
+    mail_id: int
+    kind: Literal["sent", "retry", "failed"]
+    error: str | None = None
+    delay: timedelta | None = None
+
+
+class OutboxQueue(Protocol):
+    """Where the sender takes mail from and records what became of it."""
+
+    async def due(self, limit: int) -> list[OutgoingMail]: ...
+
+    async def record(self, outcomes: Sequence[SendOutcome]) -> None: ...
+
+
+class TemporaryFailure(Exception):
+    """Try again later: 4xx, connection refused or lost, timeout."""
+
+
+class PermanentFailure(Exception):
+    """Never try again: every recipient or the message itself was refused with 5xx."""
+
+
+class Transport(Protocol):
+    async def send(self, mail: OutgoingMail) -> dict[str, str]:
+        """Deliver `mail`; returns refused recipients (address -> answer) when some were."""
+        ...
+
+    async def close(self) -> None: ...
+
+
+class MaildirTransport:
+    """The embedded default: each mail becomes a file in a local Maildir."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self._box: mailbox.Maildir | None = None
+
+    async def send(self, mail: OutgoingMail) -> dict[str, str]:
+        await asyncio.to_thread(self._add, mail.raw)
+        return {}
+
+    def _add(self, raw: bytes) -> None:
+        if self._box is None:
+            # Maildir(create=True) skips tmp/new/cur when the directory already exists
+            for sub in ("tmp", "new", "cur"):
+                (self.path / sub).mkdir(parents=True, exist_ok=True)
+            self._box = mailbox.Maildir(self.path, create=False)
+        # written to tmp/ and renamed into new/: a reader never sees half a message
+        self._box.add(raw)
+
+    async def close(self) -> None:
+        self._box = None
+
+
+class SmtpRelay:
+    """One SMTP connection, opened on first use and kept for the next mails."""
+
+    def __init__(self, settings: RelaySettings, tls_context: ssl.SSLContext | None = None) -> None:
+        self.settings = settings
+        self._tls_context = tls_context
+        self._smtp: aiosmtplib.SMTP | None = None
+
+    async def _connection(self) -> tuple[aiosmtplib.SMTP, bool]:
+        """The open connection and whether it was reused."""
+        if self._smtp is not None and self._smtp.is_connected:
+            return self._smtp, True
+        s = self.settings
+        smtp = aiosmtplib.SMTP(
+            hostname=s.host,
+            port=s.port,
+            use_tls=s.ssl,
+            start_tls=s.starttls,
+            username=s.user or None,
+            password=s.password or None,
+            timeout=s.timeout,
+            tls_context=self._tls_context,
+        )
+        try:
+            await smtp.connect()
+        except aiosmtplib.SMTPResponseException as exc:
+            # includes a refused AUTH: a setup problem, so the mail waits rather than fails
+            raise TemporaryFailure(f"connect: {exc.code} {exc.message}") from exc
+        except (aiosmtplib.SMTPException, OSError) as exc:
+            raise TemporaryFailure(f"connect: {exc}") from exc
+        self._smtp = smtp
+        return smtp, False
+
+    async def send(self, mail: OutgoingMail) -> dict[str, str]:
+        for _ in range(2):
+            smtp, reused = await self._connection()
+            try:
+                errors, _reply = await smtp.sendmail(
+                    mail.envelope_from, list(mail.recipients), mail.raw
+                )
+            except aiosmtplib.SMTPRecipientsRefused as exc:
+                await self._reset(smtp)
+                answers = {r.recipient: f"{r.code} {r.message}" for r in exc.recipients}
+                if all(r.code >= 500 for r in exc.recipients):
+                    raise PermanentFailure(f"recipients refused: {answers}") from exc
+                raise TemporaryFailure(f"recipients deferred: {answers}") from exc
+            except aiosmtplib.SMTPResponseException as exc:
+                await self._reset(smtp)
+                if exc.code >= 500:
+                    raise PermanentFailure(f"{exc.code} {exc.message}") from exc
+                raise TemporaryFailure(f"{exc.code} {exc.message}") from exc
+            except (aiosmtplib.SMTPException, OSError) as exc:
+                await self.close()
+                if reused:
+                    continue  # the server closed an idle connection: one fresh try
+                raise TemporaryFailure(str(exc) or type(exc).__name__) from exc
+            return {addr: f"{code} {text}" for addr, (code, text) in errors.items()}
+        raise TemporaryFailure("connection lost twice")
+
+    async def _reset(self, smtp: aiosmtplib.SMTP) -> None:
+        try:
+            await smtp.rset()
+        except (aiosmtplib.SMTPException, OSError):
+            await self.close()
+
+    async def close(self) -> None:
+        smtp, self._smtp = self._smtp, None
+        if smtp is None:
+            return
+        try:
+            if smtp.is_connected:
+                await smtp.quit()
+        except (aiosmtplib.SMTPException, OSError):
+            smtp.close()
+
+
+class RateLimiter:
+    """At most `rate` sends per second (0 = unlimited), evenly spaced."""
+
+    def __init__(self, rate: float) -> None:
+        self._interval = 1.0 / rate if rate > 0 else 0.0
+        self._next = 0.0
+
+    async def wait(self) -> None:
+        if not self._interval:
+            return
+        now = time.monotonic()
+        if self._next > now:
+            await asyncio.sleep(self._next - now)
+        self._next = max(now, self._next) + self._interval
+
+
+@dataclass(frozen=True)
+class RetryPolicy:
+    base_seconds: float = 60.0
+    max_seconds: float = 6 * 3600.0
+    max_attempts: int = 12
+
+    def delay(self, attempts: int) -> timedelta:
+        """Backoff before the next try, after `attempts` failed tries (1 = first failure)."""
+        exponent = min(max(attempts - 1, 0), 30)
+        return timedelta(seconds=min(self.base_seconds * 2**exponent, self.max_seconds))
+
+
+class OutboxSender:
+    """Sends due mail in batches and records each outcome after its batch."""
+
+    def __init__(
+        self,
+        queue: OutboxQueue,
+        transport: Transport,
+        *,
+        rate: float = 0.0,
+        retry: RetryPolicy | None = None,
+        batch: int = 50,
+    ) -> None:
+        self.queue = queue
+        self.transport = transport
+        self.retry = retry or RetryPolicy()
+        self.batch = batch
+        self._limiter = RateLimiter(rate)
+        self.sent = 0
+        self.deferred = 0
+        self.failed = 0
+
+    async def drain(self, stop: asyncio.Event | None = None) -> int:
+        """Send everything due now; returns how many mails were handled."""
+        handled = 0
+        while stop is None or not stop.is_set():
+            mails = await self.queue.due(self.batch)
+            if not mails:
+                break
+            outcomes = []
+            for mail in mails:
+                if stop is not None and stop.is_set():
+                    break
+                await self._limiter.wait()
+                outcomes.append(await self.send_one(mail))
+            await self.queue.record(outcomes)
+            handled += len(outcomes)
+            if len(mails) < self.batch:
+                break
+        return handled
+
+    async def send_one(self, mail: OutgoingMail) -> SendOutcome:
+        try:
+            refused = await self.transport.send(mail)
+        except PermanentFailure as exc:
+            self.failed += 1
+            log.warning(kv("outbox_failed", id=mail.id, message_id=mail.message_id, error=exc))
+            return SendOutcome(mail.id, "failed", str(exc))
+        except TemporaryFailure as exc:
+            attempts = mail.attempts + 1
+            if attempts >= self.retry.max_attempts:
+                self.failed += 1
+                error = f"gave up after {attempts} attempts: {exc}"
+                log.warning(
+                    kv("outbox_failed", id=mail.id, message_id=mail.message_id, error=error)
+                )
+                return SendOutcome(mail.id, "failed", error)
+            delay = self.retry.delay(attempts)
+            self.deferred += 1
+            log.info(
+                kv("outbox_deferred", id=mail.id, attempts=attempts, retry_in=delay, error=exc)
+            )
+            return SendOutcome(mail.id, "retry", str(exc), delay)
+        self.sent += 1
+        if refused:
+            # the others got it: sending again would double their copy, so it counts as sent
+            log.warning(kv("outbox_partly_refused", id=mail.id, refused=refused))
+        return SendOutcome(mail.id, "sent", f"refused: {refused}" if refused else None)

@@ -1,0 +1,358 @@
+"""The real mail stack (Postfix -> LMTP -> Dovecot on 127.0.0.1) for the mail tests.
+
+The session fixture runs .ci/mailstack.sh, which installs Postfix and Dovecot when they
+are missing (root on Debian) and starts them from a temporary directory with mailboxes
+for the server (`pbm`) and three players (`alice`, `bob`, `carol`, password `secret`).
+Tests that use it are marked `mailstack`.
+"""
+
+from __future__ import annotations
+
+import email
+import email.policy
+import imaplib
+import json
+import os
+import shutil
+import signal
+import smtplib
+import socket
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from email.message import EmailMessage
+from email.utils import formatdate, make_msgid
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+SCRIPT = ROOT / ".ci" / "mailstack.sh"
+DOMAIN = "example.test"
+USERS = ("pbm", "alice", "bob", "carol")
+PASSWORD = "secret"
+
+
+def free_ports(n: int) -> list[int]:
+    """Ports that are free right now (bound once, released); several stacks can coexist."""
+    socks = []
+    try:
+        for _ in range(n):
+            s = socket.socket()
+            s.bind(("127.0.0.1", 0))
+            socks.append(s)
+        return [s.getsockname()[1] for s in socks]
+    finally:
+        for s in socks:
+            s.close()
+
+
+@dataclass
+class MailStack:
+    ms: Path
+    smtp_port: int
+    imap_port: int
+    lmtp_port: int  # Dovecot's
+    pbm_lmtp_port: int  # where Postfix delivers pbm-lmtp@example.test (pbm's own listener)
+    host: str = "127.0.0.1"
+
+    @property
+    def env(self) -> dict[str, str]:
+        return dict(
+            os.environ,
+            MS=str(self.ms),
+            SMTP_PORT=str(self.smtp_port),
+            IMAP_PORT=str(self.imap_port),
+            LMTP_PORT=str(self.lmtp_port),
+            PBM_LMTP_PORT=str(self.pbm_lmtp_port),
+            DOMAINS=DOMAIN,
+            USERS=" ".join(USERS),
+        )
+
+    def script(self, *args: str) -> None:
+        subprocess.run(["bash", str(SCRIPT), *args], env=self.env, check=True, timeout=300)
+
+    def doveadm(self, *args: str) -> str:
+        conf = self.ms / "dovecot" / "dovecot.conf"
+        out = subprocess.run(
+            ["doveadm", "-c", str(conf), *args], capture_output=True, check=True, timeout=30
+        )
+        return out.stdout.decode()
+
+    def postfix(self, tool: str, *args: str) -> str:
+        etc = self.ms / "postfix" / "etc"
+        out = subprocess.run([tool, "-c", str(etc), *args], capture_output=True, timeout=30)
+        return out.stdout.decode()
+
+    def reset(self) -> None:
+        """Empty every folder of every user and the Postfix queue."""
+        self.postfix("postsuper", "-d", "ALL")
+        for user in USERS:
+            self.doveadm("expunge", "-u", user, "mailbox", "*", "all")
+
+    def queue_size(self) -> int:
+        out = self.postfix("postqueue", "-j")
+        return len([line for line in out.splitlines() if line.strip()])
+
+    # --- the players' side: plain stdlib clients --------------------------------------
+    def address(self, user: str) -> str:
+        return f"{user}@{DOMAIN}"
+
+    def send(
+        self,
+        sender: str,
+        to: str,
+        subject: str,
+        body: str = "",
+        *,
+        headers: dict[str, str] | None = None,
+        message_id: str | None = None,
+    ) -> str:
+        """Submit a message over SMTP; returns its Message-ID."""
+        msg = EmailMessage()
+        msg["From"] = sender if "@" in sender else self.address(sender)
+        msg["To"] = to if "@" in to else self.address(to)
+        msg["Subject"] = subject
+        msg["Date"] = formatdate()
+        msg["Message-ID"] = message_id or make_msgid(domain=DOMAIN)
+        for name, value in (headers or {}).items():
+            msg[name] = value
+        msg.set_content(body)
+        self.send_raw(msg["From"], [msg["To"]], msg.as_bytes())
+        return str(msg["Message-ID"])
+
+    def send_raw(self, sender: str, rcpts: list[str], raw: bytes) -> None:
+        with smtplib.SMTP(self.host, self.smtp_port, timeout=30) as smtp:
+            smtp.sendmail(sender, rcpts, raw)
+
+    def imap(self, user: str) -> imaplib.IMAP4:
+        client = imaplib.IMAP4(self.host, self.imap_port, timeout=30)
+        client.login(user, PASSWORD)
+        return client
+
+    def messages(self, user: str, folder: str = "INBOX") -> list[email.message.EmailMessage]:
+        """Every message in `folder` of `user`, oldest first (read without \\Seen)."""
+        client = self.imap(user)
+        try:
+            client.select(folder, readonly=True)
+            _, data = client.uid("search", "ALL")
+            uids = data[0].split() if data and data[0] else []
+            out = []
+            for uid in uids:
+                _, parts = client.uid("fetch", uid, "(BODY.PEEK[])")
+                raw = next(p[1] for p in parts if isinstance(p, tuple))
+                out.append(email.message_from_bytes(raw, policy=email.policy.default))
+            return out
+        finally:
+            client.logout()
+
+    def count(self, user: str, folder: str = "INBOX") -> int:
+        client = self.imap(user)
+        try:
+            _, data = client.status(folder, "(MESSAGES)")
+            return int(data[0].decode().rsplit("MESSAGES", 1)[1].strip(" )"))
+        finally:
+            client.logout()
+
+    def wait_count(self, user: str, n: int, folder: str = "INBOX", timeout: float = 20) -> int:
+        """Poll until `user` has at least `n` messages in `folder` (bounded by `timeout`)."""
+        deadline = time.monotonic() + timeout
+        have = self.count(user, folder)
+        while have < n and time.monotonic() < deadline:
+            time.sleep(0.1)
+            have = self.count(user, folder)
+        return have
+
+
+def _stack_available() -> str | None:
+    if shutil.which("dovecot") and shutil.which("postfix"):
+        return None
+    if os.geteuid() != 0 or not shutil.which("apt-get"):
+        return "Postfix/Dovecot are missing and cannot be installed (needs root on Debian)"
+    return None
+
+
+@pytest.fixture(scope="session")
+def mailstack() -> Iterator[MailStack]:
+    reason = _stack_available()
+    if reason:
+        pytest.skip(reason)
+    # not tmp_path: its parents are mode 0700, which Postfix's and Dovecot's users cannot pass
+    ms = Path(tempfile.mkdtemp(prefix="pbm-mail-", dir="/tmp"))
+    smtp, imap, lmtp, pbm_lmtp = free_ports(4)
+    stack = MailStack(ms, smtp, imap, lmtp, pbm_lmtp)
+    try:
+        stack.script("start")
+        yield stack
+    finally:
+        subprocess.run(["bash", str(SCRIPT), "stop"], env=stack.env, check=False, timeout=120)
+        shutil.rmtree(ms, ignore_errors=True)
+
+
+@pytest.fixture()
+def stack(mailstack: MailStack) -> MailStack:
+    """The session's stack with every mailbox and the queue emptied first."""
+    mailstack.reset()
+    return mailstack
+
+
+# --- pbm serve as a separate process, configured against the stack ---------------------
+
+
+class Postbox:
+    """A player's view of their IMAP inbox: every message that arrived, in order."""
+
+    def __init__(self, stack: MailStack, user: str) -> None:
+        self.stack = stack
+        self.user = user
+        self.mail: list[email.message.EmailMessage] = []
+        self._last_uid = 0
+        self._lock = threading.Lock()
+
+    def refresh(self) -> list[email.message.EmailMessage]:
+        """Fetch what arrived since the last call; returns the new messages."""
+        with self._lock:
+            client = self.stack.imap(self.user)
+            try:
+                client.select("INBOX", readonly=True)
+                _, data = client.uid("search", f"UID {self._last_uid + 1}:*")
+                uids = [int(u) for u in (data[0] or b"").split() if int(u) > self._last_uid]
+                new = []
+                for uid in sorted(uids):
+                    _, parts = client.uid("fetch", str(uid), "(BODY.PEEK[])")
+                    raw = next(p[1] for p in parts if isinstance(p, tuple))
+                    new.append(email.message_from_bytes(raw, policy=email.policy.default))
+                    self._last_uid = uid
+                self.mail.extend(new)
+                return new
+            finally:
+                client.logout()
+
+    def wait_for(
+        self, predicate: Callable[[email.message.EmailMessage], bool], n: int = 1, timeout=20.0
+    ) -> list[email.message.EmailMessage]:
+        """Messages matching `predicate` once there are at least `n` (or at the timeout)."""
+        deadline = time.monotonic() + timeout
+        while True:
+            self.refresh()
+            found = [m for m in self.mail if predicate(m)]
+            if len(found) >= n or time.monotonic() > deadline:
+                return found
+            time.sleep(0.1)
+
+    def subjects(self) -> list[str]:
+        self.refresh()
+        return [str(m["Subject"]) for m in self.mail]
+
+
+class PbmServer:
+    """`pbm serve` (as `python -m pbm.daemon`) against the stack; data in a temp dir."""
+
+    def __init__(self, stack: MailStack, workdir: Path, extra: str = "") -> None:
+        self.stack = stack
+        self.workdir = workdir
+        self.data_dir = workdir / "var"
+        (self.smtp_port,) = free_ports(1)
+        self.config_path = workdir / "pbm.toml"
+        self.config_path.write_text(
+            f"""
+[server]
+address = "pbm@{DOMAIN}"
+data_dir = "{self.data_dir}"
+
+[mail]
+health_seconds = 2
+
+[mail.imap]
+host = "127.0.0.1"
+port = {stack.imap_port}
+user = "pbm"
+password = "{PASSWORD}"
+ssl = false
+poll_seconds = 5
+reconnect_min_seconds = 0.2
+reconnect_max_seconds = 2
+
+[mail.relay]
+host = "127.0.0.1"
+port = {stack.smtp_port}
+starttls = false
+rate = 0
+retry_base_seconds = 1
+
+[mail.listen]
+smtp = "127.0.0.1:{self.smtp_port}"
+lmtp = "127.0.0.1:{stack.pbm_lmtp_port}"
+{extra}
+""",
+            encoding="utf-8",
+        )
+        self.log_path = workdir / "pbm-serve.log"
+        self.proc: subprocess.Popen[bytes] | None = None
+
+    def start(self) -> None:
+        log = self.log_path.open("ab")
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "pbm.daemon", "--config", str(self.config_path)],
+            stdout=log,
+            stderr=log,
+            stdin=subprocess.DEVNULL,
+            cwd=self.workdir,
+        )
+        log.close()
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline:
+            if self.proc.poll() is not None:
+                raise RuntimeError(f"pbm serve exited: {self.log()}")
+            status = self.status()
+            ours = status.get("state") == "running" and status.get("pid") == self.proc.pid
+            if ours and (not status.get("imap") or status["imap"].get("connected")):
+                return
+            time.sleep(0.1)
+        raise RuntimeError(f"pbm serve did not come up: {self.log()}")
+
+    def status(self) -> dict:
+        path = self.data_dir / "daemon-status.json"
+        try:
+            return json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            return {}
+
+    def stop(self, sig: int = signal.SIGTERM, timeout: float = 60) -> int | None:
+        if self.proc is None:
+            return None
+        if self.proc.poll() is None:
+            self.proc.send_signal(sig)
+        try:
+            return self.proc.wait(timeout)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            return self.proc.wait(10)
+        finally:
+            self.proc = None
+
+    def log(self) -> str:
+        try:
+            return self.log_path.read_text(encoding="utf-8", errors="replace")[-5000:]
+        except OSError:
+            return ""
+
+    def engine(self):
+        from pbm.store.db import make_engine
+
+        return make_engine(f"sqlite:///{self.data_dir / 'pbm.sqlite3'}")
+
+
+@pytest.fixture()
+def pbm_server(stack: MailStack) -> Iterator[PbmServer]:
+    workdir = Path(tempfile.mkdtemp(prefix="pbm-serve-", dir="/tmp"))
+    server = PbmServer(stack, workdir)
+    try:
+        yield server
+    finally:
+        server.stop()
+        shutil.rmtree(workdir, ignore_errors=True)

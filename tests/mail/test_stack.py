@@ -1,0 +1,55 @@
+"""The test stack itself: mail submitted over SMTP reaches IMAP, announced by IDLE."""
+
+from __future__ import annotations
+
+import asyncio
+import email
+import email.policy
+import time
+
+import aioimaplib
+import pytest
+
+pytestmark = pytest.mark.mailstack
+
+
+def test_smtp_to_imap_idle_push(stack) -> None:
+    async def scenario() -> tuple[float, bytes]:
+        client = aioimaplib.IMAP4(stack.host, stack.imap_port, timeout=10)
+        await client.wait_hello_from_server()
+        assert (await client.login("pbm", "secret")).result == "OK"
+        assert (await client.select("INBOX")).result == "OK"
+        idle = await client.idle_start(timeout=30)
+        started = time.monotonic()
+        await asyncio.to_thread(stack.send, "alice", "pbm+abcdef12@example.test", "signup alice x")
+        pushed = False
+        for _ in range(20):  # bounded: IDLE also pushes keep-alives
+            push = await client.wait_server_push(timeout=10)
+            if isinstance(push, list) and any(line.endswith(b" EXISTS") for line in push):
+                pushed = True
+                break
+        elapsed = time.monotonic() - started
+        client.idle_done()
+        await asyncio.wait_for(idle, 5)
+        assert pushed
+        found = await client.uid_search("UNSEEN", charset=None)
+        uid = found.lines[0].split()[-1].decode()
+        fetched = await client.uid("fetch", uid, "(BODY.PEEK[])")
+        raw = next(bytes(x) for x in fetched.lines if isinstance(x, bytearray))
+        await client.logout()
+        return elapsed, raw
+
+    elapsed, raw = asyncio.run(scenario())
+    msg = email.message_from_bytes(raw, policy=email.policy.default)
+    assert msg["Subject"] == "signup alice x"
+    # plus-addressed mail lands in the server's own mailbox, the token kept in the headers
+    assert "pbm+abcdef12@example.test" in raw.decode()
+    assert elapsed < 5
+
+
+def test_unknown_local_user_bounces_to_sender(stack) -> None:
+    stack.send("alice", "nobody@example.test", "hello")
+    assert stack.wait_count("alice", 1) == 1
+    bounce = stack.messages("alice")[0]
+    assert bounce["Auto-Submitted"] == "auto-replied"
+    assert bounce.get_content_type() == "multipart/report"
