@@ -32,6 +32,7 @@ from pbm.mail.lmtp_in import start_listener
 from pbm.mail.logfmt import kv
 from pbm.mail.settings import MailSettings, mail_settings
 from pbm.mail.smtp_out import MaildirTransport, OutboxSender, RetryPolicy, SmtpRelay, Transport
+from pbm.services.jobs import JOB_SECONDS, run_due
 from pbm.store.db import init_db, make_engine
 
 log = logging.getLogger("pbm.daemon")
@@ -54,8 +55,9 @@ class PeriodicJob:
     run: Callable[[Engine, Clock, Config], object]
 
 
-# Other parts of pbm (reminders, timeouts, tournament rounds) register their jobs here.
-PERIODIC_JOBS: list[PeriodicJob] = []
+# Correspondence play's reminders, timeouts, vacations and digests; tournament rounds
+# start from the game-end hook, so they need no job of their own.
+PERIODIC_JOBS: list[PeriodicJob] = [PeriodicJob("correspondence", JOB_SECONDS, run_due)]
 
 
 @dataclass

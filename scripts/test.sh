@@ -4,6 +4,13 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
+# The PostgreSQL tests (tests/pg) start a private cluster from Debian's postgresql
+# package; the mail tests install Postfix and Dovecot themselves (.ci/mailstack.sh).
+if ! ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1; then
+  as_root() { if [ "$(id -u)" = 0 ]; then "$@"; else sudo "$@"; fi; }
+  as_root apt-get update -qq
+  as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq postgresql >/dev/null
+fi
 .venv/bin/ruff check .
 .venv/bin/ruff format --check .
 exec .venv/bin/python -m pytest "$@"

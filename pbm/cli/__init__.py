@@ -7,15 +7,20 @@ from typing import Annotated
 
 import typer
 
+from pbm.cli import records as _records  # noqa: F401  (adds game export|import|preview)
 from pbm.cli.common import State
 from pbm.cli.db import db_app
 from pbm.cli.game import game_app
 from pbm.cli.helpcmd import help_command
+from pbm.cli.jobs import jobs_app
 from pbm.cli.mail import mail_app
+from pbm.cli.ratings import ratings_app
 from pbm.cli.rules import rules_app
 from pbm.cli.run import run
 from pbm.cli.serve import register as register_serve
+from pbm.cli.tournament import tournament_app
 from pbm.cli.user import user_app
+from pbm.cli.vacation import vacation
 
 app = typer.Typer(
     name="pbm",
@@ -47,7 +52,11 @@ app.add_typer(user_app, name="user")
 app.add_typer(game_app, name="game")
 app.add_typer(mail_app, name="mail")
 register_serve(app, mail_app)
+app.add_typer(ratings_app, name="ratings")
+app.add_typer(jobs_app, name="jobs")
+app.add_typer(tournament_app, name="tournament")
 app.command("run")(run)
+app.command("vacation")(vacation)
 app.command("help")(help_command)
 
 

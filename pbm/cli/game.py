@@ -8,12 +8,15 @@ from typing import Annotated
 import typer
 
 from pbm.cli.common import ConfigOption, JsonOption, admin_context, emit, fail, remember_config
+from pbm.games import find_game
 from pbm.games.base import parse_option_pairs
 from pbm.services import lists, play
 from pbm.services.accounts import find_user
-from pbm.services.boards import board_from_row, load_board, replay, rules_for
-from pbm.services.challenges import create_game
+from pbm.services.boards import Board, board_from_row, load_board, replay, rules_for
+from pbm.services.challenges import create_game, merge_variant
+from pbm.services.secrecy import hidden_moves, shown_text
 from pbm.store import queries
+from pbm.store.models import Move
 
 game_app = typer.Typer(help="Inspect and manage boards.", no_args_is_help=True)
 
@@ -81,13 +84,19 @@ def show(game: GameArg, board: BoardArg, as_json: JsonOption = False) -> None:
                 "status": b.row.status,
                 "players": b.userids,
                 "position": b.row.position,
-                "moves": [m.text for m in queries.moves_of(ctx.session, b.id)],
+                "moves": _observer_moves(b, queries.moves_of(ctx.session, b.id)),
                 "result": b.row.result,
                 "winner": b.row.winner,
             }
             typer.echo(json.dumps(data, indent=2))
         else:
             typer.echo(lists.show_text(ctx, b, None), nl=False)
+
+
+def _observer_moves(board: Board, moves: list[Move]) -> list[str]:
+    """The move texts as an observer may see them (secret setups as "...")."""
+    hidden = hidden_moves(board, moves, None)
+    return [shown_text(m, hidden) for m in moves]
 
 
 @game_app.command("new")
@@ -101,9 +110,12 @@ def new(
 ) -> None:
     """Start a board as a challenge would, and mail it to the players."""
     with admin_context() as ctx:
-        b = create_game(
-            ctx, rules_for(game), userids, params=parse_option_pairs(option or []), board_name=board
+        rules = rules_for(game)  # an unknown name fails here, with the games listed
+        variant = find_game(game)[1]
+        params = merge_variant(
+            rules, {k: str(v) for k, v in variant.items()}, parse_option_pairs(option or []), game
         )
+        b = create_game(ctx, rules, userids, params=params, board_name=board)
         typer.echo(f"started {b.label}")
 
 

@@ -22,6 +22,8 @@ class Invocation:
     words: list[str]
     comment: str = ""
     rules: Rules | None = None
+    # The options a variant name stands for when the game word was one (`quadrupel-added`).
+    variant: dict[str, str] = field(default_factory=dict)
     # Set when the line came from a reply carrying a valid token from the player's address:
     # the board and the player are known, so no board number and no password are written.
     token_board_id: int | None = None

@@ -127,41 +127,6 @@ class Games(Command):
         )
 
 
-class History(Command):
-    name = "history"
-    usage = ""
-    summary = "Mail yourself the list of finished rated boards."
-    changes_state = False
-
-    def run(self, ctx: Context, inv: Invocation) -> None:
-        rules = self.rules_of(inv)
-        lines = lists.history_lines(ctx, rules)
-        answer(
-            ctx,
-            phrase("subject_history", game=rules.title),
-            "\n".join(lines) if lines else phrase("no_history", game=rules.title),
-            "list",
-        )
-
-
-class Standings(Command):
-    name = "standings"
-    aliases = ("ratings",)
-    usage = ""
-    summary = "Mail yourself the table of won, lost and tied games."
-    changes_state = False
-
-    def run(self, ctx: Context, inv: Invocation) -> None:
-        rules = self.rules_of(inv)
-        rows = lists.standings(ctx, rules)
-        answer(
-            ctx,
-            phrase("subject_standings", game=rules.title),
-            lists.standings_table(rows),
-            "list",
-        )
-
-
 class Subscribe(Command):
     name = "subscribe"
     aliases = ("sub",)
@@ -316,8 +281,6 @@ class GameHelp(Command):
 COMMANDS: tuple[Command, ...] = (
     Show(),
     Games(),
-    History(),
-    Standings(),
     Subscribe(),
     Unsubscribe(),
     Notify(),

@@ -8,7 +8,7 @@ from pbm.commands.base import Command, Invocation
 from pbm.errors import BoardError, NotFoundError, UsageError
 from pbm.services import play
 from pbm.services.boards import load_board
-from pbm.services.challenges import create_game
+from pbm.services.challenges import create_game, merge_variant
 from pbm.services.context import Context
 from pbm.texts import phrase
 
@@ -28,11 +28,16 @@ class Challenge(Command):
             ctx,
             rules,
             inv.words,
-            params=inv.params,
+            params=merge_variant(rules, inv.variant, inv.params, _game_word(inv)),
             server_options=inv.server_options,
             comment=inv.comment,
             comment_by=challenger,
         )
+
+
+def _game_word(inv: Invocation) -> str:
+    words = inv.line.split()
+    return words[0].lower() if words else ""
 
 
 def _challenger(ctx: Context, inv: Invocation) -> str:

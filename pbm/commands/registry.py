@@ -4,15 +4,17 @@ from __future__ import annotations
 
 import difflib
 
-from pbm.commands import account, lists, play
+from pbm.commands import account, correspondence, lists, play, tournament
 from pbm.commands.base import Command, Invocation
 from pbm.errors import NotFoundError, UnknownCommandError, UsageError
-from pbm.games import GAMES, GameError, get_game
+from pbm.games import GAMES, GameError, find_game
 from pbm.games import Game as Rules
 from pbm.texts import phrase
 
-ACCOUNT_COMMANDS: tuple[Command, ...] = account.COMMANDS
-GAME_COMMANDS: tuple[Command, ...] = play.COMMANDS + lists.COMMANDS
+ACCOUNT_COMMANDS: tuple[Command, ...] = (
+    account.COMMANDS + correspondence.ACCOUNT_COMMANDS + tournament.COMMANDS
+)
+GAME_COMMANDS: tuple[Command, ...] = play.COMMANDS + lists.COMMANDS + correspondence.GAME_COMMANDS
 MULTIPLE = ("multiple", "mult")
 
 
@@ -29,10 +31,18 @@ GAME_VERBS = _index(GAME_COMMANDS)
 
 
 def game_named(word: str) -> Rules | None:
+    """The game a word names: its name, an alias or a variant name (`quadrupel-added`)."""
+    found = game_and_variant(word)
+    return found[0] if found else None
+
+
+def game_and_variant(word: str) -> tuple[Rules, dict[str, str]] | None:
+    """The game a word names and the options a variant name stands for ({} for a name)."""
     try:
-        return get_game(word)
+        rules, options = find_game(word)
     except GameError:
         return None
+    return rules, {str(k): str(v) for k, v in options.items()}
 
 
 def starts_command(line: str) -> bool:
@@ -61,6 +71,7 @@ def game_names() -> list[str]:
     names: list[str] = []
     for rules in GAMES.values():
         names += [rules.name, *(a.lower() for a in rules.aliases)]
+        names += [a.lower() for a in rules.variant_aliases]
     return names
 
 
@@ -73,13 +84,14 @@ def parse_line(line: str, comment: str = "") -> tuple[Command, Invocation]:
     if first in ACCOUNT_VERBS:
         command = ACCOUNT_VERBS[first]
         return command, Invocation(line=line, verb=first, words=words[1:], comment=comment)
-    rules = game_named(first)
-    if rules is None:
+    found = game_and_variant(first)
+    if found is None:
         suggestions = _closest(first, [*sorted(ACCOUNT_VERBS), *game_names()])
         # `move 101 ...` without the game: say which game names exist.
         if first in GAME_VERBS:
             raise NotFoundError(phrase("game_missing", verb=first, games=", ".join(sorted(GAMES))))
         raise UnknownCommandError(words[0], suggestions)
+    rules, variant = found
     if len(words) < 2:
         raise UsageError(phrase("verb_missing", game=rules.title), f"{rules.name} help")
     verb = words[1].lower()
@@ -87,7 +99,9 @@ def parse_line(line: str, comment: str = "") -> tuple[Command, Invocation]:
     if command is None:
         suggestions = [f"{rules.name} {v}" for v in _closest(verb, sorted(GAME_VERBS))]
         raise UnknownCommandError(f"{rules.name} {words[1]}", suggestions)
-    inv = Invocation(line=line, verb=verb, words=words[2:], comment=comment, rules=rules)
+    inv = Invocation(
+        line=line, verb=verb, words=words[2:], comment=comment, rules=rules, variant=variant
+    )
     if command.name == "challenge":
         _split_options(inv)
     return command, inv

@@ -8,11 +8,12 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from typing import Any
 
 from pbm.errors import NotFoundError
 from pbm.games import Game as Rules
-from pbm.games import GameError, get_game
+from pbm.games import GameError, find_game
 from pbm.games.base import State
 from pbm.services.context import Context
 from pbm.store import queries
@@ -26,6 +27,8 @@ class Board:
     rules: Rules
     players: list[tuple[GamePlayer, User]]
     state: State
+    # The stored moves parsed by replay, by move count (pbm.services.secrecy fills it).
+    parsed_moves: dict[tuple[int, int], Any] = field(default_factory=dict, repr=False)
 
     @property
     def id(self) -> int:
@@ -70,8 +73,9 @@ class Board:
 
 
 def rules_for(name: str) -> Rules:
+    """The rules a game word names (a name, an alias or a variant name)."""
     try:
-        return get_game(name)
+        return find_game(name)[0]
     except GameError as exc:
         raise NotFoundError(str(exc)) from None
 
@@ -105,8 +109,16 @@ def board_from_row(ctx: Context, row: Game, rules: Rules | None = None) -> Board
     from pbm.services.tokens import remember
 
     remember(ctx, players)
+    _prefetch_addresses(ctx, players)
     state = rules.load(row.position) if row.position else replay_row(ctx, row, rules)
     return Board(row=row, rules=rules, players=players, state=state)
+
+
+def _prefetch_addresses(ctx: Context, players: list[tuple[GamePlayer, User]]) -> None:
+    """Every player of a loaded board is mailed: fetch their addresses in one query."""
+    missing = [u.id for _, u in players if u.id is not None and u.id not in ctx.addresses]
+    if missing:
+        ctx.addresses.update(queries.addresses_of_users(ctx.session, missing))
 
 
 def replay_row(ctx: Context, row: Game, rules: Rules | None = None) -> State:

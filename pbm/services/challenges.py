@@ -10,8 +10,10 @@ from pbm.errors import PbmError
 from pbm.games import Game as Rules
 from pbm.games import GameError
 from pbm.services.boards import Board, board_from_row, cache_position
+from pbm.services.clocks import validate as validate_time_options
 from pbm.services.context import Context
 from pbm.services.mailing import auto_subscribers, mail_board
+from pbm.services.matches import link_first
 from pbm.services.tokens import new_token
 from pbm.store import queries
 from pbm.store.models import Game, GamePlayer, Subscription, User
@@ -19,12 +21,46 @@ from pbm.texts import phrase
 
 log = logging.getLogger(__name__)
 
-# Server options a challenge may set with --name=value (days); used by the timeout job.
-SERVER_OPTIONS = ("nagtime", "forfeittime", "totaltime")
+# Server options a challenge may set with --name=value; the time options are read by
+# pbm.services.clocks (docs/correspondence.md), --unrated keeps the game out of the ratings.
+SERVER_OPTIONS = ("nagtime", "forfeittime", "totaltime", "fischer", "weekendfree", "unrated")
 
 
 class ChallengeError(PbmError):
     """A refused challenge: its reply has the subject `Invalid challenge`."""
+
+
+def merge_variant(
+    rules: Rules, variant: dict[str, str], params: dict[str, str], name: str = ""
+) -> dict[str, str]:
+    """The options of a challenge by variant name: the name's options plus the challenge's
+    own `-option`s; an option the name fixes may only be repeated with the same value."""
+    merged = dict(params)
+    for option, fixed in variant.items():
+        given = next((v for k, v in params.items() if _option_key(k) == option), None)
+        if given is None:
+            merged[option] = fixed
+            continue
+        try:
+            same = rules.resolve_options({option: given}) == rules.resolve_options({option: fixed})
+        except GameError:
+            same = False  # an unreadable value: not the one the name stands for
+        if not same:
+            raise ChallengeError(
+                phrase(
+                    "variant_conflict",
+                    name=name or rules.name,
+                    option=option,
+                    fixed=fixed,
+                    given=given,
+                    game=rules.name,
+                )
+            )
+    return merged
+
+
+def _option_key(name: str) -> str:
+    return name.strip().lower().replace("-", "_")
 
 
 def create_game(
@@ -37,8 +73,13 @@ def create_game(
     comment: str = "",
     comment_by: str = "",
     board_name: str | None = None,
+    link: tuple[int, int] | None = None,
+    entered: bool = False,
 ) -> Board:
-    """Start a board and mail it to its players and auto-subscribers."""
+    """Start a board and mail it to its players and auto-subscribers. `link` makes it game
+    number `link[1]` of the match whose first game has id `link[0]`. `entered` boards
+    (tournament pairings) ignore the players' limits on open games: entering the
+    tournament accepted them."""
     params = params or {}
     server_options = server_options or {}
     seats = len(rules.seats)
@@ -60,7 +101,11 @@ def create_game(
         limit = setting.game_limit if setting else None
         if user.disabled or limit == 0:
             refusing.append(user.userid)
-        elif limit is not None and queries.active_count(ctx.session, user.id, rules.name) >= limit:
+        elif (
+            not entered
+            and limit is not None
+            and queries.active_count(ctx.session, user.id, rules.name) >= limit
+        ):
             full.append(user.userid)
         users.append(user)
     problems: list[str] = []
@@ -82,6 +127,10 @@ def create_game(
             phrase("bad_server_option", options=" ".join(bad), known=" ".join(SERVER_OPTIONS))
         )
     try:
+        validate_time_options(server_options)
+    except PbmError as exc:
+        raise ChallengeError(str(exc)) from None
+    try:
         state = rules.new_state(**params)
     except GameError as exc:
         raise ChallengeError(str(exc)) from None
@@ -101,13 +150,17 @@ def create_game(
         server_options=json.dumps(server_options, sort_keys=True),
         created_at=now,
         last_move_at=now,
-        rated="handicap" not in params,
+        rated="handicap" not in params and "unrated" not in server_options,
         comment=comment.strip() or None,
         comment_by=comment_by if comment.strip() else None,
     )
     ctx.session.add(row)
     ctx.session.flush()
     assert row.id is not None
+    if link is not None:
+        row.match_id, row.match_game = link
+    else:
+        link_first(ctx, row, rules, params)
     for position, user in enumerate(users):
         assert user.id is not None
         token = new_token(ctx, row.id, user.id)

@@ -33,6 +33,7 @@ def show_text(ctx: Context, board: Board, reader: User | None, upto: int | None 
         state=state,
         moves=moves,
         timing=True,
+        now=board.state,
     )
 
 
@@ -99,21 +100,6 @@ def games_table(boards: Sequence[Board]) -> str:
     return "\n".join([h.rstrip() for h in head] + lines)
 
 
-def history_lines(ctx: Context, rules: Rules) -> list[str]:
-    """One line per finished rated game: date, board, winner or TIE, players."""
-    lines = []
-    for row in queries.games_of_type(ctx.session, rules.name, ("finished",)):
-        if not row.rated or row.ended_at is None:
-            continue
-        board = board_from_row(ctx, row, rules)
-        who = "TIE" if row.winner is None else board.userids[row.winner]
-        lines.append(
-            f"{row.ended_at:%b} {row.ended_at.day:>2} {row.ended_at:%H:%M} "
-            f"{row.board:>5} {who:<12} {' '.join(board.userids)}"
-        )
-    return lines
-
-
 @dataclass
 class Standing:
     userid: str
@@ -159,23 +145,6 @@ def standings(ctx: Context, rules: Rules) -> list[Standing]:
     from pbm.services.ratings import rank
 
     return rank(list(table.values()))
-
-
-def standings_table(rows: Sequence[Standing]) -> str:
-    head = [
-        "Rank Name             Won Lost Ties   Active/Limit  Seeking",
-        "---- ---------------- ---- ---- ----   ------------  -------",
-    ]
-    lines = []
-    for i, s in enumerate(rows, 1):
-        limit = "" if s.limit is None else str(s.limit)
-        active = f"{s.active}/{limit}" if limit else (str(s.active) if s.active else "")
-        seeking = str(s.seeking) if s.seeking else ""
-        lines.append(
-            f"{i:>3}  {s.userid:<16} {s.won:>4} {s.lost:>4} {s.ties:>4}   "
-            f"{active:^12}  {seeking:>7}".rstrip()
-        )
-    return "\n".join(head + lines)
 
 
 def game_catalogue() -> str:

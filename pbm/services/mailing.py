@@ -49,9 +49,10 @@ def mail_board(
     subject = subject_for(board, new=new)
     subscribers = queries.subscribers_of(ctx.session, board.id)
     moves = queries.moves_of(ctx.session, board.id)
+    held = _held_for_digest(ctx, board, new, only)
     for user in readers(ctx, board, subscribers) if only is None else only:
         to = reply_addresses(ctx, user)
-        if not to:
+        if not to or (user.id in held and ctx.sender not in to):
             continue
         body = summary(
             ctx,
@@ -76,6 +77,19 @@ def mail_board(
         )
     if not board.active and only is None:
         mail_notifiers(ctx, board, events)
+
+
+def _held_for_digest(
+    ctx: Context, board: Board, new: bool, only: Sequence[User] | None
+) -> set[int | None]:
+    """Players in digest mode get an ongoing board's move mails in their daily digest
+    (but the answer to their own move still comes)."""
+    if new or only is not None or not board.active:
+        return set()
+    from pbm.services.digest import digest_readers
+
+    players = {u.id for _, u in board.players}
+    return {uid for uid in digest_readers(ctx.session) if uid in players}
 
 
 def mail_notifiers(ctx: Context, board: Board, events: Sequence[str]) -> None:

@@ -13,9 +13,15 @@ from pbm.games import GameError, InvalidMoveError, MoveError
 from pbm.games.base import State
 from pbm.services.accounts import reply_addresses
 from pbm.services.boards import Board, cache_position, replay, state_at
+from pbm.services.clocks import charge_move
 from pbm.services.context import Context, Reply
 from pbm.services.mailing import mail_board, readers, title_for
+from pbm.services.matches import continue_match
+from pbm.services.ratings import forget_rating, rate_finished
 from pbm.services.render import summary
+from pbm.services.secrecy import HIDDEN_TEXT, hidden_moves, may_hide
+from pbm.services.timeouts import forfeit_if_due
+from pbm.services.tournaments import game_ended as tournament_game_ended
 from pbm.store import queries
 from pbm.store.models import Move, Subscription, User
 from pbm.texts import phrase
@@ -81,9 +87,7 @@ def _play_one(ctx: Context, board: Board, index: int, text: str, auto: bool) -> 
     canonical = board.rules.format_move(board.state, move)
     echo = board.rules.describe_move(board.state, move)
     now = ctx.now()
-    gp = board.players[index][0]
-    gp.seconds_used += max(0.0, (now - board.row.last_move_at).total_seconds())
-    ctx.session.add(gp)
+    charge_move(ctx, board, index)  # time used, Fischer bank (vacations left out)
     board.state = board.rules.apply(board.state, move)
     board.row.move_count += 1
     ctx.session.add(
@@ -128,7 +132,10 @@ def finish(
         gp.queued_move = None
         gp.submitted_move = None
         ctx.session.add(gp)
+    rate_finished(ctx, board)
+    tournament_game_ended(ctx, board)  # a tournament records it and may start a round
     log.info("%s ended: %s", board.label, reason)
+    continue_match(ctx, board)  # a maximum-points match starts its next game
 
 
 def _play_queued(ctx: Context, board: Board) -> list[str]:
@@ -146,7 +153,11 @@ def _play_queued(ctx: Context, board: Board) -> list[str]:
         try:
             _play_one(ctx, board, index, text, auto=True)
         except BoardError as exc:
-            events.append(phrase("queued_illegal", userid=user.userid, move=text, error=str(exc)))
+            # Everyone reads this event: a game with secret moves keeps the move (and the
+            # refusal, which may quote it) back.
+            secret = may_hide(board.rules)
+            shown, error = (HIDDEN_TEXT, HIDDEN_TEXT) if secret else (text, str(exc))
+            events.append(phrase("queued_illegal", userid=user.userid, move=shown, error=error))
             break
     return events
 
@@ -179,6 +190,8 @@ def make_move(
     _check_number(board, request)
     if not request.text:
         raise BoardError(phrase("no_move_given"), board.id)
+    if forfeit_if_due(ctx, board):
+        return  # too late: time ran out before this move came (the forfeit is mailed)
     _play_one(ctx, board, index, request.text, auto=False)
     board.players[index][0].submitted_move = None
     board.row.proposal = None
@@ -255,6 +268,7 @@ def decline(ctx: Context, board: Board, user: User) -> None:
                 )
             )
     log.info("%s removed: %s declined", board.label, user.userid)
+    tournament_game_ended(ctx, board, loser_id=user.id)  # in a tournament he loses it
 
 
 def _start_vote(ctx: Context, board: Board, user: User, kind: str, comment: str) -> None:
@@ -381,6 +395,10 @@ def _mail_preview(
     upto: int | None = None,
 ) -> None:
     moves = list(queries.moves_of(ctx.session, board.id))
+    reader_index = board.index_of(reader.id) if reader else None
+    if played and hidden_moves(board, moves, reader_index):
+        # Moves played on top of a secret one would show its effect (a setup's values).
+        raise BoardError(phrase("preview_hidden"), board.id)
     if upto is not None:
         moves = moves[:upto]
     number = len(moves)
@@ -411,6 +429,7 @@ def _mail_preview(
         state=state,
         moves=moves + extra,
         timing=True,
+        now=board.state,
     )
     ctx.reply(
         Reply(
@@ -484,6 +503,7 @@ def abort(ctx: Context, board: Board, reason: str) -> None:
     board.row.ended_at = ctx.now()
     board.row.result_reason = reason
     _commit_board(ctx, board)
+    tournament_game_ended(ctx, board)  # a tournament scores an aborted board as a draw
     for reader in readers(ctx, board):
         to = reply_addresses(ctx, reader)
         if to:
@@ -519,6 +539,7 @@ def take_back(ctx: Context, board: Board) -> None:
         board.row.result = board.row.result_reason = board.row.scores = None
         board.row.winner = None
         board.row.ended_at = None
+        forget_rating(ctx, board)
     _undo_last(ctx, board)
     board.row.comment = phrase("undo_done")
     board.row.comment_by = ctx.config.server_name

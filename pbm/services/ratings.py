@@ -1,7 +1,8 @@
-"""Ranking of a standings table. Today: points (2 per win, 1 per tie), then wins.
+"""Ratings per game type: pbmserv's rating (the one lists rank by) and Glicko-2 beside it.
 
-The Elo/Glicko ratings of a later issue replace `rank` and add a rating column; the
-callers (lists.standings, the `standings`/`ratings` commands) stay as they are.
+A game is rated once, when it ends (`rate_finished`, from play.finish); the change of
+every player is kept in `rating_changes`, so the end-of-game mail, `history` and a full
+`recompute` (which replays every rated game in the order they ended) agree.
 """
 
 from __future__ import annotations
@@ -9,9 +10,181 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
+from sqlmodel import Session, col, delete, select
+
+from pbm.ratings import glicko2, pbmserv
+from pbm.store.models import Game, User
+from pbm.store.models_correspondence import PlayerRating, RatingChange
+from pbm.texts import phrase
+
 if TYPE_CHECKING:
+    from pbm.services.boards import Board
+    from pbm.services.context import Context
     from pbm.services.lists import Standing
 
 
 def rank(rows: Sequence[Standing]) -> list[Standing]:
+    """The won/lost/tie table's order: points (2 per win, 1 per tie), then wins."""
     return sorted(rows, key=lambda s: (-(2 * s.won + s.ties), -s.won, s.lost, s.userid.lower()))
+
+
+def rating_of(session: Session, user_id: int, game: str) -> PlayerRating:
+    """The player's ratings for `game` (a new, unsaved start rating if he has none)."""
+    found = session.exec(
+        select(PlayerRating).where(PlayerRating.user_id == user_id, PlayerRating.game == game)
+    ).first()
+    return found or PlayerRating(user_id=user_id, game=game)
+
+
+def ratings_of_type(session: Session, game: str) -> list[tuple[PlayerRating, User]]:
+    query = (
+        select(PlayerRating, User)
+        .where(PlayerRating.game == game, PlayerRating.user_id == User.id)
+        .order_by(col(PlayerRating.value).desc(), col(User.userid_key))
+    )
+    return [(r, u) for r, u in session.exec(query)]
+
+
+def scores_of(row: Game, players: int) -> list[float] | None:
+    """Each player's clipped result (1, 0.5, 0), or None for a game without a result."""
+    if row.result == "tie":
+        return [0.5] * players
+    if row.result == "won" and row.winner is not None:
+        return [1.0 if i == row.winner else 0.0 for i in range(players)]
+    return None
+
+
+def rate_row(session: Session, row: Game, user_ids: Sequence[int]) -> list[RatingChange]:
+    """Rate one finished game (once: a second call finds its changes and does nothing)."""
+    assert row.id is not None
+    if not row.rated or row.status != "finished":
+        return []
+    done = session.exec(select(RatingChange).where(RatingChange.game_id == row.id)).all()
+    if done:
+        return list(done)
+    scores = scores_of(row, len(user_ids))
+    if scores is None or len(user_ids) < 2:
+        return []
+    held = [rating_of(session, uid, row.game) for uid in user_ids]
+    old = [pbmserv.Rating(r.value, r.games) for r in held]
+    olds = [glicko2.Glicko(r.glicko, r.glicko_rd, r.glicko_volatility) for r in held]
+    if len(held) == 2:
+        new = list(pbmserv.rate_game(old[0], old[1], scores[0]))
+    else:
+        new = pbmserv.rate_multiplayer(old, scores)
+    # Glicko-2: one rating period per game, every other player an opponent.
+    newg = [
+        glicko2.update(olds[i], [(olds[j], _pair_score(scores, i, j)) for j in _others(i, held)])
+        for i in range(len(held))
+    ]
+    at = row.ended_at or row.last_move_at
+    changes = []
+    for i, rating in enumerate(held):
+        change = RatingChange(
+            game_id=row.id,
+            user_id=user_ids[i],
+            game=row.game,
+            score=scores[i],
+            before=rating.value,
+            after=new[i].value,
+            games_after=new[i].games,
+            glicko_before=rating.glicko,
+            glicko_after=newg[i].rating,
+            at=at,
+        )
+        rating.value, rating.games = new[i].value, new[i].games
+        rating.glicko, rating.glicko_rd = newg[i].rating, newg[i].rd
+        rating.glicko_volatility = newg[i].volatility
+        rating.won += scores[i] == 1.0
+        rating.lost += scores[i] == 0.0
+        rating.ties += scores[i] == 0.5
+        session.add(rating)
+        session.add(change)
+        changes.append(change)
+    session.flush()
+    return changes
+
+
+def _others(i: int, held: Sequence[object]) -> list[int]:
+    return [j for j in range(len(held)) if j != i]
+
+
+def _pair_score(scores: Sequence[float], i: int, j: int) -> float:
+    if scores[i] == scores[j]:
+        return 0.5
+    return 1.0 if scores[i] > scores[j] else 0.0
+
+
+def rate_finished(ctx: Context, board: Board) -> list[RatingChange]:
+    """Rate a board that has just ended (play.finish calls this)."""
+    ctx.session.add(board.row)
+    ctx.session.flush()
+    return rate_row(ctx.session, board.row, [u.id or 0 for _, u in board.players])
+
+
+def rating_lines(ctx: Context, board: Board) -> list[str]:
+    """pbmserv's lines after the result: a rating per player, or "not rated"."""
+    if board.active or board.row.status != "finished":
+        return []
+    if not board.row.rated:
+        return [phrase("rating_unrated")]
+    changes = {
+        c.user_id: c
+        for c in ctx.session.exec(select(RatingChange).where(RatingChange.game_id == board.id))
+    }
+    lines = []
+    for _, user in board.players:
+        change = changes.get(user.id or 0)
+        if change is None:
+            continue
+        before = pbmserv.Rating(change.before).shown
+        after = pbmserv.Rating(change.after, change.games_after)
+        if after.provisional:
+            lines.append(phrase("rating_provisional", userid=user.userid, rating=after.shown))
+        elif after.shown > before:
+            lines.append(phrase("rating_up", userid=user.userid, old=before, new=after.shown))
+        elif after.shown < before:
+            lines.append(phrase("rating_down", userid=user.userid, old=before, new=after.shown))
+        else:
+            lines.append(phrase("rating_is", userid=user.userid, rating=after.shown))
+    return lines
+
+
+def recompute(session: Session, game: str | None = None) -> int:
+    """Forget every rating (of one game type) and rate the finished games again in the
+    order they ended. Returns the number of games rated."""
+    for table in (RatingChange, PlayerRating):
+        query = delete(table)
+        if game is not None:
+            query = query.where(table.game == game)  # type: ignore[attr-defined]
+        session.exec(query)  # type: ignore[call-overload]
+    session.flush()
+    query = select(Game).where(Game.status == "finished", col(Game.rated).is_(True))
+    if game is not None:
+        query = query.where(Game.game == game)
+    rows = sorted(session.exec(query), key=lambda r: (r.ended_at or r.last_move_at, r.id or 0))
+    from pbm.store import queries
+
+    count = 0
+    for row in rows:
+        assert row.id is not None
+        players = queries.players_of(session, row.id)
+        if rate_row(session, row, [u.id or 0 for _, u in players]):
+            count += 1
+    return count
+
+
+def snapshot(session: Session) -> list[tuple[str, str, int, float, float]]:
+    """Every rating, for comparing two computations: (game, userid, games, pbmserv, glicko)."""
+    rows = session.exec(select(PlayerRating, User).where(PlayerRating.user_id == User.id)).all()
+    return sorted(
+        (r.game, u.userid, r.games, round(r.value, 6), round(r.glicko, 6)) for r, u in rows
+    )
+
+
+def forget_rating(ctx: Context, board: Board) -> None:
+    """A finished board reopened (the administrator's undo): its rating never happened, so
+    every rating of the game type is rebuilt without it."""
+    ctx.session.add(board.row)
+    ctx.session.flush()
+    recompute(ctx.session, board.row.game)

@@ -9,7 +9,11 @@ from datetime import datetime
 
 from pbm.games.base import State
 from pbm.services.boards import Board
+from pbm.services.clocks import shows_timing, timing_lines
 from pbm.services.context import Context
+from pbm.services.matches import match_lines
+from pbm.services.ratings import rating_lines
+from pbm.services.secrecy import hidden_moves, shown_text
 from pbm.store import queries
 from pbm.store.models import Move, User
 from pbm.texts import phrase, render
@@ -28,13 +32,19 @@ def duration(seconds: float) -> str:
     days, rest = divmod(seconds, 86400)
     hours, rest = divmod(rest, 3600)
     minutes, secs = divmod(rest, 60)
-    return f"{days} days, {hours:02}:{minutes:02}:{secs:02}"
+    return f"{days:>3} days, {hours:02}:{minutes:02}:{secs:02}"
 
 
 def move_columns(
-    board: Board, moves: Sequence[Move], state: State, last_rows: int | None = None
+    board: Board,
+    moves: Sequence[Move],
+    state: State,
+    last_rows: int | None = None,
+    hidden: set[int] | None = None,
 ) -> str:
-    """Side names, userids, then the numbered moves, one column per player."""
+    """Side names, userids, then the numbered moves, one column per player; the moves
+    numbered in `hidden` show as "..." (secret to this reader)."""
+    hidden = hidden or set()
     n = len(board.players)
     cells: list[list[str]] = []
     row: list[str] = [""] * n
@@ -43,7 +53,7 @@ def move_columns(
         if move.player <= previous:
             cells.append(row)
             row = [""] * n
-        text = f"{move.number} {move.text}" + (" (Auto)" if move.auto else "")
+        text = f"{move.number} {shown_text(move, hidden)}" + (" (Auto)" if move.auto else "")
         row[move.player] = text
         previous = move.player
     if previous >= 0:
@@ -94,8 +104,11 @@ def summary(
     moves: Sequence[Move] | None = None,
     timing: bool | None = None,
     subscribers: Sequence[User] | None = None,
+    now: State | None = None,
 ) -> str:
-    """The whole board mail body for `reader` (None: an observer)."""
+    """The whole board mail body for `reader` (None: an observer). `now` is the game as it
+    stands when `state` is another position (show board#n, previews): it decides which
+    moves are still secret."""
     state = board.state if state is None else state
     if moves is None:
         moves = queries.moves_of(ctx.session, board.id)
@@ -104,6 +117,8 @@ def summary(
         status.append(board.row.result_reason)
     status.append(result_line(board))
     status_text = "\n".join(s for s in status if s)
+    for block in (rating_lines(ctx, board), match_lines(ctx, board)):
+        status_text += "\n\n" + "\n".join(block) if block else ""
     index = board.index_of(reader.id if reader else None)
     extras: list[str] = []
     if index is not None and board.active:
@@ -127,7 +142,7 @@ def summary(
     if board.row.comment:
         author = phrase("comment_by", userid=board.row.comment_by or "")
         comment = "\n".join(["", STARS, "", author, board.row.comment.rstrip()])
-    show_timing = (not board.active) if timing is None else timing
+    show_timing = (not board.active or shows_timing(board.row)) if timing is None else timing
     timing_text = "\n" + STARS + "\n\n" + timing_block(ctx, board) if show_timing else ""
     return (
         render(
@@ -135,7 +150,9 @@ def summary(
             title=title,
             status=status_text,
             extras=("\n" + "\n".join(extras) + "\n") if extras else "",
-            moves=move_columns(board, moves, state, last_rows),
+            moves=move_columns(
+                board, moves, state, last_rows, hidden_moves(board, moves, index, now)
+            ),
             board=board.rules.render(state, seat).rstrip("\n"),
             subscribers=("\n" + subs_line) if subs_line else "",
             comment=comment,
@@ -163,13 +180,17 @@ def timing_block(ctx: Context, board: Board) -> str:
         lines.append(phrase("timing_ended", when=when(row.ended_at)))
     else:
         lines.append(phrase("timing_now", when=when(ctx.now())))
+    lines += timing_lines(ctx, board)
     lines += ["", phrase("timing_used")]
-    width = max(len(u) for u in [*board.userids, "Total"])
+    # pbmserv's columns: "alice ():   0 days, 00:00:08", the label padded to "Total".
+    names = max(len(u) for u in board.userids)
+    labels = [f"{u:<{names}} ()" for u in board.userids]
+    width = max(len(x) for x in [*labels, "Total"])
     total = 0.0
-    for gp, user in board.players:
+    for label, (gp, _) in zip(labels, board.players, strict=True):
         total += gp.seconds_used
-        lines.append(f"{user.userid:<{width}} : {duration(gp.seconds_used)}")
-    lines.append(f"{'Total':<{width}} : {duration(total)}")
+        lines.append(f"{label:<{width}}: {duration(gp.seconds_used)}")
+    lines.append(f"{'Total':<{width}}: {duration(total)}")
     return "\n".join(lines)
 
 

@@ -65,6 +65,10 @@ class Game(SQLModel, table=True):
     comment_by: str | None = Field(default=None, max_length=64)
     proposal: str | None = Field(default=None, max_length=8)  # draw | undo
     proposal_votes: str | None = Field(default=None, max_length=200)  # JSON player indexes
+    # A match of linked games (Quadrupel's maximum-points match): the id of its first
+    # game, and this game's number in it (1, 2, 3...); None for a game on its own.
+    match_id: int | None = Field(default=None, index=True)
+    match_game: int | None = None
 
 
 class GamePlayer(SQLModel, table=True):
@@ -168,3 +172,7 @@ class OutboxMail(SQLModel, table=True):
     sent_at: datetime | None = Field(default=None, sa_column=_ts(nullable=True))
     message_id: str = Field(max_length=255)
     inbound_id: int | None = Field(default=None, foreign_key="inbound_messages.id", index=True)
+
+
+from pbm.store import models_correspondence  # noqa: E402,F401,I001  (correspondence tables)
+from pbm.store import models_tournament  # noqa: E402,F401  (tournament tables)

@@ -102,11 +102,44 @@ class Server:
         return address
 
 
+@pytest.fixture(scope="session")
+def postgres_url() -> Iterator[str]:
+    """A migrated database in a private PostgreSQL cluster, for the whole test session."""
+    from tests import pg_cluster
+
+    if not (pg_cluster.wanted() or pg_cluster.available()):
+        pytest.skip("no PostgreSQL here (PBM_TEST_POSTGRES=1 installs it)")
+    try:
+        cluster = pg_cluster.start_cluster()
+    except pg_cluster.ClusterUnavailable as exc:
+        pytest.skip(f"no PostgreSQL: {exc}")
+    try:
+        url = pg_cluster.create_database(cluster, "pbm_test")
+        engine = make_engine(url)
+        init_db(engine)
+        engine.dispose()
+        yield url
+    finally:
+        cluster.stop()
+
+
+def database_url(tmp_path: Path, request: pytest.FixtureRequest) -> str:
+    """SQLite in the test's directory; an emptied PostgreSQL database with PBM_TEST_POSTGRES=1
+    (or when the test asks for `postgres_url` itself)."""
+    from tests import pg_cluster
+
+    if pg_cluster.wanted() or "postgres_url" in request.fixturenames:
+        url = str(request.getfixturevalue("postgres_url"))
+        pg_cluster.truncate_all(url)
+        return url
+    return f"sqlite:///{tmp_path / 'pbm.sqlite3'}"
+
+
 @pytest.fixture
-def config(tmp_path: Path) -> Config:
+def config(tmp_path: Path, request: pytest.FixtureRequest) -> Config:
     return Config(
         data_dir=tmp_path,
-        database_url=f"sqlite:///{tmp_path / 'pbm.sqlite3'}",
+        database_url=database_url(tmp_path, request),
         server_address=SERVER,
         server_name="PBeM Server",
         password_cost=4,
@@ -118,7 +151,10 @@ def config(tmp_path: Path) -> Config:
 def server(config: Config) -> Iterator[Server]:
     engine = make_engine(config.database_url)
     init_db(engine)
-    yield Server(engine=engine, config=config, clock=FrozenClock(START))
+    running = Server(engine=engine, config=config, clock=FrozenClock(START))
+    yield running
+    # A test may restart the engine (a new process): close whichever it left open.
+    running.engine.dispose()
     engine.dispose()
 
 

@@ -274,7 +274,9 @@ def test_show_games_history_standings(server: Server, pair: tuple[str, str]) -> 
     assert table.subject == "Quadrature Standings"
     lines = table.body.splitlines()
     alice_line = next(line for line in lines if " alice " in line)
-    assert alice_line.split()[:5] == ["1", "alice", "1", "0", "0"]
+    # pbmserv's layout has a Rating column: a first win between new players is worth
+    # (1600+1600)/2 + 200, pulled (1720-1600)/5 towards 1720: 1824.
+    assert alice_line.split()[:6] == ["1", "alice", "1824", "1", "0", "0"]
 
 
 def test_show_old_position(server: Server, pair: tuple[str, str]) -> None:

@@ -78,70 +78,75 @@ def _mover(server: Server, game: str, board: str) -> str | None:
 @given(stream=st.lists(steps, min_size=1, max_size=25))
 def test_random_streams(stream: list[tuple[str, int, int, int]]) -> None:
     with tempfile.TemporaryDirectory() as tmp:
-        config = Config(
-            data_dir=Path(tmp),
-            database_url=f"sqlite:///{tmp}/p.sqlite3",
-            server_address="pbm@example.org",
-            password_cost=1,
-        )
-        engine = make_engine(config.database_url)
-        SQLModel.metadata.create_all(engine)
-        server = Server(engine=engine, config=config, clock=FrozenClock(START))
-        sent: list[bytes] = []
+        run_stream(stream, Path(tmp), f"sqlite:///{tmp}/p.sqlite3")
 
-        def send(raw: bytes) -> None:
-            sent.append(raw)
-            status = server.process(raw)
-            assert status in ("done", "ignored"), status
 
-        for userid in PLAYERS:
-            send(server.raw(f"{userid}@p.example", f"signup {userid} pw"))
-        for kind, who, which, n in stream:
-            game = GAMES[which]
-            userid = PLAYERS[who]
-            address = f"{userid}@p.example"
-            board = str(101 + n % 2)
-            legal = _legal(server, game, board) or ["a1"]
-            mover = _mover(server, game, board) or userid
-            move = legal[n % len(legal)]
-            if kind == "move":
-                send(server.raw(f"{mover}@p.example", f"{game} move {board} {mover} pw {move}"))
-            elif kind == "token-move":
-                mine = [
-                    m for m in server.outbox() if m.to == [f"{mover}@p.example"] and m.mail.reply_to
-                ]
-                if mine:
-                    reply = mine[-1].mail
-                    send(server.raw(f"{mover}@p.example", "Re: x", move, to=reply.reply_to))
-            elif kind == "queue":
-                send(server.raw(address, f"{game} queue {board} {userid} pw {move}"))
-            elif kind == "bad-move":
-                send(server.raw(address, f"{game} move {board} {userid} pw zz{n}"))
-            elif kind == "wrong-password":
-                send(server.raw(address, f"{game} move {board} {userid} nope {move}"))
-            elif kind == "challenge":
-                other = PLAYERS[(who + 1 + n % 2) % 3]
-                send(server.raw(address, f"{game} challenge {userid} {other}", "hi"))
-            elif kind in ("resign", "propose", "accept"):
-                send(server.raw(address, f"{game} move {board} {userid} pw {kind}"))
-            elif kind == "show":
-                send(server.raw(address, f"{game} show {board}"))
-            elif kind == "duplicate" and sent:
-                send(sent[n % len(sent)])
-            elif kind == "garbage":
-                send(bytes([n % 256]) * (n % 50) + b"\r\n\r\n\xff\xfe")
-            elif kind == "robot":
-                send(server.raw("MAILER-DAEMON@p.example", "Undelivered Mail", "bounce"))
-        with session_for(engine) as session:
-            stored = session.exec(select(func.count()).select_from(InboundMessage)).one()
-            assert stored == len({message_id_of(raw) for raw in sent})
-            statuses = set(session.exec(select(InboundMessage.status)))
-            assert statuses <= {"done", "ignored"}
-            for row in session.exec(select(Game)):
-                assert row.id is not None
-                rules = get_game(row.game)
-                texts = [m.text for m in queries.moves_of(session, row.id)]
-                position = rules.dump(replay(rules, json.loads(row.options), texts))
-                assert position == row.position
-                assert row.move_count == len(texts)
-        engine.dispose()
+def run_stream(stream: list[tuple[str, int, int, int]], tmp: Path, url: str) -> None:
+    """Play one random stream on an empty database at `url` and check the invariants."""
+    config = Config(
+        data_dir=tmp,
+        database_url=url,
+        server_address="pbm@example.org",
+        password_cost=1,
+    )
+    engine = make_engine(config.database_url)
+    SQLModel.metadata.create_all(engine)
+    server = Server(engine=engine, config=config, clock=FrozenClock(START))
+    sent: list[bytes] = []
+
+    def send(raw: bytes) -> None:
+        sent.append(raw)
+        status = server.process(raw)
+        assert status in ("done", "ignored"), status
+
+    for userid in PLAYERS:
+        send(server.raw(f"{userid}@p.example", f"signup {userid} pw"))
+    for kind, who, which, n in stream:
+        game = GAMES[which]
+        userid = PLAYERS[who]
+        address = f"{userid}@p.example"
+        board = str(101 + n % 2)
+        legal = _legal(server, game, board) or ["a1"]
+        mover = _mover(server, game, board) or userid
+        move = legal[n % len(legal)]
+        if kind == "move":
+            send(server.raw(f"{mover}@p.example", f"{game} move {board} {mover} pw {move}"))
+        elif kind == "token-move":
+            mine = [
+                m for m in server.outbox() if m.to == [f"{mover}@p.example"] and m.mail.reply_to
+            ]
+            if mine:
+                reply = mine[-1].mail
+                send(server.raw(f"{mover}@p.example", "Re: x", move, to=reply.reply_to))
+        elif kind == "queue":
+            send(server.raw(address, f"{game} queue {board} {userid} pw {move}"))
+        elif kind == "bad-move":
+            send(server.raw(address, f"{game} move {board} {userid} pw zz{n}"))
+        elif kind == "wrong-password":
+            send(server.raw(address, f"{game} move {board} {userid} nope {move}"))
+        elif kind == "challenge":
+            other = PLAYERS[(who + 1 + n % 2) % 3]
+            send(server.raw(address, f"{game} challenge {userid} {other}", "hi"))
+        elif kind in ("resign", "propose", "accept"):
+            send(server.raw(address, f"{game} move {board} {userid} pw {kind}"))
+        elif kind == "show":
+            send(server.raw(address, f"{game} show {board}"))
+        elif kind == "duplicate" and sent:
+            send(sent[n % len(sent)])
+        elif kind == "garbage":
+            send(bytes([n % 256]) * (n % 50) + b"\r\n\r\n\xff\xfe")
+        elif kind == "robot":
+            send(server.raw("MAILER-DAEMON@p.example", "Undelivered Mail", "bounce"))
+    with session_for(engine) as session:
+        stored = session.exec(select(func.count()).select_from(InboundMessage)).one()
+        assert stored == len({message_id_of(raw) for raw in sent})
+        statuses = set(session.exec(select(InboundMessage.status)))
+        assert statuses <= {"done", "ignored"}
+        for row in session.exec(select(Game)):
+            assert row.id is not None
+            rules = get_game(row.game)
+            texts = [m.text for m in queries.moves_of(session, row.id)]
+            position = rules.dump(replay(rules, json.loads(row.options), texts))
+            assert position == row.position
+            assert row.move_count == len(texts)
+    engine.dispose()

@@ -1,0 +1,70 @@
+"""`pbm ratings show|recompute`: the rating lists, and rebuilding them from the records."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+
+from pbm.cli.common import ConfigOption, JsonOption, admin_context, emit, remember_config
+from pbm.services.boards import rules_for
+from pbm.services.ratings import ratings_of_type, recompute, snapshot
+
+ratings_app = typer.Typer(help="Ratings per game type (pbmserv's and Glicko-2).")
+
+
+@ratings_app.callback()
+def _options(config_file: ConfigOption = None) -> None:
+    remember_config(config_file)
+
+
+@ratings_app.command("show")
+def show(game: Annotated[str, typer.Argument(metavar="GAME")], as_json: JsonOption = False) -> None:
+    """The ratings of one game type, best first."""
+    with admin_context() as ctx:
+        rules = rules_for(game)
+        rows = ratings_of_type(ctx.session, rules.name)
+        data = [
+            {
+                "userid": u.userid,
+                "rating": round(r.value, 2),
+                "games": r.games,
+                "won": r.won,
+                "lost": r.lost,
+                "ties": r.ties,
+                "glicko": round(r.glicko, 2),
+                "rd": round(r.glicko_rd, 2),
+            }
+            for r, u in rows
+        ]
+        emit(
+            data,
+            as_json,
+            ["userid", "rating", "games", "W", "L", "T", "glicko-2", "RD"],
+            [
+                [
+                    d["userid"],
+                    d["rating"],
+                    d["games"],
+                    d["won"],
+                    d["lost"],
+                    d["ties"],
+                    d["glicko"],
+                    d["rd"],
+                ]
+                for d in data
+            ],
+        )
+
+
+@ratings_app.command("recompute")
+def recompute_command(
+    game: Annotated[str | None, typer.Argument(metavar="[GAME]")] = None,
+) -> None:
+    """Forget the ratings and rate every finished game again, in the order they ended."""
+    with admin_context() as ctx:
+        before = snapshot(ctx.session)
+        count = recompute(ctx.session, rules_for(game).name if game else None)
+        after = snapshot(ctx.session)
+        same = "unchanged" if before == after else "changed"
+        typer.echo(f"rated {count} games again; ratings {same}")

@@ -1,0 +1,69 @@
+"""`pbm game export|import|preview`: game records (docs/records.md) on the command line.
+The commands join the `game` sub-app; pbm.cli imports this module to add them."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from pbm.cli.common import admin_context, fail
+from pbm.cli.game import BoardArg, GameArg, game_app
+from pbm.errors import PbmError
+from pbm.games import GameError
+from pbm.services import records
+from pbm.services.boards import load_board, rules_for
+
+FileArg = Annotated[Path, typer.Argument(metavar="FILE", help="A record file, - for stdin.")]
+
+
+def _read(path: Path) -> records.Record:
+    text = typer.get_text_stream("stdin").read() if str(path) == "-" else path.read_text()
+    try:
+        return records.parse(text)
+    except PbmError as exc:
+        fail(str(exc))
+        raise
+
+
+@game_app.command("export")
+def export(
+    game: GameArg,
+    board: BoardArg,
+    output: Annotated[Path | None, typer.Option("--output", "-o", help="File to write.")] = None,
+) -> None:
+    """Print (or write) the complete record of a board."""
+    with admin_context() as ctx:
+        text = records.export(ctx, load_board(ctx, rules_for(game), board))
+    if output is None:
+        typer.echo(text, nl=False)
+    else:
+        output.write_text(text)
+
+
+@game_app.command("preview")
+def preview(path: FileArg) -> None:
+    """Read a record, replay its moves under the game's rules, print the final board."""
+    record = _read(path)
+    try:
+        board = records.check(record)
+    except (PbmError, GameError) as exc:
+        fail(str(exc))
+    typer.echo(
+        f"{record.game} board {record.board}: {' '.join(record.players)}, "
+        f"{len(record.moves)} moves, {record.status}"
+    )
+    typer.echo(board)
+
+
+@game_app.command("import")
+def import_command(
+    path: FileArg,
+    board: Annotated[str | None, typer.Option("--board", help="Name for the new board.")] = None,
+) -> None:
+    """Store a record as a new board (its players must have accounts)."""
+    record = _read(path)
+    with admin_context() as ctx:
+        imported = records.import_record(ctx, record, board)
+        typer.echo(f"imported {imported.label} ({imported.row.move_count} moves)")

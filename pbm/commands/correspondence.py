@@ -1,0 +1,173 @@
+"""Commands of correspondence play: vacation and digest (account level); standings,
+ratings and history in pbmserv's layout, and a board's game record (per game)."""
+
+from __future__ import annotations
+
+from pbm.commands.answers import answer
+from pbm.commands.base import Command, Invocation
+from pbm.errors import BoardError, UsageError
+from pbm.services import digest, records, vacation
+from pbm.services.accounts import find_user
+from pbm.services.boards import board_from_row, load_board
+from pbm.services.clocks import days_text
+from pbm.services.context import Context
+from pbm.services.lists import games_table
+from pbm.services.rating_lists import history_boards, ratings_table, standings_text
+from pbm.services.secrecy import hidden_moves
+from pbm.store import queries
+from pbm.store.models import User
+from pbm.texts import phrase
+
+
+class Vacation(Command):
+    name = "vacation"
+    usage = "userid password start|stop|status"
+    summary = (
+        "Stop all your clocks while you are away (30 vacation days a year accrue, at most 60)."
+    )
+    scope = "account"
+
+    def run(self, ctx: Context, inv: Invocation) -> None:
+        user, rest = self.user_only(ctx, inv)
+        word = rest[0].lower() if rest else "status"
+        now = ctx.now()
+        if word == "start":
+            vacation.start(ctx.session, user, now)
+            text = phrase("vacation_started", left=_days(ctx, user))
+        elif word == "stop":
+            used = vacation.stop(ctx.session, user, now)
+            text = phrase("vacation_stopped", used=days_text(round(used, 1)), left=_days(ctx, user))
+        elif word == "status":
+            row = vacation.account(ctx.session, user, now)
+            if row.started_at is not None:
+                used = (now - row.started_at) / vacation.DAY
+                text = phrase(
+                    "vacation_status_on",
+                    since=f"{row.started_at:%b %d %H:%M}",
+                    used=days_text(round(used, 1)),
+                    left=_days(ctx, user),
+                )
+            else:
+                text = phrase("vacation_status_off", left=_days(ctx, user))
+        else:
+            raise UsageError(phrase("vacation_usage"), self.full_usage())
+        answer(ctx, phrase("subject_vacation", userid=user.userid), text, "account")
+
+
+def _days(ctx: Context, user: object) -> str:
+    from pbm.store.models import User
+
+    assert isinstance(user, User)
+    return days_text(round(vacation.left_days(ctx.session, user, ctx.now()), 1))
+
+
+class Digest(Command):
+    name = "digest"
+    usage = "userid password on|off|status"
+    summary = "One mail a day with the boards where it is your move, instead of one per move."
+    scope = "account"
+
+    def run(self, ctx: Context, inv: Invocation) -> None:
+        user, rest = self.user_only(ctx, inv)
+        word = rest[0].lower() if rest else "status"
+        assert user.id is not None
+        if word in ("on", "off"):
+            digest.set_digest(ctx.session, user, word == "on")
+            text = phrase("digest_on" if word == "on" else "digest_off")
+        elif word == "status":
+            on = digest.wants_digest(ctx.session, user.id)
+            text = phrase("digest_status_on" if on else "digest_status_off")
+        else:
+            raise UsageError(phrase("digest_usage"), self.full_usage())
+        answer(ctx, phrase("subject_digest_on", userid=user.userid), text, "account")
+
+
+class Standings(Command):
+    name = "standings"
+    usage = ""
+    summary = "Mail yourself the rating list: established, provisional and inactive players."
+    changes_state = False
+
+    def run(self, ctx: Context, inv: Invocation) -> None:
+        rules = self.rules_of(inv)
+        answer(
+            ctx,
+            phrase("subject_standings", game=rules.title),
+            standings_text(ctx, rules),
+            "list",
+        )
+
+
+class Ratings(Command):
+    name = "ratings"
+    usage = ""
+    summary = "Mail yourself every rating: pbmserv's and Glicko-2 with its deviation."
+    changes_state = False
+
+    def run(self, ctx: Context, inv: Invocation) -> None:
+        rules = self.rules_of(inv)
+        answer(
+            ctx,
+            phrase("subject_ratings", game=rules.title),
+            ratings_table(ctx, rules) or phrase("no_ratings", game=rules.title),
+            "list",
+        )
+
+
+class History(Command):
+    name = "history"
+    usage = "[userid...]"
+    summary = "Mail yourself the list of finished boards (of the players named)."
+    changes_state = False
+
+    def run(self, ctx: Context, inv: Invocation) -> None:
+        rules = self.rules_of(inv)
+        users = [find_user(ctx, w) for w in inv.words]
+        boards = history_boards(ctx, rules, users)
+        answer(
+            ctx,
+            phrase("subject_history", game=rules.title),
+            games_table(boards) if boards else phrase("no_history", game=rules.title),
+            "list",
+        )
+
+
+class Record(Command):
+    name = "record"
+    usage = "board"
+    summary = "Mail yourself the complete record of a board (docs/records.md): `pbm game import`."
+    changes_state = False
+    token_verb = True
+
+    def run(self, ctx: Context, inv: Invocation) -> None:
+        rules = self.rules_of(inv)
+        if inv.by_token and not inv.words:
+            assert inv.token_board_id is not None
+            from pbm.services.boards import board_by_id
+
+            board = board_by_id(ctx, inv.token_board_id)
+        else:
+            self.need(inv, 1)
+            row = queries.game_by_board(ctx.session, rules.name, inv.words[0])
+            board = board_from_row(ctx, row) if row else load_board(ctx, rules, inv.words[0])
+        reader = inv.token_user or _sender_user(ctx)
+        reader_index = board.index_of(reader.id) if reader else None
+        if hidden_moves(board, queries.moves_of(ctx.session, board.id), reader_index):
+            # A record lists every move: not while some are still secret to this reader.
+            raise BoardError(phrase("record_secret"), board.id)
+        answer(
+            ctx,
+            phrase("subject_record", label=board.label),
+            records.export(ctx, board),
+            "list",
+            game_id=board.id,
+        )
+
+
+def _sender_user(ctx: Context) -> User | None:
+    known = queries.users_by_address(ctx.session, ctx.sender) if ctx.sender else []
+    return known[0] if len(known) == 1 else None
+
+
+ACCOUNT_COMMANDS: tuple[Command, ...] = (Vacation(), Digest())
+GAME_COMMANDS: tuple[Command, ...] = (Standings(), Ratings(), History(), Record())

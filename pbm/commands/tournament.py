@@ -1,0 +1,172 @@
+"""The `tournament` mail command:
+
+tournament create userid password NAME GAME [type=swiss] [rounds=N] [nagtime=D]
+                  [forfeittime=D] [-option=value...]
+tournament join|leave|start NAME userid password
+tournament standings|pairings NAME [round]
+tournament list
+"""
+
+from __future__ import annotations
+
+from pbm.commands.answers import answer
+from pbm.commands.base import Command, Invocation
+from pbm.errors import UsageError
+from pbm.services import tournaments
+from pbm.services.accounts import authenticate
+from pbm.services.context import Context
+from pbm.texts import phrase, render
+
+SETTINGS = ("type", "rounds", "nagtime", "forfeittime")
+
+
+class TournamentCommand(Command):
+    name = "tournament"
+    aliases = ("tourney",)
+    usage = (
+        "create userid password NAME GAME [type=roundrobin|double|swiss|knockout] [rounds=N] "
+        "[-option=value...] | join|leave|start NAME userid password | "
+        "standings|pairings NAME [round] | list"
+    )
+    summary = "Create, enter, start and follow tournaments."
+    scope = "account"
+
+    def run(self, ctx: Context, inv: Invocation) -> None:
+        self.need(inv, 1)
+        action, *rest = inv.words
+        action = action.lower()
+        handler = {
+            "create": self._create,
+            "join": self._join,
+            "enter": self._join,
+            "leave": self._leave,
+            "withdraw": self._leave,
+            "start": self._start,
+            "standings": self._standings,
+            "pairings": self._pairings,
+            "list": self._list,
+        }.get(action)
+        if handler is None:
+            raise UsageError(phrase("tournament_usage"), self.full_usage())
+        handler(ctx, rest)
+
+    def _create(self, ctx: Context, words: list[str]) -> None:
+        if len(words) < 4:
+            raise UsageError(phrase("tournament_usage"), self.full_usage())
+        userid, password, name, game, *extra = words
+        user = authenticate(ctx, userid, password)
+        settings: dict[str, str] = {}
+        params: dict[str, str] = {}
+        for word in extra:
+            if word.startswith("-") and len(word) > 1:
+                key, _, value = word.lstrip("-").partition("=")
+                params[key.lower()] = value or "yes"
+                continue
+            key, sep, value = word.partition("=")
+            if not sep or key.lower() not in SETTINGS:
+                raise UsageError(phrase("tournament_bad_setting", word=word), self.full_usage())
+            settings[key.lower()] = value
+        t = tournaments.create(
+            ctx,
+            name,
+            game,
+            kind=settings.get("type", "roundrobin"),
+            rounds=int(_number(settings.get("rounds", "0"))),
+            params=params,
+            nag_days=_number(settings.get("nagtime", str(tournaments.NAG_DAYS))),
+            forfeit_days=_number(settings.get("forfeittime", str(tournaments.FORFEIT_DAYS))),
+            creator=user,
+        )
+        text = phrase(
+            "tournament_created",
+            name=t.name,
+            kind=tournaments.kind_text(t),
+            game=tournaments.game_title(t),
+            userid=user.userid,
+        )
+        answer(ctx, phrase("subject_tournament", name=t.name), text, "tournament")
+
+    def _named_user(self, ctx: Context, words: list[str]):  # type: ignore[no-untyped-def]
+        if len(words) < 3:
+            raise UsageError(phrase("tournament_usage"), self.full_usage())
+        name, userid, password = words[:3]
+        t = tournaments.find(ctx.session, name)
+        return t, authenticate(ctx, userid, password)
+
+    def _join(self, ctx: Context, words: list[str]) -> None:
+        t, user = self._named_user(ctx, words)
+        tournaments.join(ctx, t, user)
+        count = len(tournaments.entries(ctx.session, t))
+        text = phrase("tournament_joined", userid=user.userid, name=t.name, count=count)
+        answer(ctx, phrase("subject_tournament", name=t.name), text, "tournament")
+
+    def _leave(self, ctx: Context, words: list[str]) -> None:
+        t, user = self._named_user(ctx, words)
+        if tournaments.leave(ctx, t, user) == "left":
+            text = phrase("tournament_left", userid=user.userid, name=t.name)
+            answer(ctx, phrase("subject_tournament", name=t.name), text, "tournament")
+        # A withdrawal mails the player itself (pbm.services.tournaments.withdraw).
+
+    def _start(self, ctx: Context, words: list[str]) -> None:
+        t, user = self._named_user(ctx, words)
+        tournaments.may_manage(t, user)
+        tournaments.start(ctx, t)
+        text = phrase("tournament_started", name=t.name)
+        answer(ctx, phrase("subject_tournament", name=t.name), text, "tournament")
+
+    def _standings(self, ctx: Context, words: list[str]) -> None:
+        self.need_words(words, 1)
+        t = tournaments.find(ctx.session, words[0])
+        answer(
+            ctx,
+            phrase("subject_tournament_standings", name=t.name),
+            table_mail(ctx, t),
+            "tournament",
+        )
+
+    def _pairings(self, ctx: Context, words: list[str]) -> None:
+        self.need_words(words, 1)
+        t = tournaments.find(ctx.session, words[0])
+        round_ = _number(words[1]) if len(words) > 1 else None
+        text = tournaments.pairings_text(ctx.session, t, int(round_) if round_ else None)
+        answer(ctx, phrase("subject_tournament_pairings", name=t.name), text, "tournament")
+
+    def _list(self, ctx: Context, words: list[str]) -> None:
+        rows = tournaments.all_tournaments(ctx.session)
+        lines = [
+            f"{t.name:<16} {tournaments.game_title(t):<12} {tournaments.kind_text(t):<20} "
+            f"{t.status}"
+            for t in rows
+        ]
+        text = "\n".join(lines) if lines else phrase("tournament_none")
+        answer(ctx, phrase("subject_tournaments"), text, "tournament")
+
+    def need_words(self, words: list[str], count: int) -> None:
+        if len(words) < count:
+            raise UsageError(phrase("tournament_usage"), self.full_usage())
+
+
+def table_mail(ctx: Context, t: tournaments.Tournament) -> str:
+    return render(
+        "tournament_table",
+        tournament=t.name,
+        kind=tournaments.kind_text(t),
+        game=tournaments.game_title(t),
+        status=t.status,
+        round=t.current_round,
+        rounds=t.rounds,
+        standings=tournaments.standings_text(ctx.session, t),
+        signature=ctx.config.server_name,
+    ).rstrip()
+
+
+def _number(text: str) -> float:
+    try:
+        return float(text)
+    except ValueError:
+        raise UsageError(
+            phrase("tournament_bad_setting", word=text), TournamentCommand().full_usage()
+        ) from None
+
+
+COMMANDS: tuple[Command, ...] = (TournamentCommand(),)

@@ -1,0 +1,90 @@
+"""Digest mode: a player who asks for it gets one mail a day listing the boards where it
+is his move (with each board), instead of a mail for every move. New boards, nags, the
+ends of games and answers to his own commands still come at once."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from sqlmodel import Session, col, select
+
+from pbm.services.accounts import reply_addresses
+from pbm.services.boards import board_from_row
+from pbm.services.context import Context, Reply
+from pbm.services.lists import status_text
+from pbm.services.mailing import title_for
+from pbm.services.render import STARS, summary
+from pbm.store.models import Game, GamePlayer, User
+from pbm.store.models_correspondence import JobMark, MailPreference
+from pbm.texts import phrase, render
+
+
+def wants_digest(session: Session, user_id: int) -> bool:
+    query = select(MailPreference).where(MailPreference.user_id == user_id)
+    found = session.exec(query).first()
+    return bool(found and found.digest)
+
+
+def set_digest(session: Session, user: User, on: bool) -> None:
+    assert user.id is not None
+    query = select(MailPreference).where(MailPreference.user_id == user.id)
+    found = session.exec(query).first() or MailPreference(user_id=user.id)
+    found.digest = on
+    session.add(found)
+    session.flush()
+
+
+def digest_readers(session: Session) -> set[int]:
+    query = select(MailPreference.user_id).where(col(MailPreference.digest).is_(True))
+    return set(session.exec(query))
+
+
+def _day_key(user_id: int, now: datetime) -> str:
+    return f"{user_id}:{now:%Y-%m-%d}"
+
+
+def send_digest(ctx: Context, user: User) -> bool:
+    """Today's digest for `user`, unless it went out already or he has no move to make."""
+    assert user.id is not None
+    key = _day_key(user.id, ctx.now())
+    done = select(JobMark).where(JobMark.kind == "digest", JobMark.key == key)
+    if ctx.session.exec(done).first() is not None:
+        return False
+    query = (
+        select(Game)
+        .join(GamePlayer, col(GamePlayer.game_id) == Game.id)
+        .where(
+            GamePlayer.user_id == user.id,
+            Game.status == "active",
+            col(Game.to_move) == GamePlayer.position,
+        )
+        .order_by(Game.game, Game.id)
+    )
+    boards = [board_from_row(ctx, row) for row in ctx.session.exec(query)]
+    if not boards:
+        return False
+    to = reply_addresses(ctx, user)
+    if not to:
+        return False
+    lines = [phrase("digest_line", label=b.label, status=status_text(b)) for b in boards]
+    summaries = [
+        "\n" + STARS + "\n\n" + summary(ctx, b, title=title_for(b, "Summary"), reader=user)
+        for b in boards
+    ]
+    ctx.reply(
+        Reply(
+            to=to,
+            subject=phrase("subject_digest"),
+            body=render(
+                "digest",
+                userid=user.userid,
+                boards="\n".join(lines),
+                summaries="".join(summaries),
+            ),
+            kind="digest",
+            user_id=user.id,
+        )
+    )
+    ctx.session.add(JobMark(kind="digest", key=key, at=ctx.now()))
+    ctx.session.flush()
+    return True

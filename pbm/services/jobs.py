@@ -1,0 +1,102 @@
+"""The periodic jobs of correspondence play, as one service call on the injected clock:
+end vacations whose days ran out, forfeit boards whose time is up, send reminders, and
+send the day's digests.
+
+Every board (and every player's digest) is handled in its own transaction, and what was
+done is recorded in the database (a board's result, a nag's JobMark for the move number,
+a digest's JobMark for the day), so running the job again, or after a restart, never
+repeats anything; a job missed while the server was down does its work once when it
+comes back. The daemon runs `run_due` every JOB_SECONDS (registered in pbm.daemon.PERIODIC_JOBS);
+`pbm jobs run` runs it once, for cron.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TypeVar
+
+from sqlalchemy.engine import Engine
+from sqlmodel import select
+
+from pbm.clock import Clock
+from pbm.config import Config
+from pbm.services.boards import board_from_row
+from pbm.services.context import Context
+from pbm.services.digest import digest_readers, send_digest
+from pbm.services.timeouts import apply, due
+from pbm.services.vacation import exhausted, running_end, stop
+from pbm.store.db import session_for
+from pbm.store.models import Game, User
+from pbm.texts import use_templates
+
+JOB_SECONDS = 300.0
+T = TypeVar("T")
+
+
+def _in_transaction(
+    engine: Engine, clock: Clock, config: Config, work: Callable[[Context], T]
+) -> T:
+    """Run `work` in its own transaction and queue the mails it produced with it."""
+    from pbm.pipeline import queue_replies
+
+    with session_for(engine) as session:
+        ctx = Context(session=session, clock=clock, config=config, sender="")
+        result = work(ctx)
+        if ctx.replies:
+            queue_replies(ctx, None, ctx.replies, inbound_id=None)
+        session.commit()
+        return result
+
+
+def run_due(engine: Engine, clock: Clock, config: Config) -> dict[str, int]:
+    """Everything due at `clock.now()`; returns how many of each thing were done."""
+    use_templates(config.templates_dir)
+    done = {"vacations_ended": 0, "forfeits": 0, "nags": 0, "digests": 0}
+    with session_for(engine) as session:
+        ending = exhausted(session, clock.now())
+        boards = list(session.exec(select(Game.id).where(Game.status == "active")))
+        readers = sorted(digest_readers(session))
+    for user_id in ending:
+        done["vacations_ended"] += _in_transaction(
+            engine, clock, config, lambda ctx, u=user_id: _end_vacation(ctx, u)
+        )
+    for game_id in boards:
+        action = _in_transaction(engine, clock, config, lambda ctx, g=game_id: _board(ctx, g))
+        if action:
+            done[action + "s"] += 1
+    for user_id in readers:
+        done["digests"] += _in_transaction(
+            engine, clock, config, lambda ctx, u=user_id: _digest(ctx, u)
+        )
+    return done
+
+
+def _end_vacation(ctx: Context, user_id: int) -> int:
+    from pbm.services.vacation import account
+
+    user = ctx.session.get(User, user_id)
+    if user is None:
+        return 0
+    row = account(ctx.session, user, ctx.now())
+    end = running_end(row)
+    if end is None or end > ctx.now():
+        return 0  # stopped, or restarted with more days, since the list was read
+    stop(ctx.session, user, ctx.now())
+    return 1
+
+
+def _board(ctx: Context, game_id: int | None) -> str:
+    row = ctx.session.get(Game, game_id)
+    if row is None or row.status != "active" or row.to_move is None:
+        return ""
+    board = board_from_row(ctx, row)
+    what = due(ctx, board)
+    if what is None:
+        return ""
+    apply(ctx, board, what)
+    return what.action
+
+
+def _digest(ctx: Context, user_id: int) -> int:
+    user = ctx.session.get(User, user_id)
+    return int(user is not None and send_digest(ctx, user))

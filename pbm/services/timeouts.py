@@ -1,0 +1,176 @@
+"""Deadlines of one board: what is due (nothing, a reminder, a forfeit) and doing it.
+
+Checked by the periodic job and before a move is played, so a forfeit happens at the
+same moment whether or not the job ran while the server was down.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import timedelta
+
+from sqlmodel import select
+
+from pbm.services.accounts import reply_addresses
+from pbm.services.boards import Board, cache_position
+from pbm.services.clocks import (
+    DAY_SECONDS,
+    bank_left,
+    charged,
+    days_text,
+    span_text,
+    time_control,
+)
+from pbm.services.context import Context, Reply
+from pbm.services.mailing import mail_board, title_for
+from pbm.services.render import subject_for, summary
+from pbm.services.vacation import left_days
+from pbm.store import queries
+from pbm.store.models import Subscription
+from pbm.store.models_correspondence import JobMark
+from pbm.texts import phrase, render
+
+DAY = timedelta(days=1)
+
+
+@dataclass(frozen=True)
+class Due:
+    action: str  # "nag" | "forfeit"
+    index: int  # the player concerned (challenge order)
+    reason: str = ""  # a forfeit's first line
+    draw: bool = False  # a pending draw is accepted instead (pbmserv)
+
+
+def due(ctx: Context, board: Board) -> Due | None:
+    """What the board's time rules ask for now, if anything."""
+    row = board.row
+    if not board.active or row.to_move is None:
+        return None
+    index = row.to_move
+    gp, user = board.players[index]
+    control = time_control(row)
+    now = ctx.now()
+    idle = charged(ctx.session, control, user.id or 0, row.last_move_at, now)
+    reason = ""
+    if control.fischer is not None:
+        left = bank_left(ctx.session, row, index, user.id or 0, now)
+        if left is not None and left <= timedelta():
+            reason = phrase("forfeit_bank")
+    elif idle >= timedelta(days=control.forfeit_days):
+        reason = phrase("forfeit_idle", days=idle // DAY)
+    total = None if control.total_days is None else control.total_days * DAY_SECONDS
+    if total is not None and not reason and gp.seconds_used + idle.total_seconds() >= total:
+        reason = phrase("forfeit_total", days=days_text(control.total_days))
+    if reason:
+        return Due("forfeit", index, reason, draw=row.proposal == "draw")
+    if idle >= timedelta(days=control.nag_days) and not nagged(ctx, board):
+        return Due("nag", index)
+    return None
+
+
+def _nag_key(board: Board) -> str:
+    return f"{board.id}:{board.row.move_count}:{board.row.to_move}"
+
+
+def nagged(ctx: Context, board: Board) -> bool:
+    """Whether this move's reminder went out already (one per board and move number)."""
+    query = select(JobMark).where(JobMark.kind == "nag", JobMark.key == _nag_key(board))
+    return ctx.session.exec(query).first() is not None
+
+
+def apply(ctx: Context, board: Board, what: Due) -> None:
+    if what.action == "nag":
+        send_nag(ctx, board)
+    elif what.draw:
+        from pbm.services.play import finish
+
+        # pbmserv: at the forfeit time the players who did not vote accept the draw.
+        finish(ctx, board, None, phrase("draw_agreed"))
+        _save(ctx, board)
+        mail_board(ctx, board)
+    else:
+        forfeit(ctx, board, what.index, what.reason)
+
+
+def _save(ctx: Context, board: Board) -> None:
+    cache_position(board)
+    ctx.session.add(board.row)
+    ctx.session.flush()
+
+
+def forfeit(ctx: Context, board: Board, index: int, reason: str) -> None:
+    """The player loses on time: the game ends, is rated, and everyone is told."""
+    from pbm.services.play import finish
+
+    gp, user = board.players[index]
+    gp.resigned = True
+    # His clock ran until now: the timing block shows the time he let pass.
+    control = time_control(board.row)
+    gp.seconds_used += charged(
+        ctx.session, control, user.id or 0, board.row.last_move_at, ctx.now()
+    ).total_seconds()
+    ctx.session.add(gp)
+    assert user.id is not None
+    if queries.subscription(ctx.session, board.id, user.id, "subscribe") is None:
+        ctx.session.add(Subscription(game_id=board.id, user_id=user.id))
+    remaining = [i for i, (p, _) in enumerate(board.players) if not p.resigned]
+    text = reason + "\n" + phrase("forfeits", userid=user.userid, label=board.label)
+    finish(ctx, board, remaining[0] if len(remaining) == 1 else None, text)
+    _save(ctx, board)
+    mail_board(ctx, board)
+
+
+def send_nag(ctx: Context, board: Board) -> None:
+    """pbmserv's Nag mail to the player to move, saying what time and vacation he has."""
+    row = board.row
+    assert row.to_move is not None
+    index = row.to_move
+    gp, user = board.players[index]
+    control = time_control(row)
+    now = ctx.now()
+    idle = charged(ctx.session, control, user.id or 0, row.last_move_at, now)
+    if control.fischer is not None:
+        left = bank_left(ctx.session, row, index, user.id or 0, now) or timedelta()
+        deadline = phrase("nag_deadline_bank", left=span_text(left))
+    else:
+        deadline = phrase("nag_deadline_age", days=days_text(control.forfeit_days))
+    lines = []
+    if control.total_days is not None:
+        total_left = timedelta(seconds=control.total_days * DAY_SECONDS - gp.seconds_used) - idle
+        lines.append(phrase("nag_deadline_total", left=span_text(max(total_left, timedelta()))))
+    vacation = left_days(ctx.session, user, now)
+    lines.append(phrase("nag_vacation", days=days_text(round(vacation, 1)), userid=user.userid))
+    body = render(
+        "nag",
+        game=board.rules.title,
+        board=row.board,
+        days=idle // DAY,
+        deadline=deadline,
+        left="\n" + "\n".join(lines) + "\n",
+        signature=ctx.config.server_name,
+        subject=subject_for(board),
+        summary=summary(ctx, board, title=title_for(board, "Nag"), reader=user, timing=True),
+    )
+    ctx.session.add(JobMark(kind="nag", key=_nag_key(board), at=now))
+    to = reply_addresses(ctx, user)
+    if to:
+        ctx.reply(
+            Reply(
+                to=to,
+                subject=phrase("subject_nag", label=board.label, userid=user.userid),
+                body=body,
+                kind="nag",
+                game_id=board.id,
+                user_id=user.id,
+            )
+        )
+    ctx.session.flush()
+
+
+def forfeit_if_due(ctx: Context, board: Board) -> bool:
+    """Forfeit a board whose time ran out before the job noticed (a move came too late)."""
+    what = due(ctx, board)
+    if what is None or what.action != "forfeit":
+        return False
+    apply(ctx, board, what)
+    return True

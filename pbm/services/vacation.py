@@ -1,0 +1,111 @@
+"""Vacation: a bank of days that accrues at pbm.timecontrol's documented rate (30 a year,
+at most 60) from the day the account was made; while a vacation runs every clock of the
+player stops (clocks.pauses), and no days accrue. A vacation that uses up the bank ends
+by itself at the instant it ran out (the clocks count from then, whenever a job notices).
+"""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta
+
+from sqlmodel import Session, col, select
+
+from pbm.errors import PbmError
+from pbm.store.models import User
+from pbm.store.models_correspondence import Vacation, VacationSpan
+from pbm.texts import phrase
+from pbm.timecontrol import vacation_accrued
+
+DAY = timedelta(days=1)
+MINIMUM_DAYS = 1 / 24  # a vacation shorter than an hour is no vacation
+
+
+def account(session: Session, user: User, now: datetime) -> Vacation:
+    """The player's vacation row, accrued up to `now` (not while a vacation runs)."""
+    assert user.id is not None
+    row = session.exec(select(Vacation).where(Vacation.user_id == user.id)).first()
+    if row is None:
+        row = Vacation(user_id=user.id, bank_days=0.0, accrued_at=user.created_at)
+    if row.started_at is None and now > row.accrued_at:
+        row.bank_days = vacation_accrued(row.bank_days, row.accrued_at, now)
+        row.accrued_at = now
+    session.add(row)
+    return row
+
+
+def running_end(row: Vacation) -> datetime | None:
+    """When the running vacation ends by itself (its bank runs out)."""
+    if row.started_at is None:
+        return None
+    return row.started_at + timedelta(days=row.bank_days)
+
+
+def left_days(session: Session, user: User, now: datetime) -> float:
+    row = account(session, user, now)
+    if row.started_at is None:
+        return row.bank_days
+    return max(0.0, row.bank_days - (now - row.started_at) / DAY)
+
+
+def _open_span(session: Session, user_id: int) -> VacationSpan | None:
+    query = select(VacationSpan).where(
+        VacationSpan.user_id == user_id, col(VacationSpan.ended_at).is_(None)
+    )
+    return session.exec(query).first()
+
+
+def start(session: Session, user: User, now: datetime) -> float:
+    """Start a vacation now; returns the days banked."""
+    assert user.id is not None
+    row = account(session, user, now)
+    if row.started_at is not None:
+        raise PbmError(phrase("vacation_already"))
+    if row.bank_days < MINIMUM_DAYS:
+        raise PbmError(phrase("vacation_empty"))
+    row.started_at = now
+    session.add(row)
+    session.add(VacationSpan(user_id=user.id, started_at=now))
+    session.flush()
+    return row.bank_days
+
+
+def stop(session: Session, user: User, now: datetime) -> float:
+    """End the running vacation at `now` (or where its bank ran out); returns days used."""
+    assert user.id is not None
+    row = account(session, user, now)
+    end = running_end(row)
+    if row.started_at is None or end is None:
+        raise PbmError(phrase("vacation_not_on"))
+    end = min(end, now)
+    used = (end - row.started_at) / DAY
+    span = _open_span(session, user.id)
+    if span is not None:
+        span.ended_at = end
+        session.add(span)
+    row.bank_days = max(0.0, row.bank_days - used)
+    row.started_at = None
+    row.accrued_at = end
+    session.add(row)
+    session.flush()
+    return used
+
+
+def clipped_spans(session: Session, user_id: int) -> list[tuple[datetime, datetime | None]]:
+    """The player's vacations for the clocks: a running one ends where its bank runs out,
+    so a clock is exact even before a job has closed that vacation."""
+    spans = list(session.exec(select(VacationSpan).where(VacationSpan.user_id == user_id)))
+    if not any(s.ended_at is None for s in spans):
+        return [(s.started_at, s.ended_at) for s in spans]
+    row = session.exec(select(Vacation).where(Vacation.user_id == user_id)).first()
+    end = running_end(row) if row is not None else None
+    return [(s.started_at, s.ended_at or end) for s in spans]
+
+
+def exhausted(session: Session, now: datetime) -> list[int]:
+    """Users whose running vacation's bank has run out by `now`."""
+    query = select(Vacation).where(col(Vacation.started_at).is_not(None))
+    return [
+        row.user_id
+        for row in session.exec(query)
+        if (end := running_end(row)) is not None and end <= now
+    ]

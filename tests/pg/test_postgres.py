@@ -1,0 +1,87 @@
+"""A representative part of the server suite on PostgreSQL: migrations, full games by
+mail, random message streams and concurrent workers (tests/pg/conftest.py)."""
+
+from __future__ import annotations
+
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+from alembic.autogenerate import compare_metadata
+from alembic.migration import MigrationContext
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from sqlalchemy import text
+from sqlmodel import SQLModel
+
+from pbm.store import queries
+from pbm.store.db import current_revision, init_db, make_engine, session_for
+from tests import pg_cluster
+from tests.server.conftest import Server, board_row, legal_texts
+from tests.server.test_full_games import test_full_game  # noqa: F401 (run here too)
+from tests.server.test_mail_flow import (  # noqa: F401 (run here too, with its fixture)
+    game,
+    test_failed_command_rolls_back_alone,
+    test_reply_with_just_the_move,
+    test_same_message_runs_once,
+)
+from tests.server.test_property import run_stream, steps
+from tests.server.test_quadrupel_server import (  # noqa: F401 (run here too, with its fixture)
+    pair,
+    test_maximum_points_match_with_a_tie_and_a_third_game,
+    test_setup_stays_secret_from_the_opponent_until_both_are_in,
+)
+
+
+def test_migrations_build_the_models_schema_on_postgres(postgres_url: str) -> None:
+    engine = make_engine(postgres_url)
+    with engine.begin() as conn:  # from nothing: drop what the session fixture migrated
+        conn.execute(text("DROP SCHEMA public CASCADE"))
+        conn.execute(text("CREATE SCHEMA public"))
+    try:
+        init_db(engine)
+        init_db(engine)  # upgrading an up-to-date database is harmless
+        assert current_revision(engine) is not None
+        with engine.connect() as conn:
+            diff = compare_metadata(
+                MigrationContext.configure(conn, opts={"compare_type": True}), SQLModel.metadata
+            )
+        assert diff == []
+    finally:
+        engine.dispose()
+
+
+@settings(
+    max_examples=8,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
+)
+@given(stream=st.lists(steps, min_size=1, max_size=20))
+def test_random_streams_on_postgres(
+    stream: list[tuple[str, int, int, int]], postgres_url: str, tmp_path: Path
+) -> None:
+    pg_cluster.truncate_all(postgres_url)
+    run_stream(stream, tmp_path, postgres_url)
+
+
+def test_concurrent_workers_on_one_board(server: Server) -> None:
+    """Four workers get the same moves at once: each move is played exactly once, the
+    others are refused (not your move / duplicate) and nothing is lost or raises."""
+    alice = server.signup("alice")
+    bob = server.signup("bob")
+    server.send(alice, "quarto challenge alice bob")
+    for ply in range(4):
+        userid, address = ("alice", alice) if ply % 2 == 0 else ("bob", bob)
+        move = legal_texts(server, "quarto")[ply * 3 % len(legal_texts(server, "quarto"))]
+        raws = [
+            server.raw(address, f"quarto move 101 {userid} secret {move}#{ply + 1}")
+            for _ in range(4)
+        ]
+        with ThreadPoolExecutor(max_workers=4) as pool:
+            statuses = list(pool.map(server.process, raws))
+        assert statuses == ["done"] * 4
+        assert board_row(server, "quarto").move_count == ply + 1
+    raws = [server.raw(f"p{i}@x.example", f"signup p{i} pw") for i in range(8)]
+    with ThreadPoolExecutor(max_workers=4) as pool:
+        assert list(pool.map(server.process, raws)) == ["done"] * 8
+    with session_for(server.engine) as session:
+        assert len(queries.all_users(session)) == 10

@@ -1,0 +1,66 @@
+"""`pbm jobs run`, `pbm ratings show|recompute`, `pbm game export|preview|import`."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from typer.testing import CliRunner
+
+from pbm.cli import app
+from tests.server.test_cli import cfg, ok  # noqa: F401  (the configured-database fixture)
+
+runner = CliRunner()
+
+
+def _finished_game() -> None:
+    ok("user", "add", "alice", "alice@x.example", "--password", "pw")
+    ok("user", "add", "bob", "bob@x.example", "--password", "pw")
+    ok("run", "quarto challenge alice bob", "--as", "alice")
+    ok("run", "quarto move 101 alice pw give sdqf", "--as", "alice")
+    ok("run", "quarto move 101 bob pw a1 give tdqf", "--as", "bob")
+    ok("run", "quarto move 101 bob pw resign", "--as", "bob")
+
+
+def test_jobs_run_once(cfg: Path) -> None:  # noqa: F811
+    _finished_game()
+    assert ok("jobs", "run").strip() == "vacations_ended=0 forfeits=0 nags=0 digests=0"
+    assert json.loads(ok("jobs", "run", "--json"))["nags"] == 0
+
+
+def test_ratings_show_and_recompute(cfg: Path) -> None:  # noqa: F811
+    _finished_game()
+    shown = json.loads(ok("ratings", "show", "quarto", "--json"))
+    assert [(r["userid"], r["games"], r["won"], r["lost"]) for r in shown] == [
+        ("alice", 1, 1, 0),
+        ("bob", 1, 0, 1),
+    ]
+    assert round(shown[0]["rating"]) == 1824
+    assert ok("ratings", "recompute").strip() == "rated 1 games again; ratings unchanged"
+    assert json.loads(ok("ratings", "show", "quarto", "--json")) == shown
+
+
+def test_export_preview_import(cfg: Path, tmp_path: Path) -> None:  # noqa: F811
+    _finished_game()
+    text = ok("game", "export", "quarto", "101")
+    assert text.startswith("pbm game record 1\nGame: quarto\n")
+    path = tmp_path / "101.txt"
+    ok("game", "export", "quarto", "101", "--output", str(path))
+    assert path.read_text() == text
+    preview = ok("game", "preview", str(path))
+    assert preview.startswith("quarto board 101: alice bob, 2 moves, finished")
+    assert "imported Quarto Board 7" in ok("game", "import", str(path), "--board", "7")
+    assert ok("game", "export", "quarto", "7") == text.replace("Board: 101", "Board: 7")
+    again = runner.invoke(app, ["game", "import", str(path), "--board", "7"])
+    assert again.exit_code == 1 and "exists already" in again.output
+    path.write_text(text.replace("Moves:", "Moved:"))
+    bad = runner.invoke(app, ["game", "preview", str(path)])
+    assert bad.exit_code == 1 and "not a pbm game record" in bad.output
+
+
+def test_vacation_by_the_administrator(cfg: Path) -> None:  # noqa: F811
+    ok("user", "add", "alice", "alice@x.example", "--password", "pw")
+    assert ok("vacation", "alice").startswith("alice: not on vacation; 0.0 vacation days")
+    refused = runner.invoke(app, ["vacation", "alice", "start"])
+    assert refused.exit_code == 1 and "no vacation days" in refused.output
+    assert runner.invoke(app, ["vacation", "alice", "later"]).exit_code == 2

@@ -1,0 +1,82 @@
+"""`pbm tournament ...`: an admin runs a small round robin of a variant from the CLI, with
+a withdrawal and a cancelled tournament beside it."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from pbm.cli import app
+
+runner = CliRunner()
+
+
+@pytest.fixture
+def cfg(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    path = tmp_path / "pbm.toml"
+    path.write_text(
+        f'[server]\naddress = "pbm@example.org"\ndata_dir = "{tmp_path}"\n'
+        f'[store]\ndatabase_url = "sqlite:///{tmp_path}/pbm.sqlite3"\n'
+        "[security]\npassword_cost = 4\n"
+    )
+    monkeypatch.setenv("PBM_CONFIG", str(path))
+    assert runner.invoke(app, ["db", "init"]).exit_code == 0
+    return path
+
+
+def ok(*args: str) -> str:
+    result = runner.invoke(app, list(args))
+    assert result.exit_code == 0, result.output
+    return result.output
+
+
+def test_admin_runs_a_round_robin_from_the_cli(cfg: Path) -> None:
+    from pbm.games import GAMES, find_game
+
+    # The first variant name any game declares (a name standing for a game and options).
+    variant = next(name for g in GAMES.values() for name in g.variant_aliases)
+    rules, variant_options = find_game(variant)
+    for name in ("amy", "bo", "cy"):
+        ok("user", "add", name, f"{name}@x.example", "--password", "pw")
+    ok("tournament", "create", "spring", variant)
+    ok("tournament", "create", "ko", "quarto", "--type", "knockout")
+    for name in ("amy", "bo", "cy"):
+        ok("tournament", "enter", "spring", name)
+    refused = runner.invoke(app, ["tournament", "enter", "spring", "amy"])
+    assert refused.exit_code == 1 and "already entered" in refused.output
+    listed = json.loads(ok("tournament", "list", "--json"))
+    assert [(t["name"], t["status"], t["entrants"], t["prefix"]) for t in listed] == [
+        ("spring", "open", 3, "a"),
+        ("ko", "open", 0, "b"),
+    ]
+    ok("tournament", "start", "spring")
+    shown = ok("tournament", "show", "spring")
+    assert "status running, round 3 of 3" in shown
+    assert "a101" in shown and "a103" in shown and "a104" not in shown  # 3 players: 3 games
+    from sqlmodel import select
+
+    from pbm.store.db import make_engine, session_for
+    from pbm.store.models import Game
+
+    engine = make_engine(f"sqlite:///{cfg.parent}/pbm.sqlite3")
+    with session_for(engine) as session:
+        boards = list(session.exec(select(Game)))
+    engine.dispose()
+    assert {(b.game, b.options) for b in boards} == {
+        (rules.name, json.dumps(variant_options, sort_keys=True))
+    }
+    ok("tournament", "withdraw", "spring", "cy")
+    pairs = ok("tournament", "pairings", "spring")
+    assert pairs.count("(withdrawal)") == 0  # forfeited boards are scored as games
+    assert pairs.count("playing") == 1  # amy-bo goes on; cy's two boards were forfeited
+    table = ok("tournament", "standings", "spring")
+    cy_line = next(line for line in table.splitlines() if " cy " in f" {line} ")
+    assert cy_line.split()[2] == "0" and "(withdrawn)" in cy_line
+    ok("tournament", "cancel", "ko")
+    listed = json.loads(ok("tournament", "list", "--json"))
+    assert [t["status"] for t in listed] == ["running", "cancelled"]
+    again = runner.invoke(app, ["tournament", "cancel", "ko"])
+    assert again.exit_code == 1

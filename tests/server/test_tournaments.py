@@ -1,0 +1,389 @@
+"""Whole tournaments through process_message on a frozen clock: entries and the start
+by mail, boards played with real Quarto moves, results decided by resignations, draws,
+withdrawals and timeouts, rounds started by the server, and the final announcement."""
+
+from __future__ import annotations
+
+import random
+from datetime import timedelta
+
+import pytest
+from sqlmodel import select
+
+from pbm.services.jobs import run_due
+from pbm.store.db import make_engine, session_for
+from pbm.store.models import Game, GamePlayer, User
+from pbm.store.models_tournament import Tournament, TournamentEntry, TournamentPairing
+from tests.server.conftest import Server, legal_texts
+
+GAME = "quarto"
+
+
+def signup_all(server: Server, names: list[str]) -> dict[str, str]:
+    return {n: server.signup(n) for n in names}
+
+
+def tournament(server: Server, name: str) -> Tournament:
+    with session_for(server.engine) as session:
+        row = session.exec(select(Tournament).where(Tournament.name == name)).one()
+        session.expunge(row)
+        return row
+
+
+def active_boards(server: Server, name: str) -> list[tuple[str, list[str]]]:
+    """(board name, userids in seat order) of the tournament's boards being played."""
+    with session_for(server.engine) as session:
+        t = session.exec(select(Tournament).where(Tournament.name == name)).one()
+        query = select(Game).join(TournamentPairing, TournamentPairing.game_id == Game.id)
+        rows = session.exec(
+            query.where(TournamentPairing.tournament_id == t.id, Game.status == "active")
+        ).all()
+        found = []
+        for row in sorted(rows, key=lambda r: r.board):
+            seats = session.exec(
+                select(User.userid)
+                .join(GamePlayer, GamePlayer.user_id == User.id)
+                .where(GamePlayer.game_id == row.id)
+                .order_by(GamePlayer.position)
+            ).all()
+            found.append((row.board, list(seats)))
+        return found
+
+
+def to_move(server: Server, board: str) -> int | None:
+    with session_for(server.engine) as session:
+        row = session.exec(select(Game).where(Game.game == GAME, Game.board == board)).one()
+        return row.to_move
+
+
+def move(server: Server, people: dict[str, str], board: str, userid: str, text: str) -> None:
+    status = server.send(people[userid], f"{GAME} move {board} {userid} secret {text}")
+    assert status == "done"
+
+
+def play_board(
+    server: Server, people: dict[str, str], board: str, seats: list[str], outcome: str
+) -> None:
+    """Two real moves each, then `outcome`: "first"/"second" wins (the other resigns), or
+    "draw" (proposed and accepted)."""
+    rng = random.Random(board)
+    for _ in range(4):
+        index = to_move(server, board)
+        assert index is not None
+        move(server, people, board, seats[index], rng.choice(legal_texts(server, GAME, board)))
+    if outcome == "draw":
+        move(server, people, board, seats[0], "propose")
+        move(server, people, board, seats[1], "accept")
+    else:
+        loser = seats[1] if outcome == "first" else seats[0]
+        assert server.send(people[loser], f"{GAME} resign {board} {loser} secret") == "done"
+
+
+def results(server: Server, name: str) -> list[tuple[int, str, str | None, float | None, str]]:
+    with session_for(server.engine) as session:
+        t = session.exec(select(Tournament).where(Tournament.name == name)).one()
+        names = {u.id: u.userid for u in session.exec(select(User))}
+        rows = session.exec(
+            select(TournamentPairing)
+            .where(TournamentPairing.tournament_id == t.id)
+            .order_by(TournamentPairing.round, TournamentPairing.slot, TournamentPairing.leg)
+        ).all()
+        return [
+            (p.round, names[p.first_id], names.get(p.second_id), p.score, p.how or "") for p in rows
+        ]
+
+
+def create_and_enter(server: Server, people: dict[str, str], name: str, settings: str) -> None:
+    owner = next(iter(people))
+    server.send(people[owner], f"tournament create {owner} secret {name} {GAME} {settings}")
+    created = server.new_mail()
+    assert len(created) == 1 and created[0].subject == f"Tournament {name}"
+    assert f"tournament join {name} userid password" in created[0].body
+    for userid, address in people.items():
+        server.send(address, f"tournament join {name} {userid} secret")
+        joined = server.new_mail()
+        assert [m.subject for m in joined] == [f"Tournament {name}"]
+        assert f"{userid} has entered tournament {name}" in joined[0].body
+
+
+def test_double_round_robin_of_six(server: Server) -> None:
+    names = ["ann", "ben", "cat", "dan", "eve", "fay"]
+    people = signup_all(server, names)
+    create_and_enter(server, people, "club", "type=double")
+    server.send(people["ben"], "tournament start club ben secret")
+    refused = server.new_mail()
+    assert "Only the player who created tournament club may start it." in refused[0].body
+    server.send(people["ann"], "tournament start club ann secret")
+    mails = server.new_mail()
+    new_boards = [m for m in mails if m.subject.startswith("New Quarto Board")]
+    assert len(new_boards) == 30 * 2  # every game of both cycles starts at once, two mails each
+    rounds = [m for m in mails if m.subject == "Tournament club round 1-10"]
+    assert sorted(m.to[0] for m in rounds) == sorted(people.values())
+    boards = active_boards(server, "club")
+    assert [b for b, _ in boards][:3] == ["a101", "a102", "a103"]
+    assert len(boards) == 30
+    # Every pair meets twice, once with each colour.
+    assert sorted((s[0], s[1]) for _, s in boards) == sorted(
+        (a, b) for a in names for b in names if a != b
+    )
+    with session_for(server.engine) as session:
+        row = session.exec(select(Game).where(Game.board == "a101")).one()
+        assert '"forfeittime": "7"' in row.server_options and '"nagtime": "1"' in row.server_options
+    # The earlier seed (all are unrated: the join order) wins; pairs of neighbours draw.
+    seed = {n: i for i, n in enumerate(names)}
+    for board, seats in boards:
+        a, b = seats
+        if abs(seed[a] - seed[b]) == 1:
+            outcome = "draw"
+        else:
+            outcome = "first" if seed[a] < seed[b] else "second"
+        server.clock.advance(timedelta(hours=3))
+        play_board(server, people, board, seats, outcome)
+    mails = server.new_mail()
+    final = [m for m in mails if m.subject.startswith("Tournament club won by")]
+    assert sorted(m.to[0] for m in final) == sorted(people.values())
+    body = final[0].body
+    assert final[0].subject == "Tournament club won by ann"
+    # Two games against each: a neighbour's two draws make 1 point, a lower seed's two
+    # wins make 2 (ben: 1 + 1 with ann and cat, 6 from dan, eve and fay).
+    lines = [line.split() for line in body.splitlines() if line.strip()[:1].isdigit()]
+    table = {cols[1]: float(cols[2]) for cols in lines}
+    assert table == {"ann": 9, "ben": 8, "cat": 6, "dan": 4, "eve": 2, "fay": 1}
+    assert [cols[1] for cols in lines] == names  # the table is in order
+    assert tournament(server, "club").status == "finished"
+    server.send(people["eve"], "tournament standings club")
+    standing = server.new_mail()[0]
+    assert standing.subject == "Tournament club standings"
+    assert "finished, round 10 of 10" in standing.body
+
+
+def test_swiss_of_nine_with_a_withdrawal(server: Server) -> None:
+    names = [f"p{i}" for i in range(1, 10)]
+    people = signup_all(server, names)
+    create_and_enter(server, people, "open", "type=swiss rounds=4")
+    server.send(people["p1"], "tournament start open p1 secret")
+    mails = server.new_mail()
+    assert len([m for m in mails if m.subject == "Tournament open round 1"]) == 9
+    seed = {n: i for i, n in enumerate(names)}
+    byes: list[str] = []
+    for round_ in range(1, 5):
+        t = tournament(server, "open")
+        assert t.current_round == round_
+        boards = active_boards(server, "open")
+        field = 9 if round_ < 3 else 8
+        assert len(boards) == field // 2
+        pairs = [r for r in results(server, "open") if r[0] == round_]
+        bye = [r[1] for r in pairs if r[2] is None]
+        assert len(bye) == field % 2
+        byes += bye
+        if round_ == 2:
+            # p5 withdraws in the middle of round 2: his board is forfeited at once.
+            board, seats = next((b, s) for b, s in boards if "p5" in s)
+            server.send(people["p5"], "tournament leave open p5 secret")
+            told = server.new_mail()
+            assert any("p5 has withdrawn from tournament open" in m.body for m in told)
+            rec = next(r for r in results(server, "open") if r[0] == 2 and "p5" in r[1:3])
+            assert rec[3] == (0.0 if rec[1] == "p5" else 1.0)
+            boards = [(b, s) for b, s in boards if "p5" not in s]
+        for board, seats in boards:
+            server.clock.advance(timedelta(hours=5))
+            a, b = seats
+            play_board(server, people, board, seats, "first" if seed[a] < seed[b] else "second")
+        mails = server.new_mail()
+        if round_ == 2:
+            # A restart between rounds: a new engine (a new process) on the same file.
+            server.engine.dispose()
+            server.engine = make_engine(server.config.database_url)
+    final = [m for m in mails if m.subject.startswith("Tournament open won by")]
+    assert sorted(m.to[0] for m in final) == sorted(people.values())  # p5 is told too
+    assert "(withdrawn)" in next(line for line in final[0].body.splitlines() if " p5 " in line)
+    res = results(server, "open")
+    assert all(score is not None for *_, score, _how in res)
+    met = [frozenset((a, b)) for _, a, b, *_ in res if b is not None]
+    assert len(met) == len(set(met))  # no pairing repeated
+    assert len(byes) == len(set(byes)) == 2  # one bye a player (rounds 1-2; 8 after)
+    assert all(r[1] != "p5" and r[2] != "p5" for r in res if r[0] > 2)  # not paired again
+    t = tournament(server, "open")
+    assert t.status == "finished"
+    server.send(people["p9"], "tournament pairings open 3")
+    text = server.new_mail()[0].body
+    assert "Round 3" in text and "Round 2" not in text
+
+
+def test_knockout_of_eight_with_a_timeout_forfeit_and_a_restart(server: Server) -> None:
+    names = [f"k{i}" for i in range(1, 9)]
+    people = signup_all(server, names)
+    create_and_enter(server, people, "cup", "type=knockout")
+    server.send(people["k1"], "tournament start cup k1 secret")
+    server.new_mail()
+    boards = active_boards(server, "cup")
+    assert [s for _, s in boards] == [["k1", "k8"], ["k4", "k5"], ["k2", "k7"], ["k3", "k6"]]
+    # Match 1 is drawn: a replay with colours reversed, drawn again: the higher seed (k1)
+    # goes through. Match 2: k5 wins. Match 3: k7 never moves and forfeits on time.
+    play_board(server, people, boards[0][0], boards[0][1], "draw")
+    replay = [b for b in active_boards(server, "cup") if b[1] == ["k8", "k1"]]
+    assert len(replay) == 1
+    play_board(server, people, replay[0][0], replay[0][1], "draw")
+    play_board(server, people, boards[1][0], boards[1][1], "second")
+    play_board(server, people, boards[3][0], boards[3][1], "first")
+    server.new_mail()
+    k2_board = boards[2][0]
+    move(server, people, k2_board, "k2", legal_texts(server, GAME, k2_board)[0])
+    server.new_mail()
+    server.clock.advance(timedelta(days=1, minutes=1))
+    run_due(server.engine, server.clock, server.config)
+    nags = server.new_mail()
+    assert [m.to[0] for m in nags if m.subject.startswith("Nag")] == [people["k7"]]
+    # A restart: a new engine (a new process) on the same database file carries on.
+    server.engine.dispose()
+    server.engine = make_engine(server.config.database_url)
+    server.clock.advance(timedelta(days=6))
+    run_due(server.engine, server.clock, server.config)
+    mails = server.new_mail()
+    assert any("k7 forfeits" in m.body for m in mails)
+    semis = active_boards(server, "cup")
+    assert [s for _, s in semis] == [["k1", "k5"], ["k2", "k3"]]
+    assert [m.to[0] for m in mails if m.subject == "Tournament cup round 2"] == [
+        people[n] for n in ("k1", "k2", "k3", "k5")
+    ]
+    for board, seats in semis:
+        play_board(server, people, board, seats, "first")
+    final = active_boards(server, "cup")
+    assert [s for _, s in final] == [["k1", "k2"]]
+    play_board(server, people, final[0][0], final[0][1], "second")
+    mails = server.new_mail()
+    won = [m for m in mails if m.subject == "Tournament cup won by k2"]
+    assert sorted(m.to[0] for m in won) == sorted(people.values())
+    with session_for(server.engine) as session:
+        out = {e.user_id for e in session.exec(select(TournamentEntry)) if e.eliminated}
+    assert len(out) == 7
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "tournament create ann secret 1bad quarto",
+        "tournament create ann secret x chess",
+        "tournament create ann secret x quarto type=swiss",
+    ],
+)
+def test_bad_creations_are_refused(server: Server, command: str) -> None:
+    people = signup_all(server, ["ann"])
+    server.send(people["ann"], command)
+    reply = server.new_mail()
+    assert len(reply) == 1 and "error" in reply[0].subject.lower()
+    with session_for(server.engine) as session:
+        assert session.exec(select(Tournament)).first() is None
+
+
+def test_decline_loses_abort_draws_and_a_withdrawn_bye_winner(server: Server) -> None:
+    """Six in a knockout: k1 and k2 have byes; k6 resigns before moving (he loses the
+    board), k4-k5 is aborted by the administrator (a draw: replayed), and k1 withdraws
+    before round 2, so his opponent goes through without a game."""
+    from pbm.services.boards import load_board, rules_for
+    from pbm.services.context import Context
+    from pbm.services.play import abort
+
+    names = [f"k{i}" for i in range(1, 7)]
+    people = signup_all(server, names)
+    create_and_enter(server, people, "six", "type=knockout")
+    server.send(people["k1"], "tournament start six k1 secret")
+    server.new_mail()
+    assert [r[1:4] for r in results(server, "six")] == [
+        ("k1", None, 1.0),
+        ("k4", "k5", None),
+        ("k2", None, 1.0),
+        ("k3", "k6", None),
+    ]
+    boards = dict((tuple(s), b) for b, s in active_boards(server, "six"))
+    k3_board = boards[("k3", "k6")]
+    move(server, people, k3_board, "k3", legal_texts(server, GAME, k3_board)[0])
+    assert server.send(people["k6"], f"{GAME} resign {k3_board} k6 secret") == "done"
+    removed = server.new_mail()
+    assert any("has been removed" in m.subject for m in removed)
+    with session_for(server.engine) as session:
+        ctx = Context(session=session, clock=server.clock, config=server.config, sender="")
+        abort(ctx, load_board(ctx, rules_for(GAME), boards[("k4", "k5")]), "Aborted.")
+        session.commit()
+    replay = [s for _, s in active_boards(server, "six")]
+    assert replay == [["k5", "k4"]]  # the aborted game counts as a draw: colours reversed
+    server.send(people["k1"], "tournament leave six k1 secret")
+    assert any("k1 has withdrawn" in m.body for m in server.new_mail())
+    board, seats = active_boards(server, "six")[0]
+    play_board(server, people, board, seats, "first")  # k5 beats k4
+    res = results(server, "six")
+    assert [r[1:5] for r in res if r[0] == 2] == [
+        ("k1", "k5", 0.0, "withdrawal"),
+        ("k2", "k3", None, ""),
+    ]
+    assert ("k3", "k6", 1.0, "game") in [r[1:5] for r in res]
+    board, seats = active_boards(server, "six")[0]
+    play_board(server, people, board, seats, "second")  # k3 beats k2
+    board, seats = active_boards(server, "six")[0]
+    assert seats == ["k5", "k3"]
+    play_board(server, people, board, seats, "draw")
+    board, seats = active_boards(server, "six")[0]
+    assert seats == ["k3", "k5"]  # the final's replay
+    play_board(server, people, board, seats, "draw")
+    mails = server.new_mail()
+    # Two draws: the higher seed goes through (k3 is seed 3, k5 seed 5).
+    assert {m.subject for m in mails if m.subject.startswith("Tournament six won")} == {
+        "Tournament six won by k3"
+    }
+
+
+def test_swiss_standings_carry_the_tie_breaks(server: Server) -> None:
+    """Four players, two rounds, results chosen so the tie-breaks are computed by hand."""
+    names = ["w", "x", "y", "z"]
+    people = signup_all(server, names)
+    create_and_enter(server, people, "tb", "type=swiss rounds=2")
+    server.send(people["w"], "tournament start tb w secret")
+    server.new_mail()
+    # Round 1 (seeds w x y z): w-y and x-z (top half against bottom half).
+    r1 = active_boards(server, "tb")
+    assert sorted(tuple(sorted(s)) for _, s in r1) == [("w", "y"), ("x", "z")]
+    for board, seats in r1:
+        play_board(
+            server,
+            people,
+            board,
+            seats,
+            "draw" if "x" in seats else ("first" if seats[0] == "w" else "second"),
+        )
+    # After round 1: w 1, x 0.5, z 0.5, y 0. Round 2: w-x (or x-w), z-y.
+    r2 = active_boards(server, "tb")
+    assert sorted(tuple(sorted(s)) for _, s in r2) == [("w", "x"), ("y", "z")]
+    for board, seats in r2:
+        winner = "x" if "x" in seats else "y"
+        play_board(server, people, board, seats, "first" if seats[0] == winner else "second")
+    final = [m for m in server.new_mail() if m.subject.startswith("Tournament tb won by")]
+    assert final and final[0].subject == "Tournament tb won by x"
+    rows = {
+        cols[1]: cols[2:5]
+        for cols in (line.split() for line in final[0].body.splitlines())
+        if cols and cols[0].isdigit()
+    }
+    # Points: x 1.5, w 1, y 1, z 0.5. x: beat w (1) + drew z (0.5 x 0.5) -> SB 1.25,
+    # Buchholz 1 + 0.5. w: beat y (1) -> SB 1, Bh 1 + 1.5. y: beat z -> SB 0.5, Bh 1.5.
+    # z: drew x (0.5 x 1.5) -> SB 0.75, Bh 1.5 + 1.
+    assert rows == {
+        "x": ["1.5", "1.25", "1.5"],
+        "w": ["1", "1", "2.5"],
+        "y": ["1", "0.5", "1.5"],
+        "z": ["0.5", "0.75", "2.5"],
+    }
+
+
+def test_a_full_players_limit_does_not_stop_his_tournament_boards(server: Server) -> None:
+    people = signup_all(server, ["ann", "ben", "cat", "dan"])
+    # ann caps her Quarto boards at one and already plays one outside the tournament.
+    assert server.send(people["ann"], f"{GAME} limit ann secret 1") == "done"
+    server.send(people["ben"], f"{GAME} challenge ann ben")
+    server.new_mail()
+    create_and_enter(server, people, "capped", "type=roundrobin")
+    server.send(people["ann"], "tournament start capped ann secret")
+    server.new_mail()
+    boards = active_boards(server, "capped")
+    # A round robin starts every game at once: ann gets all three despite her limit.
+    assert sum("ann" in seats for _, seats in boards) == 3
+    assert all(how != "refused" for *_, how in results(server, "capped"))
