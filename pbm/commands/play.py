@@ -154,7 +154,7 @@ class Chat(Command):
 class Preview(Command):
     name = "preview"
     aliases = ("prev",)
-    usage = "board[#n] move... | new move..."
+    usage = "board[#n] move... | new move... | record (a game record in the body)"
     summary = "Show what a board would look like after some moves; nothing is saved."
     changes_state = False
     token_verb = True
@@ -170,6 +170,19 @@ class Preview(Command):
             return
         self.need(inv, 1)
         target, *rest = inv.words
+        if target.lower() == "record":
+            # A game record (docs/records.md) in the mail body, replayed under the rules.
+            from pbm.services import records
+
+            record = records.parse(inv.comment)
+            text = f"{record.game} board {record.board}: {' '.join(record.players)}\n\n"
+            answer(
+                ctx,
+                phrase("subject_preview_record", game=rules.title, board=record.board),
+                text + records.check(record) + "\n",
+                "preview",
+            )
+            return
         if target.lower() == "new":
             if rest and rest[0].isdigit():  # pbmserv's `preview new <players> move...`
                 rest = rest[1:]

@@ -167,6 +167,15 @@ def test_record_by_mail_reads_back_and_imports(server: Server, people: dict[str,
         assert again == text.replace("Board: 101", "Board: 102")
         assert imported.row.position == original.row.position
         assert records.check(record) == original.rules.render(original.state).rstrip("\n")
+        final_board = original.rules.render(original.state).rstrip("\n")
+    # The mail `preview record` replays a record sent in the body and shows its board.
+    server.send(carol, "quadrature preview record", text)
+    [preview] = server.new_mail()
+    assert preview.subject == "Preview of the record of Quadrature Board 101"
+    assert final_board in preview.body
+    server.send(carol, "quadrature preview record", text.replace(records.MAGIC, "hello"))
+    [refused] = server.new_mail()
+    assert "first line" in refused.body
 
 
 @pytest.mark.parametrize(
