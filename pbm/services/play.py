@@ -245,30 +245,34 @@ def resign(ctx: Context, board: Board, user: User, comment: str = "") -> None:
 
 def decline(ctx: Context, board: Board, user: User) -> None:
     """pbmserv: a resignation before everyone has moved removes the board, unrated."""
+    _remove(ctx, board, phrase("declined", userid=user.userid))
+    log.info("%s removed: %s declined", board.label, user.userid)
+    tournament_game_ended(ctx, board, loser_id=user.id)  # in a tournament he loses it
+
+
+def _remove(ctx: Context, board: Board, reason: str) -> None:
+    """End a board unrated and without a result, and mail its readers why."""
     board.row.status = "removed"
     board.row.rated = False
     board.row.ended_at = ctx.now()
-    board.row.result_reason = phrase("declined", userid=user.userid)
+    board.row.result_reason = reason
     _commit_board(ctx, board)
-    body = phrase("declined", userid=user.userid) + "\n" + phrase("board_removed_body")
+    body = reason + "\n" + phrase("board_removed_body") + "\n"
+    subject = phrase("subject_removed", game=board.rules.title, board=board.row.board)
     for reader in readers(ctx, board):
         to = reply_addresses(ctx, reader)
         if to:
             ctx.reply(
                 Reply(
                     to=to,
-                    subject=phrase(
-                        "subject_removed", game=board.rules.title, board=board.row.board
-                    ),
-                    body=body + "\n",
+                    subject=subject,
+                    body=body,
                     kind="removed",
                     game_id=board.id,
                     user_id=reader.id,
                     to_sender=ctx.sender in to,
                 )
             )
-    log.info("%s removed: %s declined", board.label, user.userid)
-    tournament_game_ended(ctx, board, loser_id=user.id)  # in a tournament he loses it
 
 
 def _start_vote(ctx: Context, board: Board, user: User, kind: str, comment: str) -> None:
@@ -498,27 +502,8 @@ def replay_check(board: Board, texts: Sequence[str]) -> bool:
 def abort(ctx: Context, board: Board, reason: str) -> None:
     """End a board unrated, without a result, and tell its readers."""
     _require_active(board)
-    board.row.status = "removed"
-    board.row.rated = False
-    board.row.ended_at = ctx.now()
-    board.row.result_reason = reason
-    _commit_board(ctx, board)
+    _remove(ctx, board, reason)
     tournament_game_ended(ctx, board)  # a tournament scores an aborted board as a draw
-    for reader in readers(ctx, board):
-        to = reply_addresses(ctx, reader)
-        if to:
-            ctx.reply(
-                Reply(
-                    to=to,
-                    subject=phrase(
-                        "subject_removed", game=board.rules.title, board=board.row.board
-                    ),
-                    body=reason + "\n" + phrase("board_removed_body") + "\n",
-                    kind="removed",
-                    game_id=board.id,
-                    user_id=reader.id,
-                )
-            )
 
 
 def adjudicate(ctx: Context, board: Board, winner: User | None, reason: str) -> None:
