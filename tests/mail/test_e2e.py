@@ -13,7 +13,7 @@ import threading
 import time
 
 import pytest
-from sqlmodel import func, select
+from sqlmodel import Session, create_engine, func, select
 
 from pbm.games import GAMES, Game
 from pbm.store.db import session_for
@@ -124,14 +124,24 @@ def test_every_game_played_whole_by_mail(pbm_server: PbmServer) -> None:
     assert failed == 0
 
 
+def _rows(server: PbmServer, model: type) -> list:
+    """Read-only: pbm's engine begins every transaction IMMEDIATE (a write lock), and a
+    poller taking that lock can starve behind a busy daemon; a WAL reader never waits."""
+    path = server.data_dir / "pbm.sqlite3"
+    reader = create_engine(f"sqlite:///file:{path}?mode=ro&uri=true")
+    try:
+        with Session(reader, expire_on_commit=False) as session:
+            return list(session.exec(select(model).order_by(model.id)))
+    finally:
+        reader.dispose()
+
+
 def inbound_rows(server: PbmServer) -> list[InboundMessage]:
-    with session_for(server.engine()) as session:
-        return list(session.exec(select(InboundMessage).order_by(InboundMessage.id)))
+    return _rows(server, InboundMessage)
 
 
 def outbox_rows(server: PbmServer) -> list[OutboxMail]:
-    with session_for(server.engine()) as session:
-        return list(session.exec(select(OutboxMail).order_by(OutboxMail.id)))
+    return _rows(server, OutboxMail)
 
 
 def wait_until(predicate, timeout: float = 30.0) -> bool:
