@@ -53,17 +53,19 @@ def run(
         mail = parse_message(msg.as_bytes())
         ctx = Context(session=session, clock=SystemClock(), config=cfg, sender=address)
         run_mail(ctx, mail)
-        for reply in ctx.replies:
-            typer.echo(f"To: {', '.join(reply.to) or '(nobody)'}")
-            typer.echo(f"Subject: {reply.subject}")
-            typer.echo("")
-            typer.echo(reply.body.rstrip("\n"))
-            typer.echo("")
+        # Commit before printing: a reader that closes our output early (`| head`)
+        # must not undo the command.
         if dry_run:
             session.rollback()
         else:
             queue_replies(ctx, mail, ctx.replies, inbound_id=None)
             session.commit()
     eng.dispose()
+    for reply in ctx.replies:
+        typer.echo(f"To: {', '.join(reply.to) or '(nobody)'}")
+        typer.echo(f"Subject: {reply.subject}")
+        typer.echo("")
+        typer.echo(reply.body.rstrip("\n"))
+        typer.echo("")
     if any(r.kind == "error" for r in ctx.replies):
         raise typer.Exit(1)
