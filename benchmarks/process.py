@@ -181,6 +181,7 @@ def main() -> None:
     rng = random.Random(5)
     tmp = tempfile.TemporaryDirectory()
     path = args.db or Path(tmp.name) / "bench.sqlite3"
+    path.unlink(missing_ok=True)  # --db names a file the run rebuilds from scratch
     config = Config(
         data_dir=path.parent, database_url=f"sqlite:///{path}", server_address="pbm@example.org"
     )

@@ -29,10 +29,10 @@ from pbm.services.accounts import record_auth_failures
 from pbm.services.boards import board_by_id
 from pbm.services.challenges import ChallengeError
 from pbm.services.context import Context, Reply
-from pbm.services.outbox import queue_mail
+from pbm.services.outbox import outbox_values, queue_many
 from pbm.services.render import summary
 from pbm.store import queries
-from pbm.store.models import InboundMessage, OutboxMail
+from pbm.store.models import InboundMessage
 from pbm.texts import phrase, render, use_templates
 
 log = logging.getLogger(__name__)
@@ -208,9 +208,10 @@ def thread_id(ctx: Context, game_id: int) -> str:
 
 def queue_replies(
     ctx: Context, mail: InboundMail | None, replies: Sequence[Reply], inbound_id: int | None
-) -> list[OutboxMail]:
-    """Compose every reply (threading headers, reply token) and queue it in the outbox."""
-    queued: list[OutboxMail] = []
+) -> list[str]:
+    """Compose every reply (threading headers, reply token) and queue it in the outbox;
+    returns the queued Message-IDs."""
+    queued: list[dict[str, object]] = []
     host = ctx.config.server_host
     quote = quotable_original(mail) if mail is not None else None
     sender = f"{ctx.config.server_name} <{ctx.config.server_address}>"
@@ -244,21 +245,13 @@ def queue_replies(
             date=ctx.now(),
             quote=quote if reply.quote_original else None,
         )
-        queued.append(
-            queue_mail(
-                ctx.session,
-                now=ctx.now(),
-                envelope_from=ctx.config.server_address,
-                recipients=to,
-                subject=reply.subject,
-                body=body,
-                raw=raw,
-                message_id=message_id,
-                inbound_id=inbound_id,
-            )
-        )
+        row = outbox_values(ctx.now(), ctx.config.server_address, to, reply.subject, body, raw)
+        row["message_id"] = message_id
+        row["inbound_id"] = inbound_id
+        queued.append(row)
+    queue_many(ctx.session, queued)
     ctx.session.flush()
-    return queued
+    return [str(row["message_id"]) for row in queued]
 
 
 __all__ = ["handle_message", "plan", "queue_replies", "run_mail"]

@@ -72,7 +72,7 @@ class Command:
         self.need(inv, 3)
         board_text, userid, password, *rest = inv.words
         board = load_board(ctx, self.rules_of(inv), board_text)
-        user = authenticate(ctx, userid, password)
+        user = authenticate(ctx, userid, password, [u for _, u in board.players])
         return board, user, rest
 
     def user_only(self, ctx: Context, inv: Invocation) -> tuple[User, list[str]]:

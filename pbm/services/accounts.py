@@ -42,15 +42,19 @@ def _throttle_keys(ctx: Context, userid: str) -> list[tuple[str, str]]:
     return keys
 
 
-def authenticate(ctx: Context, userid: str, password: str) -> User:
-    """The account `userid` if `password` is right; failures are counted and throttled."""
+def authenticate(ctx: Context, userid: str, password: str, known: Sequence[User] = ()) -> User:
+    """The account `userid` if `password` is right; failures are counted and throttled.
+    `known`: users this transaction has loaded already (a board's players), to skip a query."""
     since = ctx.now() - timedelta(minutes=ctx.config.failure_window_minutes)
     counts = queries.counts_by_key(ctx.session, _throttle_keys(ctx, userid), since)
     for (kind, key), count in counts.items():
         if count >= ctx.config.max_failures:
             log.warning("throttled %s %s", kind, key)
             raise AuthError(phrase("throttled", minutes=ctx.config.failure_window_minutes))
-    user = queries.user_by_userid(ctx.session, userid)
+    key = userid.lower()
+    user = next((u for u in known if u.userid_key == key), None)
+    if user is None:
+        user = queries.user_by_userid(ctx.session, userid)
     if user is None or not user.password_hash:
         ctx.auth_failures.extend(_throttle_keys(ctx, userid))
         log.info("unknown userid %r from %s", userid, ctx.sender)

@@ -4,6 +4,7 @@ ends of games and answers to his own commands still come at once."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from datetime import datetime
 
 from sqlmodel import Session, col, select
@@ -34,8 +35,11 @@ def set_digest(session: Session, user: User, on: bool) -> None:
     session.flush()
 
 
-def digest_readers(session: Session) -> set[int]:
+def digest_readers(session: Session, among: Sequence[int] | None = None) -> set[int]:
+    """Users in digest mode (only those of `among`, when given)."""
     query = select(MailPreference.user_id).where(col(MailPreference.digest).is_(True))
+    if among is not None:
+        query = query.where(col(MailPreference.user_id).in_(among))
     return set(session.exec(query))
 
 

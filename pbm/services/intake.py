@@ -11,6 +11,7 @@ from datetime import datetime
 from email.parser import BytesHeaderParser
 from email.policy import compat32
 
+from sqlalchemy import insert
 from sqlalchemy.engine import Engine
 from sqlalchemy.exc import IntegrityError, OperationalError
 from sqlmodel import Session, select
@@ -40,24 +41,23 @@ def store_inbound(session: Session, raw: bytes, *, via: str, now: datetime) -> t
     The caller commits.
     """
     message_id = message_id_of(raw)
-    existing = session.exec(
-        select(InboundMessage.id).where(InboundMessage.message_id == message_id)
-    ).first()
-    if existing is not None:
-        return existing, False
-    row = InboundMessage(message_id=message_id, received_at=now, via=via, raw=raw, status="new")
+    # Insert first and let the unique Message-ID refuse a copy: one statement in the usual
+    # case, a Core insert so no ORM unit of work runs for a row nobody reads back here.
+    statement = insert(InboundMessage.__table__).values(  # type: ignore[attr-defined]
+        message_id=message_id, received_at=now, via=via, raw=raw, status="new"
+    )
     try:
         with session.begin_nested():
-            session.add(row)
-            session.flush()
+            result = session.execute(statement)
     except IntegrityError:
-        # Stored meanwhile by another process: that copy wins.
+        # Known already (or stored meanwhile by another process): that copy wins.
         again = session.exec(
             select(InboundMessage.id).where(InboundMessage.message_id == message_id)
         ).one()
         return again, False
-    assert row.id is not None
-    return row.id, True
+    key = result.inserted_primary_key
+    assert key is not None and key[0] is not None
+    return int(key[0]), True
 
 
 def process_inbound(engine: Engine, inbound_id: int, *, clock: Clock, config: Config) -> str:

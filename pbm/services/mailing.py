@@ -48,7 +48,7 @@ def mail_board(
     title = title_for(board, "new" if new else "Summary")
     subject = subject_for(board, new=new)
     subscribers = queries.subscribers_of(ctx.session, board.id)
-    moves = queries.moves_of(ctx.session, board.id)
+    moves = queries.move_records(ctx.session, board.id)
     held = _held_for_digest(ctx, board, new, only)
     for user in readers(ctx, board, subscribers) if only is None else only:
         to = reply_addresses(ctx, user)
@@ -88,8 +88,8 @@ def _held_for_digest(
         return set()
     from pbm.services.digest import digest_readers
 
-    players = {u.id for _, u in board.players}
-    return {uid for uid in digest_readers(ctx.session) if uid in players}
+    players = [u.id for _, u in board.players if u.id is not None]
+    return set(digest_readers(ctx.session, players))
 
 
 def mail_notifiers(ctx: Context, board: Board, events: Sequence[str]) -> None:

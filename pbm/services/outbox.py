@@ -9,7 +9,7 @@ import json
 from collections.abc import Sequence
 from datetime import datetime, timedelta
 
-from sqlalchemy import func
+from sqlalchemy import func, insert
 from sqlmodel import Session, select
 
 from pbm.store.models import OutboxMail
@@ -27,21 +27,40 @@ def queue_mail(
     message_id: str,
     inbound_id: int | None = None,
 ) -> OutboxMail:
-    mail = OutboxMail(
-        created_at=now,
-        envelope_from=envelope_from,
-        recipients=json.dumps(list(recipients)),
-        subject=subject,
-        body=body,
-        raw=raw,
-        status="queued",
-        attempts=0,
-        next_attempt_at=now,
-        message_id=message_id,
-        inbound_id=inbound_id,
-    )
+    mail = OutboxMail(**outbox_values(now, envelope_from, recipients, subject, body, raw))
+    mail.message_id = message_id
+    mail.inbound_id = inbound_id
     session.add(mail)
     return mail
+
+
+def outbox_values(
+    now: datetime,
+    envelope_from: str,
+    recipients: Sequence[str],
+    subject: str,
+    body: str,
+    raw: bytes,
+) -> dict[str, object]:
+    """The columns of a freshly queued mail but its Message-ID and inbound message."""
+    return {
+        "created_at": now,
+        "envelope_from": envelope_from,
+        "recipients": json.dumps(list(recipients)),
+        "subject": subject,
+        "body": body,
+        "raw": raw,
+        "status": "queued",
+        "attempts": 0,
+        "next_attempt_at": now,
+    }
+
+
+def queue_many(session: Session, rows: Sequence[dict[str, object]]) -> None:
+    """Queue several mails in one Core insert: no ORM objects for rows nobody reads back
+    in this transaction. Each row is outbox_values() plus message_id and inbound_id."""
+    if rows:
+        session.execute(insert(OutboxMail.__table__), list(rows))  # type: ignore[attr-defined]
 
 
 def due_mail(session: Session, now: datetime, limit: int) -> list[OutboxMail]:

@@ -93,12 +93,16 @@ def stop(session: Session, user: User, now: datetime) -> float:
 def clipped_spans(session: Session, user_id: int) -> list[tuple[datetime, datetime | None]]:
     """The player's vacations for the clocks: a running one ends where its bank runs out,
     so a clock is exact even before a job has closed that vacation."""
-    spans = list(session.exec(select(VacationSpan).where(VacationSpan.user_id == user_id)))
-    if not any(s.ended_at is None for s in spans):
-        return [(s.started_at, s.ended_at) for s in spans]
+    # Two columns, not the entities: every move asks this, mostly to find nothing.
+    query = select(VacationSpan.started_at, VacationSpan.ended_at).where(
+        VacationSpan.user_id == user_id
+    )
+    spans = [(started, ended) for started, ended in session.exec(query)]
+    if not any(ended is None for _, ended in spans):
+        return spans
     row = session.exec(select(Vacation).where(Vacation.user_id == user_id)).first()
     end = running_end(row) if row is not None else None
-    return [(s.started_at, s.ended_at or end) for s in spans]
+    return [(started, ended or end) for started, ended in spans]
 
 
 def exhausted(session: Session, now: datetime) -> list[int]:

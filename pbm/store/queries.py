@@ -4,8 +4,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from datetime import datetime
+from typing import cast
 
 from sqlalchemy import func
+from sqlalchemy import select as sa_select
 from sqlmodel import Session, col, select
 
 from pbm.store.models import (
@@ -93,6 +95,14 @@ def players_of(session: Session, game_id: int) -> list[tuple[GamePlayer, User]]:
 def moves_of(session: Session, game_id: int) -> list[Move]:
     query = select(Move).where(Move.game_id == game_id).order_by(col(Move.number))
     return list(session.exec(query))
+
+
+def move_records(session: Session, game_id: int) -> list[Move]:
+    """The moves in order as plain read-only rows (attributes as on Move): a board mail's
+    move list needs no ORM identity map, which costs more than the query."""
+    table = Move.__table__  # type: ignore[attr-defined]
+    query = sa_select(table).where(table.c.game_id == game_id).order_by(table.c.number)
+    return cast(list[Move], list(session.connection().execute(query)))
 
 
 def last_move(session: Session, game_id: int) -> Move | None:
