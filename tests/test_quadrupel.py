@@ -8,8 +8,14 @@ from dataclasses import replace
 
 import pytest
 
-from pbm.games import get_game
-from pbm.games.base import IllegalMoveError, InvalidMoveError, OptionError, PositionError
+from pbm.games import find_game, get_game
+from pbm.games.base import (
+    IllegalMoveError,
+    InvalidMoveError,
+    OptionError,
+    PositionError,
+    UnknownGameError,
+)
 from pbm.games.quadrupel import GAME, ExtraTurns, Quadrupel, QuadrupelState, Rules, _code
 from pbm.games.quadrupel_board import DIAGONAL, DIAMOND, SHAPES, SQUARE, STRAIGHT, ZONES
 from pbm.games.quadrupel_match import match_result, next_first_player
@@ -393,12 +399,10 @@ def test_options_variants_and_names():
         GAME.new_state(variant="points", threshold=31)
     with pytest.raises(OptionError):
         GAME.new_state(variant="chess")
-    assert Quadrupel.options_for_name("Quadrupel-Added") == {"variant": "added"}
-    assert Quadrupel.options_for_name("quadrupel zone2 ban") == {
-        "variant": "position",
-        "zone2": "ban",
-    }
-    assert Quadrupel.options_for_name("quadrupel-nothing") is None
+    assert find_game("Quadrupel-Added") == (GAME, {"variant": "added"})
+    assert find_game("quadrupel zone2 ban") == (GAME, {"variant": "position", "zone2": "ban"})
+    with pytest.raises(UnknownGameError):
+        find_game("quadrupel-nothing")
     for name, options in Quadrupel.variant_aliases.items():
         state = GAME.new_state(**options)
         assert GAME.state_options(state) == state.rules.as_options(), name

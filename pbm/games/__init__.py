@@ -68,7 +68,8 @@ _VARIANTS: dict[str, tuple[Game, dict]] = {
 def find_game(name: str) -> tuple[Game, dict]:
     """The game a challenge names and the options the name stands for: a game name or
     alias gives no options, a variant name (`quadrupel-added`) gives its options."""
-    key = name.strip().lower()
+    # Players write variant names with '-', '_' or spaces between the words.
+    key = "-".join(name.strip().lower().replace("_", " ").replace("-", " ").split())
     if key in _VARIANTS:
         game, options = _VARIANTS[key]
         return game, dict(options)

@@ -350,13 +350,6 @@ class Quadrupel(Game):
         # two setups stay hidden until both are in).
         return not (isinstance(move, tuple) and now.pending and viewer != mover)
 
-    @classmethod
-    def options_for_name(cls, name: str) -> dict[str, Any] | None:
-        """The options a variant name stands for (`quadrupel-added`), or None."""
-        key = name.strip().lower().replace(" ", "-").replace("_", "-")
-        found = cls.variant_aliases.get(key)
-        return dict(found) if found is not None else None
-
     # -- states -------------------------------------------------------------------
     def new_state(self, **options: Any) -> QuadrupelState:
         rules = self.rules_from(options)
