@@ -11,6 +11,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Sequence
 from datetime import timedelta
+from typing import NamedTuple
 
 from sqlmodel import Session
 
@@ -32,13 +33,20 @@ from pbm.services.context import Context, Reply
 from pbm.services.outbox import outbox_values, queue_many
 from pbm.services.render import summary
 from pbm.store import queries
-from pbm.store.models import InboundMessage
 from pbm.texts import phrase, render, use_templates
 
 log = logging.getLogger(__name__)
 
 
-def handle_message(session: Session, row: InboundMessage, *, clock: Clock, config: Config) -> str:
+class StoredMessage(NamedTuple):
+    """What the pipeline needs of a stored inbound message."""
+
+    id: int
+    message_id: str
+    raw: bytes
+
+
+def handle_message(session: Session, row: StoredMessage, *, clock: Clock, config: Config) -> str:
     """Run a stored message's commands and queue the replies; returns done or ignored."""
     use_templates(config.templates_dir)
     if len(row.raw) > config.max_message_bytes:
@@ -254,4 +262,4 @@ def queue_replies(
     return [str(row["message_id"]) for row in queued]
 
 
-__all__ = ["handle_message", "plan", "queue_replies", "run_mail"]
+__all__ = ["StoredMessage", "handle_message", "plan", "queue_replies", "run_mail"]

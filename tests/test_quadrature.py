@@ -663,6 +663,20 @@ def test_dump_of_a_game_from_the_start_names_start():
     assert GAME.load(text) == state
 
 
+@pytest.mark.parametrize("repetition", ["threefold", "any"])
+def test_load_steps_through_the_history_to_the_very_same_state(repetition: str):
+    # load skips listing the moves of the positions on the way: every derived field
+    # (repetition keys, result, moves) must still equal the state the moves built.
+    rng = random.Random(repetition)
+    for _ in range(8):
+        state = GAME.new_state(repetition=repetition)
+        for _ in range(rng.randrange(1, 80)):
+            if GAME.outcome(state) is not None:
+                break
+            state = GAME.apply(state, rng.choice(GAME.legal_moves(state)))
+            assert tuple(GAME.load(GAME.dump(state))) == tuple(state)
+
+
 @pytest.mark.parametrize(
     "text",
     [

@@ -42,6 +42,13 @@ def _key(black: int, white: int, turn: int, markers: tuple[int, int]) -> int:
     return key | markers[0] << (2 * _BOARD_BITS + 1) | markers[1] << (2 * _BOARD_BITS + 3)
 
 
+def _repetition_key(
+    black: int, white: int, turn: int, markers: tuple[int, int], repetition: str
+) -> int:
+    key = _key(black, white, turn, markers)
+    return key & _MEN_KEY_MASK if repetition == ANY else key
+
+
 # (black men, white men, side to move, (Black's marker, White's marker))
 Position = tuple[int, int, int, tuple[int, int]]
 START: Position = (qb.START_BLACK, qb.START_WHITE, qb.BLACK, (0, 0))
@@ -141,9 +148,7 @@ def _settle(
     """Build a state, deciding whether the game is over and listing the moves if not."""
     # `seen` holds the keys the repetition rule compares: men and side to move for
     # repetition=any (Steere 2006 speaks of the men's arrangement), markers too otherwise.
-    key = _key(black, white, turn, markers)
-    if repetition == ANY:
-        key &= _MEN_KEY_MASK
+    key = _repetition_key(black, white, turn, markers, repetition)
     repeated = seen.count(key)
     seen = (*seen, key)
     result = _win(black, white, 1 - turn) or _win(black, white, turn)
@@ -166,6 +171,36 @@ def _settle(
         QuadratureState,
         (black, white, turn, markers, repetition, origin, trail, seen, result, moves),
     )
+
+
+def _after(position: Position, move: int) -> Position:
+    """The position after `move`, which the caller knows to be legal there."""
+    black, white, turn, markers = position
+    if move != qb.PASS:
+        own, enemy = (white, black) if turn else (black, white)
+        own, enemy, converted, _removed = qb.play(own, enemy, move >> 8, move & 0xFF)
+        black, white = (enemy, own) if turn else (own, enemy)
+        # Marker (seed "BASIC MOVES AND THE MARKER"): a non-aggressive sideways move
+        # turns it up one dot, anything else clears it; a pass leaves it alone.
+        mark = markers[turn] + 1 if _is_sideways(move) and not converted else 0
+        markers = (mark, markers[1]) if turn == qb.BLACK else (markers[0], mark)
+    return black, white, 1 - turn, markers
+
+
+def _read_move(text: str, compact: str) -> int:
+    """A move's points from its text (`compact` is the squashed text): syntax only."""
+    if compact == "pass":
+        return qb.PASS
+    match = _MOVE_TEXT.fullmatch(compact)
+    if match is None:
+        raise InvalidMoveError(text, "write the man's point and its target, like b3-b4")
+    points = []
+    for letter, digits in ((match[1], match[2]), (match[3], match[4])):
+        file, rank = FILES.index(letter), int(digits) - 1
+        if file >= qb.SIZE or not 0 <= rank < qb.SIZE:
+            raise InvalidMoveError(text, f"{letter}{digits} is not on the board (a1-k11)")
+        points.append(rank * qb.STRIDE + file)
+    return points[0] << 8 | points[1]
 
 
 def _is_sideways(move: int) -> bool:
@@ -293,20 +328,11 @@ echoes the men a move converted: b6-b7 converts d7 f7."""
         return state.result
 
     def apply(self, state: QuadratureState, move: int) -> QuadratureState:
-        turn = state.turn
-        black, white, markers = state.black, state.white, state.markers
-        if move != qb.PASS:
-            own, enemy = (white, black) if turn else (black, white)
-            own, enemy, converted, _removed = qb.play(own, enemy, move >> 8, move & 0xFF)
-            black, white = (enemy, own) if turn else (own, enemy)
-            # Marker (seed "BASIC MOVES AND THE MARKER"): a non-aggressive sideways move
-            # turns it up one dot, anything else clears it; a pass leaves it alone.
-            mark = markers[turn] + 1 if _is_sideways(move) and not converted else 0
-            markers = (mark, markers[1]) if turn == qb.BLACK else (markers[0], mark)
+        black, white, turn, markers = _after(state[:4], move)
         return _settle(
             black,
             white,
-            1 - turn,
+            turn,
             markers,
             state.repetition,
             state.origin,
@@ -340,19 +366,10 @@ echoes the men a move converted: b6-b7 converts d7 f7."""
             if state.moves == (qb.PASS,):
                 return qb.PASS
             raise IllegalMoveError(text, "you may pass only when you have no legal move")
-        match = _MOVE_TEXT.fullmatch(compact)
-        if match is None:
-            raise InvalidMoveError(text, "write the man's point and its target, like b3-b4")
-        points = []
-        for letter, digits in ((match[1], match[2]), (match[3], match[4])):
-            file, rank = FILES.index(letter), int(digits) - 1
-            if file >= qb.SIZE or not 0 <= rank < qb.SIZE:
-                raise InvalidMoveError(text, f"{letter}{digits} is not on the board (a1-k11)")
-            points.append(rank * qb.STRIDE + file)
-        move = points[0] << 8 | points[1]
+        move = _read_move(text, compact)
         if move in state.moves:
             return move
-        raise IllegalMoveError(text, self._why_illegal(state, points[0], points[1]))
+        raise IllegalMoveError(text, self._why_illegal(state, move >> 8, move & 0xFF))
 
     def _why_illegal(self, state: QuadratureState, frm: int, to: int) -> str:
         side = state.turn
@@ -438,17 +455,22 @@ echoes the men a move converted: b6-b7 converts d7 f7."""
             raise PositionError("'from' needs a position (or start) and the moves since")
         if len(moves_text) != 1:
             raise PositionError("the moves after the origin are one comma-separated word")
-        state = self._replay(origin, repetition, ())
-        for word in moves_text[0].split(","):
-            try:
-                state = self.apply(state, self.parse_move(state, word))
-            except IllegalMoveError as exc:
-                raise PositionError(f"the history does not replay: {exc}") from None
-            except InvalidMoveError as exc:
-                raise PositionError(f"the history does not replay: {exc}") from None
-        if (state.black, state.white, state.turn, state.markers) != position:
+        try:
+            trail = tuple(_read_move(word, squash(word)) for word in moves_text[0].split(","))
+        except InvalidMoveError as exc:
+            raise PositionError(f"the history does not replay: {exc}") from None
+        # Only the repetition rule needs the positions on the way, so they are stepped
+        # through without listing their moves (the cost of a whole replay on every load);
+        # the stated position must come out at the end.
+        seen = self._replay(origin, repetition, ()).seen
+        at = origin
+        for move in trail[:-1]:
+            at = _after(at, move)
+            seen = (*seen, _repetition_key(*at, repetition))
+        at = _after(at, trail[-1])
+        if at != position:
             raise PositionError("the history does not lead to the position given")
-        return state
+        return _settle(*at, repetition, origin, trail, seen)
 
     def _replay(self, origin: Position, repetition: str, trail: tuple[int, ...]) -> QuadratureState:
         state = _settle(*origin, repetition, origin, (), ())

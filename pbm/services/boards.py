@@ -89,10 +89,10 @@ def replay(rules: Rules, options: dict[str, str], moves: Sequence[str]) -> State
 
 
 def load_board(ctx: Context, rules: Rules, board: str) -> Board:
-    row = queries.game_by_board(ctx.session, rules.name, board)
-    if row is None:
+    found = queries.board_with_players(ctx.session, rules.name, board)
+    if found is None:
         raise NotFoundError(phrase("unknown_board", game=rules.title, board=board))
-    return board_from_row(ctx, row, rules)
+    return board_from_row(ctx, found[0], rules, found[1])
 
 
 def board_by_id(ctx: Context, game_id: int) -> Board:
@@ -102,10 +102,16 @@ def board_by_id(ctx: Context, game_id: int) -> Board:
     return board_from_row(ctx, row, rules_for(row.game))
 
 
-def board_from_row(ctx: Context, row: Game, rules: Rules | None = None) -> Board:
+def board_from_row(
+    ctx: Context,
+    row: Game,
+    rules: Rules | None = None,
+    players: list[tuple[GamePlayer, User]] | None = None,
+) -> Board:
     rules = rules or rules_for(row.game)
     assert row.id is not None
-    players = queries.players_of(ctx.session, row.id)
+    if players is None:
+        players = queries.players_of(ctx.session, row.id)
     from pbm.services.tokens import remember
 
     remember(ctx, players)

@@ -7,6 +7,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from datetime import datetime
 
+from sqlalchemy import bindparam
+from sqlalchemy import select as sa_select
 from sqlmodel import Session, col, select
 
 from pbm.services.accounts import reply_addresses
@@ -15,6 +17,7 @@ from pbm.services.context import Context, Reply
 from pbm.services.lists import status_text
 from pbm.services.mailing import title_for
 from pbm.services.render import STARS, summary
+from pbm.store import queries
 from pbm.store.models import Game, GamePlayer, User
 from pbm.store.models_correspondence import JobMark, MailPreference
 from pbm.texts import phrase, render
@@ -35,11 +38,17 @@ def set_digest(session: Session, user: User, on: bool) -> None:
     session.flush()
 
 
+_PREFERENCE = MailPreference.__table__.c  # type: ignore[attr-defined]
+_DIGEST_AMONG = sa_select(_PREFERENCE.user_id).where(
+    _PREFERENCE.digest.is_(True), _PREFERENCE.user_id.in_(bindparam("among", expanding=True))
+)
+
+
 def digest_readers(session: Session, among: Sequence[int] | None = None) -> set[int]:
     """Users in digest mode (only those of `among`, when given)."""
+    if among is not None:  # every board mail asks this about its players
+        return set(queries.core_rows(session, _DIGEST_AMONG, {"among": list(among)}).scalars())
     query = select(MailPreference.user_id).where(col(MailPreference.digest).is_(True))
-    if among is not None:
-        query = query.where(col(MailPreference.user_id).in_(among))
     return set(session.exec(query))
 
 

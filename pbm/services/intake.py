@@ -1,6 +1,8 @@
-"""Intake: store each raw message once (Message-ID unique), then process it in one
-transaction. A crash rolls the message's work back and marks it failed, with the
-traceback, for `pbm mail retry`."""
+"""Intake: store each raw message once (Message-ID unique) and process it in one
+transaction. The daemon (IMAP, LMTP) stores first and processes each message after;
+`process_message` (the pipe, the CLI) stores and processes in a single transaction, since
+its sender keeps the message until that commits. A failure rolls the message's work
+back and marks it failed, with the traceback, for `pbm mail retry`."""
 
 from __future__ import annotations
 
@@ -10,8 +12,11 @@ import traceback
 from datetime import datetime
 from email.parser import BytesHeaderParser
 from email.policy import compat32
+from typing import TYPE_CHECKING
 
-from sqlalchemy import insert
+from sqlalchemy import bindparam, insert
+from sqlalchemy import select as sa_select
+from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.engine import Engine
 from sqlalchemy.exc import IntegrityError, OperationalError
 from sqlmodel import Session, select
@@ -22,7 +27,28 @@ from pbm.errors import StoreUnavailable
 from pbm.store.db import session_for
 from pbm.store.models import InboundMessage
 
+if TYPE_CHECKING:
+    from pbm.pipeline import StoredMessage
+
 log = logging.getLogger(__name__)
+
+_INBOUND = InboundMessage.__table__  # type: ignore[attr-defined]
+_ID_OF = sa_select(_INBOUND.c.id).where(_INBOUND.c.message_id == bindparam("message_id"))
+# Where the database can skip a duplicate in the insert itself, no savepoint is needed.
+_INSERT_NEW = {
+    name: dialect.insert(_INBOUND)
+    .on_conflict_do_nothing(index_elements=["message_id"])
+    .returning(_INBOUND.c.id)
+    for name, dialect in (("sqlite", sqlite), ("postgresql", postgresql))
+}
+_LOAD = sa_select(_INBOUND.c.id, _INBOUND.c.message_id, _INBOUND.c.raw, _INBOUND.c.status).where(
+    _INBOUND.c.id == bindparam("row_id")
+)
+_FINISH = (
+    _INBOUND.update()
+    .where(_INBOUND.c.id == bindparam("row_id"))
+    .values(status=bindparam("new_status"), error=None, processed_at=bindparam("at"))
+)
 
 
 def message_id_of(raw: bytes) -> str:
@@ -35,55 +61,76 @@ def message_id_of(raw: bytes) -> str:
     return f"<missing.{digest}@pbm.invalid>"
 
 
-def store_inbound(session: Session, raw: bytes, *, via: str, now: datetime) -> tuple[int, bool]:
-    """Add the message unless its Message-ID is known; returns (id, created).
-
-    The caller commits.
+def store_inbound(
+    session: Session, raw: bytes, *, via: str, now: datetime, message_id: str | None = None
+) -> tuple[int, bool]:
+    """Add the message unless its Message-ID (`message_id_of`, unless given) is known;
+    returns (id, created). The caller commits.
     """
-    message_id = message_id_of(raw)
+    message_id = message_id or message_id_of(raw)
+    values = {
+        "message_id": message_id,
+        "received_at": now,
+        "via": via,
+        "raw": raw,
+        "status": "new",
+    }
     # Insert first and let the unique Message-ID refuse a copy: one statement in the usual
     # case, a Core insert so no ORM unit of work runs for a row nobody reads back here.
-    statement = insert(InboundMessage.__table__).values(  # type: ignore[attr-defined]
-        message_id=message_id, received_at=now, via=via, raw=raw, status="new"
-    )
-    try:
-        with session.begin_nested():
-            result = session.execute(statement)
-    except IntegrityError:
-        # Known already (or stored meanwhile by another process): that copy wins.
-        again = session.exec(
-            select(InboundMessage.id).where(InboundMessage.message_id == message_id)
-        ).one()
-        return again, False
-    key = result.inserted_primary_key
-    assert key is not None and key[0] is not None
-    return int(key[0]), True
+    conn = session.connection()
+    statement = _INSERT_NEW.get(conn.dialect.name)
+    if statement is not None:
+        created = conn.execute(statement, values).scalar()
+        if created is not None:
+            return int(created), True
+    else:
+        try:
+            with session.begin_nested():
+                result = session.execute(insert(_INBOUND).values(**values))
+            key = result.inserted_primary_key
+            assert key is not None and key[0] is not None
+            return int(key[0]), True
+        except IntegrityError:
+            pass
+    # Known already (or stored meanwhile by another process): that copy wins.
+    return int(conn.execute(_ID_OF, {"message_id": message_id}).scalar_one()), False
 
 
 def process_inbound(engine: Engine, inbound_id: int, *, clock: Clock, config: Config) -> str:
     """Process one stored message in its own transaction; returns its final status."""
-    from pbm.pipeline import handle_message
+    from pbm.pipeline import StoredMessage
 
     with session_for(engine) as session:
-        row = session.get(InboundMessage, inbound_id)
-        if row is None:
+        found = session.connection().execute(_LOAD, {"row_id": inbound_id}).first()
+        if found is None:
             raise KeyError(f"no inbound message {inbound_id}")
-        if row.status in ("done", "ignored"):
-            return row.status
-        try:
-            status = handle_message(session, row, clock=clock, config=config)
-            row.status = status
-            row.error = None
-            row.processed_at = clock.now()
-            session.add(row)
-            session.commit()
-            return status
-        except Exception:
-            session.rollback()
-            trace = traceback.format_exc()
-            log.exception("message %s failed", row.message_id)
-    _mark_failed(engine, inbound_id, trace, clock.now())
-    return "failed"
+        if found.status in ("done", "ignored"):
+            return str(found.status)
+        stored = StoredMessage(found.id, found.message_id, found.raw)
+        status, trace = _run_and_commit(session, stored, clock=clock, config=config)
+    if trace is not None:
+        _mark_failed(engine, inbound_id, trace, clock.now())
+    return status
+
+
+def _run_and_commit(
+    session: Session, stored: StoredMessage, *, clock: Clock, config: Config
+) -> tuple[str, str | None]:
+    """Run a stored message's commands, mark it processed and commit: (status, None); or,
+    when it failed, roll back and return ("failed", the traceback)."""
+    from pbm.pipeline import handle_message
+
+    try:
+        status = handle_message(session, stored, clock=clock, config=config)
+        session.flush()
+        params = {"row_id": stored.id, "new_status": status, "at": clock.now()}
+        session.connection().execute(_FINISH, params)
+        session.commit()
+        return status, None
+    except Exception:
+        session.rollback()
+        log.exception("message %s failed", stored.message_id)
+        return "failed", traceback.format_exc()
 
 
 def _mark_failed(engine: Engine, inbound_id: int, trace: str, now: datetime) -> None:
@@ -130,19 +177,38 @@ def retry_failed(
 
 
 def process_message(engine: Engine, raw: bytes, *, via: str, clock: Clock, config: Config) -> str:
-    """Store, commit, process: what `pbm mail process` and the tests use.
+    """Store and process in one transaction: what `pbm mail process` and the tests use.
 
-    A message already stored keeps its status (it runs once).
+    Nothing is acknowledged before the commit (the pipe's exit status, LMTP's 250), so a
+    crash before it leaves the message with its sender to deliver again. A message that
+    fails is stored as failed, with its traceback, for `pbm mail retry`. A message already
+    stored keeps its status (it runs once).
     """
+    from pbm.pipeline import StoredMessage
+
     try:
         with session_for(engine) as session:
-            inbound_id, created = store_inbound(session, raw, via=via, now=clock.now())
+            message_id = message_id_of(raw)
+            inbound_id, created = store_inbound(
+                session, raw, via=via, now=clock.now(), message_id=message_id
+            )
+            if created:
+                stored = StoredMessage(inbound_id, message_id, raw)
+                status, trace = _run_and_commit(session, stored, clock=clock, config=config)
+                if trace is None:
+                    return status
+            else:
+                known = session.connection().execute(_LOAD, {"row_id": inbound_id}).one()
+                session.commit()
+                if known.status != "new":
+                    return str(known.status)
+        if not created:  # stored by another intake that has not processed it yet
+            return process_inbound(engine, inbound_id, clock=clock, config=config)
+        # The failure rolled the message back with its work: store it again, as failed.
+        with session_for(engine) as session:
+            inbound_id, _ = store_inbound(session, raw, via=via, now=clock.now())
             session.commit()
-            if not created:
-                row = session.get(InboundMessage, inbound_id)
-                assert row is not None
-                if row.status != "new":
-                    return row.status
     except OperationalError as exc:
         raise StoreUnavailable(str(exc)) from exc
-    return process_inbound(engine, inbound_id, clock=clock, config=config)
+    _mark_failed(engine, inbound_id, trace, clock.now())
+    return "failed"

@@ -90,16 +90,7 @@ def _play_one(ctx: Context, board: Board, index: int, text: str, auto: bool) -> 
     charge_move(ctx, board, index)  # time used, Fischer bank (vacations left out)
     board.state = board.rules.apply(board.state, move)
     board.row.move_count += 1
-    ctx.session.add(
-        Move(
-            game_id=board.id,
-            number=board.row.move_count,
-            player=index,
-            text=canonical,
-            auto=auto,
-            made_at=now,
-        )
-    )
+    queries.add_move(ctx.session, board.id, board.row.move_count, index, canonical, auto, now)
     board.row.last_move_at = now
     outcome = board.rules.outcome(board.state)
     if outcome is not None:

@@ -8,9 +8,12 @@ from __future__ import annotations
 
 from datetime import datetime, timedelta
 
+from sqlalchemy import bindparam
+from sqlalchemy import select as sa_select
 from sqlmodel import Session, col, select
 
 from pbm.errors import PbmError
+from pbm.store import queries
 from pbm.store.models import User
 from pbm.store.models_correspondence import Vacation, VacationSpan
 from pbm.texts import phrase
@@ -65,6 +68,7 @@ def start(session: Session, user: User, now: datetime) -> float:
     row.started_at = now
     session.add(row)
     session.add(VacationSpan(user_id=user.id, started_at=now))
+    forget_spans(session)
     session.flush()
     return row.bank_days
 
@@ -86,18 +90,35 @@ def stop(session: Session, user: User, now: datetime) -> float:
     row.started_at = None
     row.accrued_at = end
     session.add(row)
+    forget_spans(session)
     session.flush()
     return used
+
+
+_SPAN = VacationSpan.__table__.c  # type: ignore[attr-defined]
+# Two columns, not the entities: every move asks this, mostly to find nothing.
+_SPANS_OF = sa_select(_SPAN.started_at, _SPAN.ended_at).where(_SPAN.user_id == bindparam("user_id"))
+_CACHE = "pbm.vacation_spans"  # session.info key: spans by user id, this transaction
 
 
 def clipped_spans(session: Session, user_id: int) -> list[tuple[datetime, datetime | None]]:
     """The player's vacations for the clocks: a running one ends where its bank runs out,
     so a clock is exact even before a job has closed that vacation."""
-    # Two columns, not the entities: every move asks this, mostly to find nothing.
-    query = select(VacationSpan.started_at, VacationSpan.ended_at).where(
-        VacationSpan.user_id == user_id
-    )
-    spans = [(started, ended) for started, ended in session.exec(query)]
+    # A move asks twice per player (the time-out check, then the charge): keep the answer
+    # for the transaction; start/stop and any rollback forget it.
+    cache = session.info.setdefault(_CACHE, {})
+    if user_id not in cache:
+        cache[user_id] = _clipped_spans(session, user_id)
+    return list(cache[user_id])
+
+
+def forget_spans(session: Session) -> None:
+    session.info.pop(_CACHE, None)
+
+
+def _clipped_spans(session: Session, user_id: int) -> list[tuple[datetime, datetime | None]]:
+    rows = queries.core_rows(session, _SPANS_OF, {"user_id": user_id})
+    spans = [(started, ended) for started, ended in rows]
     if not any(ended is None for _, ended in spans):
         return spans
     row = session.exec(select(Vacation).where(Vacation.user_id == user_id)).first()

@@ -84,3 +84,12 @@ def current_revision(engine: Engine) -> str | None:
 def session_for(engine: Engine) -> Session:
     """A session whose objects stay readable after commit (services return them)."""
     return Session(engine, expire_on_commit=False)
+
+
+@event.listens_for(Session, "after_transaction_end")
+def _forget_transaction_caches(session: Session, _transaction: Any) -> None:
+    """Services may keep what they read in `session.info` for a transaction (keys
+    starting "pbm."); once it ends (a savepoint too: its rollback may have undone what was
+    read, and after a commit other processes may write) the reading is stale."""
+    for key in [k for k in session.info if isinstance(k, str) and k.startswith("pbm.")]:
+        del session.info[key]

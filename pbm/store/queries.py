@@ -1,12 +1,18 @@
-"""Queries the services share. No commits here: callers own the transaction."""
+"""Queries the services share. No commits here: callers own the transaction.
+
+The queries every move runs are built once, at import, with bound parameters: building
+a statement and computing its cache key cost more than running it. Those that read
+plain columns run on the session's connection (Core), skipping the ORM's per-statement
+work; they flush pending changes first, as the ORM's autoflush would.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from datetime import datetime
-from typing import cast
+from typing import Any, cast
 
-from sqlalchemy import func
+from sqlalchemy import Executable, Result, bindparam, func
 from sqlalchemy import select as sa_select
 from sqlmodel import Session, col, select
 
@@ -21,9 +27,22 @@ from pbm.store.models import (
     UserAddress,
 )
 
+_ADDRESS = UserAddress.__table__.c  # type: ignore[attr-defined]
+_MOVE = Move.__table__  # type: ignore[attr-defined]
+_EVENT = RateEvent.__table__.c  # type: ignore[attr-defined]
+
+
+def core_rows(session: Session, statement: Executable, params: Mapping[str, Any]) -> Result[Any]:
+    """Run a prebuilt Core statement in the session's transaction, after its autoflush."""
+    session.flush()  # a no-op when nothing is pending
+    return session.connection().execute(statement, params)
+
+
+_USER_BY_KEY = select(User).where(User.userid_key == bindparam("key"))
+
 
 def user_by_userid(session: Session, userid: str) -> User | None:
-    return session.exec(select(User).where(User.userid_key == userid.lower())).first()
+    return session.exec(_USER_BY_KEY, params={"key": userid.lower()}).first()
 
 
 def users_by_address(session: Session, address: str) -> list[User]:
@@ -35,24 +54,26 @@ def users_by_address(session: Session, address: str) -> list[User]:
     return list(session.exec(query))
 
 
+_ADDRESSES_OF = (
+    sa_select(_ADDRESS.address)
+    .where(_ADDRESS.user_id == bindparam("user_id"))
+    .order_by(_ADDRESS.position)
+)
+_ADDRESSES_OF_USERS = (
+    sa_select(_ADDRESS.user_id, _ADDRESS.address)
+    .where(_ADDRESS.user_id.in_(bindparam("ids", expanding=True)))
+    .order_by(_ADDRESS.user_id, _ADDRESS.position)
+)
+
+
 def addresses_of(session: Session, user_id: int) -> list[str]:
-    query = (
-        select(UserAddress.address)
-        .where(UserAddress.user_id == user_id)
-        .order_by(col(UserAddress.position))
-    )
-    return list(session.exec(query))
+    return list(core_rows(session, _ADDRESSES_OF, {"user_id": user_id}).scalars())
 
 
 def addresses_of_users(session: Session, user_ids: Sequence[int]) -> dict[int, list[str]]:
     """The addresses of several users in one query, each list in `addresses_of`'s order."""
     found: dict[int, list[str]] = {uid: [] for uid in user_ids}
-    query = (
-        select(UserAddress.user_id, UserAddress.address)
-        .where(col(UserAddress.user_id).in_(list(user_ids)))
-        .order_by(col(UserAddress.user_id), col(UserAddress.position))
-    )
-    for user_id, address in session.exec(query):
+    for user_id, address in core_rows(session, _ADDRESSES_OF_USERS, {"ids": list(user_ids)}):
         found[user_id].append(address)
     return found
 
@@ -69,11 +90,17 @@ def all_users(session: Session) -> list[User]:
     return list(session.exec(select(User).order_by(User.userid_key)))
 
 
+_GAME_BY_BOARD = (
+    select(Game)
+    .where(Game.game == bindparam("game"), Game.board == bindparam("board"))
+    .with_for_update()
+)
+
+
 def game_by_board(session: Session, game: str, board: str) -> Game | None:
     """The board, row-locked until the transaction ends where the database can (PostgreSQL),
     so two messages about one board are applied one after the other."""
-    query = select(Game).where(Game.game == game, Game.board == board.lower())
-    return session.exec(query.with_for_update()).first()
+    return session.exec(_GAME_BY_BOARD, params={"game": game, "board": board.lower()}).first()
 
 
 def next_board_number(session: Session, game: str) -> int:
@@ -82,14 +109,38 @@ def next_board_number(session: Session, game: str) -> int:
     return max(101, (highest or 100) + 1)
 
 
+_PLAYERS_OF = (
+    select(GamePlayer, User)
+    .join(User, col(User.id) == col(GamePlayer.user_id))
+    .where(GamePlayer.game_id == bindparam("game_id"))
+    .order_by(col(GamePlayer.position))
+)
+
+
 def players_of(session: Session, game_id: int) -> list[tuple[GamePlayer, User]]:
-    query = (
-        select(GamePlayer, User)
-        .join(User, col(User.id) == col(GamePlayer.user_id))
-        .where(GamePlayer.game_id == game_id)
-        .order_by(col(GamePlayer.position))
-    )
-    return [(gp, u) for gp, u in session.exec(query)]
+    return [(gp, u) for gp, u in session.exec(_PLAYERS_OF, params={"game_id": game_id})]
+
+
+_BOARD_WITH_PLAYERS = (
+    select(Game, GamePlayer, User)
+    .join(GamePlayer, col(GamePlayer.game_id) == col(Game.id))
+    .join(User, col(User.id) == col(GamePlayer.user_id))
+    .where(Game.game == bindparam("game"), Game.board == bindparam("board"))
+    .order_by(col(GamePlayer.position))
+    .with_for_update(of=Game)  # type: ignore[arg-type]
+)
+
+
+def board_with_players(
+    session: Session, game: str, board: str
+) -> tuple[Game, list[tuple[GamePlayer, User]]] | None:
+    """`game_by_board` and `players_of` in one statement (every move starts with both)."""
+    params = {"game": game, "board": board.lower()}
+    rows = list(session.exec(_BOARD_WITH_PLAYERS, params=params))
+    if not rows:  # no such board (or, never in practice, a board without players)
+        row = game_by_board(session, game, board)
+        return None if row is None else (row, players_of(session, row.id or 0))
+    return rows[0][0], [(gp, user) for _, gp, user in rows]
 
 
 def moves_of(session: Session, game_id: int) -> list[Move]:
@@ -97,12 +148,28 @@ def moves_of(session: Session, game_id: int) -> list[Move]:
     return list(session.exec(query))
 
 
+_MOVE_RECORDS = (
+    sa_select(_MOVE).where(_MOVE.c.game_id == bindparam("game_id")).order_by(_MOVE.c.number)
+)
+
+
 def move_records(session: Session, game_id: int) -> list[Move]:
     """The moves in order as plain read-only rows (attributes as on Move): a board mail's
     move list needs no ORM identity map, which costs more than the query."""
-    table = Move.__table__  # type: ignore[attr-defined]
-    query = sa_select(table).where(table.c.game_id == game_id).order_by(table.c.number)
-    return cast(list[Move], list(session.connection().execute(query)))
+    return cast(list[Move], list(core_rows(session, _MOVE_RECORDS, {"game_id": game_id})))
+
+
+_ADD_MOVE = _MOVE.insert()
+
+
+def add_move(
+    session: Session, game_id: int, number: int, player: int, text: str, auto: bool, at: datetime
+) -> None:
+    """Store one move: a Core insert, since nothing in this transaction needs it as an
+    object, and no flush first (the board's pending changes wait for its own flush)."""
+    values = {"game_id": game_id, "number": number, "player": player, "text": text}
+    values.update(auto=auto, made_at=at)
+    session.connection().execute(_ADD_MOVE, values)
 
 
 def last_move(session: Session, game_id: int) -> Move | None:
@@ -110,14 +177,23 @@ def last_move(session: Session, game_id: int) -> Move | None:
     return session.exec(query.limit(1)).first()
 
 
-def subscribers_of(session: Session, game_id: int, kind: str = "subscribe") -> list[User]:
-    query = (
-        select(User)
-        .join(Subscription, col(Subscription.user_id) == col(User.id))
-        .where(Subscription.game_id == game_id, Subscription.kind == kind)
-        .order_by(User.userid_key)
+_USER = User.__table__  # type: ignore[attr-defined]
+_SUBSCRIPTION = Subscription.__table__  # type: ignore[attr-defined]
+_SUBSCRIBERS_OF = (
+    sa_select(_USER)
+    .join(_SUBSCRIPTION, _SUBSCRIPTION.c.user_id == _USER.c.id)
+    .where(
+        _SUBSCRIPTION.c.game_id == bindparam("game_id"), _SUBSCRIPTION.c.kind == bindparam("kind")
     )
-    return list(session.exec(query))
+    .order_by(_USER.c.userid_key)
+)
+
+
+def subscribers_of(session: Session, game_id: int, kind: str = "subscribe") -> list[User]:
+    """The board's subscribers as plain read-only rows (attributes as on User): every
+    board mail asks, mostly to find none, and only reads them."""
+    params = {"game_id": game_id, "kind": kind}
+    return cast(list[User], list(core_rows(session, _SUBSCRIBERS_OF, params)))
 
 
 def subscription(session: Session, game_id: int, user_id: int, kind: str) -> Subscription | None:
@@ -179,24 +255,33 @@ def count_events(session: Session, kind: str, key: str, since: datetime) -> int:
     return int(session.exec(query).one())
 
 
+_COUNTS_BY_KEY = (
+    sa_select(_EVENT.kind, _EVENT.key, func.count())
+    .where(_EVENT.kind.in_(bindparam("kinds", expanding=True)))
+    .where(_EVENT.key.in_(bindparam("keys", expanding=True)))
+    .where(_EVENT.at >= bindparam("since"))
+    .group_by(_EVENT.kind, _EVENT.key)
+)
+
+
 def counts_by_key(
     session: Session, pairs: Sequence[tuple[str, str]], since: datetime
 ) -> dict[tuple[str, str], int]:
     """Recent events for several (kind, key) pairs in one query."""
-    kinds = {k for k, _ in pairs}
-    keys = {key for _, key in pairs}
-    query = (
-        select(RateEvent.kind, RateEvent.key, func.count())
-        .where(col(RateEvent.kind).in_(kinds), col(RateEvent.key).in_(keys))
-        .where(RateEvent.at >= since)
-        .group_by(RateEvent.kind, RateEvent.key)
-    )
-    found = {(k, key): int(n) for k, key, n in session.exec(query)}
+    params = {
+        "kinds": sorted({k for k, _ in pairs}),
+        "keys": sorted({key for _, key in pairs}),
+        "since": since,
+    }
+    found = {(k, key): int(n) for k, key, n in core_rows(session, _COUNTS_BY_KEY, params)}
     return {pair: found.get(pair, 0) for pair in pairs}
 
 
+_PLAYER_BY_TOKEN = select(GamePlayer).where(GamePlayer.token == bindparam("token"))
+
+
 def player_by_token(session: Session, token: str) -> GamePlayer | None:
-    return session.exec(select(GamePlayer).where(GamePlayer.token == token)).first()
+    return session.exec(_PLAYER_BY_TOKEN, params={"token": token}).first()
 
 
 def add_event(session: Session, kind: str, key: str, at: datetime) -> None:
