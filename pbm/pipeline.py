@@ -46,8 +46,33 @@ class StoredMessage(NamedTuple):
     raw: bytes
 
 
-def handle_message(session: Session, row: StoredMessage, *, clock: Clock, config: Config) -> str:
-    """Run a stored message's commands and queue the replies; returns done or ignored."""
+class LoneCommandFailed(Exception):
+    """A message's only command failed, run without a savepoint (`lone`): the caller rolls
+    the transaction back and handles the message again with this failure, which is then
+    answered without running the command twice."""
+
+    def __init__(self, error: Exception, inv: Invocation, auth_failures: list[tuple[str, str]]):
+        super().__init__(inv.line)
+        self.error = error
+        self.inv = inv
+        self.auth_failures = auth_failures
+
+
+def handle_message(
+    session: Session,
+    row: StoredMessage,
+    *,
+    clock: Clock,
+    config: Config,
+    lone: bool = False,
+    failed: LoneCommandFailed | None = None,
+) -> str:
+    """Run a stored message's commands and queue the replies; returns done or ignored.
+
+    `lone`: run a message's only command without a savepoint (which costs about as much
+    as a move's own statements) and raise LoneCommandFailed if it fails; `failed`: that
+    failure, to answer in a fresh transaction.
+    """
     use_templates(config.templates_dir)
     if len(row.raw) > config.max_message_bytes:
         log.warning("%s ignored: %d bytes", row.message_id, len(row.raw))
@@ -60,7 +85,12 @@ def handle_message(session: Session, row: StoredMessage, *, clock: Clock, config
         log.info("%s ignored: from %r", row.message_id, mail.sender)
         return "ignored"
     ctx = Context(session=session, clock=clock, config=config, sender=mail.sender)
-    run_mail(ctx, mail)
+    if failed is None:
+        run_mail(ctx, mail, lone=lone)
+    else:
+        ctx.auth_failures.extend(failed.auth_failures)
+        _error_reply(ctx, mail, failed.error, failed.inv, failed.inv.line)
+        record_auth_failures(ctx)
     queue_replies(ctx, mail, ctx.replies, inbound_id=row.id)
     return "done"
 
@@ -83,8 +113,9 @@ def plan(ctx: Context, mail: InboundMail) -> list[CommandLine | tuple[Command, I
     return list(find_commands(mail.command_subject, mail.fresh_text))
 
 
-def run_mail(ctx: Context, mail: InboundMail) -> None:
-    """Run every command of `mail`, collecting replies in `ctx.replies`."""
+def run_mail(ctx: Context, mail: InboundMail, *, lone: bool = False) -> None:
+    """Run every command of `mail`, collecting replies in `ctx.replies` (`lone`: see
+    handle_message)."""
     work = plan(ctx, mail)
     if not work:
         _no_command(ctx)
@@ -105,6 +136,12 @@ def run_mail(ctx: Context, mail: InboundMail) -> None:
             continue
         if failed and command.changes_state:
             skipped.append(inv.line)
+            continue
+        if lone and len(work) == 1:
+            try:
+                command.run(ctx, inv)
+            except (PbmError, GameError) as exc:
+                raise LoneCommandFailed(exc, inv, list(ctx.auth_failures)) from exc
             continue
         mark = len(ctx.replies)
         savepoint = ctx.session.begin_nested()
@@ -262,4 +299,11 @@ def queue_replies(
     return [str(row["message_id"]) for row in queued]
 
 
-__all__ = ["StoredMessage", "handle_message", "plan", "queue_replies", "run_mail"]
+__all__ = [
+    "LoneCommandFailed",
+    "StoredMessage",
+    "handle_message",
+    "plan",
+    "queue_replies",
+    "run_mail",
+]

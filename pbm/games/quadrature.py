@@ -462,7 +462,7 @@ echoes the men a move converted: b6-b7 converts d7 f7."""
         # Only the repetition rule needs the positions on the way, so they are stepped
         # through without listing their moves (the cost of a whole replay on every load);
         # the stated position must come out at the end.
-        seen = self._replay(origin, repetition, ()).seen
+        seen = (_repetition_key(*origin, repetition),)
         at = origin
         for move in trail[:-1]:
             at = _after(at, move)

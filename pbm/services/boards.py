@@ -29,6 +29,11 @@ class Board:
     state: State
     # The stored moves parsed by replay, by move count (pbm.services.secrecy fills it).
     parsed_moves: dict[tuple[int, int], Any] = field(default_factory=dict, repr=False)
+    # Move lists as rendered, by what they show (pbm.services.render fills it): a board
+    # mail renders the same list for every reader who may see the same moves.
+    move_lists: dict[tuple[Any, ...], str] = field(default_factory=dict, repr=False)
+    # Players who read board mail as a daily digest, when the load found out (load_board).
+    digest_players: set[int] | None = field(default=None, repr=False)
 
     @property
     def id(self) -> int:
@@ -92,7 +97,9 @@ def load_board(ctx: Context, rules: Rules, board: str) -> Board:
     found = queries.board_with_players(ctx.session, rules.name, board)
     if found is None:
         raise NotFoundError(phrase("unknown_board", game=rules.title, board=board))
-    return board_from_row(ctx, found[0], rules, found[1])
+    loaded = board_from_row(ctx, found[0], rules, found[1])
+    loaded.digest_players = found[2]
+    return loaded
 
 
 def board_by_id(ctx: Context, game_id: int) -> Board:

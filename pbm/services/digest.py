@@ -7,8 +7,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 from datetime import datetime
 
-from sqlalchemy import bindparam
-from sqlalchemy import select as sa_select
 from sqlmodel import Session, col, select
 
 from pbm.services.accounts import reply_addresses
@@ -38,16 +36,10 @@ def set_digest(session: Session, user: User, on: bool) -> None:
     session.flush()
 
 
-_PREFERENCE = MailPreference.__table__.c  # type: ignore[attr-defined]
-_DIGEST_AMONG = sa_select(_PREFERENCE.user_id).where(
-    _PREFERENCE.digest.is_(True), _PREFERENCE.user_id.in_(bindparam("among", expanding=True))
-)
-
-
 def digest_readers(session: Session, among: Sequence[int] | None = None) -> set[int]:
     """Users in digest mode (only those of `among`, when given)."""
     if among is not None:  # every board mail asks this about its players
-        return set(queries.core_rows(session, _DIGEST_AMONG, {"among": list(among)}).scalars())
+        return queries.digest_users(session, among)
     query = select(MailPreference.user_id).where(col(MailPreference.digest).is_(True))
     return set(session.exec(query))
 

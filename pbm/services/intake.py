@@ -9,6 +9,7 @@ from __future__ import annotations
 import hashlib
 import logging
 import traceback
+from collections.abc import Callable
 from datetime import datetime
 from email.parser import BytesHeaderParser
 from email.policy import compat32
@@ -98,50 +99,86 @@ def store_inbound(
 
 def process_inbound(engine: Engine, inbound_id: int, *, clock: Clock, config: Config) -> str:
     """Process one stored message in its own transaction; returns its final status."""
+
+    def begin(session: Session) -> StoredMessage | str:
+        return _stored_or_status(session, inbound_id)
+
+    return _process(engine, begin, via="", clock=clock, config=config)
+
+
+def _stored_or_status(
+    session: Session, inbound_id: int, todo: tuple[str, ...] = ("new", "failed")
+) -> StoredMessage | str:
+    """The stored message to process when its status is one of `todo`, else its status."""
     from pbm.pipeline import StoredMessage
 
+    found = session.connection().execute(_LOAD, {"row_id": inbound_id}).first()
+    if found is None:
+        raise KeyError(f"no inbound message {inbound_id}")
+    if found.status not in todo:
+        return str(found.status)
+    return StoredMessage(found.id, found.message_id, found.raw)
+
+
+def _process(
+    engine: Engine,
+    begin: Callable[[Session], StoredMessage | str],
+    *,
+    via: str,
+    clock: Clock,
+    config: Config,
+) -> str:
+    """In one transaction: `begin` (which finds or stores the message), its commands, its
+    replies and its status; returns the status. A failure rolls all of it back and
+    stores the message as failed, with the traceback."""
+    from pbm.pipeline import LoneCommandFailed, handle_message
+
     with session_for(engine) as session:
-        found = session.connection().execute(_LOAD, {"row_id": inbound_id}).first()
-        if found is None:
-            raise KeyError(f"no inbound message {inbound_id}")
-        if found.status in ("done", "ignored"):
-            return str(found.status)
-        stored = StoredMessage(found.id, found.message_id, found.raw)
-        status, trace = _run_and_commit(session, stored, clock=clock, config=config)
-    if trace is not None:
-        _mark_failed(engine, inbound_id, trace, clock.now())
-    return status
-
-
-def _run_and_commit(
-    session: Session, stored: StoredMessage, *, clock: Clock, config: Config
-) -> tuple[str, str | None]:
-    """Run a stored message's commands, mark it processed and commit: (status, None); or,
-    when it failed, roll back and return ("failed", the traceback)."""
-    from pbm.pipeline import handle_message
-
-    try:
-        status = handle_message(session, stored, clock=clock, config=config)
-        session.flush()
-        params = {"row_id": stored.id, "new_status": status, "at": clock.now()}
-        session.connection().execute(_FINISH, params)
-        session.commit()
-        return status, None
-    except Exception:
-        session.rollback()
-        log.exception("message %s failed", stored.message_id)
-        return "failed", traceback.format_exc()
-
-
-def _mark_failed(engine: Engine, inbound_id: int, trace: str, now: datetime) -> None:
-    with session_for(engine) as session:
-        row = session.get(InboundMessage, inbound_id)
-        if row is not None:
-            row.status = "failed"
-            row.error = trace
-            row.processed_at = now
-            session.add(row)
+        stored = begin(session)
+        if isinstance(stored, str):
             session.commit()
+            return stored
+        try:
+            try:
+                status = handle_message(session, stored, clock=clock, config=config, lone=True)
+            except LoneCommandFailed as failed:
+                # Most messages are one command that works, and it runs without a
+                # savepoint; when it fails, all is rolled back and the failure answered.
+                session.rollback()
+                stored = begin(session)
+                if isinstance(stored, str):
+                    session.commit()
+                    return stored
+                status = handle_message(session, stored, clock=clock, config=config, failed=failed)
+            session.flush()
+            params = {"row_id": stored.id, "new_status": status, "at": clock.now()}
+            session.connection().execute(_FINISH, params)
+            session.commit()
+            return status
+        except Exception:
+            session.rollback()
+            log.exception("message %s failed", stored.message_id)
+            trace = traceback.format_exc()
+    _mark_failed(engine, stored, via, trace, clock.now())
+    return "failed"
+
+
+def _mark_failed(
+    engine: Engine, stored: StoredMessage, via: str, trace: str, now: datetime
+) -> None:
+    """Keep a failed message with its traceback (storing it again if the failure rolled
+    its storing back)."""
+    with session_for(engine) as session:
+        inbound_id, _ = store_inbound(
+            session, stored.raw, via=via, now=now, message_id=stored.message_id
+        )
+        row = session.get(InboundMessage, inbound_id)
+        assert row is not None
+        row.status = "failed"
+        row.error = trace
+        row.processed_at = now
+        session.add(row)
+        session.commit()
 
 
 def process_pending(
@@ -179,36 +216,25 @@ def retry_failed(
 def process_message(engine: Engine, raw: bytes, *, via: str, clock: Clock, config: Config) -> str:
     """Store and process in one transaction: what `pbm mail process` and the tests use.
 
-    Nothing is acknowledged before the commit (the pipe's exit status, LMTP's 250), so a
-    crash before it leaves the message with its sender to deliver again. A message that
-    fails is stored as failed, with its traceback, for `pbm mail retry`. A message already
-    stored keeps its status (it runs once).
+    Nothing is acknowledged before the commit (the pipe's exit status), so a crash before
+    it leaves the message with its sender to deliver again. A message that fails is
+    stored as failed, with its traceback, for `pbm mail retry`. A message already stored
+    keeps its status (it runs once); one stored but not yet processed is processed here.
     """
     from pbm.pipeline import StoredMessage
 
+    message_id = message_id_of(raw)
+
+    def begin(session: Session) -> StoredMessage | str:
+        inbound_id, created = store_inbound(
+            session, raw, via=via, now=clock.now(), message_id=message_id
+        )
+        if created:
+            return StoredMessage(inbound_id, message_id, raw)
+        # A copy that failed stays failed until `pbm mail retry`.
+        return _stored_or_status(session, inbound_id, todo=("new",))
+
     try:
-        with session_for(engine) as session:
-            message_id = message_id_of(raw)
-            inbound_id, created = store_inbound(
-                session, raw, via=via, now=clock.now(), message_id=message_id
-            )
-            if created:
-                stored = StoredMessage(inbound_id, message_id, raw)
-                status, trace = _run_and_commit(session, stored, clock=clock, config=config)
-                if trace is None:
-                    return status
-            else:
-                known = session.connection().execute(_LOAD, {"row_id": inbound_id}).one()
-                session.commit()
-                if known.status != "new":
-                    return str(known.status)
-        if not created:  # stored by another intake that has not processed it yet
-            return process_inbound(engine, inbound_id, clock=clock, config=config)
-        # The failure rolled the message back with its work: store it again, as failed.
-        with session_for(engine) as session:
-            inbound_id, _ = store_inbound(session, raw, via=via, now=clock.now())
-            session.commit()
+        return _process(engine, begin, via=via, clock=clock, config=config)
     except OperationalError as exc:
         raise StoreUnavailable(str(exc)) from exc
-    _mark_failed(engine, inbound_id, trace, clock.now())
-    return "failed"

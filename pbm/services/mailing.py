@@ -86,10 +86,10 @@ def _held_for_digest(
     (but the answer to their own move still comes)."""
     if new or only is not None or not board.active:
         return set()
-    from pbm.services.digest import digest_readers
-
+    if board.digest_players is not None:
+        return set(board.digest_players)
     players = [u.id for _, u in board.players if u.id is not None]
-    return set(digest_readers(ctx.session, players))
+    return set(queries.digest_users(ctx.session, players))
 
 
 def mail_notifiers(ctx: Context, board: Board, events: Sequence[str]) -> None:

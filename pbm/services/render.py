@@ -7,6 +7,8 @@ import json
 from collections.abc import Sequence
 from datetime import datetime
 
+from sqlalchemy.engine import Row
+
 from pbm.games.base import State
 from pbm.services.boards import Board
 from pbm.services.clocks import shows_timing, timing_lines
@@ -45,6 +47,29 @@ def move_columns(
     """Side names, userids, then the numbered moves, one column per player; the moves
     numbered in `hidden` show as "..." (secret to this reader)."""
     hidden = hidden or set()
+    seats = board.rules.player_seats(state)
+    # Plain rows (pbm.store.queries.move_records) hash by value at C speed; Move objects
+    # (a preview's extra moves) by what is shown of them.
+    key = (
+        tuple(m if isinstance(m, Row) else (m.number, m.player, m.text, m.auto) for m in moves),
+        last_rows,
+        frozenset(hidden),
+        tuple(seats),
+        tuple(board.userids),
+    )
+    found = board.move_lists.get(key)
+    if found is None:
+        found = board.move_lists[key] = _move_columns(board, moves, seats, last_rows, hidden)
+    return found
+
+
+def _move_columns(
+    board: Board,
+    moves: Sequence[Move],
+    seats: Sequence[int],
+    last_rows: int | None,
+    hidden: set[int],
+) -> str:
     n = len(board.players)
     cells: list[list[str]] = []
     row: list[str] = [""] * n
@@ -60,7 +85,6 @@ def move_columns(
         cells.append(row)
     if last_rows is not None and len(cells) > last_rows:
         cells = cells[-last_rows:]
-    seats = board.rules.player_seats(state)
     sides = [board.rules.seat_name(seats[i]) for i in range(n)]
     widest = max([len(c) for r in cells for c in r] + [len(s) for s in sides + board.userids])
     width = max(12, widest + 2)

@@ -26,6 +26,7 @@ from pbm.store.models import (
     User,
     UserAddress,
 )
+from pbm.store.models_correspondence import MailPreference
 
 _ADDRESS = UserAddress.__table__.c  # type: ignore[attr-defined]
 _MOVE = Move.__table__  # type: ignore[attr-defined]
@@ -122,9 +123,10 @@ def players_of(session: Session, game_id: int) -> list[tuple[GamePlayer, User]]:
 
 
 _BOARD_WITH_PLAYERS = (
-    select(Game, GamePlayer, User)
+    select(Game, GamePlayer, User, MailPreference.digest)
     .join(GamePlayer, col(GamePlayer.game_id) == col(Game.id))
     .join(User, col(User.id) == col(GamePlayer.user_id))
+    .outerjoin(MailPreference, col(MailPreference.user_id) == col(User.id))
     .where(Game.game == bindparam("game"), Game.board == bindparam("board"))
     .order_by(col(GamePlayer.position))
     .with_for_update(of=Game)  # type: ignore[arg-type]
@@ -133,14 +135,30 @@ _BOARD_WITH_PLAYERS = (
 
 def board_with_players(
     session: Session, game: str, board: str
-) -> tuple[Game, list[tuple[GamePlayer, User]]] | None:
-    """`game_by_board` and `players_of` in one statement (every move starts with both)."""
+) -> tuple[Game, list[tuple[GamePlayer, User]], set[int]] | None:
+    """`game_by_board`, `players_of` and which players read their mail as a daily digest,
+    in one statement: every move needs all three."""
     params = {"game": game, "board": board.lower()}
     rows = list(session.exec(_BOARD_WITH_PLAYERS, params=params))
     if not rows:  # no such board (or, never in practice, a board without players)
         row = game_by_board(session, game, board)
-        return None if row is None else (row, players_of(session, row.id or 0))
-    return rows[0][0], [(gp, user) for _, gp, user in rows]
+        if row is None:
+            return None
+        players = players_of(session, row.id or 0)
+        return row, players, digest_users(session, [u.id for _, u in players if u.id])
+    digest = {user.id for _, _, user, wants in rows if wants and user.id is not None}
+    return rows[0][0], [(gp, user) for _, gp, user, _ in rows], digest
+
+
+_PREFERENCE = MailPreference.__table__.c  # type: ignore[attr-defined]
+_DIGEST_AMONG = sa_select(_PREFERENCE.user_id).where(
+    _PREFERENCE.digest.is_(True), _PREFERENCE.user_id.in_(bindparam("among", expanding=True))
+)
+
+
+def digest_users(session: Session, among: Sequence[int]) -> set[int]:
+    """Those of `among` who read their board mail as a daily digest."""
+    return set(core_rows(session, _DIGEST_AMONG, {"among": list(among)}).scalars())
 
 
 def moves_of(session: Session, game_id: int) -> list[Move]:

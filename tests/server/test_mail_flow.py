@@ -8,7 +8,7 @@ import logging
 import pytest
 from sqlmodel import select
 
-from pbm.services.intake import process_inbound, retry_failed
+from pbm.services.intake import process_inbound, process_message, retry_failed
 from pbm.store.db import session_for
 from pbm.store.models import InboundMessage
 from tests.server.conftest import SERVER, Server, board_row, legal_texts
@@ -207,8 +207,13 @@ def test_crash_marks_failed_and_retry_runs_it(
     with session_for(server.engine) as session:
         row = session.exec(select(InboundMessage).where(InboundMessage.status == "failed")).one()
         assert "RuntimeError: bug" in (row.error or "")
-        failed_id = row.id
+        failed_id, raw = row.id, row.raw
     monkeypatch.undo()
+    # The same message delivered again stays failed (and unanswered) until a retry.
+    again = process_message(
+        server.engine, raw, via="pipe", clock=server.clock, config=server.config
+    )
+    assert again == "failed" and server.new_mail() == []
     assert retry_failed(server.engine, clock=server.clock, config=server.config) == {
         failed_id: "done"
     }
