@@ -150,6 +150,9 @@ def run_mail(ctx: Context, mail: InboundMail, *, lone: bool = False) -> None:
             savepoint.commit()
         except (PbmError, GameError) as exc:
             savepoint.rollback()
+            # Values written straight through (queries.write_row) are not restored by
+            # the savepoint's rollback: read everything afresh.
+            ctx.session.expire_all()
             del ctx.replies[mark:]
             _error_reply(ctx, mail, exc, inv, inv.line)
             failed = True

@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 import secrets
 from email.utils import parseaddr
+from functools import lru_cache
 
 from pbm.mail.inbound import InboundMail
 
@@ -21,6 +22,7 @@ _OUR_MESSAGE_ID = re.compile(r"^<pbm\.([a-z0-9]{8,40})\.[a-z0-9]+@[^<>@\s]+>$", 
 _RANDOM_BYTES = 10
 
 
+@lru_cache(maxsize=256)  # mostly the server's own address, on every reply
 def _split(address: str) -> tuple[str, str]:
     """(local part, domain) of a bare or display-name address, lower-cased."""
     _, addr = parseaddr(address)

@@ -16,6 +16,7 @@ from pbm.games import Game as Rules
 from pbm.games import GameError, find_game
 from pbm.games.base import State
 from pbm.services.context import Context
+from pbm.services.vacation import note_never_away
 from pbm.store import queries
 from pbm.store.models import Game, GamePlayer, Move, User
 from pbm.texts import phrase
@@ -32,6 +33,11 @@ class Board:
     # Move lists as rendered, by what they show (pbm.services.render fills it): a board
     # mail renders the same list for every reader who may see the same moves.
     move_lists: dict[tuple[Any, ...], str] = field(default_factory=dict, repr=False)
+    # Drawings of positions, by id(state) and seat (pbm.services.render fills it); the
+    # state is kept with its drawing so that its id cannot be reused meanwhile.
+    drawings: dict[tuple[int, int | None], tuple[State, str]] = field(
+        default_factory=dict, repr=False
+    )
     # Players who read board mail as a daily digest, when the load found out (load_board).
     digest_players: set[int] | None = field(default=None, repr=False)
 
@@ -97,8 +103,12 @@ def load_board(ctx: Context, rules: Rules, board: str) -> Board:
     found = queries.board_with_players(ctx.session, rules.name, board)
     if found is None:
         raise NotFoundError(phrase("unknown_board", game=rules.title, board=board))
-    loaded = board_from_row(ctx, found[0], rules, found[1])
-    loaded.digest_players = found[2]
+    for user_id, addresses in found.addresses.items():
+        ctx.addresses.setdefault(user_id, addresses)
+    if found.never_away:
+        note_never_away(ctx.session, found.never_away)
+    loaded = board_from_row(ctx, found.row, rules, found.players)
+    loaded.digest_players = found.digest
     return loaded
 
 
@@ -147,10 +157,18 @@ def state_at(ctx: Context, board: Board, number: int) -> State:
     return replay(board.rules, board.options, texts)
 
 
+def position_values(board: Board) -> dict[str, Any]:
+    """The row's cached fields, from `board.state`."""
+    return {
+        "position": board.rules.dump(board.state),
+        "to_move": board.index_to_move() if board.active else None,
+    }
+
+
 def cache_position(board: Board) -> None:
     """Refresh the row's cached fields from `board.state`."""
-    board.row.position = board.rules.dump(board.state)
-    board.row.to_move = board.index_to_move() if board.active else None
+    for key, value in position_values(board).items():
+        setattr(board.row, key, value)
 
 
 def moves(ctx: Context, board: Board) -> list[Move]:

@@ -17,6 +17,7 @@ from sqlmodel import Session, col, select
 from pbm.errors import PbmError
 from pbm.services.boards import Board
 from pbm.services.context import Context
+from pbm.store import queries
 from pbm.store.models import Game
 from pbm.store.models_correspondence import ClockBank, VacationSpan
 from pbm.texts import phrase
@@ -136,8 +137,7 @@ def charge_move(ctx: Context, board: Board, index: int) -> None:
     gp, user = board.players[index]
     control = time_control(board.row)
     used = charged(ctx.session, control, user.id or 0, board.row.last_move_at, ctx.now())
-    gp.seconds_used += used.total_seconds()
-    ctx.session.add(gp)
+    queries.write_row(ctx.session, gp, seconds_used=gp.seconds_used + used.total_seconds())
     if control.fischer is None:
         return
     stored = _bank_row(ctx.session, board.id, index)

@@ -56,11 +56,14 @@ def outbox_values(
     }
 
 
+_QUEUE = insert(OutboxMail.__table__)  # type: ignore[attr-defined]
+
+
 def queue_many(session: Session, rows: Sequence[dict[str, object]]) -> None:
     """Queue several mails in one Core insert: no ORM objects for rows nobody reads back
     in this transaction. Each row is outbox_values() plus message_id and inbound_id."""
     if rows:
-        session.execute(insert(OutboxMail.__table__), list(rows))  # type: ignore[attr-defined]
+        session.connection().execute(_QUEUE, list(rows))
 
 
 def due_mail(session: Session, now: datetime, limit: int) -> list[OutboxMail]:

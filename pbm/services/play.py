@@ -12,7 +12,7 @@ from pbm.errors import BoardError, PbmError
 from pbm.games import GameError, InvalidMoveError, MoveError
 from pbm.games.base import State
 from pbm.services.accounts import reply_addresses
-from pbm.services.boards import Board, cache_position, replay, state_at
+from pbm.services.boards import Board, position_values, replay, state_at
 from pbm.services.clocks import charge_move
 from pbm.services.context import Context, Reply
 from pbm.services.mailing import mail_board, readers, title_for
@@ -67,8 +67,15 @@ def _check_number(board: Board, request: MoveRequest) -> None:
 
 
 def _set_comment(board: Board, user: User, comment: str) -> None:
-    board.row.comment = comment.strip() or None
-    board.row.comment_by = user.userid if comment.strip() else None
+    _change(board.row, comment=comment.strip() or None)
+    _change(board.row, comment_by=user.userid if comment.strip() else None)
+
+
+def _change(row: object, **values: object) -> None:
+    """Assign only what differs: an ORM row assigned even its own value must be flushed."""
+    for key, value in values.items():
+        if getattr(row, key) != value:
+            setattr(row, key, value)
 
 
 def _parse(board: Board, state: State, text: str) -> object:
@@ -89,9 +96,8 @@ def _play_one(ctx: Context, board: Board, index: int, text: str, auto: bool) -> 
     now = ctx.now()
     charge_move(ctx, board, index)  # time used, Fischer bank (vacations left out)
     board.state = board.rules.apply(board.state, move)
-    board.row.move_count += 1
+    queries.write_row(ctx.session, board.row, move_count=board.row.move_count + 1, last_move_at=now)
     queries.add_move(ctx.session, board.id, board.row.move_count, index, canonical, auto, now)
-    board.row.last_move_at = now
     outcome = board.rules.outcome(board.state)
     if outcome is not None:
         seats = list(board.rules.player_seats(board.state))
@@ -154,7 +160,7 @@ def _play_queued(ctx: Context, board: Board) -> list[str]:
 
 
 def _commit_board(ctx: Context, board: Board) -> None:
-    cache_position(board)
+    queries.write_row(ctx.session, board.row, **position_values(board))
     ctx.session.add(board.row)
     ctx.session.flush()
 
@@ -184,9 +190,8 @@ def make_move(
     if forfeit_if_due(ctx, board):
         return  # too late: time ran out before this move came (the forfeit is mailed)
     _play_one(ctx, board, index, request.text, auto=False)
-    board.players[index][0].submitted_move = None
-    board.row.proposal = None
-    board.row.proposal_votes = None
+    _change(board.players[index][0], submitted_move=None)
+    _change(board.row, proposal=None, proposal_votes=None)
     _set_comment(board, user, comment)
     events = _play_queued(ctx, board)
     _commit_board(ctx, board)

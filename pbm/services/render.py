@@ -15,7 +15,7 @@ from pbm.services.clocks import shows_timing, timing_lines
 from pbm.services.context import Context
 from pbm.services.matches import match_lines
 from pbm.services.ratings import rating_lines
-from pbm.services.secrecy import hidden_moves, shown_text
+from pbm.services.secrecy import hidden_moves, may_hide, shown_text
 from pbm.store import queries
 from pbm.store.models import Move, User
 from pbm.texts import phrase, render
@@ -93,6 +93,16 @@ def _move_columns(
         return (INDENT + "".join(v.ljust(width) for v in values)).rstrip()
 
     return "\n".join([line(sides), line(board.userids), *(line(r) for r in cells)])
+
+
+def drawing(board: Board, state: State, seat: int | None) -> str:
+    """The board drawn for `seat`; a game that hides nothing draws the same for every seat
+    (docs/protocol.md), so each reader's copy of a board mail shares one drawing."""
+    key = (id(state), seat if may_hide(board.rules) else None)
+    found = board.drawings.get(key)
+    if found is None or found[0] is not state:
+        found = board.drawings[key] = (state, board.rules.render(state, key[1]).rstrip("\n"))
+    return found[1]
 
 
 def result_line(board: Board) -> str:
@@ -177,7 +187,7 @@ def summary(
             moves=move_columns(
                 board, moves, state, last_rows, hidden_moves(board, moves, index, now)
             ),
-            board=board.rules.render(state, seat).rstrip("\n"),
+            board=drawing(board, state, seat),
             subscribers=("\n" + subs_line) if subs_line else "",
             comment=comment,
             timing=timing_text,

@@ -112,6 +112,13 @@ def clipped_spans(session: Session, user_id: int) -> list[tuple[datetime, dateti
     return list(cache[user_id])
 
 
+def note_never_away(session: Session, user_ids: set[int]) -> None:
+    """Players this transaction found with no vacation at all: no spans to look up."""
+    cache = session.info.setdefault(_CACHE, {})
+    for user_id in user_ids:
+        cache.setdefault(user_id, [])
+
+
 def forget_spans(session: Session) -> None:
     session.info.pop(_CACHE, None)
 

@@ -28,9 +28,15 @@ def make_engine(url: str) -> Engine:
         # pysqlite's own transaction handling would defer BEGIN and break SAVEPOINTs.
         # IMMEDIATE takes the write lock up front: two processes handling mail for one
         # board then queue on the busy timeout instead of failing to upgrade a read lock.
-        event.listen(engine, "begin", lambda conn: conn.exec_driver_sql("BEGIN IMMEDIATE"))
+        event.listen(engine, "begin", _begin_immediate)
         return engine
     return create_engine(url, pool_pre_ping=True)
+
+
+def _begin_immediate(conn: Any) -> None:
+    # Straight to the driver: this runs for every transaction, and SQLAlchemy's statement
+    # machinery costs more than the statement.
+    conn.connection.dbapi_connection.execute("BEGIN IMMEDIATE")
 
 
 def _sqlite_pragmas(dbapi_conn: Any, _record: Any) -> None:
@@ -90,6 +96,9 @@ def session_for(engine: Engine) -> Session:
 def _forget_transaction_caches(session: Session, _transaction: Any) -> None:
     """Services may keep what they read in `session.info` for a transaction (keys
     starting "pbm."); once it ends (a savepoint too: its rollback may have undone what was
-    read, and after a commit other processes may write) the reading is stale."""
+    read, and after a commit other processes may write) the reading is stale. A flush's
+    own inner transaction ends nothing of the kind."""
+    if _transaction.parent is not None and not _transaction.nested:
+        return
     for key in [k for k in session.info if isinstance(k, str) and k.startswith("pbm.")]:
         del session.info[key]

@@ -10,10 +10,11 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from datetime import datetime
-from typing import Any, cast
+from typing import Any, NamedTuple, cast
 
-from sqlalchemy import Executable, Result, bindparam, func
+from sqlalchemy import Executable, Result, bindparam, exists, func
 from sqlalchemy import select as sa_select
+from sqlalchemy.orm.attributes import set_committed_value
 from sqlmodel import Session, col, select
 
 from pbm.store.models import (
@@ -26,7 +27,7 @@ from pbm.store.models import (
     User,
     UserAddress,
 )
-from pbm.store.models_correspondence import MailPreference
+from pbm.store.models_correspondence import MailPreference, VacationSpan
 
 _ADDRESS = UserAddress.__table__.c  # type: ignore[attr-defined]
 _MOVE = Move.__table__  # type: ignore[attr-defined]
@@ -37,6 +38,30 @@ def core_rows(session: Session, statement: Executable, params: Mapping[str, Any]
     """Run a prebuilt Core statement in the session's transaction, after its autoflush."""
     session.flush()  # a no-op when nothing is pending
     return session.connection().execute(statement, params)
+
+
+_WRITES: dict[tuple[str, tuple[str, ...]], Any] = {}
+
+
+def write_row(session: Session, row: Any, **values: Any) -> None:
+    """Set `values` on a loaded row and UPDATE them at once with a cached statement. The
+    row stays clean, so no unit of work runs for it: what every move writes (its board's
+    counters and position, the mover's clock) costs a statement, not a flush. A rolled
+    back savepoint does not restore such values, so pbm.pipeline expires every object
+    after one (a whole rollback expires them anyway)."""
+    table = type(row).__table__
+    keys = tuple(sorted(values))
+    statement = _WRITES.get((table.name, keys))
+    if statement is None:
+        columns = {k: bindparam(f"new_{k}", type_=table.c[k].type) for k in keys}
+        statement = table.update().where(table.c.id == bindparam("row_id")).values(columns)
+        _WRITES[(table.name, keys)] = statement
+    params = {f"new_{k}": v for k, v in values.items()}
+    params["row_id"] = row.id
+    if session.connection().execute(statement, params).rowcount != 1:
+        raise RuntimeError(f"no {table.name} row {row.id} to write")
+    for key, value in values.items():
+        set_committed_value(row, key, value)
 
 
 _USER_BY_KEY = select(User).where(User.userid_key == bindparam("key"))
@@ -123,21 +148,37 @@ def players_of(session: Session, game_id: int) -> list[tuple[GamePlayer, User]]:
 
 
 _BOARD_WITH_PLAYERS = (
-    select(Game, GamePlayer, User, MailPreference.digest)
+    select(
+        Game,
+        GamePlayer,
+        User,
+        MailPreference.digest,
+        UserAddress.address,
+        exists().where(col(VacationSpan.user_id) == col(User.id)),
+    )
     .join(GamePlayer, col(GamePlayer.game_id) == col(Game.id))
     .join(User, col(User.id) == col(GamePlayer.user_id))
     .outerjoin(MailPreference, col(MailPreference.user_id) == col(User.id))
+    .outerjoin(UserAddress, col(UserAddress.user_id) == col(User.id))
     .where(Game.game == bindparam("game"), Game.board == bindparam("board"))
-    .order_by(col(GamePlayer.position))
+    .order_by(col(GamePlayer.position), col(UserAddress.position))
     .with_for_update(of=Game)  # type: ignore[arg-type]
 )
 
 
-def board_with_players(
-    session: Session, game: str, board: str
-) -> tuple[Game, list[tuple[GamePlayer, User]], set[int]] | None:
-    """`game_by_board`, `players_of` and which players read their mail as a daily digest,
-    in one statement: every move needs all three."""
+class LoadedBoard(NamedTuple):
+    row: Game
+    players: list[tuple[GamePlayer, User]]
+    digest: set[int]  # the players who read board mail as a daily digest
+    addresses: dict[int, list[str]]  # each player's addresses, as addresses_of lists them
+    # Players who never took a vacation (None: not asked), so the clocks need not look.
+    never_away: set[int] | None = None
+
+
+def board_with_players(session: Session, game: str, board: str) -> LoadedBoard | None:
+    """`game_by_board`, `players_of`, the players' addresses, which of them read their
+    mail as a daily digest and which ever took a vacation, in one statement: every move
+    needs them all."""
     params = {"game": game, "board": board.lower()}
     rows = list(session.exec(_BOARD_WITH_PLAYERS, params=params))
     if not rows:  # no such board (or, never in practice, a board without players)
@@ -145,9 +186,25 @@ def board_with_players(
         if row is None:
             return None
         players = players_of(session, row.id or 0)
-        return row, players, digest_users(session, [u.id for _, u in players if u.id])
-    digest = {user.id for _, _, user, wants in rows if wants and user.id is not None}
-    return rows[0][0], [(gp, user) for _, gp, user, _ in rows], digest
+        ids = [u.id for _, u in players if u.id is not None]
+        return LoadedBoard(
+            row, players, digest_users(session, ids), addresses_of_users(session, ids)
+        )
+    players: dict[int, tuple[GamePlayer, User]] = {}
+    digest: set[int] = set()
+    never_away: set[int] = set()
+    addresses: dict[int, list[str]] = {}
+    for _, gp, user, wants, address, vacationed in rows:  # a row per player and address
+        assert gp.id is not None and user.id is not None
+        players.setdefault(gp.id, (gp, user))
+        if wants:
+            digest.add(user.id)
+        if not vacationed:
+            never_away.add(user.id)
+        found = addresses.setdefault(user.id, [])
+        if address is not None and address not in found:
+            found.append(address)
+    return LoadedBoard(rows[0][0], list(players.values()), digest, addresses, never_away)
 
 
 _PREFERENCE = MailPreference.__table__.c  # type: ignore[attr-defined]
@@ -273,10 +330,12 @@ def count_events(session: Session, kind: str, key: str, since: datetime) -> int:
     return int(session.exec(query).one())
 
 
+# Two (kind, key) pairs at most (a userid and a sender): fixed parameters, since an
+# expanding IN renders its SQL anew on every run.
 _COUNTS_BY_KEY = (
     sa_select(_EVENT.kind, _EVENT.key, func.count())
-    .where(_EVENT.kind.in_(bindparam("kinds", expanding=True)))
-    .where(_EVENT.key.in_(bindparam("keys", expanding=True)))
+    .where(_EVENT.kind.in_([bindparam("kind0"), bindparam("kind1")]))
+    .where(_EVENT.key.in_([bindparam("key0"), bindparam("key1")]))
     .where(_EVENT.at >= bindparam("since"))
     .group_by(_EVENT.kind, _EVENT.key)
 )
@@ -285,13 +344,13 @@ _COUNTS_BY_KEY = (
 def counts_by_key(
     session: Session, pairs: Sequence[tuple[str, str]], since: datetime
 ) -> dict[tuple[str, str], int]:
-    """Recent events for several (kind, key) pairs in one query."""
-    params = {
-        "kinds": sorted({k for k, _ in pairs}),
-        "keys": sorted({key for _, key in pairs}),
-        "since": since,
-    }
-    found = {(k, key): int(n) for k, key, n in core_rows(session, _COUNTS_BY_KEY, params)}
+    """Recent events for several (kind, key) pairs in one query per two pairs."""
+    found: dict[tuple[str, str], int] = {}
+    for start in range(0, len(pairs), 2):
+        (kind0, key0), (kind1, key1) = (list(pairs[start : start + 2]) * 2)[:2]
+        params = {"kind0": kind0, "kind1": kind1, "key0": key0, "key1": key1, "since": since}
+        for k, key, n in core_rows(session, _COUNTS_BY_KEY, params):
+            found[(k, key)] = int(n)
     return {pair: found.get(pair, 0) for pair in pairs}
 
 

@@ -4,6 +4,7 @@ strangers, crashes and retries, threading headers."""
 from __future__ import annotations
 
 import logging
+from datetime import timedelta
 
 import pytest
 from sqlmodel import select
@@ -232,3 +233,57 @@ def test_empty_token_reply_shows_the_board(server: Server, game: tuple[str, str]
     [err] = server.new_mail()
     assert err.subject == "Quadrature Board 101 Error"
     assert "No move given." in err.body and "Summary of Quadrature Board 101" in err.body
+
+
+def _fail_after_the_writes(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The next board mail raises: the move has written its board and clock by then."""
+    import pbm.services.play as play
+    from pbm.errors import BoardError
+
+    real = play.mail_board
+    calls = iter([True])
+    kept = []  # held, as any cache might: the session keeps loaded rows only while in use
+
+    def mail_board(ctx, board, **kw):  # type: ignore[no-untyped-def]
+        if next(calls, False):
+            kept.append(board)
+            raise BoardError("refused after writing", board.id)
+        return real(ctx, board, **kw)
+
+    monkeypatch.setattr(play, "mail_board", mail_board)
+
+
+def _untouched(server: Server, game: str = "quadrature") -> None:
+    from pbm.games import get_game
+    from pbm.store import queries
+
+    row = board_row(server, game)
+    assert row.move_count == 0 and row.position == get_game(game).dump(get_game(game).new_state())
+    with session_for(server.engine) as session:
+        assert all(gp.seconds_used == 0 for gp, _ in queries.players_of(session, row.id))
+        assert queries.moves_of(session, row.id) == []
+
+
+@pytest.mark.parametrize("multiple", [False, True])
+def test_a_command_failing_after_its_writes_leaves_nothing_written(
+    server: Server, game: tuple[str, str], monkeypatch: pytest.MonkeyPatch, multiple: bool
+) -> None:
+    # A lone command runs without a savepoint (the whole transaction rolls back); in a
+    # multiple mail its savepoint rolls back, and the next command must read the board
+    # as stored, not as the failed command left it in memory.
+    alice, _ = game
+    server.clock.advance(timedelta(hours=5))  # so the move would charge alice's clock
+    move = f"quadrature move 101 alice secret {legal_texts(server, 'quadrature')[0]}"
+    _fail_after_the_writes(monkeypatch)
+    if multiple:
+        server.send(alice, "multiple", f"{move}\nquadrature show 101\n")
+    else:
+        server.send(alice, move)
+    mails = server.new_mail()
+    assert "refused after writing" in mails[0].body
+    _untouched(server)
+    if multiple:
+        shown = mails[1]
+        assert "Summary of Quadrature Board 101" in shown.body
+        assert "Please start the game alice." in shown.body
+        assert "alice ():   0 days, 00:00:00" in shown.body
