@@ -4,7 +4,6 @@ ends of games and answers to his own commands still come at once."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from datetime import datetime
 
 from sqlmodel import Session, col, select
@@ -15,7 +14,6 @@ from pbm.services.context import Context, Reply
 from pbm.services.lists import status_text
 from pbm.services.mailing import title_for
 from pbm.services.render import STARS, summary
-from pbm.store import queries
 from pbm.store.models import Game, GamePlayer, User
 from pbm.store.models_correspondence import JobMark, MailPreference
 from pbm.texts import phrase, render
@@ -36,10 +34,8 @@ def set_digest(session: Session, user: User, on: bool) -> None:
     session.flush()
 
 
-def digest_readers(session: Session, among: Sequence[int] | None = None) -> set[int]:
-    """Users in digest mode (only those of `among`, when given)."""
-    if among is not None:  # every board mail asks this about its players
-        return queries.digest_users(session, among)
+def digest_readers(session: Session) -> set[int]:
+    """Users in digest mode (queries.digest_users asks about some users only)."""
     query = select(MailPreference.user_id).where(col(MailPreference.digest).is_(True))
     return set(session.exec(query))
 

@@ -89,7 +89,7 @@ def _held_for_digest(
     if board.digest_players is not None:
         return set(board.digest_players)
     players = [u.id for _, u in board.players if u.id is not None]
-    return set(queries.digest_users(ctx.session, players))
+    return queries.digest_users(ctx.session, players)
 
 
 def mail_notifiers(ctx: Context, board: Board, events: Sequence[str]) -> None:

@@ -346,6 +346,30 @@ lmtp = "127.0.0.1:{stack.pbm_lmtp_port}"
 
         return make_engine(f"sqlite:///{self.data_dir / 'pbm.sqlite3'}")
 
+    def rows(self, model: type) -> list:
+        """The stored rows of `model`, read-only: pbm's engine begins every transaction
+        IMMEDIATE (a write lock), and a poller taking that lock can starve behind a busy
+        daemon; a WAL reader never waits."""
+        from sqlmodel import Session, create_engine, select
+
+        path = self.data_dir / "pbm.sqlite3"
+        reader = create_engine(f"sqlite:///file:{path}?mode=ro&uri=true")
+        try:
+            with Session(reader, expire_on_commit=False) as session:
+                return list(session.exec(select(model).order_by(model.id)))  # type: ignore[attr-defined]
+        finally:
+            reader.dispose()
+
+
+def wait_until(predicate: Callable[[], bool], timeout: float = 30.0) -> bool:
+    """Poll `predicate` every 0.1 s until it holds or `timeout` seconds pass."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if predicate():
+            return True
+        time.sleep(0.1)
+    return predicate()
+
 
 @pytest.fixture()
 def pbm_server(stack: MailStack) -> Iterator[PbmServer]:

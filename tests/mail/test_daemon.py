@@ -5,18 +5,15 @@ from __future__ import annotations
 import signal
 import subprocess
 import sys
-import time
 
 import pytest
 import typer
-from sqlmodel import select
 from typer.testing import CliRunner
 
 from pbm.cli.serve import register
-from pbm.store.db import session_for
 from pbm.store.models import InboundMessage, OutboxMail
 
-from .conftest import PbmServer, Postbox
+from .conftest import PbmServer, Postbox, wait_until
 
 pytestmark = [pytest.mark.mailstack, pytest.mark.slow]
 
@@ -30,36 +27,22 @@ def cli() -> typer.Typer:
     return app
 
 
-def rows(server: PbmServer, model):
-    with session_for(server.engine()) as session:
-        return list(session.exec(select(model).order_by(model.id)))
-
-
-def wait_until(predicate, timeout: float = 30.0) -> bool:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if predicate():
-            return True
-        time.sleep(0.1)
-    return predicate()
-
-
 def test_sigterm_finishes_the_message_in_hand_and_loses_nothing(pbm_server: PbmServer) -> None:
     count = 20
     pbm_server.start()
     for n in range(count):
         pbm_server.stack.send("bob", "pbm@example.test", f"signup t{n:02d} secret")
-    assert wait_until(lambda: len(rows(pbm_server, OutboxMail)) >= 1)
+    assert wait_until(lambda: len(pbm_server.rows(OutboxMail)) >= 1)
     assert pbm_server.stop(signal.SIGTERM) == 0
     assert "event=stopped" in pbm_server.log()
     assert pbm_server.status()["state"] == "stopped"
     # nothing half-done: every stored message is either untouched or done
-    assert {r.status for r in rows(pbm_server, InboundMessage)} <= {"new", "done"}
+    assert {r.status for r in pbm_server.rows(InboundMessage)} <= {"new", "done"}
     pbm_server.start()
     assert wait_until(
-        lambda: [r.status for r in rows(pbm_server, InboundMessage)] == ["done"] * count, 60
+        lambda: [r.status for r in pbm_server.rows(InboundMessage)] == ["done"] * count, 60
     ), pbm_server.log()
-    subjects = sorted(r.subject for r in rows(pbm_server, OutboxMail))
+    subjects = sorted(r.subject for r in pbm_server.rows(OutboxMail))
     assert subjects == [f"Welcome to the PBeM Server, t{n:02d}" for n in range(count)]
 
 
@@ -129,8 +112,8 @@ def test_pipe_intake_reaches_the_same_pipeline(pbm_server: PbmServer) -> None:
     assert box.wait_for(lambda m: str(m["Subject"]) == "Welcome to the PBeM Server, alice")
     # the same message piped again runs once
     assert pipe(pbm_server, raw).returncode == 0
-    assert [r.via for r in rows(pbm_server, InboundMessage)] == ["pipe"]
-    assert len(rows(pbm_server, OutboxMail)) == 1
+    assert [r.via for r in pbm_server.rows(InboundMessage)] == ["pipe"]
+    assert len(pbm_server.rows(OutboxMail)) == 1
 
 
 def test_pipe_exits_75_when_the_store_is_unavailable(pbm_server: PbmServer) -> None:

@@ -13,14 +13,14 @@ import threading
 import time
 
 import pytest
-from sqlmodel import Session, create_engine, func, select
+from sqlmodel import func, select
 
 from pbm.games import GAMES, Game
 from pbm.store.db import session_for
 from pbm.store.models import Game as GameRow
 from pbm.store.models import InboundMessage, OutboxMail, User
 
-from .conftest import PbmServer, Postbox
+from .conftest import PbmServer, Postbox, wait_until
 
 pytestmark = [pytest.mark.mailstack, pytest.mark.slow]
 
@@ -124,35 +124,6 @@ def test_every_game_played_whole_by_mail(pbm_server: PbmServer) -> None:
     assert failed == 0
 
 
-def _rows(server: PbmServer, model: type) -> list:
-    """Read-only: pbm's engine begins every transaction IMMEDIATE (a write lock), and a
-    poller taking that lock can starve behind a busy daemon; a WAL reader never waits."""
-    path = server.data_dir / "pbm.sqlite3"
-    reader = create_engine(f"sqlite:///file:{path}?mode=ro&uri=true")
-    try:
-        with Session(reader, expire_on_commit=False) as session:
-            return list(session.exec(select(model).order_by(model.id)))
-    finally:
-        reader.dispose()
-
-
-def inbound_rows(server: PbmServer) -> list[InboundMessage]:
-    return _rows(server, InboundMessage)
-
-
-def outbox_rows(server: PbmServer) -> list[OutboxMail]:
-    return _rows(server, OutboxMail)
-
-
-def wait_until(predicate, timeout: float = 30.0) -> bool:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if predicate():
-            return True
-        time.sleep(0.1)
-    return predicate()
-
-
 def test_the_same_message_delivered_twice_runs_once(pbm_server: PbmServer) -> None:
     pbm_server.start()
     mid = "<dup.signup.1@example.test>"
@@ -163,8 +134,8 @@ def test_the_same_message_delivered_twice_runs_once(pbm_server: PbmServer) -> No
     box = Postbox(pbm_server.stack, "carol")
     assert len(box.wait_for(lambda m: "Welcome" in str(m["Subject"]))) == 1
     # ... and the message ran once: one row, one reply queued
-    assert [r.message_id for r in inbound_rows(pbm_server)] == [mid]
-    assert len(outbox_rows(pbm_server)) == 1
+    assert [r.message_id for r in pbm_server.rows(InboundMessage)] == [mid]
+    assert len(pbm_server.rows(OutboxMail)) == 1
 
 
 def test_sigkill_in_the_middle_of_a_batch_loses_nothing(pbm_server: PbmServer) -> None:
@@ -184,14 +155,14 @@ def test_sigkill_in_the_middle_of_a_batch_loses_nothing(pbm_server: PbmServer) -
     assert done_before < count, "the batch was over before the kill; nothing was tested"
     pbm_server.start()
     assert wait_until(
-        lambda: len([r for r in inbound_rows(pbm_server) if r.status == "done"]) == count, 90
+        lambda: len([r for r in pbm_server.rows(InboundMessage) if r.status == "done"]) == count, 90
     ), pbm_server.log()
-    assert wait_until(lambda: all(r.status == "sent" for r in outbox_rows(pbm_server)), 30)
+    assert wait_until(lambda: all(r.status == "sent" for r in pbm_server.rows(OutboxMail)), 30)
     with session_for(engine) as session:
         users = sorted(u.userid for u in session.exec(select(User)))
     assert users == [f"u{n:03d}" for n in range(count)]
     # every signup ran exactly once: one welcome each in the outbox
-    subjects = [r.subject for r in outbox_rows(pbm_server)]
+    subjects = [r.subject for r in pbm_server.rows(OutboxMail)]
     assert sorted(subjects) == [f"Welcome to the PBeM Server, u{n:03d}" for n in range(count)]
     # and every welcome reached alice; a mail sent just before the kill may come twice
     box = Postbox(pbm_server.stack, "alice")
@@ -242,17 +213,18 @@ def test_bounces_and_auto_replies_are_never_answered(pbm_server: PbmServer) -> N
     )
 
     def settled() -> bool:
-        rows = inbound_rows(pbm_server)
+        rows = pbm_server.rows(InboundMessage)
         return len(rows) == 3 and all(r.status != "new" for r in rows)
 
-    assert wait_until(settled, 40), [(r.status, r.message_id) for r in inbound_rows(pbm_server)]
-    rows = inbound_rows(pbm_server)
+    settled_in_time = wait_until(settled, 40)
+    rows = pbm_server.rows(InboundMessage)
+    assert settled_in_time, [(r.status, r.message_id) for r in rows]
     bounce = [r for r in rows if b"MAILER-DAEMON" in r.raw]
     assert len(bounce) == 1 and bounce[0].status == "ignored"
     assert [r.status for r in rows if b"Out of office" in r.raw] == ["ignored"]
     # only the welcome to ghost was ever queued: no answer to the bounce, no loop
     time.sleep(2)
-    assert [r.subject for r in outbox_rows(pbm_server)] == ["Welcome to the PBeM Server, ghost"]
+    assert [r.subject for r in pbm_server.rows(OutboxMail)] == ["Welcome to the PBeM Server, ghost"]
     assert Postbox(stack, "alice").subjects() == []
 
 
@@ -273,4 +245,4 @@ def test_lmtp_and_smtp_listener_intake(pbm_server: PbmServer) -> None:
     with smtplib.SMTP("127.0.0.1", pbm_server.smtp_port, timeout=10) as smtp:
         smtp.send_message(msg)
     assert Postbox(stack, "carol").wait_for(lambda m: "Welcome" in str(m["Subject"]))
-    assert sorted(r.via for r in inbound_rows(pbm_server)) == ["lmtp", "smtp"]
+    assert sorted(r.via for r in pbm_server.rows(InboundMessage)) == ["lmtp", "smtp"]

@@ -6,15 +6,12 @@ from __future__ import annotations
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-from alembic.autogenerate import compare_metadata
-from alembic.migration import MigrationContext
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from sqlalchemy import text
-from sqlmodel import SQLModel
 
 from pbm.store import queries
-from pbm.store.db import current_revision, init_db, make_engine, session_for
+from pbm.store.db import make_engine, session_for
 from tests import pg_cluster
 from tests.server.conftest import Server, board_row, legal_texts
 from tests.server.test_full_games import test_full_game  # noqa: F401 (run here too)
@@ -30,6 +27,7 @@ from tests.server.test_quadrupel_server import (  # noqa: F401 (run here too, wi
     test_maximum_points_match_with_a_tie_and_a_third_game,
     test_setup_stays_secret_from_the_opponent_until_both_are_in,
 )
+from tests.server.test_store import assert_migrations_build_the_models
 
 
 def test_migrations_build_the_models_schema_on_postgres(postgres_url: str) -> None:
@@ -38,14 +36,7 @@ def test_migrations_build_the_models_schema_on_postgres(postgres_url: str) -> No
         conn.execute(text("DROP SCHEMA public CASCADE"))
         conn.execute(text("CREATE SCHEMA public"))
     try:
-        init_db(engine)
-        init_db(engine)  # upgrading an up-to-date database is harmless
-        assert current_revision(engine) is not None
-        with engine.connect() as conn:
-            diff = compare_metadata(
-                MigrationContext.configure(conn, opts={"compare_type": True}), SQLModel.metadata
-            )
-        assert diff == []
+        assert_migrations_build_the_models(engine)
     finally:
         engine.dispose()
 

@@ -14,7 +14,9 @@ from pathlib import Path
 import pytest
 from sqlalchemy.engine import Engine
 from sqlmodel import select
+from typer.testing import CliRunner
 
+from pbm.cli import app
 from pbm.clock import FrozenClock
 from pbm.config import Config
 from pbm.mail.inbound import InboundMail, parse_message
@@ -133,6 +135,30 @@ def database_url(tmp_path: Path, request: pytest.FixtureRequest) -> str:
         pg_cluster.truncate_all(url)
         return url
     return f"sqlite:///{tmp_path / 'pbm.sqlite3'}"
+
+
+runner = CliRunner()
+
+
+@pytest.fixture
+def cfg(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A configuration file (PBM_CONFIG) over an initialised database, for the admin CLI."""
+    path = tmp_path / "pbm.toml"
+    path.write_text(
+        f'[server]\naddress = "pbm@example.org"\ndata_dir = "{tmp_path}"\n'
+        f'[store]\ndatabase_url = "sqlite:///{tmp_path}/pbm.sqlite3"\n'
+        "[security]\npassword_cost = 4\n"
+    )
+    monkeypatch.setenv("PBM_CONFIG", str(path))
+    assert runner.invoke(app, ["db", "init"]).exit_code == 0
+    return path
+
+
+def cli_ok(*args: str, input: str | bytes | None = None) -> str:
+    """The output of a `pbm` command that must succeed."""
+    result = runner.invoke(app, list(args), input=input)
+    assert result.exit_code == 0, result.output
+    return result.output
 
 
 @pytest.fixture

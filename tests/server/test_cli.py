@@ -6,30 +6,10 @@ import json
 from pathlib import Path
 
 import pytest
-from typer.testing import CliRunner
 
 from pbm.cli import app
-
-runner = CliRunner()
-
-
-@pytest.fixture
-def cfg(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    path = tmp_path / "pbm.toml"
-    path.write_text(
-        f'[server]\naddress = "pbm@example.org"\ndata_dir = "{tmp_path}"\n'
-        f'[store]\ndatabase_url = "sqlite:///{tmp_path}/pbm.sqlite3"\n'
-        "[security]\npassword_cost = 4\n"
-    )
-    monkeypatch.setenv("PBM_CONFIG", str(path))
-    assert runner.invoke(app, ["db", "init"]).exit_code == 0
-    return path
-
-
-def ok(*args: str, input: str | bytes | None = None) -> str:
-    result = runner.invoke(app, list(args), input=input)
-    assert result.exit_code == 0, result.output
-    return result.output
+from tests.server.conftest import cli_ok as ok
+from tests.server.conftest import runner
 
 
 def test_db_upgrade_and_backup(cfg: Path) -> None:

@@ -8,7 +8,7 @@ from pathlib import Path
 from typer.testing import CliRunner
 
 from pbm.cli import app
-from tests.server.test_cli import cfg, ok  # noqa: F401  (the configured-database fixture)
+from tests.server.conftest import cli_ok as ok
 
 runner = CliRunner()
 
@@ -22,13 +22,13 @@ def _finished_game() -> None:
     ok("run", "quarto move 101 bob pw resign", "--as", "bob")
 
 
-def test_jobs_run_once(cfg: Path) -> None:  # noqa: F811
+def test_jobs_run_once(cfg: Path) -> None:
     _finished_game()
     assert ok("jobs", "run").strip() == "vacations_ended=0 forfeits=0 nags=0 digests=0"
     assert json.loads(ok("jobs", "run", "--json"))["nags"] == 0
 
 
-def test_ratings_show_and_recompute(cfg: Path) -> None:  # noqa: F811
+def test_ratings_show_and_recompute(cfg: Path) -> None:
     _finished_game()
     shown = json.loads(ok("ratings", "show", "quarto", "--json"))
     assert [(r["userid"], r["games"], r["won"], r["lost"]) for r in shown] == [
@@ -40,7 +40,7 @@ def test_ratings_show_and_recompute(cfg: Path) -> None:  # noqa: F811
     assert json.loads(ok("ratings", "show", "quarto", "--json")) == shown
 
 
-def test_export_preview_import(cfg: Path, tmp_path: Path) -> None:  # noqa: F811
+def test_export_preview_import(cfg: Path, tmp_path: Path) -> None:
     _finished_game()
     text = ok("game", "export", "quarto", "101")
     assert text.startswith("pbm game record 1\nGame: quarto\n")
@@ -58,7 +58,7 @@ def test_export_preview_import(cfg: Path, tmp_path: Path) -> None:  # noqa: F811
     assert bad.exit_code == 1 and "not a pbm game record" in bad.output
 
 
-def test_vacation_by_the_administrator(cfg: Path) -> None:  # noqa: F811
+def test_vacation_by_the_administrator(cfg: Path) -> None:
     ok("user", "add", "alice", "alice@x.example", "--password", "pw")
     assert ok("vacation", "alice").startswith("alice: not on vacation; 0.0 vacation days")
     refused = runner.invoke(app, ["vacation", "alice", "start"])

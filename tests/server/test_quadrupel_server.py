@@ -8,7 +8,7 @@ import json
 import pytest
 
 from tests.server.conftest import Server, board_row
-from tests.server.test_cli import cfg, ok  # noqa: F401 (the CLI test's fixture)
+from tests.server.conftest import cli_ok as ok
 
 BLACK_SETUP = "setup c4=2 d4=1 d5=4 c3=3"  # canonical: setup c3=3 c4=2 d4=1 d5=4
 WHITE_SETUP = "setup c5=4 b4=3 e4=2 d3=1"

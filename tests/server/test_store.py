@@ -10,6 +10,7 @@ from pathlib import Path
 from alembic.autogenerate import compare_metadata
 from alembic.migration import MigrationContext
 from sqlalchemy import text
+from sqlalchemy.engine import Engine
 from sqlmodel import SQLModel
 
 from pbm.games import get_game
@@ -21,17 +22,25 @@ from pbm.store.db import current_revision, init_db, make_engine, session_for
 from tests.server.conftest import START, Server, legal_texts
 
 
-def test_migrated_schema_equals_the_models(tmp_path: Path) -> None:
-    engine = make_engine(f"sqlite:///{tmp_path / 'm.sqlite3'}")
+def assert_migrations_build_the_models(engine: Engine) -> None:
+    """Migrating an empty database (twice: an up-to-date one upgrades harmlessly) gives
+    exactly the schema the models describe."""
     init_db(engine)
-    init_db(engine)  # upgrading an up-to-date database is harmless
+    init_db(engine)
     assert current_revision(engine) is not None
     with engine.connect() as conn:
         diff = compare_metadata(
             MigrationContext.configure(conn, opts={"compare_type": True}), SQLModel.metadata
         )
     assert diff == []
-    engine.dispose()
+
+
+def test_migrated_schema_equals_the_models(tmp_path: Path) -> None:
+    engine = make_engine(f"sqlite:///{tmp_path / 'm.sqlite3'}")
+    try:
+        assert_migrations_build_the_models(engine)
+    finally:
+        engine.dispose()
 
 
 def test_sqlite_uses_wal_and_a_busy_timeout(tmp_path: Path) -> None:
