@@ -33,8 +33,11 @@ class Config:
     # when it is unset, tokens are random (still stored, so they keep working).
     token_secret_env: str = "PBM_TOKEN_SECRET"
     # Password throttling: after `max_failures` failures within `failure_window_minutes`
-    # for one sender or one userid, further attempts are refused for that window.
+    # for one (userid, sender address) pair, that address's attempts on that userid are
+    # refused unchecked for the window. Addresses not registered to the userid share a
+    # second budget, `stranger_max_failures`, which never touches her own addresses.
     max_failures: int = 5
+    stranger_max_failures: int = 20
     # scrypt cost: N = 2**password_cost (15 = 32 MiB of memory per hash).
     password_cost: int = 15
     failure_window_minutes: int = 15
@@ -43,6 +46,12 @@ class Config:
     max_commands: int = 50
     # Unknown senders without a command get at most this many help replies a day.
     stranger_help_per_day: int = 1
+    # Mails to one address per hour that are not board mails of a game it plays
+    # (answers, refusals, help); past it pbm answers that address nothing more.
+    replies_per_address_hour: int = 10
+    # Authentication-Results (RFC 8601) producers whose verdicts pbm trusts; see
+    # docs/security.md. Empty: no header is trusted.
+    authserv_ids: tuple[str, ...] = ()
     # How many rows of the move list an ongoing-game mail shows (pbmserv's MoveHeight).
     move_rows: int = 4
     raw: dict[str, Any] = field(default_factory=dict)
@@ -95,6 +104,10 @@ def config_from_table(raw: dict[str, Any]) -> Config:
             templates_dir=_path(server.get("templates_dir"), defaults.templates_dir),
             token_secret_env=str(security.get("token_secret_env", defaults.token_secret_env)),
             max_failures=int(security.get("max_failures", defaults.max_failures)),
+            stranger_max_failures=int(
+                security.get("stranger_max_failures", defaults.stranger_max_failures)
+            ),
+            authserv_ids=tuple(str(a).lower() for a in security.get("authserv_ids", ())),
             password_cost=int(security.get("password_cost", defaults.password_cost)),
             failure_window_minutes=int(
                 security.get("failure_window_minutes", defaults.failure_window_minutes)
@@ -105,6 +118,9 @@ def config_from_table(raw: dict[str, Any]) -> Config:
                 limits.get("stranger_help_per_day", defaults.stranger_help_per_day)
             ),
             move_rows=int(limits.get("move_rows", defaults.move_rows)),
+            replies_per_address_hour=int(
+                limits.get("replies_per_address_hour", defaults.replies_per_address_hour)
+            ),
             raw=raw,
         )
     except (TypeError, ValueError) as exc:

@@ -5,6 +5,13 @@ messages one at a time in a worker thread (each in its own transaction) and wake
 outbox sender, which drains the outbox. Database work runs in threads so the loop stays
 responsive. SIGTERM/SIGINT stop intake, let the message in hand finish, and exit.
 A health line is logged every minute and a status file is kept for `pbm mail status`.
+
+The store failing never loses or bounces mail: the listeners answer 451 and the IMAP
+intake leaves the message in its folder; a stored message whose processing met a store
+failure waits for its retry (pbm.services.intake); the workers back off while the store
+is unavailable. On SQLite the daemon keeps to the database file it started with
+(pbm.store.db.DatabaseFile): deleted or replaced, it is noticed before the next message,
+and mail waits until a pbm database is back at that path.
 """
 
 from __future__ import annotations
@@ -25,15 +32,22 @@ from typing import Any
 from sqlalchemy.engine import Engine
 
 from pbm.clock import Clock, SystemClock
-from pbm.config import Config
+from pbm.config import Config, ConfigError
+from pbm.errors import EX_CONFIG, EX_UNAVAILABLE, EXIT_OF_KIND, StoreUnavailable
+from pbm.logfmt import kv
 from pbm.mail.db_bridge import DbInbox, DbOutbox
 from pbm.mail.imap_in import ImapIntake
 from pbm.mail.lmtp_in import start_listener
-from pbm.mail.logfmt import kv
 from pbm.mail.settings import MailSettings, mail_settings
 from pbm.mail.smtp_out import MaildirTransport, OutboxSender, RetryPolicy, SmtpRelay, Transport
 from pbm.services.jobs import JOB_SECONDS, run_due
-from pbm.store.db import init_db, make_engine
+from pbm.store.db import (
+    DatabaseFile,
+    describe_failure,
+    ensure_schema,
+    make_engine,
+    store_failure,
+)
 
 log = logging.getLogger("pbm.daemon")
 
@@ -44,6 +58,9 @@ COUNTS_SECONDS = 5.0
 # within this many seconds even when nothing in this process wakes the workers.
 IDLE_TICK_SECONDS = 1.0
 PROCESS_CHUNK = 10
+# While the store is unavailable the processor waits this long, doubling up to the max.
+STORE_BACKOFF_SECONDS = 1.0
+STORE_BACKOFF_MAX_SECONDS = 30.0
 
 
 @dataclass(frozen=True)
@@ -78,9 +95,10 @@ class Daemon:
         self.config = config
         self.clock = clock or SystemClock()
         self.settings: MailSettings = mail_settings(config)
-        self.engine = make_engine(config.database_url)
+        self.database_file = DatabaseFile.of(config.database_url)
+        self.engine = make_engine(config.database_url, watch=self.database_file)
         write_lock = threading.Lock()  # see pbm.mail.db_bridge: one writer at a time
-        self.inbox = DbInbox(self.engine, self.clock, config, write_lock)
+        self.inbox = DbInbox(self.engine, self.clock, config, write_lock, self.database_file)
         self.outbox = DbOutbox(self.engine, self.clock, write_lock)
         self.transport: Transport
         relay = self.settings.relay
@@ -123,8 +141,12 @@ class Daemon:
     async def _stored(self, via: str, raws: list[bytes]) -> list[int]:
         try:
             results = await self.inbox.store_many(raws, via)
-        except Exception:
+        except StoreUnavailable:
             self.counters.store_errors += 1
+            raise
+        except Exception as exc:
+            self.counters.store_errors += 1
+            log.exception(kv("store_failed", via=via, error=repr(exc)))
             raise
         for inbound_id, created in results:
             if created:
@@ -140,7 +162,7 @@ class Daemon:
         loop = asyncio.get_running_loop()
         for sig in (signal.SIGTERM, signal.SIGINT):
             loop.add_signal_handler(sig, self.request_stop, sig.name)
-        await asyncio.to_thread(init_db, self.engine)
+        await asyncio.to_thread(self.prepare_store)
         await self._start_listeners()
         tasks = [
             asyncio.create_task(self._processor(), name="processor"),
@@ -164,6 +186,13 @@ class Daemon:
             await self._shutdown(tasks)
             for sig in (signal.SIGTERM, signal.SIGINT):
                 loop.remove_signal_handler(sig)
+
+    def prepare_store(self) -> None:
+        """Create or upgrade the schema where pbm may (SQLite), else check it is current
+        (SchemaNotReady names `pbm db upgrade`); then keep to the database file."""
+        ensure_schema(self.engine)
+        if self.database_file is not None:
+            self.database_file.arm(self.engine)
 
     def request_stop(self, reason: str = "request") -> None:
         if not self.stop.is_set():
@@ -199,9 +228,12 @@ class Daemon:
         await self.transport.close()
         self._write_status("stopped")
         await asyncio.to_thread(self.engine.dispose)
+        if self.database_file is not None:
+            self.database_file.close()
         log.info(kv("stopped"))
 
     async def _processor(self) -> None:
+        backoff = 0.0
         while not self.stop.is_set():
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(self._process_wake.wait(), IDLE_TICK_SECONDS)
@@ -214,9 +246,18 @@ class Daemon:
                     self.inbox.process_some, self._thread_stop, PROCESS_CHUNK
                 )
             except Exception as exc:
-                # the store is unavailable (locked, disk full...): try again on the next tick
                 log.exception(kv("process_error", error=repr(exc)))
                 continue
+            if result.unavailable is not None:
+                # the store is locked, full or gone: the messages wait, and so do we
+                if not backoff:
+                    log.warning(kv("process_store_unavailable", error=result.unavailable))
+                backoff = min(backoff * 2 or STORE_BACKOFF_SECONDS, STORE_BACKOFF_MAX_SECONDS)
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(self.stop.wait(), backoff)
+            elif backoff:
+                backoff = 0.0
+                log.info(kv("process_store_back"))
             if result.processed:
                 self.counters.processed += result.processed
                 for status, n in result.statuses.items():
@@ -226,6 +267,7 @@ class Daemon:
                 self._process_wake.set()  # there may be more
 
     async def _sender(self) -> None:
+        unavailable = False
         while True:
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(self._outbox_wake.wait(), IDLE_TICK_SECONDS)
@@ -234,6 +276,12 @@ class Daemon:
                 break
             try:
                 await self.sender.drain(self.stop)
+                unavailable = False
+            except StoreUnavailable as exc:
+                # mail stays queued; the next tick tries again (logged once per streak)
+                if not unavailable:
+                    log.warning(kv("outbox_store_unavailable", error=exc))
+                unavailable = True
             except Exception as exc:
                 log.exception(kv("outbox_error", error=repr(exc)))
 
@@ -242,12 +290,18 @@ class Daemon:
             try:
                 await asyncio.to_thread(job.run, self.engine, self.clock, self.config)
             except Exception as exc:
-                log.exception(kv("job_failed", job=job.name, error=repr(exc)))
+                if store_failure(exc) is None:
+                    log.exception(kv("job_failed", job=job.name, error=repr(exc)))
+                else:  # due work is still due next time
+                    log.warning(
+                        kv("job_store_unavailable", job=job.name, error=describe_failure(exc))
+                    )
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(self.stop.wait(), job.every_seconds)
 
     async def _reporter(self) -> None:
         last_health = last_counts = time.monotonic()
+        counts_failing = False
         while not self.stop.is_set():
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(self.stop.wait(), STATUS_SECONDS)
@@ -258,8 +312,11 @@ class Daemon:
                 last_counts = now
                 try:
                     self._last_counts = await asyncio.to_thread(self.inbox.counts)
+                    counts_failing = False
                 except Exception as exc:
-                    log.warning(kv("counts_failed", error=repr(exc)))
+                    if not counts_failing:  # once per streak: the store may be away a while
+                        log.warning(kv("counts_failed", error=repr(exc)))
+                    counts_failing = True
             self._write_status("running")
             if now - last_health >= self.settings.health_seconds:
                 last_health = now
@@ -311,6 +368,8 @@ class Daemon:
                 "lmtp": str(s.lmtp_listen) if s.lmtp_listen else None,
             },
             "imap": imap,
+            # what is wrong with the database file right now (gone, replaced), if anything
+            "store_problem": self.database_file.incident if self.database_file else None,
             "outgoing": f"relay {s.relay.host}:{s.relay.port}"
             if s.relay
             else f"maildir {s.outbox_maildir}",
@@ -348,18 +407,32 @@ def serve(config: Config) -> None:
 
 
 def main(argv: list[str] | None = None) -> None:
-    """`python -m pbm.daemon [--config PATH]`: the daemon without the CLI around it."""
+    """`python -m pbm.daemon [--config PATH]`: the daemon without the CLI around it.
+
+    A bad configuration exits 78 (EX_CONFIG); a store that cannot be used at start exits
+    with the code `pbm serve` gives it (pbm.errors.EXIT_OF_KIND: 78 for a schema this pbm
+    may not upgrade itself): one log line each, no traceback."""
     import argparse
 
     from pbm.config import load_config
-    from pbm.mail.logfmt import setup_logging
+    from pbm.logfmt import setup_logging
 
     parser = argparse.ArgumentParser(prog="pbm.daemon", description=__doc__)
     parser.add_argument("--config", "-c", default=None)
     parser.add_argument("--log-level", default="INFO")
     args = parser.parse_args(argv)
     setup_logging(args.log_level)
-    serve(load_config(args.config))
+    try:
+        serve(load_config(args.config))
+    except ConfigError as exc:
+        log.error(kv("config_error", error=exc))
+        raise SystemExit(EX_CONFIG) from None
+    except Exception as exc:
+        kind = store_failure(exc)
+        if kind is None:
+            raise
+        log.error(kv("store_unavailable", kind=kind, error=describe_failure(exc)))
+        raise SystemExit(EXIT_OF_KIND.get(kind, EX_UNAVAILABLE)) from None
 
 
 if __name__ == "__main__":

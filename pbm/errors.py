@@ -1,7 +1,9 @@
 """Errors meant for people: `str(error)` is the sentence the player reads.
 
 Anything that is not a PbmError (or a game's GameError) is a bug: the message that
-caused it is rolled back, marked failed and kept for `pbm mail retry`.
+caused it is rolled back, marked failed and kept for `pbm mail retry`; except a failure
+of the store (StoreUnavailable, or what pbm.store.db.store_failure recognises), which is
+temporary: the message waits and is tried again.
 """
 
 from __future__ import annotations
@@ -60,4 +62,36 @@ class BoardError(PbmError):
 
 
 class StoreUnavailable(Exception):
-    """The database cannot be reached (the MTA pipe exits 75 to retry later)."""
+    """The store cannot be used right now: locked, full, failing, missing, replaced, or
+    its schema missing. Never a player's fault nor a bug, so the message waits: the pipe
+    exits 75, the listeners answer 451, a stored message is tried again later.
+
+    `kind` sorts the failures for the exit codes of the admin commands (see
+    pbm.store.db.store_failure): busy, full, io, permission, unavailable, schema."""
+
+    def __init__(self, message: str, kind: str = "unavailable") -> None:
+        super().__init__(message)
+        self.kind = kind
+
+
+class SchemaNotReady(StoreUnavailable):
+    """The schema is missing or older than this pbm, on a database pbm does not upgrade
+    by itself (PostgreSQL): `pbm db upgrade` does it."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message, "schema")
+
+
+# sysexits.h codes for operational errors, by StoreUnavailable.kind (see docs/mail-setup.md)
+EX_UNAVAILABLE = 69  # the database cannot be used: unreachable, missing, not a database
+EX_TEMPFAIL = 75  # try again later; what an MTA retries
+EX_NOPERM = 77  # permission denied
+EX_CONFIG = 78  # a bad configuration, or a schema to upgrade
+EXIT_OF_KIND = {
+    "busy": EX_TEMPFAIL,
+    "full": EX_TEMPFAIL,
+    "io": EX_TEMPFAIL,
+    "permission": EX_NOPERM,
+    "unavailable": EX_UNAVAILABLE,
+    "schema": EX_CONFIG,
+}

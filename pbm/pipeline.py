@@ -20,11 +20,13 @@ from pbm.commands.base import Command, Invocation
 from pbm.commands.finder import CommandLine, find_commands, first_line_and_rest
 from pbm.commands.registry import MULTIPLE, parse_line, starts_command, token_invocation
 from pbm.config import Config
-from pbm.errors import BoardError, PbmError
+from pbm.errors import AuthError, BoardError, PbmError
 from pbm.games import GameError
 from pbm.mail.addressing import message_id_for, reply_address, tokens_in
+from pbm.mail.authresults import sender_verdict
 from pbm.mail.compose import compose
 from pbm.mail.inbound import InboundMail, is_from_self, parse_message, quotable_original
+from pbm.output_limits import bounded
 from pbm.services import tokens
 from pbm.services.accounts import record_auth_failures
 from pbm.services.boards import board_by_id
@@ -85,21 +87,34 @@ def handle_message(
         log.info("%s ignored: from %r", row.message_id, mail.sender)
         return "ignored"
     ctx = Context(session=session, clock=clock, config=config, sender=mail.sender)
+    # A From that a trusted MTA found forged is a stranger's: its wrong passwords count
+    # against the stranger budget, not against the address it pretends to be.
+    ctx.sender_unverified = sender_verdict(mail.authentication_results, config.authserv_ids).failed
     if failed is None:
         run_mail(ctx, mail, lone=lone)
     else:
         ctx.auth_failures.extend(failed.auth_failures)
         _error_reply(ctx, mail, failed.error, failed.inv, failed.inv.line)
         record_auth_failures(ctx)
-    queue_replies(ctx, mail, ctx.replies, inbound_id=row.id)
+    queue_replies(ctx, mail, bounded(ctx, ctx.replies), inbound_id=row.id)
     return "done"
 
 
 def plan(ctx: Context, mail: InboundMail) -> list[CommandLine | tuple[Command, Invocation]]:
-    """The commands of a message, in order: a token reply's first line, else the finder's."""
+    """The commands of a message, in order: a token reply's first line, else the finder's.
+
+    A token counts when it came in our plus-address, or in a Message-ID pbm issued and
+    recorded, and the mail is from its player's address (pbm.services.tokens.resolve).
+    Raises AuthError when a trusted Authentication-Results producer says the sender's
+    domain failed its check: then a token alone vouches for nobody.
+    """
     subject_words = mail.command_subject.split()
     multiple = bool(subject_words) and subject_words[0].lower() in MULTIPLE
-    found = tokens_in(mail, ctx.config.server_address)
+    found = [
+        f.token
+        for f in tokens_in(mail, ctx.config.server_address)
+        if f.message_id is None or queries.issued_message_id(ctx.session, f.message_id)
+    ]
     if found and not multiple:
         resolved = tokens.resolve(ctx, found)
         first, rest = first_line_and_rest(mail.fresh_text)
@@ -107,6 +122,17 @@ def plan(ctx: Context, mail: InboundMail) -> list[CommandLine | tuple[Command, I
             game_id, user = resolved
             if first and starts_command(first):
                 return [CommandLine(first, rest)]
+            verdict = sender_verdict(mail.authentication_results, ctx.config.authserv_ids)
+            if verdict.failed:
+                log.warning(
+                    "token of %s refused: %s says %s",
+                    ctx.sender,
+                    verdict.authserv_id,
+                    verdict.reason,
+                )
+                raise AuthError(
+                    phrase("token_untrusted", authserv=verdict.authserv_id, reason=verdict.reason)
+                )
             # An empty reply still answers its board: "no move given", with the board.
             board = board_by_id(ctx, game_id)
             return [token_invocation(first, rest, board.rules, game_id, user)]
@@ -115,14 +141,29 @@ def plan(ctx: Context, mail: InboundMail) -> list[CommandLine | tuple[Command, I
 
 def run_mail(ctx: Context, mail: InboundMail, *, lone: bool = False) -> None:
     """Run every command of `mail`, collecting replies in `ctx.replies` (`lone`: see
-    handle_message)."""
-    work = plan(ctx, mail)
+    handle_message).
+
+    At most `max_commands` run, each word of a per-word command (help topics, boards to
+    show) counting as one; a command that changes nothing and repeats an earlier line
+    is answered once. The rest are listed as not run.
+    """
+    try:
+        work = plan(ctx, mail)
+    except PbmError as exc:
+        _error_reply(ctx, mail, exc, None, mail.command_subject or mail.subject)
+        return
     if not work:
         _no_command(ctx)
         return
     failed = False
-    skipped: list[str] = []
-    for item in work[: ctx.config.max_commands]:
+    skipped: list[str] = []  # after a failed command
+    over: list[str] = []  # past the command budget
+    budget = ctx.config.max_commands
+    answered: set[str] = set()
+    for item in work:
+        if budget <= 0:
+            over.append(item_text(item))
+            continue
         command: Command | None = None
         inv: Invocation | None = None
         try:
@@ -131,12 +172,19 @@ def run_mail(ctx: Context, mail: InboundMail, *, lone: bool = False) -> None:
             else:
                 command, inv = item
         except (PbmError, GameError) as exc:
+            budget -= 1
             _error_reply(ctx, mail, exc, None, item_text(item))
             failed = True
             continue
+        if not command.changes_state:
+            key = " ".join(inv.line.lower().split())
+            if key in answered:
+                continue
+            answered.add(key)
         if failed and command.changes_state:
             skipped.append(inv.line)
             continue
+        budget -= _take_words(command, inv, budget, over)
         if lone and len(work) == 1:
             try:
                 command.run(ctx, inv)
@@ -156,20 +204,57 @@ def run_mail(ctx: Context, mail: InboundMail, *, lone: bool = False) -> None:
             del ctx.replies[mark:]
             _error_reply(ctx, mail, exc, inv, inv.line)
             failed = True
-    for line in work[ctx.config.max_commands :]:
-        skipped.append(item_text(line))
-    if skipped:
+    if skipped or over:
+        parts = []
+        if skipped:
+            parts.append(phrase("skipped", lines=_listed(skipped)))
+        if over:
+            parts.append(
+                phrase("skipped_limit", limit=ctx.config.max_commands, lines=_listed(over))
+            )
         ctx.reply(
             Reply(
                 to=[ctx.sender],
                 subject=phrase("subject_skipped"),
-                body=phrase("skipped", lines="\n".join(f"  {s}" for s in skipped)) + "\n",
+                body="\n\n".join(parts) + "\n",
                 kind="error",
                 quote_original=True,
                 to_sender=True,
+                answer=True,
             )
         )
     record_auth_failures(ctx)
+
+
+# Lines of a "not run" list shown in full; the rest are counted.
+_SKIPPED_SHOWN = 20
+
+
+def _listed(lines: list[str]) -> str:
+    shown = "\n".join(f"  {line[:200]}" for line in lines[:_SKIPPED_SHOWN])
+    if len(lines) > _SKIPPED_SHOWN:
+        shown += "\n" + phrase("skipped_more", count=len(lines) - _SKIPPED_SHOWN)
+    return shown
+
+
+def _take_words(command: Command, inv: Invocation, budget: int, over: list[str]) -> int:
+    """What a command costs of the message's command budget: 1, or for a per-word
+    command its distinct words, cut to what the budget has left (the rest are listed
+    as not run)."""
+    if not command.per_word:
+        return 1
+    seen: set[str] = set()
+    words: list[str] = []
+    for word in inv.words:
+        if word.lower() not in seen:
+            seen.add(word.lower())
+            words.append(word)
+    if len(words) > budget:
+        head = f"{inv.rules.name} {inv.verb}" if inv.rules else inv.verb
+        over.append(" ".join([head, *words[budget:]]))
+        words = words[:budget]
+    inv.words = words
+    return max(1, len(words))
 
 
 def item_text(item: CommandLine | tuple[Command, Invocation]) -> str:
@@ -218,6 +303,7 @@ def _error_reply(
             user_id=user_id,
             quote_original=True,
             to_sender=True,
+            answer=True,
         )
     )
 
@@ -245,6 +331,7 @@ def _no_command(ctx: Context) -> None:
             body=render("no_command", server=ctx.config.server_address),
             kind="help",
             to_sender=True,
+            answer=True,
         )
     )
 

@@ -8,7 +8,7 @@ from typing import Annotated
 import typer
 
 from pbm.cli import records as _records  # noqa: F401  (adds game export|import|preview)
-from pbm.cli.common import State
+from pbm.cli.common import PbmGroup, State
 from pbm.cli.db import db_app
 from pbm.cli.game import game_app
 from pbm.cli.helpcmd import help_command
@@ -27,6 +27,7 @@ app = typer.Typer(
     help="pbm: a play-by-email server for abstract board games.",
     no_args_is_help=True,
     add_completion=False,
+    cls=PbmGroup,
 )
 
 
@@ -40,10 +41,17 @@ def _root(
             help="Configuration file (default: $PBM_CONFIG, else the embedded defaults).",
         ),
     ] = None,
+    debug: Annotated[
+        bool,
+        typer.Option(
+            "--debug", help="Show the traceback of an operational error (database, config)."
+        ),
+    ] = False,
 ) -> None:
     """pbm: a play-by-email server for abstract board games."""
     # Every invocation starts here, so a path from an earlier one never lingers.
     State.config_path = config_file
+    State.debug = debug
 
 
 app.add_typer(rules_app, name="rules")

@@ -1,5 +1,16 @@
 """What the admin sub-apps share: the configuration option, the engine, admin contexts,
-tables and JSON output, and exit codes that mean something."""
+tables and JSON output, and exit codes that mean something.
+
+Exit codes (sysexits.h where one fits): 0 done; 1 refused (an unknown user, a bad
+move: the request was understood and refused); 2 bad arguments; and for operational
+errors, one line `error: ...` on stderr and no traceback (`pbm --debug` shows it):
+- 69 EX_UNAVAILABLE: the database cannot be used (unreachable, missing, not a database);
+- 75 EX_TEMPFAIL: try again later (locked or busy, disk full, an I/O error);
+- 77 EX_NOPERM: permission denied (a read-only file or file system, a refused login);
+- 78 EX_CONFIG: a bad configuration file, or a schema this pbm does not upgrade by
+  itself (not SQLite): the line names `pbm db upgrade`.
+`pbm mail process` exits 75 for all of these, so the MTA keeps the message.
+"""
 
 from __future__ import annotations
 
@@ -11,18 +22,20 @@ from typing import Annotated, Any
 
 import typer
 from sqlalchemy.engine import Engine
+from typer.core import TyperGroup
 
 from pbm.clock import SystemClock
 from pbm.config import Config, ConfigError, load_config
-from pbm.errors import PbmError
+from pbm.errors import EX_CONFIG, EX_TEMPFAIL, EX_UNAVAILABLE, EXIT_OF_KIND, PbmError
 from pbm.games import GameError
 from pbm.services.context import Context
-from pbm.store.db import make_engine, session_for
+from pbm.store.db import describe_failure, ensure_schema, make_engine, session_for, store_failure
 from pbm.texts import use_templates
 
 EXIT_REFUSED = 1  # the request was understood and refused (unknown user, bad move...)
 EXIT_USAGE = 2  # bad arguments (typer's own code for usage errors)
-EXIT_TEMPFAIL = 75  # EX_TEMPFAIL: the MTA keeps the message and retries later
+EXIT_TEMPFAIL = EX_TEMPFAIL  # the MTA keeps the message and retries later
+EXIT_CONFIG = EX_CONFIG  # bad configuration, or a schema to upgrade
 
 ConfigOption = Annotated[
     Path | None,
@@ -33,6 +46,7 @@ JsonOption = Annotated[bool, typer.Option("--json", help="Print JSON for scripts
 
 class State:
     config_path: Path | None = None
+    debug: bool = False  # `pbm --debug`: tracebacks instead of one-line errors
 
 
 def remember_config(path: Path | None) -> None:
@@ -46,13 +60,61 @@ def config() -> Config:
     try:
         cfg = load_config(State.config_path)
     except ConfigError as exc:
-        fail(str(exc), EXIT_USAGE)
+        if State.debug:
+            raise
+        fail(str(exc), EXIT_CONFIG)
     use_templates(cfg.templates_dir)
     return cfg
 
 
-def engine(cfg: Config | None = None) -> Engine:
-    return make_engine((cfg or config()).database_url)
+def engine(cfg: Config | None = None, *, schema: bool = True) -> Engine:
+    """The configured database's engine, with its schema made current first: created or
+    upgraded on SQLite, else checked (see pbm.store.db.ensure_schema). `schema=False`
+    only for `pbm db`, which handles the schema itself."""
+    eng = make_engine((cfg or config()).database_url)
+    if schema:
+        try:
+            ensure_schema(eng)
+        except BaseException:
+            eng.dispose()
+            raise
+    return eng
+
+
+def exit_code_for(exc: BaseException) -> int | None:
+    """The sysexits code of an operational error (see the module docstring); None for
+    anything else, which is a bug and keeps its traceback."""
+    if isinstance(exc, ConfigError):
+        return EXIT_CONFIG
+    kind = store_failure(exc)
+    return None if kind is None else EXIT_OF_KIND.get(kind, EX_UNAVAILABLE)
+
+
+def error_line(exc: BaseException) -> str:
+    """The one line an operational error prints."""
+    if isinstance(exc, ConfigError):
+        return str(exc)
+    kind = store_failure(exc)
+    text = describe_failure(exc)
+    if kind == "schema" or text.startswith("the database") or isinstance(exc, OSError):
+        return text  # says what it is about already (an OSError names its file)
+    return f"the database cannot be used ({kind}): {text}"
+
+
+class PbmGroup(TyperGroup):
+    """The root command group: an operational error (pbm.store.db.store_failure, a bad
+    configuration) ends any command with one line and its sysexits code, unless
+    `pbm --debug` asked for the traceback."""
+
+    def invoke(self, ctx: Any) -> Any:
+        try:
+            return super().invoke(ctx)
+        except Exception as exc:
+            code = exit_code_for(exc)
+            if code is None or State.debug:
+                raise
+            typer.echo(f"error: {error_line(exc)}", err=True)
+            raise typer.Exit(code) from None
 
 
 def fail(message: str, code: int = EXIT_REFUSED) -> typer.Exit:

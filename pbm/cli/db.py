@@ -7,7 +7,6 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
-from sqlalchemy.exc import OperationalError
 
 from pbm.cli.common import ConfigOption, config, engine, fail, remember_config
 from pbm.store.db import current_revision, init_db
@@ -30,13 +29,11 @@ def init() -> None:
 def upgrade() -> None:
     """Apply every schema migration not yet applied."""
     cfg = config()
-    eng = engine(cfg)
+    eng = engine(cfg, schema=False)
     try:
         before = current_revision(eng)
         init_db(eng)
         after = current_revision(eng)
-    except OperationalError as exc:
-        fail(f"cannot open the database: {exc}")
     finally:
         eng.dispose()
     typer.echo(f"database {cfg.database_url}: schema {before or 'none'} -> {after}")
@@ -45,7 +42,7 @@ def upgrade() -> None:
 @db_app.command("current")
 def current() -> None:
     """Print the schema revision of the database."""
-    eng = engine()
+    eng = engine(schema=False)
     typer.echo(current_revision(eng) or "none")
     eng.dispose()
 

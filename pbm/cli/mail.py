@@ -1,36 +1,42 @@
 """`pbm mail process|retry|failed|outbox`: the message store from the shell.
 
 `pbm mail process < message.eml` is what an MTA's pipe delivery runs (like pbmserv's
-procmail setup): exit 0 when the message is stored (whatever its commands did), 75
-(EX_TEMPFAIL) when the store is unavailable so the MTA keeps it and retries.
+procmail setup): exit 0 when the message is stored (whatever its commands did, and even
+when they raised a bug: it is then kept as failed, for `pbm mail failed`), 75
+(EX_TEMPFAIL) for anything else (the store locked, full, failing or missing its schema,
+a bad configuration), so the MTA keeps it and delivers it again later: never a bounce.
 """
 
 from __future__ import annotations
 
 import sys
+import traceback
+from email.parser import BytesHeaderParser
+from email.policy import default as default_policy
 from pathlib import Path
 from typing import Annotated
 
 import typer
-from sqlalchemy.exc import OperationalError
-from sqlmodel import select
 
 from pbm.cli.common import (
     EXIT_TEMPFAIL,
     ConfigOption,
     JsonOption,
+    State,
     config,
     emit,
     engine,
+    error_line,
+    exit_code_for,
     fail,
     remember_config,
 )
 from pbm.clock import SystemClock
-from pbm.errors import StoreUnavailable
-from pbm.services.intake import process_message, retry_failed
+from pbm.config import ConfigError, load_config
+from pbm.services.intake import failed_messages, process_message, retry_failed
 from pbm.services.outbox import list_outbox, recipients_of
 from pbm.store.db import session_for
-from pbm.store.models import InboundMessage
+from pbm.texts import use_templates
 
 mail_app = typer.Typer(help="Process mail and inspect the message store.", no_args_is_help=True)
 
@@ -47,19 +53,32 @@ def process(
     ] = None,
     via: Annotated[str, typer.Option(help="How the message came in.")] = "pipe",
 ) -> None:
-    """Store and process one message from stdin (or each file named)."""
-    cfg = config()
+    """Store and process one message from stdin (or each file named).
+
+    Exits 0 once the message is stored, 75 (EX_TEMPFAIL) when it could not be: the MTA
+    keeps it and delivers it again later."""
     raws = [f.read_bytes() for f in files] if files else [sys.stdin.buffer.read()]
+    if any(not raw.strip() for raw in raws):
+        fail("empty message")
     try:
+        cfg = load_config(State.config_path)
+        use_templates(cfg.templates_dir)
         eng = engine(cfg)
-        for raw in raws:
-            if not raw.strip():
-                fail("empty message")
-            status = process_message(eng, raw, via=via, clock=SystemClock(), config=cfg)
-            typer.echo(status)
-        eng.dispose()
-    except (StoreUnavailable, OperationalError, OSError) as exc:
-        typer.echo(f"error: the store is unavailable: {exc}", err=True)
+        try:
+            for raw in raws:
+                status = process_message(eng, raw, via=via, clock=SystemClock(), config=cfg)
+                typer.echo(status)
+        finally:
+            eng.dispose()
+    except Exception as exc:
+        if State.debug:
+            raise
+        if isinstance(exc, ConfigError) or exit_code_for(exc) is not None:
+            typer.echo(f"error: {error_line(exc)}", err=True)
+        else:
+            # A bug before the message was stored: its traceback, and still 75, so
+            # that the message waits in the MTA's queue for the fix.
+            traceback.print_exc()
         raise typer.Exit(EXIT_TEMPFAIL) from None
 
 
@@ -82,30 +101,59 @@ def retry(
 
 @mail_app.command("failed")
 def failed(as_json: JsonOption = False) -> None:
-    """List messages whose processing crashed, with the last line of their traceback."""
+    """List messages whose processing raised a bug (or whose retries after store
+    failures gave up): id, Message-ID, sender, when, and what went wrong."""
     eng = engine()
-    with session_for(eng) as session:
-        rows = list(session.exec(select(InboundMessage).where(InboundMessage.status == "failed")))
-    eng.dispose()
+    try:
+        with session_for(eng) as session:
+            rows = failed_messages(session)
+    finally:
+        eng.dispose()
     data = [
         {
             "id": r.id,
             "message_id": r.message_id,
+            "sender": _sender_of(r.raw),
             "received_at": r.received_at.isoformat(),
-            "error": r.error or "",
+            "failed_at": r.processed_at.isoformat() if r.processed_at else None,
+            "attempts": r.attempts,
+            "error": _first_line(r.error),
+            "traceback": r.error or "",
         }
         for r in rows
     ]
-    last = [(d["error"].strip().splitlines() or [""])[-1] for d in data]
+    if not as_json and not data:
+        typer.echo("no failed messages")
+        return
+    cells = [
+        [d["id"], (d["failed_at"] or d["received_at"])[:19], d["message_id"], d["sender"]]
+        for d in data
+    ]
     emit(
         data,
         as_json,
-        ["id", "received", "message-id", "error"],
-        [
-            [d["id"], d["received_at"][:19], d["message_id"], e]
-            for d, e in zip(data, last, strict=True)
-        ],
+        ["id", "when", "message-id", "sender", "error"],
+        [[*row, d["error"]] for row, d in zip(cells, data, strict=True)],
     )
+
+
+def _sender_of(raw: bytes) -> str:
+    """The From header as a mail program shows it (for the admin's eyes only)."""
+    try:
+        headers = BytesHeaderParser(policy=default_policy).parsebytes(raw, headersonly=True)
+        return " ".join(str(headers.get("From", "") or "").split())[:200]
+    except Exception:  # a header so broken that even its display fails
+        return "(unreadable From)"
+
+
+def _first_line(error: str | None) -> str:
+    """What went wrong: the first line of the stored error (its summary)."""
+    lines = [line for line in (error or "").splitlines() if line.strip()]
+    if not lines:
+        return ""
+    if lines[0].startswith("Traceback (most recent call last)"):
+        return lines[-1]  # a row failed before its error had a summary line first
+    return lines[0]
 
 
 @mail_app.command("outbox")
@@ -115,9 +163,11 @@ def outbox(
 ) -> None:
     """List outgoing mail (with --json: recipients, subject and body of each)."""
     eng = engine()
-    with session_for(eng) as session:
-        rows = list_outbox(session, None if status == "all" else status)
-    eng.dispose()
+    try:
+        with session_for(eng) as session:
+            rows = list_outbox(session, None if status == "all" else status)
+    finally:
+        eng.dispose()
     data = [
         {
             "id": r.id,

@@ -14,7 +14,7 @@ from typing import Annotated, Any
 
 import typer
 
-from pbm.cli.common import State
+from pbm.cli.common import EXIT_CONFIG, State
 from pbm.config import Config, ConfigError, load_config
 from pbm.mail.settings import DEFAULT_LISTEN, mail_settings, parse_endpoint
 
@@ -43,8 +43,8 @@ def _config(path: Path | None) -> Config:
     try:
         return load_config(path or State.config_path)
     except ConfigError as exc:
-        typer.echo(f"pbm: {exc}", err=True)
-        raise typer.Exit(2) from exc
+        typer.echo(f"error: {exc}", err=True)
+        raise typer.Exit(EXIT_CONFIG) from exc
 
 
 def serve_command(
@@ -53,15 +53,17 @@ def serve_command(
 ) -> None:
     """Run the mail server: intake, processing, outbox and periodic jobs, until SIGTERM."""
     from pbm.daemon import serve
-    from pbm.mail.logfmt import setup_logging
+    from pbm.logfmt import setup_logging
 
     cfg = _config(config)
     try:
         mail_settings(cfg)
     except ConfigError as exc:
-        typer.echo(f"pbm: {exc}", err=True)
-        raise typer.Exit(2) from exc
+        typer.echo(f"error: {exc}", err=True)
+        raise typer.Exit(EXIT_CONFIG) from exc
     setup_logging(log_level)
+    # A database that cannot be used at start ends here with one line and its exit code
+    # (pbm.cli.common.PbmGroup); once running, the daemon waits for it instead.
     serve(cfg)
 
 
@@ -150,13 +152,18 @@ def _running(status: dict[str, Any]) -> bool:
 def _db_counts(cfg: Config) -> dict[str, dict[str, int]] | str:
     from pbm.clock import SystemClock
     from pbm.mail.db_bridge import DbInbox
-    from pbm.store.db import make_engine
+    from pbm.store.db import describe_failure, make_engine, sqlite_file
 
+    path = sqlite_file(cfg.database_url)
+    if path is not None and not path.exists():
+        # Looking makes nothing: a database missing under a running daemon stays missing
+        # (the daemon refuses mail until it is back), and a first run is not one.
+        return f"unavailable: no database file at {path}"
     engine = make_engine(cfg.database_url)
     try:
         return DbInbox(engine, SystemClock(), cfg).counts()
     except Exception as exc:  # a missing or locked database is part of what status reports
-        return f"unavailable: {type(exc).__name__}: {exc}"
+        return f"unavailable: {describe_failure(exc)}"
     finally:
         engine.dispose()
 
@@ -180,6 +187,9 @@ def _print_status(status: dict[str, Any], path: Path) -> None:
             typer.echo(f"    last error: {imap['last_error']}")
     if status.get("outgoing"):
         typer.echo(f"  outgoing: {status['outgoing']}")
+    if status["running"] and status.get("store_problem"):
+        # the database file is gone or replaced: mail waits (451) until it is back
+        typer.echo(f"  store: the database file is {status['store_problem']}; mail waits")
     for key, value in (status.get("counters") or {}).items():
         typer.echo(f"  {key}: {value}")
     db = status["database"]

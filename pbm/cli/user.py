@@ -40,26 +40,39 @@ def add(
 
 
 @user_app.command("list")
-def list_users(as_json: JsonOption = False) -> None:
-    """List every account."""
+def list_users(
+    as_json: JsonOption = False,
+    invalid: Annotated[
+        bool,
+        typer.Option("--invalid", help="Only accounts whose userid breaks today's rules, and why."),
+    ] = False,
+) -> None:
+    """List every account (userids with invisible characters shown as <U+XXXX>)."""
     with admin_context() as ctx:
         rows = []
         data = []
         for user in queries.all_users(ctx.session):
             assert user.id is not None
+            reason = accounts.stored_userid_problem(user)
+            if invalid and reason is None:
+                continue
             addresses = queries.addresses_of(ctx.session, user.id)
             active = len(queries.games_of_user(ctx.session, user.id, statuses=("active",)))
             state = "disabled" if user.disabled else "active"
-            rows.append([user.userid, state, active, " ".join(addresses)])
-            data.append(
-                {
-                    "userid": user.userid,
-                    "status": state,
-                    "active_games": active,
-                    "addresses": addresses,
-                }
-            )
-    emit(data, as_json, ["userid", "status", "games", "addresses"], rows)
+            row: list[object] = [accounts.shown(user.userid), state, active, " ".join(addresses)]
+            item: dict[str, object] = {
+                "userid": user.userid,
+                "status": state,
+                "active_games": active,
+                "addresses": addresses,
+            }
+            if invalid:
+                row.append(reason)
+                item.update(shown=accounts.shown(user.userid), key=user.userid_key, reason=reason)
+            rows.append(row)
+            data.append(item)
+    headers = ["userid", "status", "games", "addresses"] + (["reason"] if invalid else [])
+    emit(data, as_json, headers, rows)
 
 
 @user_app.command("show")
@@ -79,7 +92,7 @@ def show(userid: UseridArg, as_json: JsonOption = False) -> None:
     if as_json:
         emit(data, True, [], [])
         return
-    typer.echo(f"userid:    {data['userid']}")
+    typer.echo(f"userid:    {accounts.shown(user.userid)}")
     typer.echo(f"status:    {'disabled' if user.disabled else 'active'}")
     typer.echo(f"created:   {data['created_at']}")
     typer.echo(f"addresses: {' '.join(data['addresses'])}")

@@ -18,7 +18,12 @@ class Signup(Command):
     name = "signup"
     aliases = ("add",)
     usage = "userid password [address...]"
-    summary = "Create an account; replies go to the addresses given, else to yours."
+    summary = (
+        "Create an account; replies go to the addresses given, else to yours. A userid "
+        "is 2 to 20 letters (any alphabet), digits, dots, hyphens or underscores, and "
+        "case does not matter; a password has no spaces, quotes, colons or invisible "
+        "characters."
+    )
     scope = "account"
 
     def run(self, ctx: Context, inv: Invocation) -> None:
@@ -102,6 +107,7 @@ class Delete(Command):
 class Help(Command):
     name = "help"
     usage = "[command|game...]"
+    per_word = True
     summary = "Mail yourself this help, or the help of a command or of a game."
     scope = "account"
     changes_state = False
@@ -119,6 +125,7 @@ class Help(Command):
 class ListCommand(Command):
     name = "list"
     usage = "[game...]"
+    per_word = True
     summary = "Mail yourself the games played here, or the boards of the games named."
     scope = "account"
     changes_state = False

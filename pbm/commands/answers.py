@@ -25,5 +25,7 @@ def answer(
             game_id=game_id,
             user_id=user_id,
             to_sender=True,
+            # Mailed to the sender alone, it is one of the message's answers.
+            answer=bool(ctx.sender) and recipients == [ctx.sender],
         )
     )

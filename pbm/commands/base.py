@@ -47,6 +47,9 @@ class Command:
     changes_state: ClassVar[bool] = True
     # Whether a token reply may say just `VERB ...` about its board.
     token_verb: ClassVar[bool] = False
+    # Whether each word is a request of its own (help topics, boards to show): each
+    # distinct word then counts as one command against `max_commands`.
+    per_word: ClassVar[bool] = False
 
     def full_usage(self, rules: Rules | None = None) -> str:
         prefix = (rules.name if rules else "GAME") + " " if self.scope == "game" else ""

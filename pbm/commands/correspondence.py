@@ -117,6 +117,7 @@ class Ratings(Command):
 class History(Command):
     name = "history"
     usage = "[userid...]"
+    per_word = True
     summary = "Mail yourself the list of finished boards (of the players named)."
     changes_state = False
 

@@ -57,6 +57,6 @@ def topic_help(topic: str) -> str:
         return game_help(rules)
     command = ACCOUNT_VERBS.get(word) or GAME_VERBS.get(word)
     if command is not None:
-        return f"{command.full_usage()}\n\n{command.summary}\n"
+        return f"{command.full_usage()}\n\n{textwrap.fill(command.summary, width=72)}\n"
     close = difflib.get_close_matches(word, [*ACCOUNT_VERBS, *GAME_VERBS, *GAMES], n=3)
     return phrase("help_unknown", topic=topic, close=", ".join(close) or "-")

@@ -31,6 +31,7 @@ def _selector(words: list[str]) -> tuple[list[str], str | None]:
 class Show(Command):
     name = "show"
     usage = "board[#n]... | userid... [all|active|inactive|next]"
+    per_word = True
     summary = "Mail yourself the summary of boards (#n: after move n), or of a player's boards."
     changes_state = False
     token_verb = True
@@ -100,6 +101,7 @@ def _mail_show(ctx: Context, board: Board, reader: User | None, upto: int | None
 class Games(Command):
     name = "games"
     usage = "[userid...] [all|active|inactive|next]"
+    per_word = True
     summary = "Mail yourself a table of boards: everyone's, or those of the userids named."
     changes_state = False
 

@@ -8,7 +8,7 @@ from pbm.commands.base import Command, Invocation
 from pbm.errors import BoardError, NotFoundError, UsageError
 from pbm.services import play
 from pbm.services.boards import load_board
-from pbm.services.challenges import create_game, merge_variant
+from pbm.services.challenges import challenger_of, create_game, merge_variant
 from pbm.services.context import Context
 from pbm.texts import phrase
 
@@ -17,13 +17,16 @@ class Challenge(Command):
     name = "challenge"
     aliases = ("chall", "chal")
     usage = "[-option=value...] [--server-option=days...] userid1 userid2"
-    summary = "Start a new board; the first userid moves first. Your mail body is a comment."
+    summary = (
+        "Start a new board; the first userid moves first. Send it from your registered "
+        "address, naming yourself. Your mail body is a comment."
+    )
 
     def run(self, ctx: Context, inv: Invocation) -> None:
         rules = self.rules_of(inv)
         if not inv.words:
             raise UsageError(phrase("challenge_no_players"), self.full_usage(rules))
-        challenger = _challenger(ctx, inv)
+        challenger = challenger_of(ctx, rules, inv.words)
         create_game(
             ctx,
             rules,
@@ -31,24 +34,13 @@ class Challenge(Command):
             params=merge_variant(rules, inv.variant, inv.params, _game_word(inv)),
             server_options=inv.server_options,
             comment=inv.comment,
-            comment_by=challenger,
+            comment_by=challenger.userid if challenger else phrase("challenger"),
         )
 
 
 def _game_word(inv: Invocation) -> str:
     words = inv.line.split()
     return words[0].lower() if words else ""
-
-
-def _challenger(ctx: Context, inv: Invocation) -> str:
-    from pbm.store import queries
-
-    known = queries.users_by_address(ctx.session, ctx.sender) if ctx.sender else []
-    names = {u.userid.lower(): u.userid for u in known}
-    for word in inv.words:
-        if word.lower() in names:
-            return names[word.lower()]
-    return known[0].userid if known else phrase("challenger")
 
 
 class MoveCommand(Command):

@@ -3,7 +3,8 @@
 No game rules and no database here; see docs/mail-format.md.
 """
 
-from pbm.mail.addressing import message_id_for, reply_address, tokens_in
+from pbm.mail.addressing import FoundToken, message_id_for, reply_address, tokens_in
+from pbm.mail.authresults import SenderVerdict, sender_verdict
 from pbm.mail.compose import compose
 from pbm.mail.inbound import (
     InboundMail,
@@ -14,7 +15,9 @@ from pbm.mail.inbound import (
 )
 
 __all__ = [
+    "FoundToken",
     "InboundMail",
+    "SenderVerdict",
     "compose",
     "first_command_line",
     "is_from_self",
@@ -22,5 +25,6 @@ __all__ = [
     "parse_message",
     "quotable_original",
     "reply_address",
+    "sender_verdict",
     "tokens_in",
 ]

@@ -3,30 +3,43 @@
 Every board mail carries a per-player secret token twice: in its Reply-To address
 (`pbm+TOKEN@host`) and in its Message-ID (`<pbm.TOKEN.RANDOM@host>`), so a reply
 can be matched to its board whether the player's mail program answers to the
-Reply-To address or only threads by In-Reply-To/References. This module only finds
-tokens; whether a token is valid is for the caller to check.
+Reply-To address or only threads by In-Reply-To/References. A token counts only
+where pbm put it: in a recipient `pbm+TOKEN@` at the server's own domain, or in a
+Message-ID of exactly pbm's shape at the server's own domain. This module only finds
+tokens; whether a token is valid, whether pbm recorded that Message-ID, and whether
+the sender is the token's player, is for the caller to check.
 """
 
 from __future__ import annotations
 
 import re
 import secrets
-from email.utils import parseaddr
+from dataclasses import dataclass
 from functools import lru_cache
 
 from pbm.mail.inbound import InboundMail
+from pbm.mail.mailbox import bare_address
 
 TOKEN_PATTERN = re.compile(r"^[a-z0-9]{8,40}$")
 # Our Message-IDs: "<pbm.TOKEN.RANDOM@host>"; "<pbm.RANDOM@host>" carries no token.
-_OUR_MESSAGE_ID = re.compile(r"^<pbm\.([a-z0-9]{8,40})\.[a-z0-9]+@[^<>@\s]+>$", re.IGNORECASE)
+_OUR_MESSAGE_ID = re.compile(r"^<pbm\.([a-z0-9]{8,40})\.[a-z0-9]+@([^<>@\s]+)>$", re.IGNORECASE)
 _RANDOM_BYTES = 10
+
+
+@dataclass(frozen=True)
+class FoundToken:
+    """A reply token and where it was: `message_id` is the Message-ID (as written in
+    In-Reply-To/References) that carried it, None when it came in a recipient address
+    `pbm+TOKEN@host`."""
+
+    token: str
+    message_id: str | None
 
 
 @lru_cache(maxsize=256)  # mostly the server's own address, on every reply
 def _split(address: str) -> tuple[str, str]:
     """(local part, domain) of a bare or display-name address, lower-cased."""
-    _, addr = parseaddr(address)
-    addr = (addr or address).strip().lower()
+    addr = bare_address(address)
     local, at, domain = addr.rpartition("@")
     if not at or not local or not domain:
         raise ValueError(f"not a mail address: {address!r}")
@@ -57,23 +70,33 @@ def message_id_for(token: str | None, host: str) -> str:
     return f"<pbm.{_check_token(token)}.{random}@{host}>"
 
 
-def token_in_message_id(message_id: str) -> str | None:
-    """The token in one of our Message-IDs, or None."""
+def token_in_message_id(message_id: str, host: str | None = None) -> str | None:
+    """The token in one of our Message-IDs `<pbm.TOKEN.RANDOM@HOST>`, or None.
+
+    With `host`, the id's host must be it (case-insensitive): any other host's id is
+    not one pbm issued, whatever it looks like.
+    """
     match = _OUR_MESSAGE_ID.match(message_id.strip())
-    return match.group(1).lower() if match else None
+    if match is None:
+        return None
+    if host is not None and match.group(2).lower() != host.strip().lower():
+        return None
+    return match.group(1).lower()
 
 
-def tokens_in(mail: InboundMail, server_address: str) -> list[str]:
-    """Tokens a reply carries: plus-addressed recipients first, then thread ids.
+def tokens_in(mail: InboundMail, server_address: str) -> list[FoundToken]:
+    """Tokens a reply carries, where pbm put them: plus-addressed recipients first, then
+    Message-IDs in In-Reply-To, then References newest first; each token once.
 
     Recipients count when their local part (case-insensitive) is the server's local
-    part plus "+TOKEN" and their domain is the server's. Message ids count in the
-    order In-Reply-To, then References from newest to oldest, whatever their host
-    (a token is a secret the caller checks, so the host adds nothing).
+    part plus "+TOKEN" and their domain is the server's. A Message-ID counts only when
+    it is exactly `<pbm.TOKEN.RANDOM@HOST>` with HOST the server address's domain
+    (`<pbm.TOKEN.x@evil.host>` yields nothing). The caller still checks that pbm
+    recorded that Message-ID and that the sender is the token's player.
     """
     base, domain = _split(server_address)
     base = base.split("+", 1)[0]
-    found: list[str] = []
+    found: dict[str, FoundToken] = {}
     for recipient in mail.recipients:
         try:
             local, recipient_domain = _split(recipient)
@@ -82,9 +105,9 @@ def tokens_in(mail: InboundMail, server_address: str) -> list[str]:
         prefix, plus, tag = local.partition("+")
         ours = plus and prefix == base and recipient_domain == domain
         if ours and TOKEN_PATTERN.match(tag) and tag not in found:
-            found.append(tag)
+            found[tag] = FoundToken(tag, None)
     for message_id in (*mail.in_reply_to, *reversed(mail.references)):
-        token = token_in_message_id(message_id)
+        token = token_in_message_id(message_id, domain)
         if token is not None and token not in found:
-            found.append(token)
-    return found
+            found[token] = FoundToken(token, message_id)
+    return list(found.values())

@@ -53,9 +53,15 @@ _SIMPLE_MAILBOX = re.compile(
 )
 
 
+# C0 and C1 controls and DEL: a NUL or an escape in a header (a userid stored before
+# userids were checked) is refused by some relays and garbles mail programs.
+_CONTROLS = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")
+
+
 def _one_line(value: str) -> str:
-    """Header values never carry line breaks (they would inject headers)."""
-    return " ".join(value.replace("\r", " ").replace("\n", " ").split())
+    """Header values never carry line breaks (they would inject headers) nor control
+    characters (shown as U+FFFD)."""
+    return _CONTROLS.sub("\ufffd", " ".join(value.split()))
 
 
 def _mailbox(value: str) -> str:

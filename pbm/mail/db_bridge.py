@@ -8,6 +8,9 @@ Every transaction in one process goes through one lock: SQLite allows one writer
 pbm's engine begins every transaction IMMEDIATE, reads too), and queueing on a Python lock
 is prompt where SQLite's busy handler sleeps and retries. The busy timeout still covers
 other processes (`pbm mail process` from a pipe, the CLI).
+
+A store failure (pbm.store.db.store_failure) leaves here as StoreUnavailable, so the
+listeners answer 451 and the IMAP intake leaves the message in the folder.
 """
 
 from __future__ import annotations
@@ -24,8 +27,9 @@ from sqlmodel import col, select
 
 from pbm.clock import Clock
 from pbm.config import Config
+from pbm.errors import StoreUnavailable
 from pbm.mail.smtp_out import OutgoingMail, SendOutcome
-from pbm.services.intake import process_inbound, store_inbound
+from pbm.services.intake import due_filter, process_inbound, store_inbound
 from pbm.services.outbox import (
     due_mail,
     mark_failed,
@@ -34,7 +38,7 @@ from pbm.services.outbox import (
     outbox_depth,
     recipients_of,
 )
-from pbm.store.db import session_for
+from pbm.store.db import DatabaseFile, session_for, unavailable_on_failure
 from pbm.store.models import InboundMessage, OutboxMail
 
 # How the daemon's own intake stores messages; see DbInbox.pending_ids.
@@ -46,6 +50,8 @@ FOREIGN_GRACE = timedelta(seconds=60)
 class ProcessResult:
     processed: int = 0
     statuses: dict[str, int] = field(default_factory=dict)
+    # the store failure that stopped the run early, if one did
+    unavailable: StoreUnavailable | None = None
 
 
 class DbInbox:
@@ -55,17 +61,23 @@ class DbInbox:
         clock: Clock,
         config: Config,
         write_lock: threading.Lock | None = None,
+        watch: DatabaseFile | None = None,
     ) -> None:
         self.engine = engine
         self.clock = clock
         self.config = config
         self.write_lock = write_lock or threading.Lock()
+        self.watch = watch
 
     def store_now(self, raw: bytes, via: str) -> tuple[int, bool]:
-        """Store and commit `raw`; returns (id, created)."""
-        with self.write_lock, session_for(self.engine) as session:
+        """Store and commit `raw`; returns (id, created). Raises StoreUnavailable when
+        the store failed, or when the database file was replaced meanwhile (the commit
+        may have gone into the old file: the sender must deliver it again)."""
+        with self.write_lock, unavailable_on_failure(), session_for(self.engine) as session:
             inbound_id, created = store_inbound(session, raw, via=via, now=self.clock.now())
             session.commit()
+            if self.watch is not None:
+                self.watch.check()
         return inbound_id, created
 
     async def store(self, raw: bytes, via: str) -> tuple[int, bool]:
@@ -73,10 +85,12 @@ class DbInbox:
 
     def store_many_now(self, raws: Sequence[bytes], via: str) -> list[tuple[int, bool]]:
         """Store and commit several messages in one transaction (a fetched IMAP batch)."""
-        with self.write_lock, session_for(self.engine) as session:
+        with self.write_lock, unavailable_on_failure(), session_for(self.engine) as session:
             now = self.clock.now()
             results = [store_inbound(session, raw, via=via, now=now) for raw in raws]
             session.commit()
+            if self.watch is not None:
+                self.watch.check()
         return results
 
     async def store_many(self, raws: Sequence[bytes], via: str) -> list[tuple[int, bool]]:
@@ -85,12 +99,14 @@ class DbInbox:
     def pending_ids(self, limit: int) -> list[int]:
         """Stored messages to process: this daemon's own, and other processes' (`pbm mail
         process` from a pipe) only once they have waited FOREIGN_GRACE, so a pipe process
-        that died before processing is covered without racing one that is still at work."""
-        cutoff = self.clock.now() - FOREIGN_GRACE
-        with self.write_lock, session_for(self.engine) as session:
+        that died before processing is covered without racing one that is still at work;
+        none that waits for a retry after a store failure."""
+        now = self.clock.now()
+        cutoff = now - FOREIGN_GRACE
+        with self.write_lock, unavailable_on_failure(), session_for(self.engine) as session:
             query = (
                 select(InboundMessage.id)
-                .where(InboundMessage.status == "new")
+                .where(*due_filter(now))
                 .where(
                     or_(
                         col(InboundMessage.via).in_(OWN_VIAS),
@@ -104,26 +120,31 @@ class DbInbox:
 
     def process_some(self, stop: threading.Event, limit: int = 200) -> ProcessResult:
         """Process stored messages one at a time (each its own transaction) until none is
-        left, `limit` are done or `stop` is set: a shutdown finishes the message in hand."""
+        left, `limit` are done or `stop` is set: a shutdown finishes the message in hand.
+        A message whose processing met a store failure waits for its retry ("deferred");
+        when the store cannot even record that, the run stops (`unavailable`)."""
         result = ProcessResult()
-        while result.processed < limit and not stop.is_set():
-            ids = self.pending_ids(min(20, limit - result.processed))
-            if not ids:
-                break
-            for inbound_id in ids:
-                if stop.is_set():
+        try:
+            while result.processed < limit and not stop.is_set():
+                ids = self.pending_ids(min(20, limit - result.processed))
+                if not ids:
                     break
-                with self.write_lock:
-                    status = process_inbound(
-                        self.engine, inbound_id, clock=self.clock, config=self.config
-                    )
-                result.processed += 1
-                result.statuses[status] = result.statuses.get(status, 0) + 1
+                for inbound_id in ids:
+                    if stop.is_set():
+                        break
+                    with self.write_lock:
+                        status = process_inbound(
+                            self.engine, inbound_id, clock=self.clock, config=self.config
+                        )
+                    result.processed += 1
+                    result.statuses[status] = result.statuses.get(status, 0) + 1
+        except StoreUnavailable as exc:
+            result.unavailable = exc
         return result
 
     def counts(self) -> dict[str, dict[str, int]]:
         """Inbound messages and outbox mails by status, for health lines and status."""
-        with self.write_lock, session_for(self.engine) as session:
+        with self.write_lock, unavailable_on_failure(), session_for(self.engine) as session:
             inbound = session.exec(
                 select(InboundMessage.status, func.count()).group_by(InboundMessage.status)
             ).all()
@@ -147,7 +168,7 @@ class DbOutbox:
         self.write_lock = write_lock or threading.Lock()
 
     def _due(self, limit: int) -> list[OutgoingMail]:
-        with self.write_lock, session_for(self.engine) as session:
+        with self.write_lock, unavailable_on_failure(), session_for(self.engine) as session:
             rows = due_mail(session, self.clock.now(), limit)
             return [
                 OutgoingMail(
@@ -167,7 +188,7 @@ class DbOutbox:
 
     def _record(self, outcomes: Sequence[SendOutcome]) -> None:
         now = self.clock.now()
-        with self.write_lock, session_for(self.engine) as session:
+        with self.write_lock, unavailable_on_failure(), session_for(self.engine) as session:
             for o in outcomes:
                 if o.kind == "sent":
                     mark_sent(session, o.mail_id, now)

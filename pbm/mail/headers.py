@@ -22,6 +22,13 @@ from email.message import Message
 from email.utils import getaddresses
 
 _MSG_ID = re.compile(r"<([^<>\s]+)>")
+# Reply/forward markers in many languages, "Re[2]:"/"Re(2):"/"Re^2:", and "[tag]" prefixes.
+_SUBJECT_PREFIX = re.compile(
+    r"^\s*(?:(?:re|fwd?|aw|wg|sv|vs|antw|antwort|réf|ref|tr|rv|r|odp|enc|res|ynt|vá|"
+    r"trans|doorst|fs|vb|ats|atb|πρθ|на|отв|回复|回覆|答复|答覆|转发|轉寄|返信|転送|회신|답장|전달)"
+    r"\s*(?:\[\d+\]|\(\d+\)|\^\d+)?\s*[:：]|\[[^\]]*\])\s*",
+    re.IGNORECASE,
+)
 # The RFC 5322 address parser is slow on huge lists; beyond this the lenient parser runs.
 _FULL_PARSER_LIMIT = 4096
 _LINE_BREAKS = re.compile(r"\r\n|\r|\n")
@@ -50,6 +57,15 @@ def clean(text: str) -> str:
     except UnicodeDecodeError:
         # Raw 8-bit headers that are not UTF-8 are nearly always Windows-1252/Latin-1.
         return data.decode("cp1252", "replace")
+
+
+def strip_subject_prefixes(subject: str) -> str:
+    """The subject without leading Re:/Fwd:/AW:/回复:/... markers and [list tags]."""
+    previous = None
+    while previous != subject:
+        previous = subject
+        subject = _SUBJECT_PREFIX.sub("", subject, count=1)
+    return subject.strip()
 
 
 def fold_space(text: str) -> str:
@@ -90,6 +106,12 @@ def _decode_word(match: re.Match[str]) -> str:
     return decode_bytes(data, charset)
 
 
+def decode_encoded_word(word: str) -> str:
+    """One RFC 2047 encoded word, decoded (unknown charsets tolerated); else `word`."""
+    match = _ENCODED_WORD.fullmatch(word)
+    return _decode_word(match) if match else word
+
+
 def _decode_words(raw: str) -> str:
     """RFC 2047 decoding that tolerates unknown charsets and broken words."""
     try:
@@ -120,12 +142,22 @@ class Headers:
 
     def __init__(self, msg: Message) -> None:
         self._raw: dict[str, list[str]] = {}
+        self._spelling: dict[str, str] = {}  # lower-cased name: as first written
         try:
             items = list(msg.raw_items())
         except Exception:
             items = []
         for key, value in items:
             self._raw.setdefault(str(key).lower(), []).append(str(value))
+            self._spelling.setdefault(str(key).lower(), clean(str(key)))
+
+    def names(self) -> list[str]:
+        """The lower-cased names of the headers present, in order of first appearance."""
+        return list(self._raw)
+
+    def original_name(self, name: str) -> str:
+        """Header `name` as the message first spelled it (for log lines and reasons)."""
+        return self._spelling.get(name.lower(), name)
 
     def raw(self, name: str) -> list[str]:
         """The undecoded values of every header called `name` (case-insensitive)."""
@@ -154,7 +186,12 @@ class Headers:
         return fold_space(values[0]) if values else None
 
     def addresses(self, name: str) -> list[tuple[str, str]]:
-        """(display name, bare lower-cased address) pairs from every header `name`."""
+        """(display name, bare lower-cased address) pairs from every header `name`.
+
+        Lenient: it guesses addresses from junk (with the CVE-2023-27043-affected
+        `getaddresses` among its fallbacks), so it serves recipients and Reply-To only,
+        whose results the caller validates; the sender is read by mailbox.py.
+        """
         pairs: list[tuple[str, str]] = []
         raws = self.raw(name)
         try:

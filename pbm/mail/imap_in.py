@@ -4,7 +4,10 @@ Order matters for "never lose, never double": a message is fetched with BODY.PEE
 stays unseen), stored (the store commits; a Message-ID already stored is a no-op), and
 only then moved to the processed folder (COPY + \\Deleted + EXPUNGE where MOVE is
 missing, or flagged \\Seen when no folder is configured). A crash in between leaves it
-in the inbox, and the next pass stores it again harmlessly. New mail is awaited with
+in the inbox, and the next pass stores it again harmlessly. A store that fails (the
+database locked, full, gone) leaves the whole fetched batch unseen and unmoved; the
+intake logs `imap_store_failed`, lets the connection go and tries again after the
+reconnect backoff. New mail is awaited with
 IDLE, re-issued before the server's timeout, with polling where IDLE is missing; a lost
 connection is re-established with exponential backoff.
 """
@@ -21,7 +24,7 @@ from dataclasses import dataclass, field
 
 import aioimaplib
 
-from pbm.mail.logfmt import kv
+from pbm.logfmt import kv
 from pbm.mail.settings import ImapSettings
 
 log = logging.getLogger(__name__)
@@ -36,6 +39,10 @@ _UID = re.compile(rb"\bUID (\d+)")
 
 class ImapFailure(Exception):
     """The server answered NO/BAD to a command the intake needs, or the link broke."""
+
+
+class StoreFailed(Exception):
+    """Fetched messages could not be stored; they stay unseen in the folder."""
 
 
 @dataclass
@@ -128,7 +135,8 @@ class ImapIntake:
                 self.state.connected = False
                 self.state.last_error = f"{type(exc).__name__}: {exc}"
                 self.state.reconnects += 1
-                log.warning(kv("imap_disconnected", error=self.state.last_error, retry_in=delay))
+                event = "imap_store_failed" if isinstance(exc, StoreFailed) else "imap_disconnected"
+                log.warning(kv(event, error=self.state.last_error, retry_in=delay))
                 await self._sleep(delay)
                 delay = min(delay * 2, self.settings.reconnect_max_seconds)
         self.state.connected = False
@@ -209,11 +217,15 @@ class ImapIntake:
             fetch = await client.uid("fetch", ",".join(batch), "(UID BODY.PEEK[])")
             _check(fetch, "UID FETCH")
             messages = fetched_messages(fetch.lines)
-            if self._store_many is not None:
-                await self._store_many([raw for _, raw in messages])
-            else:
-                for _, raw in messages:
-                    await self._store(raw)
+            try:
+                if self._store_many is not None:
+                    await self._store_many([raw for _, raw in messages])
+                else:
+                    for _, raw in messages:
+                        await self._store(raw)
+            except Exception as exc:
+                # nothing is filed away: every message of the batch stays unseen
+                raise StoreFailed(str(exc) or repr(exc)) from exc
             self.state.stored += len(messages)
             done = [str(uid) for uid, _ in messages if uid is not None]
             if not done:

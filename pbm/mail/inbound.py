@@ -12,22 +12,23 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from email import message_from_bytes, policy
-from email.utils import format_datetime, parseaddr, parsedate_to_datetime
+from email.utils import format_datetime, parsedate_to_datetime
 
 from pbm.mail.body import Structure, body_text, structure
-from pbm.mail.headers import Headers, clean, fold_space
+from pbm.mail.headers import Headers, clean, fold_space, strip_subject_prefixes
+from pbm.mail.mailbox import AddressError, Mailbox, bare_address, check_addr_spec, parse_mailbox
 from pbm.mail.quoting import first_line, fresh_text
 from pbm.mail.robots import robot_reason
 
 _QUOTE_MAX_LINES = 200
 _QUOTE_MAX_COLUMNS = 500
+_QUOTE_MAX_BYTES = 4096
+_QUOTE_CUT = "[...]"
+# How far back from the byte limit a cut looks for a line end before cutting mid-line.
+_QUOTE_LINE_SLACK = 512
 _RECIPIENT_HEADERS = ("To", "Cc", "Delivered-To", "X-Original-To", "Envelope-To", "X-Envelope-To")
-# Reply/forward markers in many languages, "Re[2]:"/"Re(2):"/"Re^2:", and "[tag]" prefixes.
-_SUBJECT_PREFIX = re.compile(
-    r"^\s*(?:(?:re|fwd?|aw|wg|sv|vs|antw|antwort|réf|ref|tr|rv|r|odp|enc|res|ynt|vá|"
-    r"trans|doorst|fs|vb|ats|atb|πρθ|на|отв)\s*(?:\[\d+\]|\(\d+\)|\^\d+)?\s*[:：]|\[[^\]]*\])\s*",
-    re.IGNORECASE,
-)
+_LINE_BREAKS = re.compile(r"\r\n|\r|\n")
+NO_SENDER = "no sender address"
 
 
 @dataclass(frozen=True)
@@ -47,15 +48,8 @@ class InboundMail:
     robot: str | None
     date: datetime | None
     reply_to: str | None = None
-
-
-def strip_subject_prefixes(subject: str) -> str:
-    """The subject without leading Re:/Fwd:/AW:/... markers and [list tags]."""
-    previous = None
-    while previous != subject:
-        previous = subject
-        subject = _SUBJECT_PREFIX.sub("", subject, count=1)
-    return subject.strip()
+    # Authentication-Results values (RFC 8601), unfolded, topmost (newest) first.
+    authentication_results: tuple[str, ...] = ()
 
 
 def _date(headers: Headers) -> datetime | None:
@@ -74,19 +68,52 @@ def _date(headers: Headers) -> datetime | None:
     return parsed
 
 
+def sender_of(headers: Headers) -> tuple[Mailbox | None, str | None]:
+    """(the one From mailbox, None), or (None, why the mail has no usable sender).
+
+    Read strictly (see mailbox.py): a From that is not exactly one valid address, or
+    more than one From header, names nobody, whatever a lenient parser would guess.
+    """
+    raws = [clean(raw) for raw in headers.raw("From")]
+    if not any(raw.strip() for raw in raws):
+        return None, NO_SENDER
+    if len(raws) > 1:
+        return None, f"From is not exactly one valid address: {len(raws)} From headers"
+    try:
+        return parse_mailbox(raws[0]), None
+    except AddressError as error:
+        return None, f"From is not exactly one valid address: {error}"
+
+
+def _valid_addresses(pairs: Iterable[tuple[str, str]]) -> list[str]:
+    """The addresses of lenient parses that are valid bare addresses (no controls)."""
+    found: list[str] = []
+    for _, address in pairs:
+        try:
+            found.append(check_addr_spec(address))
+        except AddressError:
+            continue
+    return found
+
+
 def _parse(raw: bytes) -> InboundMail:
     msg = message_from_bytes(raw, policy=policy.compat32)  # see headers.py
     headers = Headers(msg)
-    senders = headers.addresses("From")
-    sender_name, sender = senders[0] if senders else ("", "")
+    mailbox, sender_problem = sender_of(headers)
+    sender_name, sender = (mailbox.name, mailbox.address) if mailbox else ("", "")
     subject = headers.text("Subject") or ""
     try:
         parts = structure(msg)
         text = clean(body_text(parts))
     except Exception:  # a body we cannot read still leaves the subject usable
         parts, text = Structure(), ""
-    recipients = [addr for name in _RECIPIENT_HEADERS for _, addr in headers.addresses(name)]
-    reply_tos = headers.addresses("Reply-To")
+    recipients = [
+        a for name in _RECIPIENT_HEADERS for a in _valid_addresses(headers.addresses(name))
+    ]
+    reply_tos = _valid_addresses(headers.addresses("Reply-To"))
+    robot = sender_problem or robot_reason(
+        headers, parts, sender=sender, subject=subject, body=text
+    )
     ids = headers.message_ids("Message-ID")
     return InboundMail(
         message_id=ids[0] if ids else None,
@@ -99,9 +126,13 @@ def _parse(raw: bytes) -> InboundMail:
         recipients=tuple(dict.fromkeys(recipients)),
         in_reply_to=headers.message_ids("In-Reply-To"),
         references=headers.message_ids("References"),
-        robot=robot_reason(headers, parts, sender=sender, subject=subject, body=text),
+        robot=robot,
         date=_date(headers),
-        reply_to=reply_tos[0][1] if reply_tos else None,
+        reply_to=reply_tos[0] if reply_tos else None,
+        authentication_results=tuple(
+            clean(_LINE_BREAKS.sub("", value)).strip()
+            for value in headers.raw("Authentication-Results")
+        ),
     )
 
 
@@ -132,8 +163,7 @@ def first_command_line(mail: InboundMail) -> str | None:
 
 
 def _address_key(address: str) -> tuple[str, str] | None:
-    _, addr = parseaddr(address)
-    addr = (addr or address).strip().lower()
+    addr = bare_address(address)
     if "@" not in addr:
         return None
     local, _, domain = addr.rpartition("@")
@@ -151,15 +181,35 @@ def is_from_self(mail: InboundMail, server_addresses: Iterable[str]) -> bool:
 def quotable_original(mail: InboundMail) -> str:
     """The original message as error replies quote it: From, Subject, Date, blank, body.
 
-    The body is cut after `_QUOTE_MAX_LINES` lines (marked "[...]") so a huge mail
-    with a forged sender cannot be reflected at full size to someone else.
+    The body is cut after `_QUOTE_MAX_LINES` lines of at most `_QUOTE_MAX_COLUMNS`
+    characters, and the whole quote at `_QUOTE_MAX_BYTES` of UTF-8 (each cut marked
+    "[...]"), so a huge mail with a forged sender cannot be reflected at full size to
+    someone else, whatever its headers hold.
     """
-    sender = f"{mail.sender_name} <{mail.sender}>" if mail.sender_name else mail.sender
+    name = mail.sender_name
+    if any(char in name for char in '@<>,;:"'):
+        # A name like "alice@a.test" is shown quoted, as the sender wrote it.
+        name = '"' + name.replace("\\", "\\\\").replace('"', '\\"') + '"'
+    sender = f"{name} <{mail.sender}>" if name else mail.sender
     lines = [f"From: {sender}", f"Subject: {mail.subject}"]
     if mail.date is not None:
         lines.append(f"Date: {format_datetime(mail.date)}")
     body = mail.text.rstrip("\n").split("\n")
     if len(body) > _QUOTE_MAX_LINES:
-        body = [*body[:_QUOTE_MAX_LINES], "[...]"]
+        body = [*body[:_QUOTE_MAX_LINES], _QUOTE_CUT]
     body = [line[:_QUOTE_MAX_COLUMNS] for line in body]
-    return "\n".join(lines) + "\n\n" + "\n".join(body)
+    return _cap_bytes("\n".join(lines) + "\n\n" + "\n".join(body))
+
+
+def _cap_bytes(text: str) -> str:
+    """`text` within `_QUOTE_MAX_BYTES` of UTF-8, cut at a line end when one is near,
+    else between characters, with a "[...]" line after the cut."""
+    data = text.encode("utf-8")
+    if len(data) <= _QUOTE_MAX_BYTES:
+        return text
+    budget = _QUOTE_MAX_BYTES - len(("\n" + _QUOTE_CUT).encode("utf-8"))
+    head = data[:budget].decode("utf-8", "ignore")  # drops a split character's bytes
+    line_end = head.rfind("\n")
+    if line_end >= 0 and len(head) - line_end <= _QUOTE_LINE_SLACK:
+        head = head[:line_end]
+    return head.rstrip("\n") + "\n" + _QUOTE_CUT

@@ -1,7 +1,9 @@
 """LMTP and SMTP intake (aiosmtpd): the MTA delivers to pbm, pbm stores and answers.
 
 The handler only stores the message (the shape GNU Mailman uses): it answers 250 after
-the store has committed and 451 on any failure, so the MTA keeps the message and retries.
+the store has committed and 451 on any failure (a database locked, full, gone, replaced),
+never a 5xx, so the MTA keeps the message and retries; nothing is ever bounced here. The
+store function logs what went wrong; the handler logs one warning line per refusal.
 Processing happens later, from the store. Plus-addressed recipients (`pbm+TOKEN@host`)
 need nothing special here: the raw message keeps its headers and the envelope
 recipient is recorded in a `Delivered-To` header when the MTA did not add one.
@@ -16,7 +18,7 @@ from collections.abc import Awaitable, Callable
 from aiosmtpd.lmtp import LMTP
 from aiosmtpd.smtp import SMTP, Envelope, Session
 
-from pbm.mail.logfmt import kv
+from pbm.logfmt import kv
 from pbm.mail.settings import Endpoint
 
 log = logging.getLogger(__name__)
@@ -41,7 +43,7 @@ class StoringHandler:
         try:
             await self._store(raw)
         except Exception as exc:
-            log.exception(kv("intake_store_failed", via=self.via, error=repr(exc)))
+            log.warning(kv("intake_store_failed", via=self.via, error=str(exc) or repr(exc)))
             return self._answer(envelope, "451 4.3.0 temporary failure, try again later")
         log.info(kv("intake_stored", via=self.via, bytes=len(raw), rcpts=len(envelope.rcpt_tos)))
         return self._answer(envelope, "250 2.0.0 stored")

@@ -1,9 +1,10 @@
 """Screening machine mail: bounces, auto-replies, lists and senderless mail.
 
 Answering a robot starts mail loops, so anything that looks like one is reported
-with a reason and never answered. The rules follow RFC 3834 (Auto-Submitted), the
-de-facto Precedence and X-Autoreply headers, RFC 2369/2919 list headers, and RFC 3464
-delivery status reports.
+with a reason naming the rule and is never answered. The rules follow RFC 3834
+(Auto-Submitted), the de-facto Precedence and X-Autoreply headers, RFC 2369/2919 list
+headers and Mailman's, RFC 3464 delivery status and RFC 8098 disposition reports, and
+the subjects auto-responders write in many languages (docs/mail-format.md).
 """
 
 from __future__ import annotations
@@ -11,7 +12,7 @@ from __future__ import annotations
 import re
 
 from pbm.mail.body import Structure
-from pbm.mail.headers import Headers
+from pbm.mail.headers import Headers, strip_subject_prefixes
 
 # Headers that auto-responders add to their replies; presence alone marks a robot.
 # X-Auto-Response-Suppress is deliberately absent: Outlook sets it on ordinary mail.
@@ -24,23 +25,31 @@ _AUTOREPLY_HEADERS = (
     "X-Mail-Autoreply",
     "X-FC-MachineGenerated",
 )
+# Mailing list software and loop markers; presence alone marks a robot. Every header
+# whose name starts with "List-" (RFC 2369, 2919) counts too.
+_LIST_HEADERS = ("X-Mailman-Version", "X-BeenThere", "X-Mailing-List", "Mailing-List")
+_LOOP_HEADERS = ("X-Loop", "X-MS-Exchange-Inbox-Rules-Loop")
+# Exim and others name the failed addresses of a bounce in this header.
+_BOUNCE_HEADERS = ("X-Failed-Recipients",)
 _ROBOT_PRECEDENCE = frozenset({"bulk", "junk", "list", "auto_reply"})
 _NULL_PATH = re.compile(r"^\s*<\s*>\s*$")  # RFC 5321 null reverse-path of bounces
-_LIST_HEADERS = ("List-Id", "List-Unsubscribe", "List-Post")
 _ROBOT_LOCAL_PARTS = re.compile(
     r"^(?:mailer-daemon|postmaster|mail-daemon|maildaemon|"
     r"no-?reply|do-?not-?reply|do_not_reply|noreply-.*|.*-noreply|bounces?(?:[+-].*)?)$",
     re.IGNORECASE,
 )
-_REPORT_TYPES = frozenset(
-    {
-        "message/delivery-status",
-        "message/global-delivery-status",
-        "message/disposition-notification",
-        "message/global-disposition-notification",
-        "message/feedback-report",
-    }
+# List software's own addresses: "games-request", "games-bounces+alice=x.test",
+# "games-owner", "owner-games" (Majordomo, Sympa), and the programs by name.
+_LIST_LOCAL_PARTS = re.compile(
+    r"^(?:.+-(?:request|bounces?|owner)(?:\+.*)?|owner-.+|"
+    r"mailman|majordomo|listserv|sympa|ezmlm|mlmmj)$",
+    re.IGNORECASE,
 )
+_DSN_TYPES = frozenset({"message/delivery-status", "message/global-delivery-status"})
+_MDN_TYPES = frozenset(
+    {"message/disposition-notification", "message/global-disposition-notification"}
+)
+_REPORT_TYPES = _DSN_TYPES | _MDN_TYPES | {"message/feedback-report"}
 # A subject that only counts together with a bounce-like structure.
 _BOUNCE_SUBJECT = re.compile(
     r"delivery status notification|undeliver|undelivered mail|delivery failure|"
@@ -56,12 +65,50 @@ _BOUNCE_BODY = re.compile(
     r"following address(?:es)? failed",
     re.IGNORECASE,
 )
-# Subjects that auto-responders put in front of the subject they answer.
+# What auto-responders put in front of the subject they answer (or use as the whole
+# subject), by language. Matched at the start of the subject, after Re:/AW:/[tag]
+# prefixes, and (for words in alphabets with spaces) as whole words, so a player's
+# command ("quarto move ...", "vacation ...") never matches.
+_AUTOREPLY_WORDS = (
+    # English
+    r"automatic reply|auto[- ]?reply|auto[- ]?response|automatic response|"
+    r"automated (?:reply|response)|auto[- ]?answer|out[- ]of[- ](?:the[- ])?office|"
+    # German
+    r"automatische antwort|autom\. antwort|auto-antwort|abwesenheitsnotiz|"
+    r"abwesenheitsmeldung|abwesenheit|abwesend|nicht im büro|außer haus|"
+    # French
+    r"réponse automatique|reponse automatique|message d'absence|absent du bureau|"
+    r"absence|absent|"
+    # Spanish
+    r"respuesta automática|respuesta automatica|fuera de (?:la )?oficina|ausencia|ausente|"
+    # Italian
+    r"risposta automatica|fuori (?:sede|ufficio)|assente|assenza|"
+    # Portuguese
+    r"resposta automática|resposta automatica|ausência|fora do escritório|"
+    # Dutch
+    r"automatisch antwoord|automatisch beantwoord|afwezig|afwezigheid|"
+    r"niet op kantoor|buiten kantoor|"
+    # Swedish, Danish, Norwegian, Finnish
+    r"autosvar|automatiskt svar|automatisk svar|frånvaro(?:meddelande)?|frånvarande|"
+    r"inte på kontoret|fravær|fraværende|ikke på kontoret|automaattinen vastaus|"
+    # Polish, Czech, Hungarian, Turkish, Greek
+    r"odpowiedź automatyczna|automatyczna odpowiedź|autoodpowiedź|nieobecność|"
+    r"poza biurem|automatická odpověď|nepřítomnost|automatikus válasz|házon kívül|"
+    r"otomatik (?:yanıt|cevap)|ofis dışında|αυτόματη απάντηση|"
+    # Russian, Ukrainian
+    r"автоматический ответ|автоответ(?:чик)?|нет на месте|вне офиса|отсутствие|"
+    r"автоматична відповідь|"
+    # Hebrew, Arabic
+    r"תשובה אוטומטית|رد تلقائي|الرد التلقائي"
+)
+# Chinese, Japanese and Korean run words together: a prefix match is enough.
+_AUTOREPLY_CJK = (
+    r"自动回复|自動回覆|自動回復|自动答复|自動答覆|自动应答|自動應答|不在办公室|"
+    r"自動応答|自動返信|自動送信|不在通知|不在のお知らせ|不在|"
+    r"부재중|부재 중|자동 응답|자동응답|자동 회신|자동회신"
+)
 _AUTOREPLY_SUBJECT = re.compile(
-    r"^\s*(?:automatic reply|auto[- ]?reply|autoreply|auto[- ]?response|out of (?:the )?office|"
-    r"abwesenheitsnotiz|automatische antwort|réponse automatique|respuesta automática|"
-    r"risposta automatica|automatisch antwoord|autosvar|automaattinen vastaus)\b",
-    re.IGNORECASE,
+    rf"^(?:(?:{_AUTOREPLY_WORDS})(?!\w)|(?:{_AUTOREPLY_CJK}))", re.IGNORECASE
 )
 
 
@@ -85,22 +132,49 @@ def robot_reason(
     for name in _AUTOREPLY_HEADERS:
         if headers.raw(name):
             return f"auto-reply header {name}"
-    for name in _LIST_HEADERS:
+    list_header = _list_header(headers)
+    if list_header is not None:
+        return f"mailing list mail ({list_header})"
+    for name in _LOOP_HEADERS:
         if headers.raw(name):
-            return f"mailing list mail ({name})"
+            return f"mail loop header {name}"
     for return_path in headers.raw("Return-Path"):
         if not return_path.strip() or _NULL_PATH.match(return_path):
             return "empty Return-Path (bounce or notification)"
+    for name in _BOUNCE_HEADERS:
+        if headers.raw(name):
+            return f"bounce header {name}"
     local_part = sender.rsplit("@", 1)[0]
     if _ROBOT_LOCAL_PARTS.match(local_part):
         return f"robot sender {sender}"
+    if _LIST_LOCAL_PARTS.match(local_part):
+        return f"mailing list sender {sender}"
     report_type = parts.report_type
     if report_type or any(kind in _REPORT_TYPES for kind in parts.kinds):
-        return f"delivery or disposition report ({report_type or 'report part'})"
+        return f"delivery or disposition report ({report_type or _report_part(parts)})"
     if _BOUNCE_SUBJECT.search(subject) and (
         any(kind in _BOUNCE_PARTS for kind in parts.kinds) or _BOUNCE_BODY.search(body)
     ):
         return "bounce (delivery failure subject with the returned message)"
-    if _AUTOREPLY_SUBJECT.match(subject):
+    if _AUTOREPLY_SUBJECT.match(strip_subject_prefixes(subject)):
         return "auto-reply subject"
     return None
+
+
+def _list_header(headers: Headers) -> str | None:
+    """The first list header present: any "List-*" (RFC 2369/2919) or list software's."""
+    for name in headers.names():
+        if name.startswith("list-"):
+            return headers.original_name(name)
+    for name in _LIST_HEADERS:
+        if headers.raw(name):
+            return name
+    return None
+
+
+def _report_part(parts: Structure) -> str:
+    """The report part's type without "message/" ("delivery-status", ...)."""
+    for kind in parts.kinds:
+        if kind in _REPORT_TYPES:
+            return kind.removeprefix("message/")
+    return "report part"

@@ -1,7 +1,8 @@
 """The outbox sender: drains queued mail over one reused SMTP connection, or into a Maildir.
 
-A mail is marked sent only after the server accepted it, so a crash in between sends it
-again at worst, never zero times. Temporary failures (4xx answers, a lost or refused
+A mail is marked sent only after the server accepted it, and right then, before the next
+mail goes out: a crash in between sends again at most the one mail in flight, never
+zero times. Temporary failures (4xx answers, a lost or refused
 connection, a timeout) are retried with exponential backoff; a permanent refusal (5xx)
 marks the mail failed, where `pbm mail outbox` shows it. Sending never touches game
 state: the only thing the sender writes is the outbox row's delivery status.
@@ -22,7 +23,7 @@ from typing import Literal, Protocol
 
 import aiosmtplib
 
-from pbm.mail.logfmt import kv
+from pbm.logfmt import kv
 from pbm.mail.settings import RelaySettings
 
 log = logging.getLogger(__name__)
@@ -199,7 +200,8 @@ class RetryPolicy:
 
 
 class OutboxSender:
-    """Sends due mail in batches and records each outcome after its batch."""
+    """Sends due mail (fetched in batches) and records each outcome as soon as its SMTP
+    transaction has ended."""
 
     def __init__(
         self,
@@ -226,14 +228,16 @@ class OutboxSender:
             mails = await self.queue.due(self.batch)
             if not mails:
                 break
-            outcomes = []
             for mail in mails:
                 if stop is not None and stop.is_set():
-                    break
+                    return handled
                 await self._limiter.wait()
-                outcomes.append(await self.send_one(mail))
-            await self.queue.record(outcomes)
-            handled += len(outcomes)
+                outcome = await self.send_one(mail)
+                # Recorded before the next mail goes out: a crash (or SIGKILL) now sends
+                # again only this mail, where recording a whole batch at its end sent
+                # every mail of it again.
+                await self.queue.record([outcome])
+                handled += 1
             if len(mails) < self.batch:
                 break
         return handled

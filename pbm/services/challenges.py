@@ -9,6 +9,7 @@ from collections.abc import Sequence
 from pbm.errors import PbmError
 from pbm.games import Game as Rules
 from pbm.games import GameError
+from pbm.services.accounts import shown, wrapped
 from pbm.services.boards import Board, board_from_row, cache_position
 from pbm.services.clocks import validate as validate_time_options
 from pbm.services.context import Context
@@ -28,6 +29,31 @@ SERVER_OPTIONS = ("nagtime", "forfeittime", "totaltime", "fischer", "weekendfree
 
 class ChallengeError(PbmError):
     """A refused challenge: its reply has the subject `Invalid challenge`."""
+
+
+def challenger_of(ctx: Context, rules: Rules, userids: Sequence[str]) -> User | None:
+    """The named player whose registered address sent a mailed challenge; ChallengeError
+    when the sender is none of them, so nobody opens boards between other people. The
+    admin CLI (no sender) may name anyone: None. `pbm game new`, tournaments and matches
+    call create_game directly and are not asked."""
+    if not ctx.sender:
+        return None
+    keys = {queries.userid_key(u) for u in userids}
+    for user in queries.users_by_address(ctx.session, ctx.sender):
+        # A row stored under an older key form matches by its userid's key too.
+        if user.userid_key in keys or queries.userid_key(user.userid) in keys:
+            return user
+    log.info("challenge %s from %s refused: not a player", " ".join(userids), ctx.sender)
+    raise ChallengeError(
+        wrapped(
+            phrase(
+                "challenge_not_player",
+                address=ctx.sender,
+                userids=" ".join(shown(u) for u in userids),
+                game=rules.name,
+            )
+        )
+    )
 
 
 def merge_variant(

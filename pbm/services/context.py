@@ -24,6 +24,10 @@ class Reply:
     user_id: int | None = None  # the recipient's account, for his reply token
     quote_original: bool = False  # errors quote the message they answer (as pbmserv)
     to_sender: bool = False  # a direct answer: In-Reply-To the inbound message
+    # An answer to what the sender asked (help, lists, show, refusals), as opposed to a
+    # mail a change of state causes (board mails, chat): all answers to one message are
+    # mailed as one (see pbm.output_limits).
+    answer: bool = False
 
 
 @dataclass
@@ -33,8 +37,13 @@ class Context:
     config: Config
     sender: str  # the address a request came from ("" for the admin CLI)
     replies: list[Reply] = field(default_factory=list)
-    # Password failures to record outside the failing command's rolled-back savepoint.
+    # Password failures (rate-event kind, key) of this message: they count from the moment
+    # they are appended (pbm.services.accounts), and record_auth_failures stores them
+    # outside the failing command's rolled-back savepoint.
     auth_failures: list[tuple[str, str]] = field(default_factory=list)
+    # Set when a trusted Authentication-Results says the From failed (dmarc=fail): its
+    # password attempts then count as a stranger's, never against the real address.
+    sender_unverified: bool = False
     # Per-message caches: addresses by user id, reply tokens by (board id, user id).
     addresses: dict[int, list[str]] = field(default_factory=dict)
     tokens: dict[tuple[int, int], str] = field(default_factory=dict)

@@ -1,8 +1,17 @@
 """Intake: store each raw message once (Message-ID unique) and process it in one
 transaction. The daemon (IMAP, LMTP) stores first and processes each message after;
 `process_message` (the pipe, the CLI) stores and processes in a single transaction, since
-its sender keeps the message until that commits. A failure rolls the message's work
-back and marks it failed, with the traceback, for `pbm mail retry`."""
+its sender keeps the message until that commits.
+
+Two kinds of failure, kept apart:
+- the store failed (locked, disk full, I/O, missing schema: pbm.store.db.store_failure):
+  nothing of the message's work is kept and the message waits. A stored message goes
+  back to `new` with `attempts` counted and `next_attempt_at` pushed back (30 s doubling
+  to an hour; after two days it is marked failed with the reason); the pipe raises
+  StoreUnavailable, so its sender (the MTA) keeps the message and delivers it again.
+- the code raised anything else (a bug): the message's work is rolled back and it is
+  marked failed with the traceback, for `pbm mail failed` and `pbm mail retry`.
+"""
 
 from __future__ import annotations
 
@@ -10,22 +19,24 @@ import hashlib
 import logging
 import traceback
 from collections.abc import Callable
-from datetime import datetime
+from dataclasses import dataclass
+from datetime import datetime, timedelta
 from email.parser import BytesHeaderParser
 from email.policy import compat32
 from typing import TYPE_CHECKING
 
-from sqlalchemy import bindparam, insert
+from sqlalchemy import ColumnElement, bindparam, insert
 from sqlalchemy import select as sa_select
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.engine import Engine
-from sqlalchemy.exc import IntegrityError, OperationalError
-from sqlmodel import Session, select
+from sqlalchemy.exc import IntegrityError
+from sqlmodel import Session, col, or_, select
 
 from pbm.clock import Clock
 from pbm.config import Config
 from pbm.errors import StoreUnavailable
-from pbm.store.db import session_for
+from pbm.logfmt import kv
+from pbm.store.db import session_for, store_failure, unavailable_on_failure
 from pbm.store.models import InboundMessage
 
 if TYPE_CHECKING:
@@ -50,6 +61,33 @@ _FINISH = (
     .where(_INBOUND.c.id == bindparam("row_id"))
     .values(status=bindparam("new_status"), error=None, processed_at=bindparam("at"))
 )
+
+
+@dataclass(frozen=True)
+class Backoff:
+    """When a message whose processing met a store failure is tried again."""
+
+    first_seconds: float = 30.0
+    max_seconds: float = 3600.0
+    give_up_after: timedelta = timedelta(days=2)
+
+    def delay(self, attempts: int) -> timedelta:
+        """The wait after the `attempts`-th failed try (1 = the first)."""
+        exponent = min(max(attempts - 1, 0), 30)
+        return timedelta(seconds=min(self.first_seconds * 2**exponent, self.max_seconds))
+
+    def gives_up(self, attempts: int) -> bool:
+        """Whether the waits after `attempts` failed tries add up to more than
+        `give_up_after` (the message is then marked failed instead)."""
+        waited = timedelta()
+        for n in range(1, attempts + 1):
+            waited += self.delay(n)
+            if waited > self.give_up_after:
+                return True
+        return False
+
+
+RETRY = Backoff()
 
 
 def message_id_of(raw: bytes) -> str:
@@ -97,13 +135,21 @@ def store_inbound(
     return int(conn.execute(_ID_OF, {"message_id": message_id}).scalar_one()), False
 
 
-def process_inbound(engine: Engine, inbound_id: int, *, clock: Clock, config: Config) -> str:
-    """Process one stored message in its own transaction; returns its final status."""
+def process_inbound(
+    engine: Engine, inbound_id: int, *, clock: Clock, config: Config, retry: Backoff = RETRY
+) -> str:
+    """Process one stored message in its own transaction; returns its final status, or
+    "deferred" when a store failure sent it back to wait (status `new`, `attempts` and
+    `next_attempt_at` updated; "failed" once `retry` gives up). Raises StoreUnavailable
+    when even that could not be written: the message then stays as it was, due."""
 
     def begin(session: Session) -> StoredMessage | str:
         return _stored_or_status(session, inbound_id)
 
-    return _process(engine, begin, via="", clock=clock, config=config)
+    try:
+        return _process(engine, begin, via="", clock=clock, config=config)
+    except StoreUnavailable as exc:
+        return _defer(engine, inbound_id, exc, clock.now(), retry)
 
 
 def _stored_or_status(
@@ -129,11 +175,12 @@ def _process(
     config: Config,
 ) -> str:
     """In one transaction: `begin` (which finds or stores the message), its commands, its
-    replies and its status; returns the status. A failure rolls all of it back and
-    stores the message as failed, with the traceback."""
+    replies and its status; returns the status. A bug rolls all of it back and stores
+    the message as failed, with the traceback. A store failure rolls all of it back and
+    raises StoreUnavailable."""
     from pbm.pipeline import LoneCommandFailed, handle_message
 
-    with session_for(engine) as session:
+    with unavailable_on_failure(), session_for(engine) as session:
         stored = begin(session)
         if isinstance(stored, str):
             session.commit()
@@ -143,7 +190,8 @@ def _process(
                 status = handle_message(session, stored, clock=clock, config=config, lone=True)
             except LoneCommandFailed as failed:
                 # Most messages are one command that works, and it runs without a
-                # savepoint; when it fails, all is rolled back and the failure answered.
+                # savepoint; when it fails, all is rolled back and the failure
+                # answered.
                 session.rollback()
                 stored = begin(session)
                 if isinstance(stored, str):
@@ -155,10 +203,14 @@ def _process(
             session.connection().execute(_FINISH, params)
             session.commit()
             return status
-        except Exception:
+        except Exception as exc:
+            if store_failure(exc) is not None:
+                raise
             session.rollback()
             log.exception("message %s failed", stored.message_id)
-            trace = traceback.format_exc()
+            # The first line says what happened (`pbm mail failed` shows it).
+            trace = f"{type(exc).__name__}: {exc}".splitlines()[0]
+            trace += "\n" + traceback.format_exc()
     _mark_failed(engine, stored, via, trace, clock.now())
     return "failed"
 
@@ -167,8 +219,8 @@ def _mark_failed(
     engine: Engine, stored: StoredMessage, via: str, trace: str, now: datetime
 ) -> None:
     """Keep a failed message with its traceback (storing it again if the failure rolled
-    its storing back)."""
-    with session_for(engine) as session:
+    its storing back). Raises StoreUnavailable when the store fails meanwhile."""
+    with unavailable_on_failure(), session_for(engine) as session:
         inbound_id, _ = store_inbound(
             session, stored.raw, via=via, now=now, message_id=stored.message_id
         )
@@ -181,12 +233,61 @@ def _mark_failed(
         session.commit()
 
 
+def _defer(
+    engine: Engine, inbound_id: int, reason: StoreUnavailable, now: datetime, retry: Backoff
+) -> str:
+    """Send a stored message back to wait after a store failure; "deferred", or "failed"
+    when `retry` gives up. Raises StoreUnavailable when that cannot be written either."""
+    with unavailable_on_failure(), session_for(engine) as session:
+        row = session.get(InboundMessage, inbound_id)
+        if row is None:
+            raise KeyError(f"no inbound message {inbound_id}")
+        if row.status not in ("new", "failed"):
+            return row.status  # processed meanwhile, by another process
+        row.attempts += 1
+        if retry.gives_up(row.attempts):
+            row.status = "failed"
+            row.error = (
+                f"gave up after {row.attempts} attempts over "
+                f"{retry.give_up_after.total_seconds() / 3600:.0f} h: "
+                f"the store failed ({reason.kind}): {reason}"
+            )
+            row.processed_at = now
+            status = "failed"
+        else:
+            delay = retry.delay(row.attempts)
+            row.status = "new"
+            row.next_attempt_at = now + delay
+            row.error = f"attempt {row.attempts}: the store failed ({reason.kind}): {reason}"
+            status = "deferred"
+        session.add(row)
+        session.commit()
+        fields = {"id": inbound_id, "message_id": row.message_id, "attempts": row.attempts}
+    if status == "failed":
+        log.error(kv("process_gave_up", **fields, error=str(reason)))
+    else:
+        log.warning(kv("process_deferred", **fields, retry_in=delay, error=str(reason)))
+    return status
+
+
+def due_filter(now: datetime) -> tuple[ColumnElement[bool], ...]:
+    """The stored messages due for processing: `new`, and not waiting for a retry."""
+    return (
+        col(InboundMessage.status) == "new",
+        or_(
+            col(InboundMessage.next_attempt_at).is_(None),
+            col(InboundMessage.next_attempt_at) <= now,
+        ),
+    )
+
+
 def process_pending(
     engine: Engine, *, clock: Clock, config: Config, limit: int | None = None
 ) -> int:
-    """Process stored messages with status "new", oldest first; returns how many."""
+    """Process stored messages that are due (status "new", no retry pending), oldest
+    first; returns how many."""
     with session_for(engine) as session:
-        query = select(InboundMessage.id).where(InboundMessage.status == "new")
+        query = select(InboundMessage.id).where(*due_filter(clock.now()))
         query = query.order_by(InboundMessage.id)
         if limit is not None:
             query = query.limit(limit)
@@ -199,7 +300,8 @@ def process_pending(
 def retry_failed(
     engine: Engine, *, clock: Clock, config: Config, ids: list[int] | None = None
 ) -> dict[int, str]:
-    """Process failed messages again (after a fix); returns id -> new status."""
+    """Process failed messages again (after a fix), their retry count reset; returns
+    id -> new status."""
     with session_for(engine) as session:
         query = select(InboundMessage).where(InboundMessage.status == "failed")
         if ids:
@@ -207,10 +309,18 @@ def retry_failed(
         rows = list(session.exec(query.order_by(InboundMessage.id)))
         for row in rows:
             row.status = "new"
+            row.attempts = 0
+            row.next_attempt_at = None
             session.add(row)
         session.commit()
         todo = [r.id for r in rows if r.id is not None]
     return {i: process_inbound(engine, i, clock=clock, config=config) for i in todo}
+
+
+def failed_messages(session: Session) -> list[InboundMessage]:
+    """Messages whose processing raised a bug (or whose retries gave up), oldest first."""
+    query = select(InboundMessage).where(InboundMessage.status == "failed")
+    return list(session.exec(query.order_by(col(InboundMessage.id))))
 
 
 def process_message(engine: Engine, raw: bytes, *, via: str, clock: Clock, config: Config) -> str:
@@ -220,6 +330,8 @@ def process_message(engine: Engine, raw: bytes, *, via: str, clock: Clock, confi
     it leaves the message with its sender to deliver again. A message that fails is
     stored as failed, with its traceback, for `pbm mail retry`. A message already stored
     keeps its status (it runs once); one stored but not yet processed is processed here.
+    A store failure raises StoreUnavailable with nothing kept: the sender delivers the
+    message again later (the pipe exits 75).
     """
     from pbm.pipeline import StoredMessage
 
@@ -234,7 +346,4 @@ def process_message(engine: Engine, raw: bytes, *, via: str, clock: Clock, confi
         # A copy that failed stays failed until `pbm mail retry`.
         return _stored_or_status(session, inbound_id, todo=("new",))
 
-    try:
-        return _process(engine, begin, via=via, clock=clock, config=config)
-    except OperationalError as exc:
-        raise StoreUnavailable(str(exc)) from exc
+    return _process(engine, begin, via=via, clock=clock, config=config)

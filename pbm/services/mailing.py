@@ -69,7 +69,7 @@ def mail_board(
                 to=to,
                 subject=subject,
                 body=body,
-                kind="board",
+                kind="new-board" if new else "board",
                 game_id=board.id,
                 user_id=user.id,
                 to_sender=ctx.sender in to,

@@ -440,6 +440,7 @@ def _mail_preview(
             game_id=board.id,
             user_id=reader.id if reader else None,
             to_sender=True,
+            answer=True,
         )
     )
 

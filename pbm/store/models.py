@@ -20,7 +20,8 @@ class User(SQLModel, table=True):
 
     id: int | None = Field(default=None, primary_key=True)
     userid: str = Field(max_length=64)  # as the player wrote it at signup
-    userid_key: str = Field(max_length=64, unique=True)  # lower-case: userids ignore case
+    # NFKC + case folding (queries.userid_key): userids ignore case and width.
+    userid_key: str = Field(max_length=64, unique=True)
     password_hash: str = Field(max_length=255)
     created_at: datetime = Field(sa_column=_ts())
     disabled: bool = False
@@ -136,7 +137,7 @@ class RateEvent(SQLModel, table=True):
     __table_args__ = (Index("ix_rate_events_kind_key_at", "kind", "key", "at"),)
 
     id: int | None = Field(default=None, primary_key=True)
-    kind: str = Field(max_length=16)  # auth-sender | auth-userid | stranger-help
+    kind: str = Field(max_length=16)  # auth-pair | auth-stranger | stranger-help ...
     key: str = Field(max_length=255)
     at: datetime = Field(sa_column=_ts())
 
@@ -152,11 +153,18 @@ class InboundMessage(SQLModel, table=True):
     status: str = Field(default="new", max_length=8, index=True)  # new|done|ignored|failed
     error: str | None = Field(default=None, sa_column=Column(Text, nullable=True))
     processed_at: datetime | None = Field(default=None, sa_column=_ts(nullable=True))
+    # Temporary failures (store locked, disk full): tries so far and when to try again.
+    attempts: int = Field(default=0, sa_column_kwargs={"server_default": "0"})
+    next_attempt_at: datetime | None = Field(default=None, sa_column=_ts(nullable=True))
 
 
 class OutboxMail(SQLModel, table=True):
     __tablename__ = "outbox"
-    __table_args__ = (Index("ix_outbox_status_next", "status", "next_attempt_at"),)
+    __table_args__ = (
+        Index("ix_outbox_status_next", "status", "next_attempt_at"),
+        # Reply tokens in In-Reply-To/References count only in Message-IDs pbm issued.
+        Index("ix_outbox_message_id", "message_id"),
+    )
 
     id: int | None = Field(default=None, primary_key=True)
     created_at: datetime = Field(sa_column=_ts())

@@ -8,6 +8,7 @@ work; they flush pending changes first, as the ORM's autoflush would.
 
 from __future__ import annotations
 
+import unicodedata
 from collections.abc import Mapping, Sequence
 from datetime import datetime
 from typing import Any, NamedTuple, cast
@@ -22,6 +23,7 @@ from pbm.store.models import (
     GamePlayer,
     GameTypeSetting,
     Move,
+    OutboxMail,
     RateEvent,
     Subscription,
     User,
@@ -67,8 +69,21 @@ def write_row(session: Session, row: Any, **values: Any) -> None:
 _USER_BY_KEY = select(User).where(User.userid_key == bindparam("key"))
 
 
+def userid_key(userid: str) -> str:
+    """The form userids are compared in: NFKC, case-folded, NFKC again (case folding can
+    undo a composition). `Ａlice`, `ALICE` and `alice` are one userid, so are `Straße` and
+    `STRASSE`. For ASCII it is `lower()`, the key older rows were stored with."""
+    return unicodedata.normalize("NFKC", unicodedata.normalize("NFKC", userid).casefold())
+
+
 def user_by_userid(session: Session, userid: str) -> User | None:
-    return session.exec(_USER_BY_KEY, params={"key": userid.lower()}).first()
+    """The account a typed userid names, normalised as `userid_key` does."""
+    key = userid_key(userid)
+    user = session.exec(_USER_BY_KEY, params={"key": key}).first()
+    if user is None and not userid.isascii() and userid.lower() != key:
+        # Rows stored before keys were case-folded hold `lower()` of the userid.
+        user = session.exec(_USER_BY_KEY, params={"key": userid.lower()}).first()
+    return user
 
 
 def users_by_address(session: Session, address: str) -> list[User]:
@@ -361,5 +376,25 @@ def player_by_token(session: Session, token: str) -> GamePlayer | None:
     return session.exec(_PLAYER_BY_TOKEN, params={"token": token}).first()
 
 
+def issued_message_id(session: Session, message_id: str) -> bool:
+    """Whether pbm queued a mail with this Message-ID (a reply may cite only those)."""
+    query = select(OutboxMail.id).where(OutboxMail.message_id == message_id).limit(1)
+    return session.exec(query).first() is not None
+
+
 def add_event(session: Session, kind: str, key: str, at: datetime) -> None:
     session.add(RateEvent(kind=kind, key=key, at=at))
+
+
+_EVENT_TIMES = (
+    sa_select(_EVENT.at)
+    .where(_EVENT.kind == bindparam("kind"), _EVENT.key == bindparam("key"))
+    .where(_EVENT.at >= bindparam("since"))
+    .order_by(_EVENT.at)
+)
+
+
+def event_times(session: Session, kind: str, key: str, since: datetime) -> list[datetime]:
+    """When the events of one (kind, key) since `since` happened, oldest first."""
+    params = {"kind": kind, "key": key, "since": since}
+    return list(core_rows(session, _EVENT_TIMES, params).scalars())

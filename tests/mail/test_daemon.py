@@ -29,6 +29,9 @@ def cli() -> typer.Typer:
 
 def test_sigterm_finishes_the_message_in_hand_and_loses_nothing(pbm_server: PbmServer) -> None:
     count = 20
+    # All 20 come from bob's address: lift his reply budget (docs/security.md).
+    with pbm_server.config_path.open("a", encoding="utf-8") as config:
+        config.write("[limits]\nreplies_per_address_hour = 100\n")
     pbm_server.start()
     for n in range(count):
         pbm_server.stack.send("bob", "pbm@example.test", f"signup t{n:02d} secret")

@@ -6,8 +6,9 @@ import re
 
 import pytest
 
-from pbm.mail import message_id_for, parse_message, reply_address, tokens_in
+from pbm.mail import FoundToken, message_id_for, parse_message, reply_address, tokens_in
 from pbm.mail.addressing import token_in_message_id
+from pbm.mail.inbound import InboundMail
 
 TOKEN = "k3q9z7m2p4x8"
 SERVER = "pbm@example.org"
@@ -48,6 +49,10 @@ def test_message_id_for_refuses_a_bad_host() -> None:
         message_id_for(TOKEN, "a b")
 
 
+def token_names(mail: InboundMail) -> list[str]:
+    return [found.token for found in tokens_in(mail, SERVER)]
+
+
 def reply(headers: str) -> bytes:
     return (
         "From: bob@example.net\nSubject: Re: Quadrature Board 101 bob\n" + headers + "\ng7-g6\n"
@@ -63,11 +68,12 @@ def reply(headers: str) -> bytes:
         f"To: pbm@example.org\nDelivered-To: pbm+{TOKEN}@example.org\n",
         f"To: games@example.org\nX-Original-To: pbm+{TOKEN}@example.org\n",
         f"In-Reply-To: <pbm.{TOKEN}.0a1b2c3d@example.org>\n",
-        f"References: <other@example.net> <pbm.{TOKEN}.0a1b2c3d@mail.example.org>\n",
+        f"References: <other@example.net> <pbm.{TOKEN}.0a1b2c3d@example.org>\n",
+        f"In-Reply-To: <pbm.{TOKEN}.0A1B2C3D@EXAMPLE.ORG>\n",
     ],
 )
 def test_token_found_in_each_place(header: str) -> None:
-    assert tokens_in(parse_message(reply(header)), SERVER) == [TOKEN]
+    assert token_names(parse_message(reply(header))) == [TOKEN]
 
 
 @pytest.mark.parametrize(
@@ -79,6 +85,17 @@ def test_token_found_in_each_place(header: str) -> None:
         "To: pbm@example.org\n",
         f"In-Reply-To: <xpbm.{TOKEN}.0a1b@example.org>\n",
         "In-Reply-To: <pbm.0a1b2c3d4e5f@example.org>\n",  # our id without a token
+        # Our shape at another host is not an id pbm issued.
+        f"In-Reply-To: <pbm.{TOKEN}.x@evil.host>\n",
+        f"References: <pbm.{TOKEN}.0a1b2c3d@mail.example.org>\n",
+        f"In-Reply-To: <pbm.{TOKEN}.0a1b@example.org.evil.host>\n",
+        f"In-Reply-To: <pbm.{TOKEN}.0a1b@evil.example.org>\n",
+        # Not exactly our shape.
+        f"In-Reply-To: <pbm.{TOKEN}.0a1b.extra@example.org>\n",
+        f"In-Reply-To: <pbm.{TOKEN}.0a-1b@example.org>\n",
+        f"In-Reply-To: <pbm.{TOKEN}@example.org>\n",
+        f"In-Reply-To: <pbm.{TOKEN}.0a1b@example.org@evil.host>\n",
+        f"To: pbm+{TOKEN}@evil.host\n",
     ],
 )
 def test_no_token(header: str) -> None:
@@ -93,8 +110,33 @@ def test_recipient_tokens_come_first_then_newest_reference() -> None:
         " <pbm.recipient1.cc@example.org>\n"
     )
     assert tokens_in(parse_message(reply(headers)), SERVER) == [
-        "recipient1",
-        "inreplyto1",
-        "newestref1",
-        "oldestref1",
+        FoundToken("recipient1", None),
+        FoundToken("inreplyto1", "<pbm.inreplyto1.aa@example.org>"),
+        FoundToken("newestref1", "<pbm.newestref1.bb@example.org>"),
+        FoundToken("oldestref1", "<pbm.oldestref1.aa@example.org>"),
     ]
+
+
+def test_message_id_tokens_say_which_id_carried_them() -> None:
+    ident = message_id_for(TOKEN, "example.org")
+    found = tokens_in(parse_message(reply(f"In-Reply-To: {ident}\n")), SERVER)
+    assert found == [FoundToken(TOKEN, ident)]
+
+
+def test_the_server_domain_is_the_only_message_id_host() -> None:
+    mail = parse_message(
+        reply(
+            f"In-Reply-To: <pbm.{TOKEN}.aa@evil.host>\n"
+            f"References: <pbm.other0001.bb@evil.host> <pbm.{TOKEN}.cc@example.org>\n"
+        )
+    )
+    assert tokens_in(mail, "PBeM Server <PBM@Example.ORG>") == [
+        FoundToken(TOKEN, f"<pbm.{TOKEN}.cc@example.org>")
+    ]
+
+
+def test_token_in_message_id_with_a_host() -> None:
+    ident = f"<pbm.{TOKEN}.0a1b@example.org>"
+    assert token_in_message_id(ident, "Example.Org") == TOKEN
+    assert token_in_message_id(ident, "evil.host") is None
+    assert token_in_message_id(ident) == TOKEN  # no host given: shape only

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from datetime import UTC, datetime, timedelta, timezone
 from email import message_from_bytes, policy
 
@@ -144,7 +145,7 @@ def test_a_reply_to_our_mail_carries_the_token_back() -> None:
         + "".join(f"> {line}\n" for line in BOARD.splitlines())
     ).encode()
     mail = parse_message(answer)
-    assert tokens_in(mail, SERVER) == [TOKEN]
+    assert [f.token for f in tokens_in(mail, SERVER)] == [TOKEN]
     assert mail.fresh_text == "g7-g6"
 
 
@@ -177,7 +178,7 @@ def test_composing_never_exceeds_998_octets_and_round_trips(
     raw = board_mail(subject=subject, body=full_body, quote=quote)
     assert max(len(line) for line in raw.split(b"\r\n")) <= 998
     mail = parse_message(raw)
-    assert mail.subject == " ".join(subject.split())
+    assert mail.subject == re.sub(r"[\x00-\x1f\x7f-\x9f]", "\ufffd", " ".join(subject.split()))
     assert mail.sender == "pbm@example.org"
     assert mail.in_reply_to == ("<0b8e1f2a@example.net>",)
     expected = full_body.replace("\r\n", "\n").replace("\r", "\n")
@@ -289,3 +290,18 @@ def test_a_usual_board_mail_takes_the_direct_writer() -> None:
             pairs.append((name, value))
     text = body.decode().replace("\r\n", "\n")
     assert _direct_message(pairs, text) == raw
+
+
+def test_control_characters_never_reach_a_header() -> None:
+    raw = compose(
+        sender="PBeM Server <pbm@example.org>",
+        to=["carol@example.org"],
+        subject="Quarto Board 101 \x00carol \x1b[31m\x7f",
+        body="x\n",
+        message_id="<pbm.1@example.org>",
+        date=datetime(2026, 11, 22, tzinfo=UTC),
+    )
+    head = raw.split(b"\r\n\r\n", 1)[0]
+    assert not any((b < 32 and b not in (9, 10, 13)) or b == 127 for b in head)
+    subject = str(message_from_bytes(raw, policy=policy.default)["Subject"])
+    assert subject == "Quarto Board 101 \ufffdcarol \ufffd[31m\ufffd"

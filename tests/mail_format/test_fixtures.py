@@ -58,7 +58,7 @@ def test_thunderbird_reply_with_quoted_board_and_signature() -> None:
     assert_no_board(mail)
     assert "> 11  . . . . , , , . . . .  11" in mail.text
     assert mail.in_reply_to == ("<pbm.k3q9z7m2p4x8.3f9a0c2e7b5d1e4f6a8c@example.org>",)
-    assert tokens_in(mail, SERVER) == ["k3q9z7m2p4x8"]
+    assert [f.token for f in tokens_in(mail, SERVER)] == ["k3q9z7m2p4x8"]
     assert "pbm+k3q9z7m2p4x8@example.org" in mail.recipients
 
 
@@ -88,7 +88,7 @@ def test_gmail_alternative_prefers_plain_and_drops_wrapped_attribution() -> None
         "<pbm.k3q9z7m2p4x8.3f9a0c2e7b5d1e4f6a8c@example.org>",
         "<pbm.k3q9z7m2p4x8.9d8c7b6a5f4e3d2c1b0a@example.org>",
     )
-    assert tokens_in(mail, SERVER) == ["k3q9z7m2p4x8"]
+    assert [f.token for f in tokens_in(mail, SERVER)] == ["k3q9z7m2p4x8"]
 
 
 def test_outlook_html_only_top_post() -> None:
@@ -104,7 +104,7 @@ def test_outlook_html_only_top_post() -> None:
     assert "font-family" not in mail.text and "Cambria" not in mail.text
     assert "11  . . . . , , , . . . .  11" in mail.text  # <pre> keeps its spacing
     assert_no_board(mail)
-    assert tokens_in(mail, SERVER) == ["z8y7x6w5v4u3"]
+    assert [f.token for f in tokens_in(mail, SERVER)] == ["z8y7x6w5v4u3"]
 
 
 def test_outlook_plain_original_message_block() -> None:
@@ -128,7 +128,7 @@ def test_apple_mail_quoted_printable_and_iphone_footer() -> None:
         "intéressant maintenant que les coins sont pris."
     )
     assert "iPhone" not in mail.fresh_text
-    assert tokens_in(mail, SERVER) == ["m1n2b3v4c5x6"]
+    assert [f.token for f in tokens_in(mail, SERVER)] == ["m1n2b3v4c5x6"]
 
 
 def test_base64_body() -> None:
@@ -180,7 +180,9 @@ def test_postfix_bounce_is_a_robot_by_structure_alone() -> None:
 def test_vacation_auto_reply_is_a_robot() -> None:
     mail = load("vacation_autoreply.eml")
     assert mail.robot == "Auto-Submitted: auto-replied"
-    assert tokens_in(mail, SERVER) == ["k3q9z7m2p4x8"]  # carries a token, still ignored
+    assert [f.token for f in tokens_in(mail, SERVER)] == [
+        "k3q9z7m2p4x8"
+    ]  # carries a token, still ignored
 
 
 def test_exchange_out_of_office_is_a_robot() -> None:
@@ -237,7 +239,7 @@ def test_yahoo_original_below_an_unquoted_attribution() -> None:
     assert first_command_line(mail) == "g7-g6"
     assert mail.fresh_text.strip() == "g7-g6\n\nSorry, I was away. Your move!"
     assert_no_board(mail)
-    assert tokens_in(mail, SERVER) == ["k3q9z7m2p4x8"]
+    assert [f.token for f in tokens_in(mail, SERVER)] == ["k3q9z7m2p4x8"]
 
 
 def test_yahoo_html_alternative_alone_gives_the_same_fresh_text() -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import unicodedata
 from pathlib import Path
 
 import pytest
@@ -12,7 +13,7 @@ from pbm.mail import first_command_line, parse_message, tokens_in
 from pbm.mail.inbound import InboundMail
 
 DATA = Path(__file__).resolve().parent.parent / "data" / "mail"
-FIXTURES = sorted(path.read_bytes() for path in DATA.glob("*.eml"))
+FIXTURES = sorted(path.read_bytes() for path in DATA.rglob("*.eml"))  # attacks/ too
 
 
 def assert_well_formed(mail: InboundMail) -> None:
@@ -24,6 +25,8 @@ def assert_well_formed(mail: InboundMail) -> None:
         assert "\r" not in value
     assert mail.sender == mail.sender.lower()
     assert mail.sender == "" or "@" in mail.sender
+    for address in (mail.sender, *mail.recipients, mail.reply_to or ""):
+        assert not any(unicodedata.category(c) in ("Cc", "Cf") for c in address), address
     if not mail.sender:
         assert mail.robot is not None
     tokens_in(mail, "pbm@example.org")

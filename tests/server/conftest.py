@@ -4,7 +4,10 @@ from __future__ import annotations
 
 import itertools
 import json
+import os
+import subprocess
 from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from email.message import EmailMessage
@@ -203,3 +206,22 @@ def board_row(server: Server, game: str, board: str = "101"):  # type: ignore[no
 
     with session_for(server.engine) as session:
         return queries.game_by_board(session, get_game(game).name, board)
+
+
+@contextmanager
+def small_tmpfs(directory: Path, size: str) -> Iterator[Path]:
+    """A tmpfs of `size` mounted at `directory` (root only; the test is skipped
+    otherwise), unmounted afterwards: a real full or read-only disk for store tests."""
+    if os.geteuid() != 0:
+        pytest.skip("mounting a small file system needs root")
+    directory.mkdir()
+    done = subprocess.run(
+        ["mount", "-t", "tmpfs", "-o", f"size={size}", "tmpfs", str(directory)],
+        capture_output=True,
+    )
+    if done.returncode != 0:
+        pytest.skip(f"cannot mount tmpfs: {done.stderr.decode().strip()}")
+    try:
+        yield directory
+    finally:
+        subprocess.run(["umount", "-l", str(directory)], check=False)

@@ -101,10 +101,15 @@ def test_multiple_stops_state_changes_after_a_failure(
         "quadrature games\n"
     )
     server.send(alice, "multiple", body)
-    mails = server.new_mail()
-    subjects = [m.subject for m in mails]
-    assert subjects == ["Quadrature error", "List of Quadrature games", "Commands not run"]
-    assert f"quadrature move 101 alice secret {move}" in mails[2].body
+    [answer] = server.new_mail()  # every answer to one message in one mail, in order
+    assert answer.subject == "Quadrature error (and 2 more answers)"
+    sections = answer.body.split("\n== ")
+    assert [s.split(" ==", 1)[0] for s in sections[1:]] == [
+        "1. Quadrature error",
+        "2. List of Quadrature games",
+        "3. Commands not run",
+    ]
+    assert f"quadrature move 101 alice secret {move}" in sections[3]
     assert board_row(server, "quadrature").move_count == 0
 
 
@@ -121,12 +126,11 @@ def test_failed_command_rolls_back_alone(server: Server, game: tuple[str, str]) 
     server.signup("carol")
     body = "signup dave pw\nquadrature move 101 alice secret a1-h8\nsignup erin pw\n"
     server.send(alice, "multiple", body)
-    mails = server.new_mail()
-    assert [m.subject for m in mails][:2] == [
-        "Welcome to the PBeM Server, dave",
-        "Quadrature Board 101 Error",
-    ]
-    assert mails[-1].subject == "Commands not run" and "signup erin" in mails[-1].body
+    [answer] = server.new_mail()
+    assert answer.subject == "Welcome to the PBeM Server, dave (and 2 more answers)"
+    sections = answer.body.split("\n== ")
+    assert sections[2].startswith("2. Quadrature Board 101 Error ==")
+    assert sections[3].startswith("3. Commands not run ==") and "signup erin" in sections[3]
 
 
 def test_same_message_runs_once(server: Server, game: tuple[str, str]) -> None:
@@ -283,7 +287,7 @@ def test_a_command_failing_after_its_writes_leaves_nothing_written(
     assert "refused after writing" in mails[0].body
     _untouched(server)
     if multiple:
-        shown = mails[1]
+        shown = mails[0]  # the refusal and the board shown: one answer
         assert "Summary of Quadrature Board 101" in shown.body
         assert "Please start the game alice." in shown.body
         assert "alice ():   0 days, 00:00:00" in shown.body

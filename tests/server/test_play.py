@@ -256,8 +256,9 @@ def test_show_games_history_standings(server: Server, pair: tuple[str, str]) -> 
     [note] = server.new_mail()  # bob is not to move: no board, a summary note
     assert note.subject == "Show summary" and "no boards for bob" in note.body
     server.send(alice, "quadrature show 101 555")
-    mails = server.new_mail()
-    assert any(m.subject == "Show summary" and "555" in m.body for m in mails)
+    [both] = server.new_mail()  # the board and the note, as one answer
+    assert both.subject == "Quadrature Board 101 alice ** (and 1 more answers)"
+    assert "== 2. Show summary ==" in both.body and "555" in both.body
     server.send(alice, "quadrature games")
     [games] = server.new_mail()
     assert games.subject == "List of Quadrature games"

@@ -333,31 +333,32 @@ def test_decline_loses_abort_draws_and_a_withdrawn_bye_winner(server: Server) ->
 
 
 def test_swiss_standings_carry_the_tie_breaks(server: Server) -> None:
-    """Four players, two rounds, results chosen so the tie-breaks are computed by hand."""
-    names = ["w", "x", "y", "z"]
+    """Four players, two rounds, results chosen so the tie-breaks are computed by hand.
+    (Userids are two characters at least: ww stands for w, and so on.)"""
+    names = ["ww", "xx", "yy", "zz"]
     people = signup_all(server, names)
     create_and_enter(server, people, "tb", "type=swiss rounds=2")
-    server.send(people["w"], "tournament start tb w secret")
+    server.send(people["ww"], "tournament start tb ww secret")
     server.new_mail()
     # Round 1 (seeds w x y z): w-y and x-z (top half against bottom half).
     r1 = active_boards(server, "tb")
-    assert sorted(tuple(sorted(s)) for _, s in r1) == [("w", "y"), ("x", "z")]
+    assert sorted(tuple(sorted(s)) for _, s in r1) == [("ww", "yy"), ("xx", "zz")]
     for board, seats in r1:
         play_board(
             server,
             people,
             board,
             seats,
-            "draw" if "x" in seats else ("first" if seats[0] == "w" else "second"),
+            "draw" if "xx" in seats else ("first" if seats[0] == "ww" else "second"),
         )
     # After round 1: w 1, x 0.5, z 0.5, y 0. Round 2: w-x (or x-w), z-y.
     r2 = active_boards(server, "tb")
-    assert sorted(tuple(sorted(s)) for _, s in r2) == [("w", "x"), ("y", "z")]
+    assert sorted(tuple(sorted(s)) for _, s in r2) == [("ww", "xx"), ("yy", "zz")]
     for board, seats in r2:
-        winner = "x" if "x" in seats else "y"
+        winner = "xx" if "xx" in seats else "yy"
         play_board(server, people, board, seats, "first" if seats[0] == winner else "second")
     final = [m for m in server.new_mail() if m.subject.startswith("Tournament tb won by")]
-    assert final and final[0].subject == "Tournament tb won by x"
+    assert final and final[0].subject == "Tournament tb won by xx"
     rows = {
         cols[1]: cols[2:5]
         for cols in (line.split() for line in final[0].body.splitlines())
@@ -367,10 +368,10 @@ def test_swiss_standings_carry_the_tie_breaks(server: Server) -> None:
     # Buchholz 1 + 0.5. w: beat y (1) -> SB 1, Bh 1 + 1.5. y: beat z -> SB 0.5, Bh 1.5.
     # z: drew x (0.5 x 1.5) -> SB 0.75, Bh 1.5 + 1.
     assert rows == {
-        "x": ["1.5", "1.25", "1.5"],
-        "w": ["1", "1", "2.5"],
-        "y": ["1", "0.5", "1.5"],
-        "z": ["0.5", "0.75", "2.5"],
+        "xx": ["1.5", "1.25", "1.5"],
+        "ww": ["1", "1", "2.5"],
+        "yy": ["1", "0.5", "1.5"],
+        "zz": ["0.5", "0.75", "2.5"],
     }
 
 

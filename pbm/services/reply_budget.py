@@ -1,0 +1,24 @@
+"""The per-address reply budget: at most `replies_per_address_hour` mails an hour to one
+address, beyond the board mails of games it plays (pbm.output_limits decides which
+mails count). It stops mail loops with auto-responders that add no robot headers, and
+backscatter to the forged sender of a stream of messages."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+from pbm.services.context import Context
+from pbm.store import queries
+
+_KIND = "reply"
+_WINDOW = timedelta(hours=1)
+
+
+def take(ctx: Context, address: str) -> bool:
+    """Whether one more mail may go to `address` this hour; if so, it is counted."""
+    key = address.lower()
+    spent = queries.count_events(ctx.session, _KIND, key, ctx.now() - _WINDOW)
+    if spent >= ctx.config.replies_per_address_hour:
+        return False
+    queries.add_event(ctx.session, _KIND, key, ctx.now())
+    return True

@@ -1,0 +1,85 @@
+"""The attacks of docs/security.md through the real daemon and the real mail stack:
+Postfix delivers them to `pbm serve`, and the victims' Dovecot mailboxes show what pbm
+sent."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+
+from pbm.store.models import InboundMessage, Move, OutboxMail
+
+from .conftest import PbmServer, Postbox, wait_until
+
+pytestmark = [pytest.mark.mailstack, pytest.mark.slow]
+
+PBM = "pbm@example.test"
+
+
+def _all_done(server: PbmServer, count: int) -> bool:
+    rows = server.rows(InboundMessage)
+    return len(rows) >= count and all(r.status in ("done", "ignored") for r in rows)
+
+
+def _settled(server: PbmServer, count: int) -> None:
+    assert wait_until(lambda: _all_done(server, count), 60), server.log()
+    assert wait_until(lambda: all(r.status == "sent" for r in server.rows(OutboxMail)), 30), (
+        server.log()
+    )
+
+
+def test_forged_help_flood_sends_the_victim_one_mail(pbm_server: PbmServer) -> None:
+    pbm_server.start()
+    stack = pbm_server.stack
+    stack.send("carol", PBM, "help " + " ".join(["quarto"] * 2000))
+    stack.send("carol", PBM, "multiple", "\n".join(["quarto show 101", "list quarto"] * 500))
+    _settled(pbm_server, 2)
+    box = Postbox(stack, "carol")
+    time.sleep(1)  # anything more would have arrived by now
+    assert len(box.refresh()) == 2  # one answer per message
+
+
+def test_a_loop_with_an_unmarked_auto_responder_stops(pbm_server: PbmServer) -> None:
+    """bob's mail program answers everything pbm sends with a mail that looks human."""
+    pbm_server.start()
+    stack = pbm_server.stack
+    box = Postbox(stack, "bob")
+    for n in range(20):
+        stack.send("bob", PBM, f"help round {n}")
+    _settled(pbm_server, 20)
+    assert len(box.refresh()) == 10  # the reply budget of one hour
+
+
+def test_forged_from_and_foreign_tokens_play_nothing(pbm_server: PbmServer) -> None:
+    pbm_server.start()
+    stack = pbm_server.stack
+    for user in ("alice", "bob"):
+        stack.send(user, PBM, f"signup {user} secret")
+    _settled(pbm_server, 2)
+    stack.send("alice", PBM, "quarto challenge alice bob")
+    _settled(pbm_server, 3)
+    alice = Postbox(stack, "alice")
+    board = alice.wait_for(lambda m: "Quarto" in str(m["Subject"]))[-1]
+    token = str(board["Reply-To"]).split("+", 1)[1].split("@", 1)[0]
+    # The CVE-2023-27043 shape: a lenient parser reads alice, mail programs the attacker.
+    stack.send_raw(
+        "carol@example.test",
+        [PBM],
+        (
+            "From: alice@example.test <carol@example.test>\r\n"
+            f"To: pbm+{token}@example.test\r\nSubject: Re: x\r\n"
+            "Message-ID: <cve.1@example.test>\r\n\r\ngive TLRH\r\n"
+        ).encode(),
+    )
+    # A token in a Message-ID of another host.
+    stack.send(
+        "alice",
+        PBM,
+        "Re: x",
+        "give TLRH",
+        headers={"In-Reply-To": f"<pbm.{token}.0123@evil.host>"},
+    )
+    _settled(pbm_server, 5)
+    assert pbm_server.rows(Move) == []
+    assert Postbox(stack, "carol").refresh() == []  # the forged mail got no answer either

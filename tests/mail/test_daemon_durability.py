@@ -1,0 +1,444 @@
+"""The daemon's intake and outbox when things break: 451 (never 250, never 5xx) while the
+store cannot take a message, the database file deleted under a running `pbm serve`, a
+locked store under IMAP, and an outbox that marks each mail sent right after its own
+SMTP transaction, so that SIGKILLs resend at most the mail in flight.
+
+All failures are real: SQLite's write lock held by another connection, the database
+file unlinked, the daemon killed with SIGKILL."""
+
+from __future__ import annotations
+
+import asyncio
+import email
+import json
+import logging
+import os
+import shutil
+import signal
+import smtplib
+import sqlite3
+import subprocess
+import sys
+import tempfile
+import threading
+from collections.abc import Iterator, Sequence
+from contextlib import closing, contextmanager
+from datetime import UTC, datetime
+from pathlib import Path
+
+import aiosmtplib
+import pytest
+from aiosmtpd.controller import Controller
+from aiosmtpd.smtp import SMTP, Envelope, Session
+
+import pbm.store.db as store_db
+from pbm.clock import SystemClock
+from pbm.config import Config
+from pbm.mail.compose import compose
+from pbm.mail.db_bridge import DbInbox
+from pbm.mail.lmtp_in import start_listener
+from pbm.mail.settings import Endpoint
+from pbm.mail.smtp_out import OutboxSender, OutgoingMail, SendOutcome
+from pbm.services.outbox import queue_mail
+from pbm.store.db import init_db, make_engine, session_for
+
+from .conftest import free_ports, wait_until
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def message(n: int, sender: str = "alice@example.org") -> bytes:
+    return (
+        f"From: {sender}\r\nTo: pbm@example.org\r\nSubject: help\r\n"
+        f"Message-ID: <durable.{n}@example.org>\r\n\r\nhello\r\n"
+    ).encode()
+
+
+@contextmanager
+def write_lock(path: Path) -> Iterator[None]:
+    """Another process's writer: SQLite's write lock, held until the block ends."""
+    conn = sqlite3.connect(path, isolation_level=None)
+    conn.execute("BEGIN IMMEDIATE")
+    try:
+        yield
+    finally:
+        conn.execute("ROLLBACK")
+        conn.close()
+
+
+def inbound_ids(path: Path) -> list[str]:
+    with closing(sqlite3.connect(f"file:{path}?mode=ro", uri=True)) as conn:
+        return [r[0] for r in conn.execute("SELECT message_id FROM inbound_messages")]
+
+
+# --- the listener under a locked store: 451, then 250 ----------------------------------
+
+
+def test_the_listener_answers_451_while_the_store_is_locked(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(store_db, "BUSY_TIMEOUT_MS", 100)
+    path = tmp_path / "pbm.sqlite3"
+    engine = make_engine(f"sqlite:///{path}")
+    init_db(engine)
+    inbox = DbInbox(engine, SystemClock(), Config(data_dir=tmp_path))
+    (port,) = free_ports(1)
+
+    async def scenario() -> list[int]:
+        async def store(raw: bytes) -> object:
+            return await inbox.store(raw, "smtp")
+
+        server = await start_listener(
+            Endpoint("127.0.0.1", port), store, lmtp=False, max_bytes=100_000
+        )
+        codes = []
+        try:
+            for n, locked in enumerate((True, True, False)):
+                client = aiosmtplib.SMTP(hostname="127.0.0.1", port=port, timeout=10)
+                await client.connect()
+                try:
+                    with write_lock(path) if locked else _nothing():
+                        await client.sendmail("alice@example.org", ["pbm@x"], message(n))
+                    codes.append(250)
+                except aiosmtplib.SMTPDataError as exc:
+                    codes.append(exc.code)
+                    assert exc.message.startswith("4.3.0")
+                finally:
+                    await client.quit()
+        finally:
+            server.close()
+            await server.wait_closed()
+        return codes
+
+    assert asyncio.run(scenario()) == [451, 451, 250]
+    assert inbound_ids(path) == ["<durable.2@example.org>"]
+    engine.dispose()
+
+
+@contextmanager
+def _nothing() -> Iterator[None]:
+    yield
+
+
+# --- the database file deleted under a running `pbm serve` -----------------------------
+
+
+class Serve:
+    """`python -m pbm.daemon` on the embedded defaults (SMTP intake, Maildir outbox)."""
+
+    def __init__(self, workdir: Path, extra: str = "") -> None:
+        self.workdir = workdir
+        (self.port,) = free_ports(1)
+        self.config = workdir / "pbm.toml"
+        self.config.write_text(
+            f'[server]\naddress = "pbm@example.org"\ndata_dir = "{workdir / "var"}"\n'
+            f'[mail]\nhealth_seconds = 600\n[mail.listen]\nsmtp = "127.0.0.1:{self.port}"\n'
+            f"{extra}",
+            encoding="utf-8",
+        )
+        self.database = workdir / "var" / "pbm.sqlite3"
+        self.log_path = workdir / "serve.log"
+        self.proc: subprocess.Popen[bytes] | None = None
+
+    def start(self) -> None:
+        with self.log_path.open("ab") as log:
+            self.proc = subprocess.Popen(
+                [sys.executable, "-m", "pbm.daemon", "--config", str(self.config)],
+                cwd=self.workdir,
+                stdout=log,
+                stderr=log,
+                stdin=subprocess.DEVNULL,
+            )
+        assert wait_until(
+            lambda: (
+                self.status().get("pid") == self.proc.pid  # type: ignore[union-attr]
+                and self.status().get("state") == "running"
+            ),
+            30,
+        ), self.log()
+
+    def status(self) -> dict:
+        try:
+            return json.loads((self.workdir / "var" / "daemon-status.json").read_text())
+        except (OSError, ValueError):
+            return {}
+
+    def stop(self, sig: int = signal.SIGTERM) -> int | None:
+        if self.proc is None:
+            return None
+        self.proc.send_signal(sig)
+        try:
+            return self.proc.wait(60)
+        finally:
+            self.proc = None
+
+    def log(self) -> str:
+        return self.log_path.read_text(encoding="utf-8", errors="replace")
+
+    def send(self, raw: bytes) -> int:
+        """The SMTP answer to DATA: 250, or the code of the refusal."""
+        with smtplib.SMTP("127.0.0.1", self.port, timeout=30) as smtp:
+            try:
+                smtp.sendmail("alice@example.org", ["pbm@example.org"], raw)
+            except smtplib.SMTPDataError as exc:
+                return exc.smtp_code
+        return 250
+
+    def replies(self) -> list[str]:
+        new = self.workdir / "var" / "outbox" / "new"
+        found = []
+        for path in sorted(new.glob("*")) if new.exists() else []:
+            found.append(str(email.message_from_bytes(path.read_bytes())["In-Reply-To"]))
+        return found
+
+
+@pytest.fixture
+def serve() -> Iterator[Serve]:
+    workdir = Path(tempfile.mkdtemp(prefix="pbm-durable-", dir="/tmp"))
+    running = Serve(workdir)
+    try:
+        yield running
+    finally:
+        if running.proc is not None:
+            running.proc.kill()
+            running.proc.wait(30)
+        shutil.rmtree(workdir, ignore_errors=True)
+
+
+@pytest.mark.slow
+def test_a_database_deleted_under_the_daemon_gets_451_until_it_is_back(serve: Serve) -> None:
+    serve.start()
+    assert serve.send(message(1)) == 250
+    assert wait_until(lambda: serve.replies() == ["<durable.1@example.org>"], 20), serve.log()
+    saved = serve.workdir / "backup.sqlite3"
+    done = subprocess.run(
+        [sys.executable, "-m", "pbm", "--config", str(serve.config), "db", "backup", str(saved)],
+        capture_output=True,
+    )
+    assert done.returncode == 0, done.stderr.decode()
+
+    serve.database.unlink()
+    assert [serve.send(message(n)) for n in range(2, 8)] == [451] * 6
+    assert not serve.database.exists()  # never created afresh
+    errors = [line for line in serve.log().splitlines() if "level=error" in line]
+    assert len(errors) == 1 and "event=database_file_missing" in errors[0], serve.log()
+    assert wait_until(lambda: serve.status().get("store_problem") == "missing", 5)
+    status = subprocess.run(
+        [sys.executable, "-m", "pbm", "--config", str(serve.config), "mail", "status"],
+        capture_output=True,
+    )
+    assert status.returncode == 0
+    assert "store: the database file is missing; mail waits" in status.stdout.decode()
+    assert not serve.database.exists()  # looking made nothing
+
+    os.replace(saved, serve.database)  # the backup is back
+    assert serve.send(message(8)) == 250
+    assert wait_until(lambda: len(serve.replies()) == 2, 20), serve.log()
+    assert serve.replies()[1] == "<durable.8@example.org>"
+    assert inbound_ids(serve.database) == ["<durable.1@example.org>", "<durable.8@example.org>"]
+    assert serve.stop() == 0
+    assert len([line for line in serve.log().splitlines() if "level=error" in line]) == 1
+
+
+# --- the outbox: each mail marked sent right after its own SMTP transaction -------------
+
+
+class Sink:
+    """An SMTP server that records every Message-ID it accepts, slowly (so that a kill
+    lands between mails)."""
+
+    def __init__(self, delay: float) -> None:
+        self.delay = delay
+        self.received: list[str] = []
+        self._lock = threading.Lock()
+        (self.port,) = free_ports(1)
+        self.controller = Controller(self, hostname="127.0.0.1", port=self.port)
+
+    async def handle_DATA(self, server: SMTP, session: Session, envelope: Envelope) -> str:
+        raw = envelope.original_content or b""
+        mid = str(email.message_from_bytes(raw)["Message-ID"])
+        await asyncio.sleep(self.delay)
+        with self._lock:
+            self.received.append(mid)
+        return "250 2.0.0 OK"
+
+    def count(self) -> int:
+        with self._lock:
+            return len(self.received)
+
+
+def queue(database: Path, count: int) -> list[str]:
+    engine = make_engine(f"sqlite:///{database}")
+    init_db(engine)
+    now = datetime.now(UTC)
+    ids = [f"<out.{n}@example.org>" for n in range(count)]
+    with session_for(engine) as session:
+        for mid in ids:
+            raw = compose(
+                sender="pbm@example.org",
+                to=["bob@example.org"],
+                subject="Board 101",
+                body="your move\n",
+                message_id=mid,
+                date=now,
+            )
+            queue_mail(
+                session,
+                now=now,
+                envelope_from="pbm@example.org",
+                recipients=["bob@example.org"],
+                subject="Board 101",
+                body="your move\n",
+                raw=raw,
+                message_id=mid,
+            )
+        session.commit()
+    engine.dispose()
+    return ids
+
+
+@pytest.mark.slow
+def test_sigkills_of_the_sender_resend_at_most_the_mail_in_flight() -> None:
+    sink = Sink(delay=0.03)
+    sink.controller.start()
+    workdir = Path(tempfile.mkdtemp(prefix="pbm-outbox-", dir="/tmp"))
+    relay = (
+        f'[mail.relay]\nhost = "127.0.0.1"\nport = {sink.port}\nstarttls = false\n'
+        "rate = 0\nretry_base_seconds = 1\n"
+    )
+    daemon = Serve(workdir, relay)
+    try:
+        ids = queue(daemon.database, 60)
+        kills = 0
+        for _ in range(3):
+            before = sink.count()
+            daemon.start()
+            assert wait_until(lambda b=before: sink.count() >= b + 8, 30), daemon.log()
+            assert daemon.stop(signal.SIGKILL) == -signal.SIGKILL
+            kills += 1
+        daemon.start()
+        assert wait_until(lambda: set(sink.received) == set(ids), 60), daemon.log()
+        assert wait_until(lambda: _unsent(daemon.database) == 0, 10)
+        assert daemon.stop() == 0
+        duplicates = len(sink.received) - len(set(sink.received))
+        assert duplicates <= kills, sorted(sink.received)
+    finally:
+        if daemon.proc is not None:
+            daemon.proc.kill()
+            daemon.proc.wait(30)
+        sink.controller.stop()
+        shutil.rmtree(workdir, ignore_errors=True)
+
+
+def _unsent(database: Path) -> int:
+    with closing(sqlite3.connect(f"file:{database}?mode=ro", uri=True)) as conn:
+        return conn.execute("SELECT count(*) FROM outbox WHERE status != 'sent'").fetchone()[0]
+
+
+class Journal:
+    """A transport and a queue that write what happens, in order, to one list."""
+
+    def __init__(self, mails: Sequence[OutgoingMail]) -> None:
+        self.mails = list(mails)
+        self.events: list[str] = []
+
+    async def due(self, limit: int) -> list[OutgoingMail]:
+        due, self.mails = self.mails[:limit], self.mails[limit:]
+        return due
+
+    async def record(self, outcomes: Sequence[SendOutcome]) -> None:
+        self.events.extend(f"record {o.mail_id} {o.kind}" for o in outcomes)
+
+    async def send(self, mail: OutgoingMail) -> dict[str, str]:
+        self.events.append(f"send {mail.id}")
+        return {}
+
+    async def close(self) -> None:
+        pass
+
+
+def test_each_mail_is_recorded_before_the_next_one_goes_out() -> None:
+    mails = [OutgoingMail(n, "pbm@x", ("bob@x",), b"raw", 0) for n in (1, 2, 3)]
+    journal = Journal(mails)
+    sender = OutboxSender(journal, journal, batch=2)
+    assert asyncio.run(sender.drain()) == 3
+    assert journal.events == [
+        "send 1",
+        "record 1 sent",
+        "send 2",
+        "record 2 sent",
+        "send 3",
+        "record 3 sent",
+    ]
+
+
+# --- IMAP under a locked store: the message stays unseen -------------------------------
+
+
+@pytest.mark.mailstack
+def test_imap_leaves_the_message_unseen_while_the_store_is_locked(
+    stack, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    from pbm.mail.imap_in import ImapIntake
+
+    from .test_imap_in import run_until, settings
+
+    monkeypatch.setattr(store_db, "BUSY_TIMEOUT_MS", 100)
+    path = tmp_path / "pbm.sqlite3"
+    engine = make_engine(f"sqlite:///{path}")
+    init_db(engine)
+    inbox = DbInbox(engine, SystemClock(), Config(data_dir=tmp_path))
+    stack.send("carol", "pbm@example.test", "signup carol pw")
+    assert stack.wait_count("pbm", 1) == 1
+
+    async def store(raw: bytes) -> object:
+        return await inbox.store(raw, "imap")
+
+    async def store_many(raws: list[bytes]) -> object:
+        return await inbox.store_many(raws, "imap")
+
+    async def scenario(done: object) -> ImapIntake:
+        stop = asyncio.Event()
+        intake = ImapIntake(settings(stack), store, stop=stop, store_many=store_many)
+        await run_until(intake, stop, done)  # type: ignore[arg-type]
+        return intake
+
+    caplog.set_level(logging.WARNING)
+    with write_lock(path):
+        locked = asyncio.run(scenario(lambda: "imap_store_failed" in caplog.text))
+    assert "database is locked" in (locked.state.last_error or "")
+    assert locked.state.stored == 0 and inbound_ids(path) == []
+    assert stack.count("pbm", "INBOX") == 1  # still there, still unseen
+    client = stack.imap("pbm")
+    try:
+        client.select("INBOX", readonly=True)
+        assert client.search(None, "UNSEEN")[1][0].split() != []
+    finally:
+        client.logout()
+
+    released = asyncio.run(scenario(lambda: bool(inbound_ids(path))))
+    assert released.state.stored == 1 and len(inbound_ids(path)) == 1
+    assert stack.count("pbm", "INBOX") == 0
+    engine.dispose()
+
+
+def test_a_daemon_that_cannot_use_its_database_says_so_in_one_line(serve: Serve) -> None:
+    serve.database.parent.mkdir(parents=True)
+    serve.database.write_bytes(b"not a database " * 500)
+    daemon = subprocess.run(
+        [sys.executable, "-m", "pbm.daemon", "--config", str(serve.config)],
+        capture_output=True,
+        timeout=60,
+    )
+    assert daemon.returncode == 69
+    [line] = daemon.stderr.decode().splitlines()
+    assert "level=error" in line and "file is not a database" in line
+    cli = subprocess.run(
+        [sys.executable, "-m", "pbm", "serve", "--config", str(serve.config)],
+        capture_output=True,
+        timeout=60,
+    )
+    assert cli.returncode == 69
+    assert cli.stderr.decode() == (
+        "error: the database cannot be used (unavailable): file is not a database\n"
+    )

@@ -1,0 +1,250 @@
+"""First run and operational errors at the command line: on SQLite every command creates
+or upgrades the schema; elsewhere a one-line error names `pbm db upgrade`; no command
+prints a traceback for an operational error, and each exits with its sysexits code."""
+
+from __future__ import annotations
+
+import json
+import os
+import sqlite3
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from sqlalchemy import create_engine, text
+from sqlalchemy.engine import make_url
+from typer.testing import CliRunner
+
+import pbm.store.db as store_db
+from pbm.cli import app
+from pbm.store.db import alembic_config, make_engine, schema_heads, stored_heads
+from tests.server.conftest import small_tmpfs
+
+runner = CliRunner()
+RAW = (
+    b"From: carol@x.example\r\nTo: pbm@example.org\r\nSubject: help\r\n"
+    b"Message-ID: <first.1@x.example>\r\n\r\nhi\r\n"
+)
+
+
+def configure(directory: Path, monkeypatch: pytest.MonkeyPatch, url: str | None = None) -> Path:
+    """A configuration naming only the data directory (and `url`, if given)."""
+    path = directory / "pbm.toml"
+    store = f'[store]\ndatabase_url = "{url}"\n' if url else ""
+    path.write_text(
+        f'[server]\naddress = "pbm@example.org"\ndata_dir = "{directory / "var"}"\n'
+        f"{store}[security]\npassword_cost = 4\n",
+        encoding="utf-8",
+    )
+    monkeypatch.setenv("PBM_CONFIG", str(path))
+    return path
+
+
+def heads_of(path: Path) -> frozenset[str]:
+    engine = make_engine(f"sqlite:///{path}")
+    try:
+        return stored_heads(engine)
+    finally:
+        engine.dispose()
+
+
+def one_error_line(result: object) -> str:
+    stderr = result.stderr  # type: ignore[attr-defined]
+    assert "Traceback" not in result.output  # type: ignore[attr-defined]
+    lines = stderr.splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error: "), stderr
+    return lines[0]
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        ["user", "list"],
+        ["game", "list"],
+        ["mail", "failed"],
+        ["mail", "outbox"],
+        ["ratings", "show", "quarto"],
+        ["jobs", "run"],
+        ["run", "help", "--from", "nobody@x.example"],
+    ],
+)
+def test_every_command_creates_the_schema_on_a_first_run(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, command: list[str]
+) -> None:
+    configure(tmp_path, monkeypatch)
+    database = tmp_path / "var" / "pbm.sqlite3"
+    assert not database.exists()
+    result = runner.invoke(app, command)
+    assert result.exit_code == 0, result.output
+    assert "Traceback" not in result.output and "no such table" not in result.output
+    assert heads_of(database) == schema_heads()
+
+
+def test_mail_status_looks_without_creating(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    configure(tmp_path, monkeypatch)
+    result = runner.invoke(app, ["mail", "status"])
+    assert result.exit_code == 3  # nothing runs
+    assert "database: unavailable: no database file at" in result.stdout
+    assert not (tmp_path / "var" / "pbm.sqlite3").exists()
+
+
+def test_a_first_piped_message_is_processed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    configure(tmp_path, monkeypatch)
+    result = runner.invoke(app, ["mail", "process"], input=RAW)
+    assert (result.exit_code, result.stdout) == (0, "done\n"), result.output
+    assert len(json.loads(runner.invoke(app, ["mail", "outbox", "--json"]).stdout)) == 1
+
+
+def test_an_old_schema_is_upgraded_by_any_command(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from alembic import command
+
+    configure(tmp_path, monkeypatch)
+    database = tmp_path / "var" / "pbm.sqlite3"
+    database.parent.mkdir()
+    engine = make_engine(f"sqlite:///{database}")
+    command.upgrade(alembic_config(engine), "0003")
+    engine.dispose()
+    assert heads_of(database) == {"0003"}
+    result = runner.invoke(app, ["user", "list"])
+    assert result.exit_code == 0, result.output
+    assert heads_of(database) == schema_heads()
+
+
+def test_first_runs_at_the_same_moment_all_succeed(tmp_path: Path) -> None:
+    config = tmp_path / "pbm.toml"
+    config.write_text(f'[server]\ndata_dir = "{tmp_path / "var"}"\n', encoding="utf-8")
+    procs = [
+        subprocess.Popen(
+            [sys.executable, "-m", "pbm", "--config", str(config), "mail", "process"],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+        )
+        for _ in range(4)
+    ]
+    results = [
+        p.communicate(RAW.replace(b"first.1", f"first.{n}".encode()), timeout=120)
+        for n, p in enumerate(procs)
+    ]
+    assert [p.returncode for p in procs] == [0] * 4, [r[1].decode()[-2000:] for r in results]
+    with sqlite3.connect(tmp_path / "var" / "pbm.sqlite3") as conn:
+        assert conn.execute("SELECT count(*) FROM inbound_messages").fetchone() == (4,)
+
+
+# --- operational errors: one line, a sysexits code -------------------------------------
+
+
+@pytest.fixture
+def ready(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A configured, initialised SQLite database; returns its file."""
+    configure(tmp_path, monkeypatch)
+    assert runner.invoke(app, ["db", "init"]).exit_code == 0
+    return tmp_path / "var" / "pbm.sqlite3"
+
+
+def test_a_locked_database(ready: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(store_db, "BUSY_TIMEOUT_MS", 100)
+    holder = sqlite3.connect(ready, isolation_level=None)
+    holder.execute("BEGIN IMMEDIATE")
+    try:
+        listed = runner.invoke(app, ["user", "list"])
+        piped = runner.invoke(app, ["mail", "process"], input=RAW)
+        debug = runner.invoke(app, ["--debug", "user", "list"])
+    finally:
+        holder.execute("ROLLBACK")
+        holder.close()
+    assert listed.exit_code == 75
+    assert one_error_line(listed) == (
+        "error: the database cannot be used (busy): database is locked"
+    )
+    assert piped.exit_code == 75
+    assert "database is locked" in one_error_line(piped)
+    # --debug: the exception itself, for its traceback
+    assert isinstance(debug.exception, sqlite3.OperationalError)
+    assert runner.invoke(app, ["mail", "process"], input=RAW).exit_code == 0
+
+
+def test_a_file_that_is_no_database(ready: Path) -> None:
+    ready.write_bytes(b"garbage " * 1000)
+    for name in ("-wal", "-shm"):
+        ready.with_name(ready.name + name).unlink(missing_ok=True)
+    listed = runner.invoke(app, ["game", "list"])
+    assert listed.exit_code == 69
+    assert "file is not a database" in one_error_line(listed)
+    piped = runner.invoke(app, ["mail", "process"], input=RAW)
+    assert piped.exit_code == 75 and "file is not a database" in one_error_line(piped)
+
+
+def test_a_bad_configuration(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    bad = tmp_path / "bad.toml"
+    bad.write_text("[store\n", encoding="utf-8")
+    monkeypatch.setenv("PBM_CONFIG", str(bad))
+    listed = runner.invoke(app, ["user", "list"])
+    assert listed.exit_code == 78
+    assert one_error_line(listed).startswith("error: cannot read configuration")
+    piped = runner.invoke(app, ["mail", "process"], input=RAW)
+    assert piped.exit_code == 75  # the MTA keeps the message while the config is fixed
+    assert one_error_line(piped).startswith("error: cannot read configuration")
+
+
+@pytest.fixture
+def read_only_dir(tmp_path: Path) -> Iterator[Path]:
+    """A small tmpfs (root only), remounted read-only by the test."""
+    with small_tmpfs(tmp_path / "ro", "8m") as mount:
+        yield mount
+
+
+def test_a_read_only_file_system(read_only_dir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    configure(read_only_dir, monkeypatch)
+    assert runner.invoke(app, ["db", "init"]).exit_code == 0
+    remount = ["mount", "-o", "remount,ro", str(read_only_dir)]
+    subprocess.run(remount, check=True)
+    added = runner.invoke(app, ["user", "add", "carol", "carol@x.example", "--password", "pw"])
+    assert added.exit_code in (69, 77), added.output
+    one_error_line(added)
+    piped = runner.invoke(app, ["mail", "process"], input=RAW)
+    assert piped.exit_code == 75
+    one_error_line(piped)
+
+
+def test_postgres_without_the_schema_names_db_upgrade(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, postgres_url: str
+) -> None:
+    admin = create_engine(postgres_url, isolation_level="AUTOCOMMIT")
+    name = f"pbm_empty_{os.getpid()}"
+    with admin.connect() as conn:
+        conn.execute(text(f"DROP DATABASE IF EXISTS {name}"))
+        conn.execute(text(f"CREATE DATABASE {name}"))
+    url = make_url(postgres_url).set(database=name).render_as_string(hide_password=False)
+    try:
+        configure(tmp_path, monkeypatch, url)
+        listed = runner.invoke(app, ["user", "list"])
+        assert listed.exit_code == 78
+        assert one_error_line(listed) == (
+            f"error: the database schema is missing, this pbm needs "
+            f"{', '.join(sorted(schema_heads()))}: run `pbm db upgrade`"
+        )
+        piped = runner.invoke(app, ["mail", "process"], input=RAW)
+        assert piped.exit_code == 75 and "pbm db upgrade" in one_error_line(piped)
+        assert runner.invoke(app, ["db", "upgrade"]).exit_code == 0
+        assert runner.invoke(app, ["user", "list"]).exit_code == 0
+        assert runner.invoke(app, ["mail", "process"], input=RAW).stdout == "done\n"
+    finally:
+        with admin.connect() as conn:
+            conn.execute(text(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)"))
+        admin.dispose()
+
+
+def test_the_migration_heads_are_read_right() -> None:
+    from alembic.script import ScriptDirectory
+
+    scripts = ScriptDirectory.from_config(alembic_config(make_engine("sqlite://")))
+    assert schema_heads() == frozenset(scripts.get_heads())
