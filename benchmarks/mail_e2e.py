@@ -264,9 +264,10 @@ smtp = "127.0.0.1:{listen}"
                 else []
             ),
             "-m",
-            "pbm.daemon",
+            "pbm",
             "--config",
             str(config),
+            "serve",
             "--log-level",
             level,
         ],

@@ -29,10 +29,10 @@ from sqlalchemy import insert
 from pbm.clock import FrozenClock
 from pbm.config import Config
 from pbm.games import GAMES
+from pbm.intake import process_message
 from pbm.services import lists
 from pbm.services.boards import load_board
 from pbm.services.context import Context
-from pbm.services.intake import process_message
 from pbm.services.passwords import hash_password, verify_password
 from pbm.store import queries
 from pbm.store.db import init_db, make_engine, session_for
@@ -141,7 +141,6 @@ def build(engine, games: int, moves: int, users: int, rng: random.Random) -> lis
                     "user_id": a + 1,
                     "position": 0,
                     "resigned": False,
-                    "queued_resign": False,
                     "seconds_used": 0.0,
                     "token": f"t{gid}a{a}x0000",
                 },
@@ -150,7 +149,6 @@ def build(engine, games: int, moves: int, users: int, rng: random.Random) -> lis
                     "user_id": b + 1,
                     "position": 1,
                     "resigned": False,
-                    "queued_resign": False,
                     "seconds_used": 0.0,
                     "token": f"t{gid}b{b}x0000",
                 },

@@ -1,19 +1,45 @@
-"""Configuration: a TOML file (path, else $PBM_CONFIG, else built-in defaults).
+"""Configuration: one TOML file, read whole into one validated model.
 
-With no configuration pbm keeps its data under ./var/. Every setting is documented in
-config/pbm.example.toml. Other parts read their own sections from `Config.raw`.
+The file is the path given (`pbm --config FILE`), else $PBM_CONFIG; with neither, the
+built-in defaults (data under ./var/). Every setting is a field of `Config` below, with
+its one default; config/pbm.example.toml documents each (tests/test_example_config.py
+keeps the two in step). A table or key that is no setting is an error that names it and
+the file, so a typo cannot pass for a default.
+
+Code reads the settings flat (`config.max_commands`). Each field records where the file
+writes it (`In("limits", "max_commands")`) and the tables' models are derived from those
+records, so a setting is declared once. The [mail.imap] and [mail.relay] tables are
+models of their own, which the mail transport takes as they are (pbm.mail.settings).
+Relative paths are taken from the current directory (as the default ./var is), the way
+a service's working directory sets them.
 """
 
 from __future__ import annotations
 
 import os
 import tomllib
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any, Self, get_args, get_type_hints
+
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    Field,
+    ValidationError,
+    create_model,
+    model_validator,
+)
+from pydantic.dataclasses import dataclass as settings_dataclass
+from pydantic_core import ErrorDetails
 
 ENV_CONFIG = "PBM_CONFIG"
 PACKAGE_TEMPLATES = Path(__file__).resolve().parent.parent / "templates"
+
+# Every table of the file: a key that is no setting is an error, not a silent default.
+TABLE = ConfigDict(extra="forbid", frozen=True)
 
 
 class ConfigError(Exception):
@@ -21,40 +47,184 @@ class ConfigError(Exception):
 
 
 @dataclass(frozen=True)
+class In:
+    """Where the file writes a setting: its table (dotted for a sub-table) and key."""
+
+    table: str
+    key: str
+
+
+@dataclass(frozen=True)
+class Endpoint:
+    """Where a listener listens."""
+
+    host: str
+    port: int
+
+    def __str__(self) -> str:
+        return f"{self.host}:{self.port}"
+
+
+def parse_endpoint(text: str) -> Endpoint | None:
+    """`host:port` -> Endpoint; an empty string means "off"."""
+    text = text.strip()
+    if not text:
+        return None
+    host, sep, port = text.rpartition(":")
+    if not sep or not host or not port.isdigit():
+        raise ValueError(f"{text!r} is not host:port")
+    return Endpoint(host.strip("[]"), int(port))
+
+
+def _endpoint(value: object) -> object:
+    return parse_endpoint(value) if isinstance(value, str) else value
+
+
+# A listener as the file writes it: "host:port", or "" for none.
+Listener = Annotated[Endpoint | None, BeforeValidator(_endpoint)]
+Lowercase = AfterValidator(lambda values: tuple(v.lower() for v in values))
+
+
+class Login(BaseModel):
+    """What [mail.imap] and [mail.relay] share: a login whose password is written in the
+    file, or read from the environment variable `password_env` when `pbm serve` starts
+    (so the other commands run without it)."""
+
+    model_config = TABLE
+
+    password: str = ""
+    password_env: str = ""
+
+    def with_password(self) -> Self:
+        """This table with `password` read from `password_env` if the file gives none;
+        raises ValueError when that variable is not set."""
+        if self.password or not self.password_env:
+            return self
+        value = os.environ.get(self.password_env)
+        if value is None:
+            raise ValueError(f"environment variable {self.password_env} is not set")
+        return self.model_copy(update={"password": value})
+
+
+class ImapSettings(Login):
+    """[mail.imap]: the mailbox pbm takes its incoming mail from over IMAP."""
+
+    host: Annotated[str, Field(min_length=1)]
+    user: Annotated[str, Field(min_length=1)]
+    ssl: bool = True  # implicit TLS
+    starttls: bool = False
+    port: int = Field(default_factory=lambda given: 993 if given.get("ssl") else 143)
+    folder: str = "INBOX"
+    # "" means: no folder, flag handled messages \Seen instead of moving them
+    processed_folder: str = "Processed"
+    # RFC 2177: servers may drop an IDLE after 30 minutes, so it is re-issued sooner
+    idle_minutes: float = 25.0
+    # used when the server has no IDLE, and as a safety net between IDLE wake-ups
+    poll_seconds: float = 60.0
+    timeout_seconds: float = 30.0
+    batch: int = 50  # messages fetched per round trip
+    reconnect_min_seconds: float = 1.0
+    reconnect_max_seconds: float = 300.0
+
+    @model_validator(mode="after")
+    def _consistent(self) -> Self:
+        if self.ssl and self.starttls:
+            raise ValueError("ssl and starttls exclude each other")
+        if not (self.password or self.password_env):
+            raise ValueError("needs password or password_env")
+        return self
+
+    @property
+    def idle_seconds(self) -> float:
+        return self.idle_minutes * 60
+
+    @property
+    def timeout(self) -> float:
+        return self.timeout_seconds
+
+
+class RelaySettings(Login):
+    """[mail.relay]: the SMTP server pbm hands its outgoing mail to."""
+
+    host: Annotated[str, Field(min_length=1)]
+    ssl: bool = False  # implicit TLS
+    starttls: bool = Field(default_factory=lambda given: not given.get("ssl"))
+    port: int = Field(default_factory=lambda given: 465 if given.get("ssl") else 587)
+    user: str = ""  # none: the relay takes mail without AUTH
+    # messages per second; 0 means no limit
+    rate: float = 20.0
+    timeout_seconds: float = 30.0
+    # temporary failures are retried after base * 2**attempts seconds, capped at max
+    retry_base_seconds: float = 60.0
+    retry_max_seconds: float = 6 * 3600.0
+    max_attempts: int = 12  # then the mail is marked failed
+
+    @model_validator(mode="after")
+    def _consistent(self) -> Self:
+        if self.ssl and self.starttls:
+            raise ValueError("ssl and starttls exclude each other")
+        if self.user and not (self.password or self.password_env):
+            raise ValueError("a user needs password or password_env")
+        return self
+
+    @property
+    def timeout(self) -> float:
+        return self.timeout_seconds
+
+
+@settings_dataclass(frozen=True, config=ConfigDict(extra="forbid"))
 class Config:
-    data_dir: Path = Path("./var")
-    database_url: str = "sqlite:///./var/pbm.sqlite3"
-    server_address: str = "pbm@localhost"
-    server_name: str = "PBeM Server"
+    """Every setting, flat, with where the file writes it and its default."""
+
+    # Where the database (by default) and the outbox Maildir live.
+    data_dir: Annotated[Path, In("server", "data_dir")] = Path("./var")
+    # Any SQLAlchemy URL; by default SQLite in data_dir.
+    database_url: Annotated[str, In("store", "database_url")] = Field(
+        default_factory=lambda given: f"sqlite:///{given.get('data_dir', '.')}/pbm.sqlite3"
+    )
+    # The address players mail their commands to; replies come from it.
+    server_address: Annotated[str, In("server", "address")] = "pbm@localhost"
+    server_name: Annotated[str, In("server", "name")] = "PBeM Server"
     # Extra addresses that are ours (aliases); mail from any of them is never answered.
-    server_aliases: tuple[str, ...] = ()
-    templates_dir: Path = PACKAGE_TEMPLATES
+    server_aliases: Annotated[tuple[str, ...], In("server", "aliases")] = ()
+    templates_dir: Annotated[Path, In("server", "templates_dir")] = PACKAGE_TEMPLATES
     # Reply tokens are HMAC-derived with the secret read from this environment variable;
     # when it is unset, tokens are random (still stored, so they keep working).
-    token_secret_env: str = "PBM_TOKEN_SECRET"
+    token_secret_env: Annotated[str, In("security", "token_secret_env")] = "PBM_TOKEN_SECRET"
     # Password throttling: after `max_failures` failures within `failure_window_minutes`
     # for one (userid, sender address) pair, that address's attempts on that userid are
     # refused unchecked for the window. Addresses not registered to the userid share a
     # second budget, `stranger_max_failures`, which never touches her own addresses.
-    max_failures: int = 5
-    stranger_max_failures: int = 20
+    max_failures: Annotated[int, In("security", "max_failures")] = 5
+    stranger_max_failures: Annotated[int, In("security", "stranger_max_failures")] = 20
+    failure_window_minutes: Annotated[int, In("security", "failure_window_minutes")] = 15
     # scrypt cost: N = 2**password_cost (15 = 32 MiB of memory per hash).
-    password_cost: int = 15
-    failure_window_minutes: int = 15
-    # Limits on what one message may ask.
-    max_message_bytes: int = 1_000_000
-    max_commands: int = 50
-    # Unknown senders without a command get at most this many help replies a day.
-    stranger_help_per_day: int = 1
-    # Mails to one address per hour that are not board mails of a game it plays
-    # (answers, refusals, help); past it pbm answers that address nothing more.
-    replies_per_address_hour: int = 10
+    password_cost: Annotated[int, In("security", "password_cost")] = 15
     # Authentication-Results (RFC 8601) producers whose verdicts pbm trusts; see
     # docs/security.md. Empty: no header is trusted.
-    authserv_ids: tuple[str, ...] = ()
+    authserv_ids: Annotated[tuple[str, ...], In("security", "authserv_ids"), Lowercase] = ()
+    # Limits on what one message may ask. A larger message is refused by the listeners
+    # and, taken in by pipe or IMAP, stored but not run.
+    max_message_bytes: Annotated[int, In("limits", "max_message_bytes")] = 1_000_000
+    max_commands: Annotated[int, In("limits", "max_commands")] = 50
+    # Unknown senders without a command get at most this many help replies a day.
+    stranger_help_per_day: Annotated[int, In("limits", "stranger_help_per_day")] = 1
+    # Mails to one address per hour that are not board mails of a game it plays
+    # (answers, refusals, help); past it pbm answers that address nothing more.
+    replies_per_address_hour: Annotated[int, In("limits", "replies_per_address_hour")] = 10
     # How many rows of the move list an ongoing-game mail shows (pbmserv's MoveHeight).
-    move_rows: int = 4
-    raw: dict[str, Any] = field(default_factory=dict)
+    move_rows: Annotated[int, In("limits", "move_rows")] = 4
+    # The mail transport (pbm.mail.settings): the listeners, IMAP intake, the SMTP relay
+    # (without one, outgoing mail goes into the Maildir outbox_maildir).
+    smtp_listen: Annotated[Listener, In("mail.listen", "smtp")] = Endpoint("127.0.0.1", 2525)
+    lmtp_listen: Annotated[Listener, In("mail.listen", "lmtp")] = None
+    imap: Annotated[ImapSettings | None, In("mail", "imap")] = None
+    relay: Annotated[RelaySettings | None, In("mail", "relay")] = None
+    outbox_maildir: Annotated[Path, In("mail", "outbox_maildir")] = Field(
+        default_factory=lambda given: Path(given.get("data_dir", ".")) / "outbox"
+    )
+    # How often `pbm serve` logs its health line.
+    health_seconds: Annotated[float, In("mail", "health_seconds")] = 60.0
 
     @property
     def server_host(self) -> str:
@@ -69,6 +239,48 @@ class Config:
         return value.encode() if value else None
 
 
+# Each field's type, with the annotations that say where the file writes it.
+_HINTS = get_type_hints(Config, include_extras=True)
+
+# Each setting's place in the file, by field name.
+PLACES: dict[str, In] = {
+    name: next(m for m in get_args(hint)[1:] if isinstance(m, In)) for name, hint in _HINTS.items()
+}
+
+
+def _is_table(hint: Any) -> bool:
+    kinds = get_args(get_args(hint)[0])  # Annotated[ImapSettings | None, ...]
+    return any(isinstance(t, type) and issubclass(t, BaseModel) for t in kinds)
+
+
+# The settings that are tables of their own ([mail.imap], [mail.relay]).
+TABLE_SETTINGS = frozenset(name for name, hint in _HINTS.items() if _is_table(hint))
+
+
+def _file_model() -> type[BaseModel]:
+    """The file's shape: one model per table, holding its settings and sub-tables and
+    forbidding any other key. Values are checked by Config itself."""
+    keys: dict[str, set[str]] = {}
+    for place in PLACES.values():
+        parts = place.table.split(".")
+        for depth in range(1, len(parts)):
+            keys.setdefault(".".join(parts[:depth]), set())
+        keys.setdefault(place.table, set()).add(place.key)
+    models: dict[str, type[BaseModel]] = {}
+    for table in sorted(keys, key=lambda t: -t.count(".")):  # sub-tables first
+        fields: dict[str, Any] = {key: (Any, None) for key in keys[table]}
+        for sub, model in models.items():
+            parent, _, name = sub.rpartition(".")
+            if parent == table:
+                fields[name] = (model, None)
+        models[table] = create_model(f"Table[{table}]", __config__=TABLE, **fields)
+    tops: dict[str, Any] = {t: (model, None) for t, model in models.items() if "." not in t}
+    return create_model("ConfigFile", __config__=TABLE, **tops)
+
+
+ConfigFile = _file_model()
+
+
 def load_config(path: str | Path | None = None) -> Config:
     """Read the configuration from `path`, else $PBM_CONFIG, else the defaults."""
     if path is None:
@@ -79,53 +291,71 @@ def load_config(path: str | Path | None = None) -> Config:
     path = Path(path)
     try:
         raw = tomllib.loads(path.read_text(encoding="utf-8"))
-    except (OSError, tomllib.TOMLDecodeError) as exc:
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
         raise ConfigError(f"cannot read configuration {path}: {exc}") from exc
-    return config_from_table(raw)
+    return config_from_table(raw, str(path))
 
 
-def config_from_table(raw: dict[str, Any]) -> Config:
-    """Build a Config from a parsed TOML table; relative paths are from the current directory
-    (as the default ./var is), the way a service's working directory sets them."""
-    server = raw.get("server", {})
-    store = raw.get("store", {})
-    limits = raw.get("limits", {})
-    security = raw.get("security", {})
-    defaults = Config()
-    data_dir = _path(server.get("data_dir"), defaults.data_dir)
-    url = store.get("database_url") or f"sqlite:///{data_dir / 'pbm.sqlite3'}"
+def config_from_table(raw: dict[str, Any], source: str = "configuration") -> Config:
+    """Build a Config from a parsed TOML document; ConfigError names every problem (the
+    table, the key, what is wrong) after `source`, on one line."""
     try:
-        return Config(
-            data_dir=data_dir,
-            database_url=str(url),
-            server_address=str(server.get("address", defaults.server_address)),
-            server_name=str(server.get("name", defaults.server_name)),
-            server_aliases=tuple(str(a) for a in server.get("aliases", ())),
-            templates_dir=_path(server.get("templates_dir"), defaults.templates_dir),
-            token_secret_env=str(security.get("token_secret_env", defaults.token_secret_env)),
-            max_failures=int(security.get("max_failures", defaults.max_failures)),
-            stranger_max_failures=int(
-                security.get("stranger_max_failures", defaults.stranger_max_failures)
-            ),
-            authserv_ids=tuple(str(a).lower() for a in security.get("authserv_ids", ())),
-            password_cost=int(security.get("password_cost", defaults.password_cost)),
-            failure_window_minutes=int(
-                security.get("failure_window_minutes", defaults.failure_window_minutes)
-            ),
-            max_message_bytes=int(limits.get("max_message_bytes", defaults.max_message_bytes)),
-            max_commands=int(limits.get("max_commands", defaults.max_commands)),
-            stranger_help_per_day=int(
-                limits.get("stranger_help_per_day", defaults.stranger_help_per_day)
-            ),
-            move_rows=int(limits.get("move_rows", defaults.move_rows)),
-            replies_per_address_hour=int(
-                limits.get("replies_per_address_hour", defaults.replies_per_address_hour)
-            ),
-            raw=raw,
-        )
-    except (TypeError, ValueError) as exc:
-        raise ConfigError(f"bad configuration value: {exc}") from exc
+        ConfigFile.model_validate(raw)
+    except ValidationError as exc:
+        raise ConfigError(_report(source, [_file_problem(e) for e in exc.errors()])) from None
+    given: dict[str, Any] = {}
+    for name, place in PLACES.items():
+        table = raw
+        for part in place.table.split("."):
+            table = table.get(part, {})
+        if place.key in table:
+            given[name] = table[place.key]
+    try:
+        return Config(**given)
+    except ValidationError as exc:
+        # A default computed from other settings is not computed once one of them is bad:
+        # that is no problem of its own.
+        errors = [e for e in exc.errors() if e["type"] != "default_factory_not_called"]
+        raise ConfigError(_report(source, [_setting_problem(e) for e in errors])) from None
 
 
-def _path(value: Any, default: Path) -> Path:
-    return Path(str(value)) if value else default
+def _report(source: str, problems: list[str]) -> str:
+    return f"{source}: {'; '.join(problems)}"
+
+
+# pydantic's error types for "this should have been a table"
+NOT_A_TABLE = frozenset({"model_type", "model_attributes_type", "dict_type", "dataclass_type"})
+
+
+def _file_problem(error: ErrorDetails) -> str:
+    """A problem with the file's tables and keys (ConfigFile's errors)."""
+    path = [str(part) for part in error["loc"]]
+    if error["type"] in NOT_A_TABLE:
+        return _problem(".".join(path), None, error)
+    return _problem(".".join(path[:-1]), path[-1], error)
+
+
+def _setting_problem(error: ErrorDetails) -> str:
+    """A problem with a setting's value (Config's errors, located by the field's place)."""
+    name, *rest = (str(part) for part in error["loc"])
+    place = PLACES[name]
+    if name in TABLE_SETTINGS:  # the problem is in [mail.imap] (a key of it, or the whole)
+        return _problem(f"{place.table}.{place.key}", rest[0] if rest else None, error)
+    return _problem(place.table, place.key, error)
+
+
+def _problem(table: str, key: str | None, error: ErrorDetails) -> str:
+    message = error["msg"].removeprefix("Value error, ")
+    message = message[:1].lower() + message[1:]
+    if key is None:
+        if error["type"] in NOT_A_TABLE:
+            return f"[{table}] must be a table"
+        return f"[{table}] {message}"
+    where = f"[{table}] " if table else ""
+    if error["type"] == "extra_forbidden":
+        if isinstance(error["input"], dict):
+            return f"unknown table [{f'{table}.' if table else ''}{key}]"
+        return f"{where}unknown setting '{key}'"
+    if error["type"] == "missing":
+        return f"{where}missing setting '{key}'"
+    return f"{where}{key}: {message}"

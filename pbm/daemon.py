@@ -8,7 +8,7 @@ A health line is logged every minute and a status file is kept for `pbm mail sta
 
 The store failing never loses or bounces mail: the listeners answer 451 and the IMAP
 intake leaves the message in its folder; a stored message whose processing met a store
-failure waits for its retry (pbm.services.intake); the workers back off while the store
+failure waits for its retry (pbm.intake); the workers back off while the store
 is unavailable. On SQLite the daemon keeps to the database file it started with
 (pbm.store.db.DatabaseFile): deleted or replaced, it is noticed before the next message,
 and mail waits until a pbm database is back at that path.
@@ -32,15 +32,15 @@ from typing import Any
 from sqlalchemy.engine import Engine
 
 from pbm.clock import Clock, SystemClock
-from pbm.config import Config, ConfigError
-from pbm.errors import EX_CONFIG, EX_UNAVAILABLE, EXIT_OF_KIND, StoreUnavailable
+from pbm.config import Config
+from pbm.errors import StoreUnavailable
+from pbm.jobs import JOB_SECONDS, run_due
 from pbm.logfmt import kv
-from pbm.mail.db_bridge import DbInbox, DbOutbox
 from pbm.mail.imap_in import ImapIntake
 from pbm.mail.lmtp_in import start_listener
 from pbm.mail.settings import MailSettings, mail_settings
 from pbm.mail.smtp_out import MaildirTransport, OutboxSender, RetryPolicy, SmtpRelay, Transport
-from pbm.services.jobs import JOB_SECONDS, run_due
+from pbm.mailstore import DbInbox, DbOutbox
 from pbm.store.db import (
     DatabaseFile,
     describe_failure,
@@ -97,7 +97,7 @@ class Daemon:
         self.settings: MailSettings = mail_settings(config)
         self.database_file = DatabaseFile.of(config.database_url)
         self.engine = make_engine(config.database_url, watch=self.database_file)
-        write_lock = threading.Lock()  # see pbm.mail.db_bridge: one writer at a time
+        write_lock = threading.Lock()  # see pbm.mailstore: one writer at a time
         self.inbox = DbInbox(self.engine, self.clock, config, write_lock, self.database_file)
         self.outbox = DbOutbox(self.engine, self.clock, write_lock)
         self.transport: Transport
@@ -404,36 +404,3 @@ def serve(config: Config) -> None:
         await Daemon(config).run()
 
     asyncio.run(main())
-
-
-def main(argv: list[str] | None = None) -> None:
-    """`python -m pbm.daemon [--config PATH]`: the daemon without the CLI around it.
-
-    A bad configuration exits 78 (EX_CONFIG); a store that cannot be used at start exits
-    with the code `pbm serve` gives it (pbm.errors.EXIT_OF_KIND: 78 for a schema this pbm
-    may not upgrade itself): one log line each, no traceback."""
-    import argparse
-
-    from pbm.config import load_config
-    from pbm.logfmt import setup_logging
-
-    parser = argparse.ArgumentParser(prog="pbm.daemon", description=__doc__)
-    parser.add_argument("--config", "-c", default=None)
-    parser.add_argument("--log-level", default="INFO")
-    args = parser.parse_args(argv)
-    setup_logging(args.log_level)
-    try:
-        serve(load_config(args.config))
-    except ConfigError as exc:
-        log.error(kv("config_error", error=exc))
-        raise SystemExit(EX_CONFIG) from None
-    except Exception as exc:
-        kind = store_failure(exc)
-        if kind is None:
-            raise
-        log.error(kv("store_unavailable", kind=kind, error=describe_failure(exc)))
-        raise SystemExit(EXIT_OF_KIND.get(kind, EX_UNAVAILABLE)) from None
-
-
-if __name__ == "__main__":
-    main()

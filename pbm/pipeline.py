@@ -2,7 +2,7 @@
 authenticate, run each (a failing command rolls back alone in a SAVEPOINT and stops the
 message's later state-changing commands), queue every reply in the outbox.
 
-The caller (pbm.services.intake) marks the message and commits; an unexpected
+The caller (pbm.intake) marks the message and commits; an unexpected
 exception propagates so the whole message rolls back and is kept for retry.
 """
 
@@ -32,8 +32,8 @@ from pbm.services.accounts import record_auth_failures
 from pbm.services.boards import board_by_id
 from pbm.services.challenges import ChallengeError
 from pbm.services.context import Context, Reply
+from pbm.services.mailing import board_summary
 from pbm.services.outbox import outbox_values, queue_many
-from pbm.services.render import summary
 from pbm.store import queries
 from pbm.texts import phrase, render, use_templates
 
@@ -48,33 +48,14 @@ class StoredMessage(NamedTuple):
     raw: bytes
 
 
-class LoneCommandFailed(Exception):
-    """A message's only command failed, run without a savepoint (`lone`): the caller rolls
-    the transaction back and handles the message again with this failure, which is then
-    answered without running the command twice."""
-
-    def __init__(self, error: Exception, inv: Invocation, auth_failures: list[tuple[str, str]]):
-        super().__init__(inv.line)
-        self.error = error
-        self.inv = inv
-        self.auth_failures = auth_failures
-
-
 def handle_message(
     session: Session,
     row: StoredMessage,
     *,
     clock: Clock,
     config: Config,
-    lone: bool = False,
-    failed: LoneCommandFailed | None = None,
 ) -> str:
-    """Run a stored message's commands and queue the replies; returns done or ignored.
-
-    `lone`: run a message's only command without a savepoint (which costs about as much
-    as a move's own statements) and raise LoneCommandFailed if it fails; `failed`: that
-    failure, to answer in a fresh transaction.
-    """
+    """Run a stored message's commands and queue the replies; returns done or ignored."""
     use_templates(config.templates_dir)
     if len(row.raw) > config.max_message_bytes:
         log.warning("%s ignored: %d bytes", row.message_id, len(row.raw))
@@ -90,12 +71,7 @@ def handle_message(
     # A From that a trusted MTA found forged is a stranger's: its wrong passwords count
     # against the stranger budget, not against the address it pretends to be.
     ctx.sender_unverified = sender_verdict(mail.authentication_results, config.authserv_ids).failed
-    if failed is None:
-        run_mail(ctx, mail, lone=lone)
-    else:
-        ctx.auth_failures.extend(failed.auth_failures)
-        _error_reply(ctx, mail, failed.error, failed.inv, failed.inv.line)
-        record_auth_failures(ctx)
+    run_mail(ctx, mail)
     queue_replies(ctx, mail, bounded(ctx, ctx.replies), inbound_id=row.id)
     return "done"
 
@@ -139,9 +115,9 @@ def plan(ctx: Context, mail: InboundMail) -> list[CommandLine | tuple[Command, I
     return list(find_commands(mail.command_subject, mail.fresh_text))
 
 
-def run_mail(ctx: Context, mail: InboundMail, *, lone: bool = False) -> None:
-    """Run every command of `mail`, collecting replies in `ctx.replies` (`lone`: see
-    handle_message).
+def run_mail(ctx: Context, mail: InboundMail) -> None:
+    """Run every command of `mail`, collecting replies in `ctx.replies`. Each command runs
+    in its own SAVEPOINT: one that fails is rolled back alone, with its replies.
 
     At most `max_commands` run, each word of a per-word command (help topics, boards to
     show) counting as one; a command that changes nothing and repeats an earlier line
@@ -185,12 +161,6 @@ def run_mail(ctx: Context, mail: InboundMail, *, lone: bool = False) -> None:
             skipped.append(inv.line)
             continue
         budget -= _take_words(command, inv, budget, over)
-        if lone and len(work) == 1:
-            try:
-                command.run(ctx, inv)
-            except (PbmError, GameError) as exc:
-                raise LoneCommandFailed(exc, inv, list(ctx.auth_failures)) from exc
-            continue
         mark = len(ctx.replies)
         savepoint = ctx.session.begin_nested()
         try:
@@ -198,9 +168,6 @@ def run_mail(ctx: Context, mail: InboundMail, *, lone: bool = False) -> None:
             savepoint.commit()
         except (PbmError, GameError) as exc:
             savepoint.rollback()
-            # Values written straight through (queries.write_row) are not restored by
-            # the savepoint's rollback: read everything afresh.
-            ctx.session.expire_all()
             del ctx.replies[mark:]
             _error_reply(ctx, mail, exc, inv, inv.line)
             failed = True
@@ -279,7 +246,7 @@ def _error_reply(
         reader = inv.token_user if inv and inv.token_user else _player_reader(ctx, board)
         user_id = reader.id if reader is not None else None
         subject = phrase("subject_board_error", label=board.label)
-        shown = summary(
+        shown = board_summary(
             ctx,
             board,
             title=phrase("title_kind", kind="Summary", label=board.label),
@@ -390,7 +357,6 @@ def queue_replies(
 
 
 __all__ = [
-    "LoneCommandFailed",
     "StoredMessage",
     "handle_message",
     "plan",

@@ -54,11 +54,6 @@ def _weekend_overlap(start: datetime, end: datetime) -> timedelta:
     return total
 
 
-def _overlap(start: datetime, end: datetime, a: datetime, b: datetime) -> timedelta:
-    lo, hi = max(start, a), min(end, b)
-    return hi - lo if hi > lo else timedelta()
-
-
 def chargeable(
     start: datetime,
     end: datetime,

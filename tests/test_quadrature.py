@@ -570,6 +570,19 @@ def test_option_values_are_checked():
     assert GAME.state_options(GAME.new_state(repetition="any")) == {"repetition": "any"}
 
 
+def test_states_compare_by_position_and_history_not_by_derived_fields():
+    start = GAME.new_state()
+    state = play(start, "c3-c4")
+    # seen, result and moves follow from the rest, so they take no part in equality.
+    recomputed = state._replace(seen=(), result=None, moves=())
+    assert recomputed == state
+    assert (recomputed != state) is False  # tuple has its own !=, so the class defines one
+    assert hash(recomputed) == hash(state)
+    # The same men reached by another history are another state (repetition counts).
+    assert state != state._replace(trail=())
+    assert start != state
+
+
 # -- notation ------------------------------------------------------------------------
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import itertools
 import random
+from collections.abc import Iterable
 from math import comb
 
 import pytest
@@ -18,10 +19,24 @@ from pbm.games.quarto_pieces import (
     attributes_mask,
     parse_attributes,
     parse_piece,
-    shared_attributes,
 )
 
 FIRST, SECOND = 0, 1
+
+
+def shared_attributes(pieces: Iterable[int], attributes: int = ALL_ATTRIBUTES) -> int:
+    """Mask of the counted `attributes` on which all the pieces agree (0 if none).
+
+    This is the seed's line test, four pieces "with at least one common characteristic",
+    written plainly; the engine uses the packed counters of `quarto_lines`, and these
+    tests check the two against each other.
+    """
+    every = ALL_ATTRIBUTES
+    some = 0
+    for piece in pieces:
+        every &= piece
+        some |= piece
+    return (every | (~some & ALL_ATTRIBUTES)) & attributes
 
 
 def play(state: QuartoState, *moves: str) -> QuartoState:

@@ -1,44 +1,50 @@
-"""The `pbm` command line: one typer app with a sub-app per noun."""
+"""The `pbm` command line: one typer app with a sub-app per noun.
+
+Every command is registered here, in the order `pbm --help` lists them; the modules of
+pbm.cli only define them. The root callback puts the options of `pbm` itself, with the
+configuration, in the context object (pbm.cli.common.CliState), which every command
+reads through its `typer.Context`.
+"""
 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
-from pbm.cli import records as _records  # noqa: F401  (adds game export|import|preview)
-from pbm.cli.common import PbmGroup, State
-from pbm.cli.db import db_app
-from pbm.cli.game import game_app
-from pbm.cli.helpcmd import help_command
-from pbm.cli.jobs import jobs_app
-from pbm.cli.mail import mail_app
-from pbm.cli.ratings import ratings_app
-from pbm.cli.rules import rules_app
-from pbm.cli.run import run
-from pbm.cli.serve import register as register_serve
-from pbm.cli.tournament import tournament_app
-from pbm.cli.user import user_app
-from pbm.cli.vacation import vacation
-
-app = typer.Typer(
-    name="pbm",
-    help="pbm: a play-by-email server for abstract board games.",
-    no_args_is_help=True,
-    add_completion=False,
-    cls=PbmGroup,
+from pbm.cli import (
+    db,
+    game,
+    helpcmd,
+    jobs,
+    mail,
+    ratings,
+    records,
+    rules,
+    run,
+    serve,
+    tournament,
+    user,
+    vacation,
 )
+from pbm.cli.common import CliState, PbmGroup
+from pbm.config import ENV_CONFIG
+
+# Plain help: typer's rich panels print a type after every flag (`--json <bool>`).
+HELP: dict[str, Any] = {"rich_markup_mode": None, "no_args_is_help": True}
 
 
-@app.callback()
-def _root(
+def root(
+    cli: typer.Context,
     config_file: Annotated[
         Path | None,
         typer.Option(
             "--config",
             "-c",
-            help="Configuration file (default: $PBM_CONFIG, else the embedded defaults).",
+            envvar=ENV_CONFIG,
+            show_envvar=True,
+            help="Configuration file (default: the embedded defaults).",
         ),
     ] = None,
     debug: Annotated[
@@ -49,23 +55,84 @@ def _root(
     ] = False,
 ) -> None:
     """pbm: a play-by-email server for abstract board games."""
-    # Every invocation starts here, so a path from an earlier one never lingers.
-    State.config_path = config_file
-    State.debug = debug
+    cli.obj = CliState(config_file, debug)
 
 
+app = typer.Typer(name="pbm", add_completion=False, cls=PbmGroup, **HELP)
+app.callback()(root)
+
+rules_app = typer.Typer(help="Play and inspect the games' rules locally.", **HELP)
+rules_app.command("list")(rules.list_games)
+rules_app.command("help")(rules.game_help)
+rules_app.command("play")(rules.play)
+rules_app.command("perft")(rules.perft_command)
 app.add_typer(rules_app, name="rules")
+
+db_app = typer.Typer(help="Create, upgrade and back up the database.", **HELP)
+db_app.command("init")(db.init)
+db_app.command("upgrade")(db.upgrade)
+db_app.command("current")(db.current)
+db_app.command("backup")(db.backup)
 app.add_typer(db_app, name="db")
+
+user_app = typer.Typer(help="Manage player accounts.", **HELP)
+user_app.command("add")(user.add)
+user_app.command("list")(user.list_users)
+user_app.command("show")(user.show)
+user_app.command("passwd")(user.passwd)
+user_app.command("disable")(user.disable)
+user_app.command("enable")(user.enable)
+user_app.command("delete")(user.delete)
 app.add_typer(user_app, name="user")
+
+game_app = typer.Typer(help="Inspect and manage boards.", **HELP)
+game_app.command("list")(game.list_games)
+game_app.command("show")(game.show)
+game_app.command("new")(game.new)
+game_app.command("abort")(game.abort)
+game_app.command("adjudicate")(game.adjudicate)
+game_app.command("undo")(game.undo)
+game_app.command("replay")(game.replay_command)
+game_app.command("export")(records.export)
+game_app.command("preview")(records.preview)
+game_app.command("import")(records.import_command)
 app.add_typer(game_app, name="game")
+
+mail_app = typer.Typer(help="Process mail and inspect the message store.", **HELP)
+mail_app.command("process")(mail.process)
+mail_app.command("retry")(mail.retry)
+mail_app.command("failed")(mail.failed)
+mail_app.command("outbox")(mail.outbox)
+mail_app.command("send")(serve.send_command)
+mail_app.command("status")(serve.status_command)
 app.add_typer(mail_app, name="mail")
-register_serve(app, mail_app)
+
+app.command("serve")(serve.serve_command)
+
+ratings_app = typer.Typer(help="Ratings per game type (pbmserv's and Glicko-2).", **HELP)
+ratings_app.command("show")(ratings.show)
+ratings_app.command("recompute")(ratings.recompute_command)
 app.add_typer(ratings_app, name="ratings")
+
+jobs_app = typer.Typer(help="Periodic jobs of correspondence play.", **HELP)
+jobs_app.command("run")(jobs.run)
 app.add_typer(jobs_app, name="jobs")
+
+tournament_app = typer.Typer(help="Run tournaments.", **HELP)
+tournament_app.command("create")(tournament.create)
+tournament_app.command("list")(tournament.list_tournaments)
+tournament_app.command("show")(tournament.show)
+tournament_app.command("enter")(tournament.enter)
+tournament_app.command("start")(tournament.start)
+tournament_app.command("pairings")(tournament.pairings)
+tournament_app.command("standings")(tournament.standings)
+tournament_app.command("withdraw")(tournament.withdraw)
+tournament_app.command("cancel")(tournament.cancel)
 app.add_typer(tournament_app, name="tournament")
-app.command("run")(run)
-app.command("vacation")(vacation)
-app.command("help")(help_command)
+
+app.command("run")(run.run)
+app.command("vacation")(vacation.vacation)
+app.command("help")(helpcmd.help_command)
 
 
 def main() -> None:

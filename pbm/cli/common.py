@@ -1,10 +1,11 @@
-"""What the admin sub-apps share: the configuration option, the engine, admin contexts,
-tables and JSON output, and exit codes that mean something.
+"""What the commands share: the context object with the configuration, the engine,
+admin contexts, tables and JSON output, and exit codes that mean something.
 
 Exit codes (sysexits.h where one fits): 0 done; 1 refused (an unknown user, a bad
 move: the request was understood and refused); 2 bad arguments; and for operational
 errors, one line `error: ...` on stderr and no traceback (`pbm --debug` shows it):
-- 69 EX_UNAVAILABLE: the database cannot be used (unreachable, missing, not a database);
+- 69 EX_UNAVAILABLE: the database cannot be used (unreachable, missing, not a database),
+  or the server `pbm mail send` submits to does not answer;
 - 75 EX_TEMPFAIL: try again later (locked or busy, disk full, an I/O error);
 - 77 EX_NOPERM: permission denied (a read-only file or file system, a refused login);
 - 78 EX_CONFIG: a bad configuration file, or a schema this pbm does not upgrade by
@@ -17,8 +18,10 @@ from __future__ import annotations
 import json
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
+from dataclasses import dataclass
+from functools import cached_property
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated, Any, NoReturn
 
 import typer
 from sqlalchemy.engine import Engine
@@ -28,50 +31,53 @@ from pbm.clock import SystemClock
 from pbm.config import Config, ConfigError, load_config
 from pbm.errors import EX_CONFIG, EX_TEMPFAIL, EX_UNAVAILABLE, EXIT_OF_KIND, PbmError
 from pbm.games import GameError
+from pbm.pipeline import queue_replies
 from pbm.services.context import Context
 from pbm.store.db import describe_failure, ensure_schema, make_engine, session_for, store_failure
 from pbm.texts import use_templates
 
 EXIT_REFUSED = 1  # the request was understood and refused (unknown user, bad move...)
 EXIT_USAGE = 2  # bad arguments (typer's own code for usage errors)
+EXIT_UNAVAILABLE = EX_UNAVAILABLE  # a service pbm needs does not answer
 EXIT_TEMPFAIL = EX_TEMPFAIL  # the MTA keeps the message and retries later
 EXIT_CONFIG = EX_CONFIG  # bad configuration, or a schema to upgrade
 
-ConfigOption = Annotated[
-    Path | None,
-    typer.Option("--config", "-c", help="Configuration file (default: $PBM_CONFIG, else ./var)."),
-]
 JsonOption = Annotated[bool, typer.Option("--json", help="Print JSON for scripts.")]
 
 
-class State:
+@dataclass
+class CliState:
+    """The context object (`ctx.obj`) the root callback makes for every command: the
+    options of `pbm` itself, and the configuration, read once, when a command first asks
+    for it (so `pbm rules` needs none, and `pbm mail process` answers a bad one with its
+    own exit code)."""
+
     config_path: Path | None = None
     debug: bool = False  # `pbm --debug`: tracebacks instead of one-line errors
 
-
-def remember_config(path: Path | None) -> None:
-    # The root `pbm --config` and a sub-command's own --config both land here; a
-    # sub-command without one keeps the root's.
-    if path is not None:
-        State.config_path = path
-
-
-def config() -> Config:
-    try:
-        cfg = load_config(State.config_path)
-    except ConfigError as exc:
-        if State.debug:
-            raise
-        fail(str(exc), EXIT_CONFIG)
-    use_templates(cfg.templates_dir)
-    return cfg
+    @cached_property
+    def config(self) -> Config:
+        cfg = load_config(self.config_path)
+        use_templates(cfg.templates_dir)
+        return cfg
 
 
-def engine(cfg: Config | None = None, *, schema: bool = True) -> Engine:
+def state(cli: typer.Context) -> CliState:
+    """The context object of this invocation (a fresh one for a sub-app run alone)."""
+    return cli.ensure_object(CliState)
+
+
+def config(cli: typer.Context) -> Config:
+    """The configuration `pbm` runs with: `pbm --config FILE`, else $PBM_CONFIG, else
+    the defaults; a bad one ends the command (exit 78, see PbmGroup)."""
+    return state(cli).config
+
+
+def engine(cfg: Config, *, schema: bool = True) -> Engine:
     """The configured database's engine, with its schema made current first: created or
     upgraded on SQLite, else checked (see pbm.store.db.ensure_schema). `schema=False`
     only for `pbm db`, which handles the schema itself."""
-    eng = make_engine((cfg or config()).database_url)
+    eng = make_engine(cfg.database_url)
     if schema:
         try:
             ensure_schema(eng)
@@ -111,36 +117,37 @@ class PbmGroup(TyperGroup):
             return super().invoke(ctx)
         except Exception as exc:
             code = exit_code_for(exc)
-            if code is None or State.debug:
+            if code is None or (isinstance(ctx.obj, CliState) and ctx.obj.debug):
                 raise
             typer.echo(f"error: {error_line(exc)}", err=True)
             raise typer.Exit(code) from None
 
 
-def fail(message: str, code: int = EXIT_REFUSED) -> typer.Exit:
+def fail(message: str, code: int = EXIT_REFUSED) -> NoReturn:
+    """End the command with `error: message` on stderr and `code`."""
     typer.echo(f"error: {message}", err=True)
     raise typer.Exit(code)
 
 
 @contextmanager
-def admin_context(sender: str = "") -> Iterator[Context]:
-    """A service context in one transaction: committed on success, rolled back on errors
-    for people (printed, exit 1)."""
-    cfg = config()
+def admin_context(cli: typer.Context, sender: str = "") -> Iterator[Context]:
+    """A service context in one transaction: committed on success (with the mail it
+    queued), rolled back on errors for people (printed, exit 1)."""
+    cfg = config(cli)
     eng = engine(cfg)
-    with session_for(eng) as session:
-        ctx = Context(session=session, clock=SystemClock(), config=cfg, sender=sender)
-        try:
-            yield ctx
-            if ctx.replies:
-                from pbm.pipeline import queue_replies
-
-                queue_replies(ctx, None, ctx.replies, inbound_id=None)
-            session.commit()
-        except (PbmError, GameError) as exc:
-            session.rollback()
-            fail(str(exc))
-    eng.dispose()
+    try:
+        with session_for(eng) as session:
+            ctx = Context(session=session, clock=SystemClock(), config=cfg, sender=sender)
+            try:
+                yield ctx
+                if ctx.replies:
+                    queue_replies(ctx, None, ctx.replies, inbound_id=None)
+                session.commit()
+            except (PbmError, GameError) as exc:
+                session.rollback()
+                fail(str(exc))
+    finally:
+        eng.dispose()
 
 
 def table(headers: Sequence[str], rows: Sequence[Sequence[Any]]) -> str:

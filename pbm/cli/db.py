@@ -2,33 +2,25 @@
 
 from __future__ import annotations
 
+import sqlite3
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Annotated
 
 import typer
 
-from pbm.cli.common import ConfigOption, config, engine, fail, remember_config
+from pbm.cli.common import config, engine, fail
 from pbm.store.db import current_revision, init_db
 
-db_app = typer.Typer(help="Create, upgrade and back up the database.", no_args_is_help=True)
 
-
-@db_app.callback()
-def _options(config_file: ConfigOption = None) -> None:
-    remember_config(config_file)
-
-
-@db_app.command("init")
-def init() -> None:
+def init(cli: typer.Context) -> None:
     """Create the database (or bring an existing one up to date)."""
-    upgrade()
+    upgrade(cli)
 
 
-@db_app.command("upgrade")
-def upgrade() -> None:
+def upgrade(cli: typer.Context) -> None:
     """Apply every schema migration not yet applied."""
-    cfg = config()
+    cfg = config(cli)
     eng = engine(cfg, schema=False)
     try:
         before = current_revision(eng)
@@ -39,24 +31,23 @@ def upgrade() -> None:
     typer.echo(f"database {cfg.database_url}: schema {before or 'none'} -> {after}")
 
 
-@db_app.command("current")
-def current() -> None:
+def current(cli: typer.Context) -> None:
     """Print the schema revision of the database."""
-    eng = engine(schema=False)
-    typer.echo(current_revision(eng) or "none")
-    eng.dispose()
+    eng = engine(config(cli), schema=False)
+    try:
+        typer.echo(current_revision(eng) or "none")
+    finally:
+        eng.dispose()
 
 
-@db_app.command("backup")
 def backup(
+    cli: typer.Context,
     target: Annotated[Path | None, typer.Argument(help="Backup file (default: data dir).")] = None,
 ) -> None:
     """Copy a SQLite database consistently (online backup); PostgreSQL: use pg_dump."""
-    cfg = config()
+    cfg = config(cli)
     if not cfg.database_url.startswith("sqlite:///"):
         fail("backup copies SQLite databases; use pg_dump for PostgreSQL")
-    import sqlite3
-
     source = Path(cfg.database_url.removeprefix("sqlite:///"))
     if not source.exists():
         fail(f"no database at {source}")

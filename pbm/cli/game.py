@@ -7,37 +7,43 @@ from typing import Annotated
 
 import typer
 
-from pbm.cli.common import ConfigOption, JsonOption, admin_context, emit, fail, remember_config
-from pbm.games import find_game
+from pbm.cli.common import JsonOption, admin_context, emit, fail
+from pbm.games import GAMES, GameError, find_game
 from pbm.games.base import parse_option_pairs
 from pbm.services import lists, play
 from pbm.services.accounts import find_user
-from pbm.services.boards import Board, board_from_row, load_board, replay, rules_for
+from pbm.services.boards import (
+    Board,
+    board_from_row,
+    load_board,
+    replay_row,
+    rules_for,
+    save_board,
+)
 from pbm.services.challenges import create_game, merge_variant
+from pbm.services.context import Context
 from pbm.services.secrecy import hidden_moves, shown_text
 from pbm.store import queries
-from pbm.store.models import Move
-
-game_app = typer.Typer(help="Inspect and manage boards.", no_args_is_help=True)
+from pbm.store.models import Game, Move
 
 GameArg = Annotated[str, typer.Argument(metavar="GAME", help="Game name or alias.")]
 BoardArg = Annotated[str, typer.Argument(metavar="BOARD", help="Board number or name.")]
 
 
-@game_app.callback()
-def _options(config_file: ConfigOption = None) -> None:
-    remember_config(config_file)
+def _game_names(game: str | None) -> list[str]:
+    """The rules name `game` names, or every game's."""
+    return [rules_for(game).name] if game else sorted(GAMES)
 
 
-@game_app.command("list")
 def list_games(
-    game: Annotated[str | None, typer.Argument(metavar="[GAME]")] = None,
+    cli: typer.Context,
+    game: Annotated[str | None, typer.Argument(metavar="GAME")] = None,
     status: Annotated[str | None, typer.Option(help="active, finished or removed.")] = None,
     as_json: JsonOption = False,
 ) -> None:
     """List boards (of one game, of one status)."""
-    with admin_context() as ctx:
-        names = [rules_for(game).name] if game else sorted({*_all_game_names(ctx)})
+    with admin_context(cli) as ctx:
+        names = _game_names(game)
         rows, data = [], []
         for name in names:
             for row in queries.games_of_type(ctx.session, name, (status,) if status else ()):
@@ -64,18 +70,9 @@ def list_games(
     emit(data, as_json, ["game", "board", "moves", "players", "status"], rows)
 
 
-def _all_game_names(ctx) -> list[str]:  # type: ignore[no-untyped-def]
-    from sqlmodel import select
-
-    from pbm.store.models import Game
-
-    return list(ctx.session.exec(select(Game.game).distinct()))
-
-
-@game_app.command("show")
-def show(game: GameArg, board: BoardArg, as_json: JsonOption = False) -> None:
+def show(cli: typer.Context, game: GameArg, board: BoardArg, as_json: JsonOption = False) -> None:
     """Print a board's summary as an observer's mail shows it."""
-    with admin_context() as ctx:
+    with admin_context(cli) as ctx:
         b = load_board(ctx, rules_for(game), board)
         if as_json:
             data = {
@@ -99,8 +96,8 @@ def _observer_moves(board: Board, moves: list[Move]) -> list[str]:
     return [shown_text(m, hidden) for m in moves]
 
 
-@game_app.command("new")
 def new(
+    cli: typer.Context,
     game: GameArg,
     userids: Annotated[list[str], typer.Argument(help="Players, the first moves first.")],
     option: Annotated[
@@ -109,7 +106,7 @@ def new(
     board: Annotated[str | None, typer.Option(help="Board name (tournaments).")] = None,
 ) -> None:
     """Start a board as a challenge would, and mail it to the players."""
-    with admin_context() as ctx:
+    with admin_context(cli) as ctx:
         rules = rules_for(game)  # an unknown name fails here, with the games listed
         variant = find_game(game)[1]
         params = merge_variant(
@@ -119,68 +116,84 @@ def new(
         typer.echo(f"started {b.label}")
 
 
-@game_app.command("abort")
 def abort(
+    cli: typer.Context,
     game: GameArg,
     board: BoardArg,
     reason: Annotated[str, typer.Option(help="Told to the players.")] = "Aborted by the server.",
 ) -> None:
     """End a board unrated, without a result."""
-    with admin_context() as ctx:
+    with admin_context(cli) as ctx:
         play.abort(ctx, load_board(ctx, rules_for(game), board), reason)
     typer.echo(f"aborted {game} {board}")
 
 
-@game_app.command("adjudicate")
 def adjudicate(
+    cli: typer.Context,
     game: GameArg,
     board: BoardArg,
     winner: Annotated[str, typer.Argument(help="The winner's userid, or 'tie'.")],
     reason: Annotated[str, typer.Option(help="Told to the players.")] = "Adjudicated.",
 ) -> None:
     """End a board with a result."""
-    with admin_context() as ctx:
+    with admin_context(cli) as ctx:
         b = load_board(ctx, rules_for(game), board)
         user = None if winner.lower() == "tie" else find_user(ctx, winner)
         play.adjudicate(ctx, b, user, reason)
     typer.echo(f"adjudicated {game} {board}: {winner}")
 
 
-@game_app.command("undo")
-def undo(game: GameArg, board: BoardArg) -> None:
+def undo(cli: typer.Context, game: GameArg, board: BoardArg) -> None:
     """Take back a board's last move."""
-    with admin_context() as ctx:
+    with admin_context(cli) as ctx:
         play.take_back(ctx, load_board(ctx, rules_for(game), board))
     typer.echo(f"took back the last move of {game} {board}")
 
 
-@game_app.command("replay")
 def replay_command(
-    game: Annotated[str | None, typer.Argument(metavar="[GAME]")] = None,
-    board: Annotated[str | None, typer.Argument(metavar="[BOARD]")] = None,
+    cli: typer.Context,
+    game: Annotated[str | None, typer.Argument(metavar="GAME")] = None,
+    board: Annotated[str | None, typer.Argument(metavar="BOARD")] = None,
     fix: Annotated[bool, typer.Option(help="Rewrite cached positions that differ.")] = False,
 ) -> None:
     """Check that cached positions equal a replay of the move lists (exit 1 if not)."""
     bad = 0
-    checked = 0
-    with admin_context() as ctx:
+    with admin_context(cli) as ctx:
         if game and board:
             rows = [load_board(ctx, rules_for(game), board).row]
         else:
-            names = [rules_for(game).name] if game else _all_game_names(ctx)
-            rows = [r for n in names for r in queries.games_of_type(ctx.session, n)]
+            rows = [r for n in _game_names(game) for r in queries.games_of_type(ctx.session, n)]
         for row in rows:
-            assert row.id is not None
-            rules = rules_for(row.game)
-            texts = [m.text for m in queries.moves_of(ctx.session, row.id)]
-            position = rules.dump(replay(rules, json.loads(row.options), texts))
-            checked += 1
-            if position != row.position:
-                bad += 1
-                typer.echo(f"{rules.title} {row.board}: cache differs from the replay")
-                if fix:
-                    row.position = position
-                    ctx.session.add(row)
-    typer.echo(f"{checked} boards checked, {bad} differ" + (" (fixed)" if fix and bad else ""))
+            cached = _cached_board(ctx, row)
+            if cached is not None and play.replay_check(cached, _move_texts(ctx, cached)):
+                continue
+            bad += 1
+            typer.echo(f"{rules_for(row.game).title} {row.board}: cache differs from the replay")
+            if fix:
+                _rebuild(ctx, row, cached)
+    typer.echo(f"{len(rows)} boards checked, {bad} differ" + (" (fixed)" if fix and bad else ""))
     if bad and not fix:
         fail(f"{bad} boards differ from their replay")
+
+
+def _cached_board(ctx: Context, row: Game) -> Board | None:
+    """The board as its cached position has it; None when that position does not load
+    (it differs from any replay, then)."""
+    try:
+        return board_from_row(ctx, row)
+    except GameError:
+        return None
+
+
+def _move_texts(ctx: Context, board: Board) -> list[str]:
+    return [m.text for m in queries.moves_of(ctx.session, board.id)]
+
+
+def _rebuild(ctx: Context, row: Game, cached: Board | None) -> None:
+    """Give the board the position its move list replays to, through save_board."""
+    rules = rules_for(row.game)
+    state = replay_row(ctx, row, rules)
+    if cached is None:  # only the row changes: its players need not be loaded
+        cached = Board(row=row, rules=rules, players=[], state=state)
+    cached.state = state
+    save_board(ctx, cached)

@@ -12,6 +12,7 @@ from pbm.commands.helptext import general_help, topic_help
 
 
 def help_command(
+    cli: typer.Context,
     topic: Annotated[
         list[str] | None,
         typer.Argument(help="A mail command, a game (or variant) name; none for the overview."),
@@ -19,7 +20,7 @@ def help_command(
 ) -> None:
     """Print the mailed help: the mail commands, a command's usage, or a game's rules."""
     if not topic:
-        typer.echo(general_help(config()), nl=False)
+        typer.echo(general_help(config(cli)), nl=False)
         return
     for word in topic:
         typer.echo(topic_help(word), nl=False)

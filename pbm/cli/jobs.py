@@ -7,26 +7,20 @@ import json
 
 import typer
 
-from pbm.cli.common import ConfigOption, JsonOption, config, engine, remember_config
+from pbm.cli.common import JsonOption, config, engine
 from pbm.clock import SystemClock
-from pbm.services.jobs import run_due
-
-jobs_app = typer.Typer(help="Periodic jobs of correspondence play.")
+from pbm.jobs import run_due
 
 
-@jobs_app.callback()
-def _options(config_file: ConfigOption = None) -> None:
-    remember_config(config_file)
-
-
-@jobs_app.command("run")
-def run(as_json: JsonOption = False) -> None:
+def run(cli: typer.Context, as_json: JsonOption = False) -> None:
     """Send due reminders and digests, forfeit boards whose time is up, end used-up
     vacations. Safe to run as often as you like: nothing is ever done twice."""
-    cfg = config()
+    cfg = config(cli)
     eng = engine(cfg)
-    done = run_due(eng, SystemClock(), cfg)
-    eng.dispose()
+    try:
+        done = run_due(eng, SystemClock(), cfg)
+    finally:
+        eng.dispose()
     if as_json:
         typer.echo(json.dumps(done))
     else:

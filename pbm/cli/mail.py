@@ -14,40 +14,29 @@ import traceback
 from email.parser import BytesHeaderParser
 from email.policy import default as default_policy
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
 from pbm.cli.common import (
     EXIT_TEMPFAIL,
-    ConfigOption,
     JsonOption,
-    State,
     config,
     emit,
     engine,
     error_line,
     exit_code_for,
     fail,
-    remember_config,
+    state,
 )
 from pbm.clock import SystemClock
-from pbm.config import ConfigError, load_config
-from pbm.services.intake import failed_messages, process_message, retry_failed
+from pbm.intake import failed_messages, process_message, retry_failed
 from pbm.services.outbox import list_outbox, recipients_of
 from pbm.store.db import session_for
-from pbm.texts import use_templates
-
-mail_app = typer.Typer(help="Process mail and inspect the message store.", no_args_is_help=True)
 
 
-@mail_app.callback()
-def _options(config_file: ConfigOption = None) -> None:
-    remember_config(config_file)
-
-
-@mail_app.command("process")
 def process(
+    cli: typer.Context,
     files: Annotated[
         list[Path] | None, typer.Argument(help="Message files (default: stdin).")
     ] = None,
@@ -61,8 +50,7 @@ def process(
     if any(not raw.strip() for raw in raws):
         fail("empty message")
     try:
-        cfg = load_config(State.config_path)
-        use_templates(cfg.templates_dir)
+        cfg = config(cli)
         eng = engine(cfg)
         try:
             for raw in raws:
@@ -71,9 +59,9 @@ def process(
         finally:
             eng.dispose()
     except Exception as exc:
-        if State.debug:
+        if state(cli).debug:
             raise
-        if isinstance(exc, ConfigError) or exit_code_for(exc) is not None:
+        if exit_code_for(exc) is not None:  # a bad configuration, the store failing
             typer.echo(f"error: {error_line(exc)}", err=True)
         else:
             # A bug before the message was stored: its traceback, and still 75, so
@@ -82,15 +70,17 @@ def process(
         raise typer.Exit(EXIT_TEMPFAIL) from None
 
 
-@mail_app.command("retry")
 def retry(
+    cli: typer.Context,
     ids: Annotated[list[int] | None, typer.Argument(help="Message ids (default: all).")] = None,
 ) -> None:
     """Process failed messages again (after a fix)."""
-    cfg = config()
+    cfg = config(cli)
     eng = engine(cfg)
-    results = retry_failed(eng, clock=SystemClock(), config=cfg, ids=ids)
-    eng.dispose()
+    try:
+        results = retry_failed(eng, clock=SystemClock(), config=cfg, ids=ids)
+    finally:
+        eng.dispose()
     for inbound_id, status in results.items():
         typer.echo(f"{inbound_id} {status}")
     if not results:
@@ -99,17 +89,16 @@ def retry(
         raise typer.Exit(1)
 
 
-@mail_app.command("failed")
-def failed(as_json: JsonOption = False) -> None:
+def failed(cli: typer.Context, as_json: JsonOption = False) -> None:
     """List messages whose processing raised a bug (or whose retries after store
     failures gave up): id, Message-ID, sender, when, and what went wrong."""
-    eng = engine()
+    eng = engine(config(cli))
     try:
         with session_for(eng) as session:
             rows = failed_messages(session)
     finally:
         eng.dispose()
-    data = [
+    data: list[dict[str, Any]] = [
         {
             "id": r.id,
             "message_id": r.message_id,
@@ -156,19 +145,19 @@ def _first_line(error: str | None) -> str:
     return lines[0]
 
 
-@mail_app.command("outbox")
 def outbox(
+    cli: typer.Context,
     status: Annotated[str, typer.Option(help="queued, sent, failed or all.")] = "queued",
     as_json: JsonOption = False,
 ) -> None:
     """List outgoing mail (with --json: recipients, subject and body of each)."""
-    eng = engine()
+    eng = engine(config(cli))
     try:
         with session_for(eng) as session:
             rows = list_outbox(session, None if status == "all" else status)
     finally:
         eng.dispose()
-    data = [
+    data: list[dict[str, Any]] = [
         {
             "id": r.id,
             "status": r.status,
@@ -187,6 +176,3 @@ def outbox(
         ["id", "status", "to", "subject"],
         [[d["id"], d["status"], ", ".join(d["recipients"]), d["subject"]] for d in data],
     )
-
-
-__all__ = ["mail_app"]

@@ -6,22 +6,18 @@ from typing import Annotated
 
 import typer
 
-from pbm.cli.common import ConfigOption, JsonOption, admin_context, emit, remember_config
+from pbm.cli.common import JsonOption, admin_context, emit
 from pbm.services.boards import rules_for
 from pbm.services.ratings import ratings_of_type, recompute, snapshot
 
-ratings_app = typer.Typer(help="Ratings per game type (pbmserv's and Glicko-2).")
 
-
-@ratings_app.callback()
-def _options(config_file: ConfigOption = None) -> None:
-    remember_config(config_file)
-
-
-@ratings_app.command("show")
-def show(game: Annotated[str, typer.Argument(metavar="GAME")], as_json: JsonOption = False) -> None:
+def show(
+    cli: typer.Context,
+    game: Annotated[str, typer.Argument(metavar="GAME")],
+    as_json: JsonOption = False,
+) -> None:
     """The ratings of one game type, best first."""
-    with admin_context() as ctx:
+    with admin_context(cli) as ctx:
         rules = rules_for(game)
         rows = ratings_of_type(ctx.session, rules.name)
         data = [
@@ -57,12 +53,12 @@ def show(game: Annotated[str, typer.Argument(metavar="GAME")], as_json: JsonOpti
         )
 
 
-@ratings_app.command("recompute")
 def recompute_command(
-    game: Annotated[str | None, typer.Argument(metavar="[GAME]")] = None,
+    cli: typer.Context,
+    game: Annotated[str | None, typer.Argument(metavar="GAME")] = None,
 ) -> None:
     """Forget the ratings and rate every finished game again, in the order they ended."""
-    with admin_context() as ctx:
+    with admin_context(cli) as ctx:
         before = snapshot(ctx.session)
         count = recompute(ctx.session, rules_for(game).name if game else None)
         after = snapshot(ctx.session)

@@ -1,5 +1,5 @@
-"""`pbm game export|import|preview`: game records (docs/records.md) on the command line.
-The commands join the `game` sub-app; pbm.cli imports this module to add them."""
+"""`pbm game export|import|preview`: game records (docs/records.md) on the command line
+(registered under `pbm game` in pbm.cli)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from typing import Annotated
 import typer
 
 from pbm.cli.common import admin_context, fail
-from pbm.cli.game import BoardArg, GameArg, game_app
+from pbm.cli.game import BoardArg, GameArg
 from pbm.errors import PbmError
 from pbm.games import GameError
 from pbm.services import records
@@ -24,17 +24,16 @@ def _read(path: Path) -> records.Record:
         return records.parse(text)
     except PbmError as exc:
         fail(str(exc))
-        raise
 
 
-@game_app.command("export")
 def export(
+    cli: typer.Context,
     game: GameArg,
     board: BoardArg,
     output: Annotated[Path | None, typer.Option("--output", "-o", help="File to write.")] = None,
 ) -> None:
     """Print (or write) the complete record of a board."""
-    with admin_context() as ctx:
+    with admin_context(cli) as ctx:
         text = records.export(ctx, load_board(ctx, rules_for(game), board))
     if output is None:
         typer.echo(text, nl=False)
@@ -42,7 +41,6 @@ def export(
         output.write_text(text)
 
 
-@game_app.command("preview")
 def preview(path: FileArg) -> None:
     """Read a record, replay its moves under the game's rules, print the final board."""
     record = _read(path)
@@ -57,13 +55,13 @@ def preview(path: FileArg) -> None:
     typer.echo(board)
 
 
-@game_app.command("import")
 def import_command(
+    cli: typer.Context,
     path: FileArg,
     board: Annotated[str | None, typer.Option("--board", help="Name for the new board.")] = None,
 ) -> None:
     """Store a record as a new board (its players must have accounts)."""
     record = _read(path)
-    with admin_context() as ctx:
+    with admin_context(cli) as ctx:
         imported = records.import_record(ctx, record, board)
         typer.echo(f"imported {imported.label} ({imported.row.move_count} moves)")

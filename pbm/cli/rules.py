@@ -6,11 +6,9 @@ from typing import Annotated
 
 import typer
 
-from pbm.games import GAMES, GameError, find_game, get_game
-from pbm.games.base import parse_option_pairs
+from pbm.games import GAMES, AnyGame, GameError, find_game, get_game
+from pbm.games.base import State, parse_option_pairs
 from pbm.games.playout import perft
-
-rules_app = typer.Typer(help="Play and inspect the games' rules locally.", no_args_is_help=True)
 
 OptionArg = Annotated[
     list[str] | None,
@@ -21,7 +19,7 @@ PositionArg = Annotated[
 ]
 
 
-def _start(game_name: str, option: list[str] | None, position: str | None):
+def _start(game_name: str, option: list[str] | None, position: str | None) -> tuple[AnyGame, State]:
     try:
         game, options = find_game(game_name)
         if position:
@@ -32,7 +30,6 @@ def _start(game_name: str, option: list[str] | None, position: str | None):
         raise typer.Exit(2) from None
 
 
-@rules_app.command("list")
 def list_games() -> None:
     """List the games with their aliases and options."""
     for game in GAMES.values():
@@ -45,7 +42,6 @@ def list_games() -> None:
             typer.echo(f"    variant name {alias}: {settings}")
 
 
-@rules_app.command("help")
 def game_help(game_name: Annotated[str, typer.Argument(metavar="GAME")]) -> None:
     """Show a game's rules summary, notation and options."""
     try:
@@ -55,7 +51,6 @@ def game_help(game_name: Annotated[str, typer.Argument(metavar="GAME")]) -> None
         raise typer.Exit(2) from None
 
 
-@rules_app.command("play")
 def play(
     game_name: Annotated[str, typer.Argument(metavar="GAME")],
     option: OptionArg = None,
@@ -102,7 +97,6 @@ def play(
         typer.echo(f"Game over: {who} ({result.reason}).")
 
 
-@rules_app.command("perft")
 def perft_command(
     game_name: Annotated[str, typer.Argument(metavar="GAME")],
     depth: Annotated[int, typer.Argument(min=0, max=8, help="Plies to count to.")],

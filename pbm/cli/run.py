@@ -10,7 +10,7 @@ from typing import Annotated
 
 import typer
 
-from pbm.cli.common import ConfigOption, config, engine, fail, remember_config
+from pbm.cli.common import config, engine, fail
 from pbm.clock import SystemClock
 from pbm.mail.inbound import parse_message
 from pbm.pipeline import queue_replies, run_mail
@@ -20,6 +20,7 @@ from pbm.store.db import session_for
 
 
 def run(
+    cli: typer.Context,
     command: Annotated[str, typer.Argument(help="The command, as a mail Subject would say it.")],
     as_user: Annotated[
         str | None, typer.Option("--as", help="Run as this userid (from his address).")
@@ -27,40 +28,40 @@ def run(
     sender: Annotated[str | None, typer.Option("--from", help="Run as this address.")] = None,
     body: Annotated[str, typer.Option(help="The mail body (a comment, chat text...).")] = "",
     dry_run: Annotated[bool, typer.Option(help="Print the replies; change nothing.")] = False,
-    config_file: ConfigOption = None,
 ) -> None:
     """Run one mail command and print the replies it produces."""
-    remember_config(config_file)
-    cfg = config()
+    cfg = config(cli)
     eng = engine(cfg)
-    with session_for(eng) as session:
-        address = sender or ""
-        if as_user:
-            user = queries.user_by_userid(session, as_user)
-            if user is None or user.id is None:
-                fail(f"no userid {as_user}")
-            found = queries.addresses_of(session, user.id)
-            if not found:
-                fail(f"{as_user} has no address")
-            address = found[0]
-        msg = EmailMessage()
-        msg["From"] = address or "cli@localhost"
-        msg["To"] = cfg.server_address
-        msg["Subject"] = command
-        msg["Date"] = format_datetime(datetime.now(UTC))
-        msg["Message-ID"] = make_msgid(domain="cli.invalid")
-        msg.set_content(body or "\n")
-        mail = parse_message(msg.as_bytes())
-        ctx = Context(session=session, clock=SystemClock(), config=cfg, sender=address)
-        run_mail(ctx, mail)
-        # Commit before printing: a reader that closes our output early (`| head`)
-        # must not undo the command.
-        if dry_run:
-            session.rollback()
-        else:
-            queue_replies(ctx, mail, ctx.replies, inbound_id=None)
-            session.commit()
-    eng.dispose()
+    try:
+        with session_for(eng) as session:
+            address = sender or ""
+            if as_user:
+                user = queries.user_by_userid(session, as_user)
+                if user is None or user.id is None:
+                    fail(f"no userid {as_user}")
+                found = queries.addresses_of(session, user.id)
+                if not found:
+                    fail(f"{as_user} has no address")
+                address = found[0]
+            msg = EmailMessage()
+            msg["From"] = address or "cli@localhost"
+            msg["To"] = cfg.server_address
+            msg["Subject"] = command
+            msg["Date"] = format_datetime(datetime.now(UTC))
+            msg["Message-ID"] = make_msgid(domain="cli.invalid")
+            msg.set_content(body or "\n")
+            mail = parse_message(msg.as_bytes())
+            ctx = Context(session=session, clock=SystemClock(), config=cfg, sender=address)
+            run_mail(ctx, mail)
+            # Commit before printing: a reader that closes our output early (`| head`)
+            # must not undo the command.
+            if dry_run:
+                session.rollback()
+            else:
+                queue_replies(ctx, mail, ctx.replies, inbound_id=None)
+                session.commit()
+    finally:
+        eng.dispose()
     for reply in ctx.replies:
         typer.echo(f"To: {', '.join(reply.to) or '(nobody)'}")
         typer.echo(f"Subject: {reply.subject}")

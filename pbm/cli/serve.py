@@ -1,4 +1,5 @@
-"""`pbm serve`, `pbm mail send` (a small submission client) and `pbm mail status`."""
+"""`pbm serve`, and its clients `pbm mail send` (a small submission client) and
+`pbm mail status`."""
 
 from __future__ import annotations
 
@@ -14,60 +15,33 @@ from typing import Annotated, Any
 
 import typer
 
-from pbm.cli.common import EXIT_CONFIG, State
-from pbm.config import Config, ConfigError, load_config
-from pbm.mail.settings import DEFAULT_LISTEN, mail_settings, parse_endpoint
+from pbm.cli.common import EXIT_UNAVAILABLE, EXIT_USAGE, config, fail
+from pbm.config import Config
+from pbm.mail.settings import mail_settings, parse_endpoint
 
 # a status file older than this means the daemon is gone (it rewrites it every second)
 STALE_SECONDS = 30
 
-ConfigOption = Annotated[
-    Path | None,
-    typer.Option(
-        "--config",
-        "-c",
-        help="Configuration file (default: $PBM_CONFIG, else the embedded defaults).",
-    ),
-]
-
-
-def register(app: typer.Typer, mail_app: typer.Typer) -> None:
-    """Add `serve` to the main app and `send`, `status` to the `mail` sub-app."""
-    app.command("serve")(serve_command)
-    mail_app.command("send")(send_command)
-    mail_app.command("status")(status_command)
-
-
-def _config(path: Path | None) -> Config:
-    # The command's own --config wins over the root `pbm --config`.
-    try:
-        return load_config(path or State.config_path)
-    except ConfigError as exc:
-        typer.echo(f"error: {exc}", err=True)
-        raise typer.Exit(EXIT_CONFIG) from exc
-
 
 def serve_command(
-    config: ConfigOption = None,
+    cli: typer.Context,
     log_level: Annotated[str, typer.Option(help="DEBUG, INFO, WARNING or ERROR.")] = "INFO",
 ) -> None:
     """Run the mail server: intake, processing, outbox and periodic jobs, until SIGTERM."""
     from pbm.daemon import serve
     from pbm.logfmt import setup_logging
 
-    cfg = _config(config)
-    try:
-        mail_settings(cfg)
-    except ConfigError as exc:
-        typer.echo(f"error: {exc}", err=True)
-        raise typer.Exit(EXIT_CONFIG) from exc
+    cfg = config(cli)
+    mail_settings(cfg)  # a password missing from the environment ends here (exit 78)
     setup_logging(log_level)
-    # A database that cannot be used at start ends here with one line and its exit code
-    # (pbm.cli.common.PbmGroup); once running, the daemon waits for it instead.
+    # A bad configuration, or a database that cannot be used at start, ends here with one
+    # line and its exit code (pbm.cli.common.PbmGroup); once running, the daemon waits for
+    # the database instead.
     serve(cfg)
 
 
 def send_command(
+    cli: typer.Context,
     subject: Annotated[str, typer.Argument(help="The Subject line, e.g. 'signup alice secret'.")],
     sender: Annotated[str, typer.Option("--from", help="The sender's address.")],
     to: Annotated[
@@ -80,14 +54,15 @@ def send_command(
         str | None,
         typer.Option("--server", help="host:port of pbm's SMTP intake (default from config)."),
     ] = None,
-    config: ConfigOption = None,
 ) -> None:
     """Submit a message to the running server's SMTP intake."""
-    cfg = _config(config)
-    endpoint = parse_endpoint(server) if server else mail_settings(cfg).smtp_listen
+    cfg = config(cli)
+    try:
+        endpoint = parse_endpoint(server) if server else cfg.smtp_listen
+    except ValueError as exc:
+        fail(f"--server: {exc}", EXIT_USAGE)
     if endpoint is None:
-        endpoint = parse_endpoint(DEFAULT_LISTEN)
-    assert endpoint is not None
+        fail("pbm's SMTP intake is off ([mail.listen] smtp): name one with --server", EXIT_USAGE)
     if body is None:
         body = "" if sys.stdin is None or sys.stdin.isatty() else sys.stdin.read()
     msg = EmailMessage()
@@ -101,13 +76,12 @@ def send_command(
         with smtplib.SMTP(endpoint.host, endpoint.port, timeout=30) as smtp:
             smtp.send_message(msg)
     except (OSError, smtplib.SMTPException) as exc:
-        typer.echo(f"pbm: cannot submit to {endpoint}: {exc}", err=True)
-        raise typer.Exit(1) from exc
+        fail(f"cannot submit to {endpoint}: {exc}", EXIT_UNAVAILABLE)
     typer.echo(f"sent {msg['Message-ID']} to {msg['To']} via {endpoint}")
 
 
 def status_command(
-    config: ConfigOption = None,
+    cli: typer.Context,
     as_json: Annotated[bool, typer.Option("--json", help="Print the raw status as JSON.")] = False,
 ) -> None:
     """Show whether `pbm serve` runs, its counters and the database's message counts.
@@ -115,7 +89,7 @@ def status_command(
     Exits 0 when the daemon runs, 3 when it does not."""
     from pbm.daemon import status_path
 
-    cfg = _config(config)
+    cfg = config(cli)
     path = status_path(cfg)
     status: dict[str, Any] = {}
     if path.exists():
@@ -151,7 +125,7 @@ def _running(status: dict[str, Any]) -> bool:
 
 def _db_counts(cfg: Config) -> dict[str, dict[str, int]] | str:
     from pbm.clock import SystemClock
-    from pbm.mail.db_bridge import DbInbox
+    from pbm.mailstore import DbInbox
     from pbm.store.db import describe_failure, make_engine, sqlite_file
 
     path = sqlite_file(cfg.database_url)

@@ -6,24 +6,17 @@ from typing import Annotated
 
 import typer
 
-from pbm.cli.common import ConfigOption, JsonOption, admin_context, emit, fail, remember_config
+from pbm.cli.common import JsonOption, admin_context, emit, fail
 from pbm.games import GameError
 from pbm.games.base import parse_option_pairs
 from pbm.services import tournaments
 from pbm.services.accounts import find_user
 
-tournament_app = typer.Typer(help="Run tournaments.", no_args_is_help=True)
-
 NameArg = Annotated[str, typer.Argument(metavar="NAME", help="The tournament's name.")]
 
 
-@tournament_app.callback()
-def _options(config_file: ConfigOption = None) -> None:
-    remember_config(config_file)
-
-
-@tournament_app.command("create")
 def create(
+    cli: typer.Context,
     name: NameArg,
     game: Annotated[str, typer.Argument(metavar="GAME", help="Game or variant name.")],
     kind: Annotated[
@@ -43,7 +36,7 @@ def create(
         params = parse_option_pairs(option or [])
     except GameError as exc:
         fail(str(exc))
-    with admin_context() as ctx:
+    with admin_context(cli) as ctx:
         t = tournaments.create(
             ctx,
             name,
@@ -57,10 +50,9 @@ def create(
         typer.echo(f"{t.name}: {tournaments.kind_text(t)} of {tournaments.game_title(t)}, open")
 
 
-@tournament_app.command("list")
-def list_tournaments(as_json: JsonOption = False) -> None:
+def list_tournaments(cli: typer.Context, as_json: JsonOption = False) -> None:
     """Every tournament with its game, type, status and entrants."""
-    with admin_context() as ctx:
+    with admin_context(cli) as ctx:
         rows, data = [], []
         for t in tournaments.all_tournaments(ctx.session):
             count = len(tournaments.entries(ctx.session, t))
@@ -78,10 +70,9 @@ def list_tournaments(as_json: JsonOption = False) -> None:
     emit(data, as_json, ["name", "game", "type", "status", "entrants", "prefix"], rows)
 
 
-@tournament_app.command("show")
-def show(name: NameArg) -> None:
+def show(cli: typer.Context, name: NameArg) -> None:
     """A tournament's settings, entrants, pairings and standings."""
-    with admin_context() as ctx:
+    with admin_context(cli) as ctx:
         t = tournaments.find(ctx.session, name)
         people = tournaments.entries(ctx.session, t)
         typer.echo(f"{t.name}: {tournaments.kind_text(t)} of {tournaments.game_title(t)}")
@@ -97,46 +88,48 @@ def show(name: NameArg) -> None:
             typer.echo(tournaments.standings_text(ctx.session, t))
 
 
-@tournament_app.command("enter")
-def enter(name: NameArg, userid: Annotated[str, typer.Argument(metavar="USERID")]) -> None:
+def enter(
+    cli: typer.Context, name: NameArg, userid: Annotated[str, typer.Argument(metavar="USERID")]
+) -> None:
     """Enter a player (the admin's `tournament join`)."""
-    with admin_context() as ctx:
+    with admin_context(cli) as ctx:
         t = tournaments.find(ctx.session, name)
         tournaments.join(ctx, t, find_user(ctx, userid))
 
 
-@tournament_app.command("start")
-def start(name: NameArg) -> None:
+def start(cli: typer.Context, name: NameArg) -> None:
     """Seed the entrants and start the first round (every game of a round robin)."""
-    with admin_context() as ctx:
+    with admin_context(cli) as ctx:
         tournaments.start(ctx, tournaments.find(ctx.session, name))
 
 
-@tournament_app.command("pairings")
-def pairings(name: NameArg, round_: Annotated[int | None, typer.Option("--round")] = None) -> None:
+def pairings(
+    cli: typer.Context,
+    name: NameArg,
+    round_: Annotated[int | None, typer.Option("--round")] = None,
+) -> None:
     """Pairings and results (of one round)."""
-    with admin_context() as ctx:
+    with admin_context(cli) as ctx:
         t = tournaments.find(ctx.session, name)
         typer.echo(tournaments.pairings_text(ctx.session, t, round_))
 
 
-@tournament_app.command("standings")
-def standings(name: NameArg) -> None:
+def standings(cli: typer.Context, name: NameArg) -> None:
     """The table: points, Sonneborn-Berger, Buchholz."""
-    with admin_context() as ctx:
+    with admin_context(cli) as ctx:
         typer.echo(tournaments.standings_text(ctx.session, tournaments.find(ctx.session, name)))
 
 
-@tournament_app.command("withdraw")
-def withdraw(name: NameArg, userid: Annotated[str, typer.Argument(metavar="USERID")]) -> None:
+def withdraw(
+    cli: typer.Context, name: NameArg, userid: Annotated[str, typer.Argument(metavar="USERID")]
+) -> None:
     """Withdraw a player: his boards being played are forfeited, he is not paired again."""
-    with admin_context() as ctx:
+    with admin_context(cli) as ctx:
         t = tournaments.find(ctx.session, name)
         tournaments.leave(ctx, t, find_user(ctx, userid))
 
 
-@tournament_app.command("cancel")
-def cancel(name: NameArg) -> None:
+def cancel(cli: typer.Context, name: NameArg) -> None:
     """Cancel a tournament: its boards being played are removed, the entrants told."""
-    with admin_context() as ctx:
+    with admin_context(cli) as ctx:
         tournaments.cancel(ctx, tournaments.find(ctx.session, name))

@@ -2,22 +2,15 @@
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
-from pbm.cli.common import ConfigOption, JsonOption, admin_context, emit, fail, remember_config
+from pbm.cli.common import JsonOption, admin_context, emit, fail
 from pbm.services import accounts
 from pbm.store import queries
 
-user_app = typer.Typer(help="Manage player accounts.", no_args_is_help=True)
-
 UseridArg = Annotated[str, typer.Argument(help="The player's userid.")]
-
-
-@user_app.callback()
-def _options(config_file: ConfigOption = None) -> None:
-    remember_config(config_file)
 
 
 def _password(password: str | None) -> str:
@@ -26,21 +19,21 @@ def _password(password: str | None) -> str:
     return typer.prompt("Password", hide_input=True, confirmation_prompt=True)
 
 
-@user_app.command("add")
 def add(
+    cli: typer.Context,
     userid: UseridArg,
     addresses: Annotated[list[str], typer.Argument(help="Mail addresses (first: replies).")],
     password: Annotated[str | None, typer.Option(help="Password (prompted if omitted).")] = None,
 ) -> None:
     """Create an account."""
     secret = _password(password)
-    with admin_context() as ctx:
+    with admin_context(cli) as ctx:
         user = accounts.create_user(ctx, userid, secret, addresses)
         typer.echo(f"added {user.userid} <{', '.join(addresses)}>")
 
 
-@user_app.command("list")
 def list_users(
+    cli: typer.Context,
     as_json: JsonOption = False,
     invalid: Annotated[
         bool,
@@ -48,7 +41,7 @@ def list_users(
     ] = False,
 ) -> None:
     """List every account (userids with invisible characters shown as <U+XXXX>)."""
-    with admin_context() as ctx:
+    with admin_context(cli) as ctx:
         rows = []
         data = []
         for user in queries.all_users(ctx.session):
@@ -75,14 +68,13 @@ def list_users(
     emit(data, as_json, headers, rows)
 
 
-@user_app.command("show")
-def show(userid: UseridArg, as_json: JsonOption = False) -> None:
+def show(cli: typer.Context, userid: UseridArg, as_json: JsonOption = False) -> None:
     """Show one account and its boards."""
-    with admin_context() as ctx:
+    with admin_context(cli) as ctx:
         user = accounts.find_user(ctx, userid)
         assert user.id is not None
         games = queries.games_of_user(ctx.session, user.id)
-        data = {
+        data: dict[str, Any] = {
             "userid": user.userid,
             "disabled": user.disabled,
             "created_at": user.created_at.isoformat(),
@@ -100,8 +92,8 @@ def show(userid: UseridArg, as_json: JsonOption = False) -> None:
         typer.echo(f"  {g.game:<12} {g.board:>6}  {g.status}")
 
 
-@user_app.command("passwd")
 def passwd(
+    cli: typer.Context,
     userid: UseridArg,
     password: Annotated[
         str | None, typer.Option(help="New password (prompted if omitted).")
@@ -109,36 +101,33 @@ def passwd(
 ) -> None:
     """Set a player's password."""
     secret = _password(password)
-    with admin_context() as ctx:
+    with admin_context(cli) as ctx:
         accounts.set_password(ctx, accounts.find_user(ctx, userid), secret)
     typer.echo(f"password of {userid} changed")
 
 
-def _set_disabled(userid: str, value: bool) -> None:
-    with admin_context() as ctx:
+def _set_disabled(cli: typer.Context, userid: str, value: bool) -> None:
+    with admin_context(cli) as ctx:
         user = accounts.find_user(ctx, userid)
         user.disabled = value
         ctx.session.add(user)
 
 
-@user_app.command("disable")
-def disable(userid: UseridArg) -> None:
+def disable(cli: typer.Context, userid: UseridArg) -> None:
     """Lock an account: its passwords and reply tokens stop working."""
-    _set_disabled(userid, True)
+    _set_disabled(cli, userid, True)
     typer.echo(f"{userid} disabled")
 
 
-@user_app.command("enable")
-def enable(userid: UseridArg) -> None:
+def enable(cli: typer.Context, userid: UseridArg) -> None:
     """Unlock an account."""
-    _set_disabled(userid, False)
+    _set_disabled(cli, userid, False)
     typer.echo(f"{userid} enabled")
 
 
-@user_app.command("delete")
-def delete(userid: UseridArg) -> None:
+def delete(cli: typer.Context, userid: UseridArg) -> None:
     """Delete an account that has no active boards."""
-    with admin_context() as ctx:
+    with admin_context(cli) as ctx:
         user = accounts.find_user(ctx, userid)
         if user.disabled and not user.password_hash:
             fail(f"{userid} is already deleted")

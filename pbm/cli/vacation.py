@@ -12,13 +12,14 @@ from pbm.services.accounts import find_user
 
 
 def vacation(
+    cli: typer.Context,
     userid: Annotated[str, typer.Argument(metavar="USERID")],
-    action: Annotated[str, typer.Argument(metavar="[start|stop|status]")] = "status",
+    action: Annotated[str, typer.Argument(metavar="start|stop|status")] = "status",
 ) -> None:
     """Start or stop a player's vacation (it stops all his clocks), or show his days."""
     if action not in ("start", "stop", "status"):
         fail("the action is start, stop or status", 2)
-    with admin_context() as ctx:
+    with admin_context(cli) as ctx:
         user = find_user(ctx, userid)
         now = ctx.now()
         if action == "start":

@@ -3,8 +3,10 @@ delete, help, list, message, all."""
 
 from __future__ import annotations
 
-from pbm.commands.answers import answer
+from pbm.commands.answers import answer, mail_show
 from pbm.commands.base import Command, Invocation
+from pbm.commands.helptext import general_help, topic_help
+from pbm.commands.registry import register
 from pbm.errors import NotFoundError, UsageError
 from pbm.services import accounts, lists
 from pbm.services.accounts import find_user
@@ -113,8 +115,6 @@ class Help(Command):
     changes_state = False
 
     def run(self, ctx: Context, inv: Invocation) -> None:
-        from pbm.commands.helptext import general_help, topic_help
-
         if not inv.words:
             answer(ctx, phrase("subject_help", topic="pbm"), general_help(ctx.config), "help")
             return
@@ -202,15 +202,13 @@ class All(Command):
         boards = lists.boards_of_users(ctx, None, [user], selector)
         if not boards:
             raise NotFoundError(phrase("no_boards_for", userids=user.userid))
-        from pbm.commands.lists import _mail_show
-
         readers = queries.users_by_address(ctx.session, ctx.sender) if ctx.sender else []
         reader = readers[0] if len(readers) == 1 else None
         for board in boards:
-            _mail_show(ctx, board, reader, None)
+            mail_show(ctx, board, reader, None)
 
 
-COMMANDS: tuple[Command, ...] = (
+register(
     Signup(),
     Change(),
     Signoff(),

@@ -5,10 +5,11 @@ from __future__ import annotations
 
 from pbm.commands.answers import answer
 from pbm.commands.base import Command, Invocation
+from pbm.commands.registry import register
 from pbm.errors import BoardError, UsageError
 from pbm.services import digest, records, vacation
 from pbm.services.accounts import find_user
-from pbm.services.boards import board_from_row, load_board
+from pbm.services.boards import board_by_id, board_from_row, load_board
 from pbm.services.clocks import days_text
 from pbm.services.context import Context
 from pbm.services.lists import games_table
@@ -54,10 +55,7 @@ class Vacation(Command):
         answer(ctx, phrase("subject_vacation", userid=user.userid), text, "account")
 
 
-def _days(ctx: Context, user: object) -> str:
-    from pbm.store.models import User
-
-    assert isinstance(user, User)
+def _days(ctx: Context, user: User) -> str:
     return days_text(round(vacation.left_days(ctx.session, user, ctx.now()), 1))
 
 
@@ -144,8 +142,6 @@ class Record(Command):
         rules = self.rules_of(inv)
         if inv.by_token and not inv.words:
             assert inv.token_board_id is not None
-            from pbm.services.boards import board_by_id
-
             board = board_by_id(ctx, inv.token_board_id)
         else:
             self.need(inv, 1)
@@ -170,5 +166,4 @@ def _sender_user(ctx: Context) -> User | None:
     return known[0] if len(known) == 1 else None
 
 
-ACCOUNT_COMMANDS: tuple[Command, ...] = (Vacation(), Digest())
-GAME_COMMANDS: tuple[Command, ...] = (Standings(), Ratings(), History(), Record())
+register(Vacation(), Digest(), Standings(), Ratings(), History(), Record())

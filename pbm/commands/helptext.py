@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import difflib
 import textwrap
+from collections.abc import Sequence
 
+from pbm.commands.base import Command
 from pbm.commands.registry import (
     ACCOUNT_COMMANDS,
     ACCOUNT_VERBS,
@@ -18,7 +20,7 @@ from pbm.games import Game as Rules
 from pbm.texts import phrase, render
 
 
-def _entries(commands, rules: Rules | None = None) -> str:  # type: ignore[no-untyped-def]
+def _entries(commands: Sequence[Command], rules: Rules | None = None) -> str:
     lines = []
     for command in commands:
         lines.append("  " + command.full_usage(rules))

@@ -3,12 +3,14 @@ subscribe, unsubscribe, notify, limit, seek, accept/reject (challenge shortcuts)
 
 from __future__ import annotations
 
-from pbm.commands.answers import answer
+from pbm.commands.answers import answer, mail_show
 from pbm.commands.base import Command, Invocation
+from pbm.commands.helptext import game_help
+from pbm.commands.registry import register
 from pbm.errors import NotFoundError, PbmError, UsageError
 from pbm.services import lists, play, settings
-from pbm.services.accounts import find_user
-from pbm.services.boards import Board, board_by_id, load_board
+from pbm.services.accounts import authenticate, find_user
+from pbm.services.boards import board_by_id, board_from_row, load_board
 from pbm.services.context import Context
 from pbm.store import queries
 from pbm.store.models import User
@@ -42,7 +44,7 @@ class Show(Command):
         if inv.by_token and not inv.words:
             assert inv.token_board_id is not None
             board = board_by_id(ctx, inv.token_board_id)
-            _mail_show(ctx, board, reader, None)
+            mail_show(ctx, board, reader, None)
             return
         self.need(inv, 1)
         words, selector = _selector(inv.words)
@@ -62,7 +64,7 @@ class Show(Command):
                 if number is not None and not 0 <= number <= board.row.move_count:
                     missing.append(word)
                     continue
-                _mail_show(ctx, board, reader, number)
+                mail_show(ctx, board, reader, number)
         else:
             users = []
             for userid in words:
@@ -72,7 +74,7 @@ class Show(Command):
                     missing.append(userid)
             boards = lists.boards_of_users(ctx, rules, users, selector or "active")
             for board in boards:
-                _mail_show(ctx, board, reader, None)
+                mail_show(ctx, board, reader, None)
             if users and not boards:
                 missing.append(phrase("no_boards_for", userids=" ".join(u.userid for u in users)))
         if missing:
@@ -82,20 +84,6 @@ class Show(Command):
                 phrase("show_not_found", game=rules.title, items="\n\t".join(missing)),
                 "list",
             )
-
-
-def _mail_show(ctx: Context, board: Board, reader: User | None, upto: int | None) -> None:
-    body = lists.show_text(ctx, board, reader, upto)
-    from pbm.services.render import subject_for
-
-    answer(
-        ctx,
-        subject_for(board),
-        body,
-        "board",
-        game_id=board.id,
-        user_id=reader.id if reader and board.index_of(reader.id) is not None else None,
-    )
 
 
 class Games(Command):
@@ -115,8 +103,6 @@ class Games(Command):
             statuses = {"active": ("active",), "next": ("active",)}.get(selector or "", ())
             if selector == "inactive":
                 statuses = ("finished", "removed")
-            from pbm.services.boards import board_from_row
-
             boards = [
                 board_from_row(ctx, row, rules)
                 for row in queries.games_of_type(ctx.session, rules.name, statuses)
@@ -169,8 +155,6 @@ class Subscribe(Command):
         )
 
     def authenticated(self, ctx: Context, userid: str, password: str) -> User:
-        from pbm.services.accounts import authenticate
-
         return authenticate(ctx, userid, password)
 
 
@@ -274,13 +258,11 @@ class GameHelp(Command):
     changes_state = False
 
     def run(self, ctx: Context, inv: Invocation) -> None:
-        from pbm.commands.helptext import game_help
-
         rules = self.rules_of(inv)
         answer(ctx, phrase("subject_help", topic=rules.name), game_help(rules), "help")
 
 
-COMMANDS: tuple[Command, ...] = (
+register(
     Show(),
     Games(),
     Subscribe(),

@@ -5,9 +5,10 @@ from __future__ import annotations
 
 from pbm.commands.answers import answer
 from pbm.commands.base import Command, Invocation
+from pbm.commands.registry import register
 from pbm.errors import BoardError, NotFoundError, UsageError
-from pbm.services import play
-from pbm.services.boards import load_board
+from pbm.services import play, records
+from pbm.services.boards import board_by_id, load_board
 from pbm.services.challenges import challenger_of, create_game, merge_variant
 from pbm.services.context import Context
 from pbm.texts import phrase
@@ -155,8 +156,6 @@ class Preview(Command):
         rules = self.rules_of(inv)
         if inv.by_token:
             assert inv.token_board_id is not None
-            from pbm.services.boards import board_by_id
-
             board = board_by_id(ctx, inv.token_board_id)
             play.preview(ctx, board, None, _moves_of(inv.words), inv.token_user)
             return
@@ -164,8 +163,6 @@ class Preview(Command):
         target, *rest = inv.words
         if target.lower() == "record":
             # A game record (docs/records.md) in the mail body, replayed under the rules.
-            from pbm.services import records
-
             record = records.parse(inv.comment)
             text = f"{record.game} board {record.board}: {' '.join(record.players)}\n\n"
             answer(
@@ -197,7 +194,7 @@ def _moves_of(words: list[str]) -> list[str]:
     return list(words)
 
 
-COMMANDS: tuple[Command, ...] = (
+register(
     Challenge(),
     MoveCommand(),
     Queue(),

@@ -1,33 +1,45 @@
-"""All commands by verb, and the parser that turns one command line into an Invocation."""
+"""Every command by verb, and the parser that turns one command line into an Invocation.
+
+This module imports no command: each command module registers its commands with
+`register` when it is imported, and pbm/commands/__init__.py imports them all, so
+any import of `pbm.commands...` finds the registry full. Help reads it when asked
+(pbm.commands.helptext), listing the commands in the order they registered.
+"""
 
 from __future__ import annotations
 
 import difflib
 
-from pbm.commands import account, correspondence, lists, play, tournament
 from pbm.commands.base import Command, Invocation
 from pbm.errors import NotFoundError, UnknownCommandError, UsageError
 from pbm.games import GAMES, GameError, find_game
 from pbm.games import Game as Rules
+from pbm.store.models import User
 from pbm.texts import phrase
 
-ACCOUNT_COMMANDS: tuple[Command, ...] = (
-    account.COMMANDS + correspondence.ACCOUNT_COMMANDS + tournament.COMMANDS
-)
-GAME_COMMANDS: tuple[Command, ...] = play.COMMANDS + lists.COMMANDS + correspondence.GAME_COMMANDS
+# Commands written alone ("signup ...") and after a game name ("quarto move ..."), in
+# the order they registered, and indexed by name and alias.
+ACCOUNT_COMMANDS: list[Command] = []
+GAME_COMMANDS: list[Command] = []
+ACCOUNT_VERBS: dict[str, Command] = {}
+GAME_VERBS: dict[str, Command] = {}
 MULTIPLE = ("multiple", "mult")
 
 
-def _index(commands: tuple[Command, ...]) -> dict[str, Command]:
-    found: dict[str, Command] = {}
+def register(*commands: Command) -> None:
+    """Make commands known by their name and aliases (in their scope: account or game)."""
     for command in commands:
-        for word in (command.name, *command.aliases):
-            found[word] = command
-    return found
-
-
-ACCOUNT_VERBS = _index(ACCOUNT_COMMANDS)
-GAME_VERBS = _index(GAME_COMMANDS)
+        account = command.scope == "account"
+        listing = ACCOUNT_COMMANDS if account else GAME_COMMANDS
+        verbs = ACCOUNT_VERBS if account else GAME_VERBS
+        if command in listing:
+            continue
+        words = (command.name, *command.aliases)
+        taken = [w for w in words if w in verbs]
+        if taken:
+            raise ValueError(f"two {command.scope} commands are called {taken[0]!r}")
+        verbs.update(dict.fromkeys(words, command))
+        listing.append(command)
 
 
 def game_named(word: str) -> Rules | None:
@@ -95,10 +107,10 @@ def parse_line(line: str, comment: str = "") -> tuple[Command, Invocation]:
     if len(words) < 2:
         raise UsageError(phrase("verb_missing", game=rules.title), f"{rules.name} help")
     verb = words[1].lower()
-    command = GAME_VERBS.get(verb)
-    if command is None:
+    if verb not in GAME_VERBS:
         suggestions = [f"{rules.name} {v}" for v in _closest(verb, sorted(GAME_VERBS))]
         raise UnknownCommandError(f"{rules.name} {words[1]}", suggestions)
+    command = GAME_VERBS[verb]
     inv = Invocation(
         line=line, verb=verb, words=words[2:], comment=comment, rules=rules, variant=variant
     )
@@ -108,12 +120,9 @@ def parse_line(line: str, comment: str = "") -> tuple[Command, Invocation]:
 
 
 def token_invocation(
-    line: str, comment: str, rules: Rules, board_id: int, user: object
+    line: str, comment: str, rules: Rules, board_id: int, user: User
 ) -> tuple[Command, Invocation]:
     """A reply's first line about its board: `e3-e4`, `move e3-e4`, `resign`, `show`..."""
-    from pbm.store.models import User
-
-    assert isinstance(user, User)
     words = [w for w in line.split() if w != "**"]
     first = words[0].lower() if words else ""
     command = GAME_VERBS.get(first)

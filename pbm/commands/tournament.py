@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from pbm.commands.answers import answer
 from pbm.commands.base import Command, Invocation
+from pbm.commands.registry import register
 from pbm.errors import UsageError
 from pbm.services import tournaments
 from pbm.services.accounts import authenticate
@@ -169,4 +170,4 @@ def _number(text: str) -> float:
         ) from None
 
 
-COMMANDS: tuple[Command, ...] = (TournamentCommand(),)
+register(TournamentCommand())

@@ -3,12 +3,15 @@
 Every module in this package that defines a module-level `GAME` is registered, so a
 new rules module joins the registry, the conformance suite and the benchmarks by
 existing. `GAMES` maps canonical names to game objects; `get_game` also takes aliases.
+Code that handles any game holds an `AnyGame`; a rules module's own types are on its
+class (`Quarto` is a `Game[QuartoState, QuartoMove]`).
 """
 
 from __future__ import annotations
 
 import importlib
 import pkgutil
+from typing import Any, TypeAlias
 
 from pbm.games.base import (
     AmbiguousMoveError,
@@ -23,9 +26,13 @@ from pbm.games.base import (
     UnknownGameError,
 )
 
+# A game of any state and move types, for the server, the CLI and the tests.
+AnyGame: TypeAlias = Game[Any, Any]
+
 __all__ = [
     "GAMES",
     "AmbiguousMoveError",
+    "AnyGame",
     "Game",
     "GameError",
     "IllegalMoveError",
@@ -40,8 +47,8 @@ __all__ = [
 ]
 
 
-def _discover() -> dict[str, Game]:
-    games: dict[str, Game] = {}
+def _discover() -> dict[str, AnyGame]:
+    games: dict[str, AnyGame] = {}
     for info in sorted(pkgutil.iter_modules(__path__), key=lambda i: i.name):
         module = importlib.import_module(f"{__name__}.{info.name}")
         game = getattr(module, "GAME", None)
@@ -50,22 +57,22 @@ def _discover() -> dict[str, Game]:
     return games
 
 
-GAMES: dict[str, Game] = _discover()
+GAMES: dict[str, AnyGame] = _discover()
 
-_BY_ALIAS: dict[str, Game] = {}
+_BY_ALIAS: dict[str, AnyGame] = {}
 for _game in GAMES.values():
     for _alias in (_game.name, _game.title, *_game.aliases):
         _BY_ALIAS[_alias.lower()] = _game
 
 
-_VARIANTS: dict[str, tuple[Game, dict]] = {
+_VARIANTS: dict[str, tuple[AnyGame, dict[str, Any]]] = {
     alias.lower(): (_game, dict(options))
     for _game in GAMES.values()
     for alias, options in _game.variant_aliases.items()
 }
 
 
-def find_game(name: str) -> tuple[Game, dict]:
+def find_game(name: str) -> tuple[AnyGame, dict[str, Any]]:
     """The game a challenge names and the options the name stands for: a game name or
     alias gives no options, a variant name (`quadrupel-added`) gives its options."""
     # Players write variant names with '-', '_' or spaces between the words.
@@ -76,7 +83,7 @@ def find_game(name: str) -> tuple[Game, dict]:
     return get_game(name), {}
 
 
-def get_game(name: str) -> Game:
+def get_game(name: str) -> AnyGame:
     """The game called `name` (case-insensitive; aliases accepted)."""
     game = _BY_ALIAS.get(name.strip().lower())
     if game is None:

@@ -8,14 +8,20 @@ import nothing from pbm outside `pbm.games`.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Generic, TypeAlias, TypeVar
 
-# A move is any small immutable, hashable value (an int or a tuple of ints); a
-# state is any immutable value with equality. Text exists only in format/parse.
-Move = Any
-State = Any
+# Each rules module declares its own state and move types (`Quarto(Game[QuartoState,
+# QuartoMove])`). A state is an immutable value with equality; a move is a small
+# immutable, hashable value (an int or a tuple of ints). Text exists only in
+# format_move and parse_move.
+StateT = TypeVar("StateT")
+MoveT = TypeVar("MoveT", bound=Hashable)
+
+# What code that handles any game holds: the type depends on the game it was given.
+State: TypeAlias = Any
+Move: TypeAlias = Any
 
 
 class GameError(ValueError):
@@ -81,10 +87,6 @@ class Outcome:
     winner: int | None
     reason: str
     scores: tuple[int, ...] | None = None
-
-    @property
-    def is_draw(self) -> bool:
-        return self.winner is None
 
 
 def _parse_bool(text: str) -> bool:
@@ -155,10 +157,11 @@ class Option:
         return f"{self.name}={values} (default {default}): {self.help}"
 
 
-class Game:
+class Game(Generic[StateT, MoveT]):
     """Base class of every rules module's game object (stateless).
 
-    Subclasses set the class attributes and implement the methods that raise
+    Subclasses name their state and move types (`class Quarto(Game[QuartoState,
+    QuartoMove])`), set the class attributes and implement the methods that raise
     NotImplementedError. Seats are indexed from 0; seat 0 moves first in the start
     position, and the player named first in a challenge takes seat 0.
     """
@@ -192,59 +195,56 @@ class Game:
         return resolved
 
     # -- the protocol -----------------------------------------------------------
-    def new_state(self, **options: Any) -> State:
+    def new_state(self, **options: Any) -> StateT:
         raise NotImplementedError
 
-    def to_move(self, state: State) -> int | None:
+    def to_move(self, state: StateT) -> int | None:
         raise NotImplementedError
 
-    def legal_moves(self, state: State) -> list[Move]:
+    def legal_moves(self, state: StateT) -> list[MoveT]:
         raise NotImplementedError
 
-    def format_move(self, state: State, move: Move) -> str:
+    def format_move(self, state: StateT, move: MoveT) -> str:
         raise NotImplementedError
 
-    def parse_move(self, state: State, text: str) -> Move:
+    def parse_move(self, state: StateT, text: str) -> MoveT:
         raise NotImplementedError
 
-    def apply(self, state: State, move: Move) -> State:
+    def apply(self, state: StateT, move: MoveT) -> StateT:
         raise NotImplementedError
 
-    def outcome(self, state: State) -> Outcome | None:
+    def outcome(self, state: StateT) -> Outcome | None:
         raise NotImplementedError
 
-    def render(self, state: State, seat: int | None = None) -> str:
+    def render(self, state: StateT, seat: int | None = None) -> str:
         raise NotImplementedError
 
-    def dump(self, state: State) -> str:
+    def dump(self, state: StateT) -> str:
         raise NotImplementedError
 
-    def load(self, text: str) -> State:
+    def load(self, text: str) -> StateT:
         raise NotImplementedError
 
     # -- optional refinements with sensible defaults ----------------------------
-    def describe_move(self, state: State, move: Move) -> str:
+    def describe_move(self, state: StateT, move: MoveT) -> str:
         """The echo of a move with its side effects (captures, conversions)."""
         return self.format_move(state, move)
 
-    def state_options(self, state: State) -> dict[str, Any]:
+    def state_options(self, state: StateT) -> dict[str, Any]:
         """The resolved options a state was created with."""
         return dict(state.options) if hasattr(state, "options") else {}
 
-    def player_seats(self, state: State) -> tuple[int, ...]:
+    def player_seats(self, state: StateT) -> tuple[int, ...]:
         """Seat of each player by challenge order; only a pie swap changes it."""
         return tuple(range(len(self.seats)))
 
     def seat_name(self, seat: int) -> str:
         return self.seats[seat]
 
-    def move_visible(self, now: State, move: Move, mover: int, viewer: int | None) -> bool:
+    def move_visible(self, now: StateT, move: MoveT, mover: int, viewer: int | None) -> bool:
         """Whether `viewer` (a seat, or None for observers) may see the text of `move`,
         played by seat `mover`, in the game as it stands at `now` (hidden setups)."""
         return True
-
-    def is_legal(self, state: State, move: Move) -> bool:
-        return move in self.legal_moves(state)
 
     def help_text(self) -> str:
         """Rules summary, notation and options, for `help GAME` and the CLI."""

@@ -14,7 +14,7 @@ Moves are ints: a drop is its square (0-63); a step is 64 + 64 * origin + destin
 from __future__ import annotations
 
 import re
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, TypeAlias
 
 from pbm.games.base import (
     Game,
@@ -50,6 +50,9 @@ PLY_LIMIT = "pbm's ply limit"
 # that every game ends; see docs/games/quad.md.
 DEFAULT_PLY_LIMIT = 1000
 PLY_LIMIT_RANGE = (100, 4000)
+
+# A drop is its square (0-63); a step is 64 + 64 * origin + destination.
+QuadMove: TypeAlias = int
 
 
 def _step(origin: int, destination: int) -> int:
@@ -135,7 +138,7 @@ def _draw(history: tuple[int, ...], ply: int, ply_limit: int) -> Outcome | None:
 _DROP_WORDS = re.compile(r"^(?:@|drop)")
 
 
-class Quad(Game):
+class Quad(Game[QuadState, QuadMove]):
     name = "quad"
     title = "Quad"
     aliases = ()
@@ -199,7 +202,7 @@ The echo names captured counters: c6-d6 x d5 d7 e6. Letters may be in any case."
     def outcome(self, state: QuadState) -> Outcome | None:
         return state.result
 
-    def legal_moves(self, state: QuadState) -> list[int]:
+    def legal_moves(self, state: QuadState) -> list[QuadMove]:
         if state.result is not None:
             return []
         side = state.side
@@ -218,7 +221,7 @@ The echo names captured counters: c6-d6 x d5 d7 e6. Letters may be in any case."
             if not occupied >> destination & 1
         ]
 
-    def apply(self, state: QuadState, move: int) -> QuadState:
+    def apply(self, state: QuadState, move: QuadMove) -> QuadState:
         side = state.side
         white, black = state.white, state.black
         if move < SQUARES:
@@ -286,7 +289,7 @@ The echo names captured counters: c6-d6 x d5 d7 e6. Letters may be in any case."
             result,
         )
 
-    def captures(self, state: QuadState, move: int) -> list[int]:
+    def captures(self, state: QuadState, move: QuadMove) -> list[int]:
         """The squares of the enemy counters `move` captures, in square order."""
         if move < SQUARES:
             return []
@@ -298,13 +301,13 @@ The echo names captured counters: c6-d6 x d5 d7 e6. Letters may be in any case."
         return sorted(n for n, b in CAPTURE_PAIRS[destination] if other >> n & 1 and own >> b & 1)
 
     # -- notation ---------------------------------------------------------------
-    def format_move(self, state: QuadState, move: int) -> str:
+    def format_move(self, state: QuadState, move: QuadMove) -> str:
         if move < SQUARES:
             return square_name(move, SIZE)
         origin, destination = divmod(move - SQUARES, SQUARES)
         return f"{square_name(origin, SIZE)}-{square_name(destination, SIZE)}"
 
-    def describe_move(self, state: QuadState, move: int) -> str:
+    def describe_move(self, state: QuadState, move: QuadMove) -> str:
         text = self.format_move(state, move)
         taken = self.captures(state, move)
         if taken:
@@ -314,7 +317,7 @@ The echo names captured counters: c6-d6 x d5 d7 e6. Letters may be in any case."
             text += " x " + " ".join(names)
         return text
 
-    def parse_move(self, state: QuadState, text: str) -> int:
+    def parse_move(self, state: QuadState, text: str) -> QuadMove:
         compact = squash(text)
         body, _, claimed = compact.partition("x")  # 'x' is no file letter on 8x8
         drop_word = _DROP_WORDS.match(body)
@@ -338,7 +341,7 @@ The echo names captured counters: c6-d6 x d5 d7 e6. Letters may be in any case."
             self._check_claimed_captures(state, text, move, claimed)
         return move
 
-    def _check(self, state: QuadState, text: str, squares: list[int]) -> int:
+    def _check(self, state: QuadState, text: str, squares: list[int]) -> QuadMove:
         """The move the squares name, or IllegalMoveError saying why it is not allowed."""
         side = state.side
         occupied = state.white | state.black
@@ -367,7 +370,9 @@ The echo names captured counters: c6-d6 x d5 d7 e6. Letters may be in any case."
             raise IllegalMoveError(text, f"{square_name(destination, SIZE)} is occupied")
         return move
 
-    def _check_claimed_captures(self, state: QuadState, text: str, move: int, claimed: str) -> None:
+    def _check_claimed_captures(
+        self, state: QuadState, text: str, move: QuadMove, claimed: str
+    ) -> None:
         """Accept a pasted echo (`c6-d6 x d5 d7`) only when it names the real captures."""
         names = find_squares(claimed)
         if "".join(names) != claimed:
@@ -476,14 +481,15 @@ The echo names captured counters: c6-d6 x d5 d7 e6. Letters may be in any case."
             counters, ply_limit, ply, side, white, black, state_hands, history, trail, result
         )
 
-    def _read_trail(self, text: str) -> tuple[int, ...]:
+    def _read_trail(self, text: str) -> tuple[QuadMove, ...]:
         moves = []
         for part in text.split(","):
             names = find_squares(part)
-            squares = [parse_square(n, SIZE, SIZE) for n in names]
-            if len(squares) != 2 or "".join(names) != part or None in squares:
+            squares = [sq for n in names if (sq := parse_square(n, SIZE, SIZE)) is not None]
+            if len(names) != 2 or len(squares) != 2 or "".join(names) != part:
                 raise PositionError(f"'{part}' in the trail is not a step such as d4d5")
-            moves.append(_step(squares[0], squares[1]))  # type: ignore[arg-type]
+            origin, destination = squares
+            moves.append(_step(origin, destination))
         return tuple(moves)
 
 

@@ -10,7 +10,7 @@ repetition rules see the whole history and `dump` can write it (rules-notes deci
 from __future__ import annotations
 
 import re
-from operator import itemgetter
+from typing import Final, NamedTuple, TypeAlias
 
 from pbm.games import quadrature_board as qb
 from pbm.games.base import (
@@ -54,48 +54,33 @@ Position = tuple[int, int, int, tuple[int, int]]
 START: Position = (qb.START_BLACK, qb.START_WHITE, qb.BLACK, (0, 0))
 
 
-_COMPARED = 7  # the fields that make a state; the rest are derived from them
+_COMPARED: Final = 7  # the fields that make a state; the rest are derived from them
+
+# A move is PASS or `from << 8 | to` (point indices of quadrature_board).
+QuadratureMove: TypeAlias = int
 
 
-class QuadratureState(tuple):
-    """A position with the history that leads to it (an immutable tuple).
+class QuadratureState(NamedTuple):
+    """A position with the history that leads to it.
 
     `black`/`white` are bitboards (see quadrature_board); `markers` are Black's and
     White's marker (0 off the board, 1 or 2 dots); `origin` is the position the history
     starts from and `trail` the moves played since (PASS or from << 8 | to). `seen`,
-    `result` and `moves` are derived from the others and left out of equality. A tuple
-    rather than a dataclass because a state is built on every ply and tuples build fastest.
+    `result` and `moves` are derived from the others and left out of equality. A named
+    tuple rather than a dataclass because a state is built on every ply and tuples build
+    fastest.
     """
 
-    __slots__ = ()
-
-    def __new__(
-        cls,
-        black: int,
-        white: int,
-        turn: int,
-        markers: tuple[int, int],
-        repetition: str,
-        origin: Position,
-        trail: tuple[int, ...],
-        seen: tuple[int, ...],
-        result: Outcome | None,
-        moves: tuple[int, ...],
-    ) -> QuadratureState:
-        return tuple.__new__(
-            cls, (black, white, turn, markers, repetition, origin, trail, seen, result, moves)
-        )
-
-    black = property(itemgetter(0))
-    white = property(itemgetter(1))
-    turn = property(itemgetter(2))
-    markers = property(itemgetter(3))
-    repetition = property(itemgetter(4))
-    origin = property(itemgetter(5))
-    trail = property(itemgetter(6))
-    seen = property(itemgetter(7))
-    result = property(itemgetter(8))
-    moves = property(itemgetter(9))
+    black: int
+    white: int
+    turn: int
+    markers: tuple[int, int]
+    repetition: str
+    origin: Position
+    trail: tuple[QuadratureMove, ...]
+    seen: tuple[int, ...]
+    result: Outcome | None
+    moves: tuple[QuadratureMove, ...]
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, QuadratureState):
@@ -117,6 +102,7 @@ class QuadratureState(tuple):
         return {"repetition": self.repetition}
 
 
+# Building the named tuple from a plain tuple skips its keyword-handling constructor.
 _new_state = tuple.__new__
 
 
@@ -276,7 +262,7 @@ def _read_position(tokens: list[str]) -> Position:
     return black, white, SIDE_LETTERS.index(side), (int(tokens[2]), int(tokens[3]))
 
 
-class Quadrature(Game):
+class Quadrature(Game[QuadratureState, QuadratureMove]):
     name = "quadrature"
     title = "Quadrature"
     aliases = ("quadr",)
@@ -321,13 +307,13 @@ echoes the men a move converted: b6-b7 converts d7 f7."""
     def to_move(self, state: QuadratureState) -> int | None:
         return None if state.result is not None else state.turn
 
-    def legal_moves(self, state: QuadratureState) -> list[int]:
+    def legal_moves(self, state: QuadratureState) -> list[QuadratureMove]:
         return list(state.moves)
 
     def outcome(self, state: QuadratureState) -> Outcome | None:
         return state.result
 
-    def apply(self, state: QuadratureState, move: int) -> QuadratureState:
+    def apply(self, state: QuadratureState, move: QuadratureMove) -> QuadratureState:
         black, white, turn, markers = _after(state[:4], move)
         return _settle(
             black,
@@ -341,12 +327,12 @@ echoes the men a move converted: b6-b7 converts d7 f7."""
         )
 
     # -- move text -------------------------------------------------------------------
-    def format_move(self, state: QuadratureState, move: int) -> str:
+    def format_move(self, state: QuadratureState, move: QuadratureMove) -> str:
         if move == qb.PASS:
             return "pass"
         return f"{_point_name(move >> 8)}-{_point_name(move & 0xFF)}"
 
-    def describe_move(self, state: QuadratureState, move: int) -> str:
+    def describe_move(self, state: QuadratureState, move: QuadratureMove) -> str:
         text = self.format_move(state, move)
         if move == qb.PASS:
             return text
@@ -358,7 +344,7 @@ echoes the men a move converted: b6-b7 converts d7 f7."""
             text += " removes " + " ".join(_point_name(i) for i in removed)
         return text
 
-    def parse_move(self, state: QuadratureState, text: str) -> int:
+    def parse_move(self, state: QuadratureState, text: str) -> QuadratureMove:
         compact = squash(text)
         if state.result is not None and compact:
             raise IllegalMoveError(text, "the game is over")
@@ -462,7 +448,7 @@ echoes the men a move converted: b6-b7 converts d7 f7."""
         # Only the repetition rule needs the positions on the way, so they are stepped
         # through without listing their moves (the cost of a whole replay on every load);
         # the stated position must come out at the end.
-        seen = (_repetition_key(*origin, repetition),)
+        seen: tuple[int, ...] = (_repetition_key(*origin, repetition),)
         at = origin
         for move in trail[:-1]:
             at = _after(at, move)

@@ -17,7 +17,7 @@ import re
 import textwrap
 from dataclasses import dataclass, field
 from itertools import pairwise, permutations
-from typing import Any, ClassVar
+from typing import Any, ClassVar, TypeAlias
 
 from pbm.games.base import (
     Game,
@@ -71,6 +71,10 @@ VARIANT_SYNONYMS = {
 START = ((14, 20, 21, 27), (15, 19, 22, 26))
 MAX_EXTRA_TURNS = 3  # combination game: "only three additional moves are possible"
 TURN_BIT = 1 << (4 * SQUARES)  # the side to move, above the 36 four-bit cells of a key
+
+# A board move is `from * 36 + to`; a setup is the dots of the mover's start squares.
+Setup: TypeAlias = tuple[int, ...]
+QuadrupelMove: TypeAlias = int | Setup
 
 
 def _code(seat: int, dots: int) -> int:
@@ -166,12 +170,14 @@ def _position_key(cells: tuple[int, ...], turn: int) -> int:
     return key
 
 
-def _derived(cells: tuple[int, ...]) -> tuple[tuple[tuple[int, ...], tuple[int, ...]], tuple]:
+def _derived(
+    cells: tuple[int, ...],
+) -> tuple[tuple[tuple[int, ...], tuple[int, ...]], tuple[int, int]]:
     stones: tuple[list[int], list[int]] = ([], [])
     for square, code in enumerate(cells):
         if code:
             stones[_owner(code)].append(square)
-    masks = tuple(sum(1 << s for s in own) for own in stones)
+    masks = (sum(1 << s for s in stones[0]), sum(1 << s for s in stones[1]))
     return (tuple(stones[0]), tuple(stones[1])), masks
 
 
@@ -210,7 +216,7 @@ _SQUARE_TEXT = re.compile(r"[a-z]\d+")
 _SETUP_PAIR = re.compile(r"([a-z]\d+)\s*[=:]\s*([0-9?])")
 
 
-class Quadrupel(Game):
+class Quadrupel(Game[QuadrupelState, QuadrupelMove]):
     name: ClassVar[str] = "quadrupel"
     title: ClassVar[str] = "Quadrupel"
     aliases: ClassVar[tuple[str, ...]] = ("quadruple",)
@@ -345,7 +351,9 @@ class Quadrupel(Game):
     def state_options(self, state: QuadrupelState) -> dict[str, Any]:
         return state.rules.as_options()
 
-    def move_visible(self, now: QuadrupelState, move: Any, mover: int, viewer: int | None) -> bool:
+    def move_visible(
+        self, now: QuadrupelState, move: QuadrupelMove, mover: int, viewer: int | None
+    ) -> bool:
         # Setups stay secret from everyone but their author until both are in (task: the
         # two setups stay hidden until both are in).
         return not (isinstance(move, tuple) and now.pending and viewer != mover)
@@ -398,13 +406,13 @@ class Quadrupel(Game):
         return state.result
 
     # -- move generation ------------------------------------------------------------
-    def legal_moves(self, state: QuadrupelState) -> list[Any]:
+    def legal_moves(self, state: QuadrupelState) -> list[QuadrupelMove]:
         if state.result is not None:
             return []
         if state.pending:
             return list(_SETUPS[state.rules.variant])
         cells = state.cells
-        moves: list[int] = []
+        moves: list[QuadrupelMove] = []
         append = moves.append
         for origin in state.stones[state.turn]:
             base = origin * SQUARES
@@ -428,7 +436,7 @@ class Quadrupel(Game):
         return moves
 
     # -- applying moves ---------------------------------------------------------------
-    def apply(self, state: QuadrupelState, move: Any) -> QuadrupelState:
+    def apply(self, state: QuadrupelState, move: QuadrupelMove) -> QuadrupelState:
         if isinstance(move, tuple):
             return self._apply_setup(state, move)
         frm, to = divmod(move, SQUARES)
@@ -475,7 +483,7 @@ class Quadrupel(Game):
             (*state.line, move), result, stones, masks,
         )  # fmt: skip
 
-    def _apply_setup(self, state: QuadrupelState, move: tuple[int, ...]) -> QuadrupelState:
+    def _apply_setup(self, state: QuadrupelState, move: Setup) -> QuadrupelState:
         seat = state.turn
         cells = list(state.cells)
         for square, dots in zip(START[seat], move, strict=True):
@@ -493,7 +501,7 @@ class Quadrupel(Game):
         )
 
     # -- notation -----------------------------------------------------------------------
-    def format_move(self, state: QuadrupelState, move: Any) -> str:
+    def format_move(self, state: QuadrupelState, move: QuadrupelMove) -> str:
         if isinstance(move, tuple):
             seat = state.turn
             pairs = [
@@ -505,7 +513,7 @@ class Quadrupel(Game):
         frm, to = divmod(move, SQUARES)
         return f"{_name(frm)}-{_name(to)}"
 
-    def parse_move(self, state: QuadrupelState, text: str) -> Any:
+    def parse_move(self, state: QuadrupelState, text: str) -> QuadrupelMove:
         low = text.strip().lower()
         if low.startswith("setup"):
             return self._parse_setup(state, text, low[len("setup") :])
@@ -573,7 +581,7 @@ class Quadrupel(Game):
             return "steps go orthogonally, never diagonally"
         return f"the stone on {_name(frm)} cannot reach {_name(to)} by a step or by jumps"
 
-    def _parse_setup(self, state: QuadrupelState, text: str, rest: str) -> tuple[int, ...]:
+    def _parse_setup(self, state: QuadrupelState, text: str, rest: str) -> Setup:
         variant = state.rules.variant
         pairs = _SETUP_PAIR.findall(rest)
         leftover = _SETUP_PAIR.sub("", rest).replace(",", " ").strip()
@@ -607,7 +615,7 @@ class Quadrupel(Game):
         return move
 
     # -- the echo ---------------------------------------------------------------------------
-    def describe_move(self, state: QuadrupelState, move: Any) -> str:
+    def describe_move(self, state: QuadrupelState, move: QuadrupelMove) -> str:
         after = self.apply(state, move)
         if isinstance(move, tuple):
             if after.pending:
@@ -865,7 +873,7 @@ def _extra_turn(
     return ExtraTurns(builder, extra.shape, extra.points, extra.value, used, extra.limit), None
 
 
-def _setup_moves(variant: str) -> tuple[tuple[int, ...], ...]:
+def _setup_moves(variant: str) -> tuple[Setup, ...]:
     if variant == "position":
         return tuple(sorted(set(permutations((0, 0, 1, 1)))))
     if variant in DOTTED:

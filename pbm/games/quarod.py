@@ -12,7 +12,7 @@ pairs (by their lower square) lying east-west and north-south.
 from __future__ import annotations
 
 import re
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, TypeAlias
 
 from pbm.games.base import (
     AmbiguousMoveError,
@@ -37,7 +37,6 @@ from pbm.games.quarod_board import (
 )
 
 COLOUR_NAMES = ("Black", "White")
-COLOUR_LETTERS = "BW"
 # Position text: Black pieces N E S W, White pieces n e s w, '.' empty.
 DUMP_LETTERS = ".NESWnesw"
 # Board: X Black, O White, followed by the rod's arrow; lower case when not engaged.
@@ -46,6 +45,10 @@ ARROWS = "^>v<"
 # `Bc3+Wc4`, `c3<>c4`, `c3 c4`... after squash(); colour letters b/x Black, w/o White.
 _MOVE = re.compile(r"([bwxo]?)([a-z])(\d{1,2})(\+|<>|,|&)?([bwxo]?)([a-z])(\d{1,2})")
 _PIE_WORDS = ("swap", "pie", "switch", "swapsides")
+
+# PIE, a placement `black * area + white`, or a swap `swap_base + low * area + high`
+# (area = size * size squares, swap_base = area * area: see quarod_board.Geometry).
+QuarodMove: TypeAlias = int
 
 
 class QuarodState(NamedTuple):
@@ -105,7 +108,7 @@ def _pair(a: int, b: int, paired_h: int, paired_v: int) -> tuple[int, int]:
     return paired_h, paired_v | (1 << low)
 
 
-class Quarod(Game):
+class Quarod(Game[QuarodState, QuarodMove]):
     name = "quarod"
     title = "Quarod"
     aliases = ()
@@ -161,7 +164,7 @@ There is no pass to type: when no move exists the game is over."""
             return False
         return not geo.swap_pairs(state.engaged, state.black, state.paired_h, state.paired_v)
 
-    def legal_moves(self, state: QuarodState) -> list[int]:
+    def legal_moves(self, state: QuarodState) -> list[QuarodMove]:
         moves = geometry(state.size).moves(
             state.empty, state.engaged, state.black, state.paired_h, state.paired_v
         )
@@ -169,7 +172,7 @@ There is no pass to type: when no move exists the game is over."""
             moves.append(PIE)
         return moves
 
-    def apply(self, state: QuarodState, move: int) -> QuarodState:
+    def apply(self, state: QuarodState, move: QuarodMove) -> QuarodState:
         size, cells, turn, switched, empty, black, engaged, paired_h, paired_v = state
         if move == PIE:
             # The players exchange colours; White (now the first player) moves next.
@@ -230,7 +233,7 @@ There is no pass to type: when no move exists the game is over."""
         return Outcome(1 - last, reason, scores)
 
     # -- notation -----------------------------------------------------------------
-    def format_move(self, state: QuarodState, move: int) -> str:
+    def format_move(self, state: QuarodState, move: QuarodMove) -> str:
         if move == PIE:
             return "swap"
         area = state.size * state.size
@@ -240,7 +243,7 @@ There is no pass to type: when no move exists the game is over."""
         a, c = divmod(move - area * area, area)
         return f"{square_name(a, state.size)}<>{square_name(c, state.size)}"
 
-    def describe_move(self, state: QuarodState, move: int) -> str:
+    def describe_move(self, state: QuarodState, move: QuarodMove) -> str:
         text = self.format_move(state, move)
         if move == PIE:
             return f"{text} (pie rule: the players exchange colours; White moves next)"
@@ -255,7 +258,7 @@ There is no pass to type: when no move exists the game is over."""
             text += f" ({names} no longer engaged)"
         return text
 
-    def parse_move(self, state: QuarodState, text: str) -> int:
+    def parse_move(self, state: QuarodState, text: str) -> QuarodMove:
         word = squash(text)
         if not word:
             raise InvalidMoveError(text, "write a placement like Bc3+Wc4 or a swap like c3<>c4")
@@ -312,7 +315,7 @@ There is no pass to type: when no move exists the game is over."""
 
     def _parse_placement(
         self, state: QuarodState, text: str, squares: list[int], letters: tuple[str, str]
-    ) -> int:
+    ) -> QuarodMove:
         names = [square_name(s, state.size) for s in squares]
         for square, name in zip(squares, names, strict=True):
             if state.cells[square]:
@@ -330,7 +333,7 @@ There is no pass to type: when no move exists the game is over."""
         black, white = squares if colours[0] == BLACK else squares[::-1]
         return black * state.size * state.size + white
 
-    def _parse_swap(self, state: QuarodState, text: str, a: int, c: int) -> int:
+    def _parse_swap(self, state: QuarodState, text: str, a: int, c: int) -> QuarodMove:
         cells, size = state.cells, state.size
         for square in (a, c):
             if not cells[square]:

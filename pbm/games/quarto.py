@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import re
 from operator import itemgetter
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, TypeAlias
 
 from pbm.games.base import (
     Game,
@@ -42,6 +42,9 @@ from pbm.games.quarto_pieces import (
 EMPTY = -1  # no piece: an empty square, or nothing held
 NONE = 16  # the "no square" / "no give" field of a move
 RUNNING, DRAW = -1, 2  # `result` values besides the winning seat (0 or 1)
+
+# `square << 5 | give`, NONE in a field that does not apply (see the module docstring).
+QuartoMove: TypeAlias = int
 
 NAMES = square_names(SIZE, SIZE)
 PLACE_GIVE = tuple(tuple(s << 5 | g for g in PIECES) for s in SQUARES)
@@ -71,7 +74,7 @@ def _opening(var: Variant) -> QuartoState:
     return QuartoState((EMPTY,) * len(SQUARES), EMPTY, PIECES, SQUARES, 0, RUNNING, var)
 
 
-class Quarto(Game):
+class Quarto(Game[QuartoState, QuartoMove]):
     name = "quarto"
     title = "Quarto"
     aliases = ()
@@ -137,7 +140,7 @@ Four bits in the same order also work (1 = first letter: 1111 = TLRH, 0000 = SDQ
         # Ply parity: pieces placed, plus one once the first piece has been given.
         return (len(SQUARES) - len(state.empties) + (state.held != EMPTY)) & 1
 
-    def legal_moves(self, state: QuartoState) -> list[int]:
+    def legal_moves(self, state: QuartoState) -> list[QuartoMove]:
         _, held, unused, empties, sums, result, var = state
         if result != RUNNING:
             return []
@@ -146,7 +149,7 @@ Four bits in the same order also work (1 = first letter: 1111 = TLRH, 0000 = SDQ
         fours = var.fours
         if len(unused) > 1:
             pick = itemgetter(*unused)
-            moves: list[int] = []
+            moves: list[QuartoMove] = []
             if not (sums + var.add_everywhere[held]) & fours:
                 # No group holds three pieces sharing a value with the held piece.
                 for s in empties:
@@ -168,7 +171,7 @@ Four bits in the same order also work (1 = first letter: 1111 = TLRH, 0000 = SDQ
             ]
         return [PLACE_ONLY[s] for s in empties]  # the 16th placement gives nothing
 
-    def apply(self, state: QuartoState, move: int) -> QuartoState:
+    def apply(self, state: QuartoState, move: QuartoMove) -> QuartoState:
         board, held, unused, empties, sums, result, var = state
         square = move >> 5
         give = move & 31
@@ -217,7 +220,7 @@ Four bits in the same order also work (1 = first letter: 1111 = TLRH, 0000 = SDQ
         return "; ".join(self._quarto_groups(state))
 
     # -- notation --------------------------------------------------------------
-    def format_move(self, state: QuartoState, move: int) -> str:
+    def format_move(self, state: QuartoState, move: QuartoMove) -> str:
         square, give = move >> 5, move & 31
         if square == NONE:
             return f"give {CODES[give]}"
@@ -225,7 +228,7 @@ Four bits in the same order also work (1 = first letter: 1111 = TLRH, 0000 = SDQ
             return NAMES[square]
         return f"{NAMES[square]} {CODES[give]}"
 
-    def describe_move(self, state: QuartoState, move: int) -> str:
+    def describe_move(self, state: QuartoState, move: QuartoMove) -> str:
         text = self.format_move(state, move)
         square, give = move >> 5, move & 31
         if square == NONE:
@@ -238,7 +241,7 @@ Four bits in the same order also work (1 = first letter: 1111 = TLRH, 0000 = SDQ
             return f"{text}: places {placed}, QUARTO! {self._quarto_text(after)}"
         return f"{text}: places {placed}, gives {CODES[give]}"
 
-    def parse_move(self, state: QuartoState, text: str) -> int:
+    def parse_move(self, state: QuartoState, text: str) -> QuartoMove:
         found = _MOVE.fullmatch(_SEPARATORS.sub("", text.lower()))
         if not found or not (found["square"] or found["piece"] or "give" in text.lower()):
             raise InvalidMoveError(text, "write give TLRH, b2 SDQF or b2")
@@ -258,7 +261,7 @@ Four bits in the same order also work (1 = first letter: 1111 = TLRH, 0000 = SDQ
 
     def _checked_move(
         self, state: QuartoState, text: str, square: int | None, piece: int | None
-    ) -> int:
+    ) -> QuartoMove:
         """The legal move for a parsed square and piece, or the reason there is none."""
         if state.result != RUNNING:
             raise IllegalMoveError(text, "the game is over")

@@ -9,7 +9,6 @@ numeral: `1111` is TLRH, `0000` is SDQF. A set of attributes is a mask over the 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
 
 PIECES = tuple(range(16))
 ALL_ATTRIBUTES = 0b1111
@@ -58,11 +57,6 @@ _ATTRIBUTE_WORDS = {
 }
 
 
-def piece_code(piece: int) -> str:
-    """The four-letter code of a piece, e.g. `TLRH`."""
-    return CODES[piece]
-
-
 def parse_piece(text: str) -> int:
     """A piece from its four letters (one per attribute, any order) or its 4-bit string.
 
@@ -85,21 +79,6 @@ def parse_piece(text: str) -> int:
         seen.add(attribute)
         piece |= value * ATTRIBUTE_BITS[attribute]
     return piece
-
-
-def shared_attributes(pieces: Iterable[int], attributes: int = ALL_ATTRIBUTES) -> int:
-    """Mask of the counted `attributes` on which all the pieces agree (0 if none).
-
-    This is the seed's line test, four pieces "with at least one common characteristic",
-    written plainly; the engine uses the packed counters of `quarto_lines`, and the tests
-    check the two against each other.
-    """
-    every = ALL_ATTRIBUTES
-    some = 0
-    for piece in pieces:
-        every &= piece
-        some |= piece
-    return (every | (~some & ALL_ATTRIBUTES)) & attributes
 
 
 # -- the `attributes` option (beginners' variant) ---------------------------------------

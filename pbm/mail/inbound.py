@@ -7,7 +7,6 @@ answered at is marked as a robot with a reason.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -15,7 +14,7 @@ from email import message_from_bytes, policy
 from email.utils import format_datetime, parsedate_to_datetime
 
 from pbm.mail.body import Structure, body_text, structure
-from pbm.mail.headers import Headers, clean, fold_space, strip_subject_prefixes
+from pbm.mail.headers import Headers, clean, fold_space, strip_subject_prefixes, unfold
 from pbm.mail.mailbox import AddressError, Mailbox, bare_address, check_addr_spec, parse_mailbox
 from pbm.mail.quoting import first_line, fresh_text
 from pbm.mail.robots import robot_reason
@@ -27,7 +26,6 @@ _QUOTE_CUT = "[...]"
 # How far back from the byte limit a cut looks for a line end before cutting mid-line.
 _QUOTE_LINE_SLACK = 512
 _RECIPIENT_HEADERS = ("To", "Cc", "Delivered-To", "X-Original-To", "Envelope-To", "X-Envelope-To")
-_LINE_BREAKS = re.compile(r"\r\n|\r|\n")
 NO_SENDER = "no sender address"
 
 
@@ -130,8 +128,7 @@ def _parse(raw: bytes) -> InboundMail:
         date=_date(headers),
         reply_to=reply_tos[0] if reply_tos else None,
         authentication_results=tuple(
-            clean(_LINE_BREAKS.sub("", value)).strip()
-            for value in headers.raw("Authentication-Results")
+            unfold(clean(value)).strip() for value in headers.raw("Authentication-Results")
         ),
     )
 

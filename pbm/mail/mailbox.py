@@ -15,13 +15,12 @@ import re
 import unicodedata
 from dataclasses import dataclass
 
-from pbm.mail.headers import decode_encoded_word
+from pbm.mail.headers import decode_encoded_word, unfold
 
 _MAX_HEADER = 4096
 _MAX_LOCAL_BYTES = 64  # RFC 5321 4.5.3.1.1
 _MAX_DOMAIN_BYTES = 253  # a DNS name, without its final dot
 _MAX_ADDRESS_BYTES = 254  # RFC 5321 path limit less the angle brackets
-_LINE_BREAKS = re.compile(r"\r\n|\r|\n")
 _ATEXT_ASCII = frozenset(
     "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789!#$%&'*+-/=?^_`{|}~"
 )
@@ -263,7 +262,7 @@ def parse_mailbox(raw: str) -> Mailbox:
     `alice@a.test <attacker@evil.test>`), obsolete routes, domain literals, control
     characters anywhere, encoded words in the address or decoding to an address.
     """
-    text = _LINE_BREAKS.sub("", raw)
+    text = unfold(raw)
     if len(text) > _MAX_HEADER:
         raise AddressError("header too long")
     for char in text:
@@ -290,7 +289,7 @@ def parse_mailbox(raw: str) -> Mailbox:
 
 def check_addr_spec(text: str) -> str:
     """`text` as a bare lower-cased address when it is exactly one valid addr-spec."""
-    tokens = _tokens(_LINE_BREAKS.sub("", text).strip())
+    tokens = _tokens(unfold(text).strip())
     return _addr_spec(tokens)
 
 

@@ -37,7 +37,9 @@ class Rating:
 
 
 def expected_score(own: float, opponent: float) -> float:
-    return 1.0 / (1.0 + 10.0 ** ((opponent - own) / 400.0))
+    # Typed apart because float ** float is typed Any (a negative base gives a complex).
+    odds: float = 10.0 ** ((opponent - own) / 400.0)
+    return 1.0 / (1.0 + odds)
 
 
 def update(own: Rating, opponent: Rating, score: float) -> Rating:

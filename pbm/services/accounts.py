@@ -24,6 +24,7 @@ from datetime import datetime, timedelta
 from sqlmodel import select
 
 from pbm.errors import AuthError, NotFoundError, PbmError
+from pbm.games import GAMES
 from pbm.services.context import Context
 from pbm.services.passwords import hash_password, verify_password
 from pbm.store import queries
@@ -169,9 +170,7 @@ def _is_registered(ctx: Context, user: User | None) -> bool:
         return True
     if user is None or user.id is None or ctx.sender_unverified:
         return False
-    if user.id not in ctx.addresses:
-        ctx.addresses[user.id] = queries.addresses_of(ctx.session, user.id)
-    return ctx.sender.lower() in ctx.addresses[user.id]
+    return ctx.sender.lower() in queries.addresses_of(ctx.session, user.id)
 
 
 def _refuse(
@@ -345,7 +344,6 @@ def set_user_addresses(ctx: Context, user: User, addresses: Sequence[str]) -> li
         raise PbmError(phrase("bad_address", addresses=" ".join(bad) or "(none)"))
     assert user.id is not None
     queries.set_addresses(ctx.session, user.id, addresses)
-    ctx.addresses.pop(user.id, None)
     return addresses
 
 
@@ -353,7 +351,6 @@ def sign_off(ctx: Context, user: User) -> None:
     """Refuse all challenges and stop all subscriptions; current games go on."""
     assert user.id is not None
     session = ctx.session
-    from pbm.games import GAMES
 
     for name in GAMES:
         setting = queries.type_setting(session, user.id, name) or GameTypeSetting(
@@ -377,7 +374,6 @@ def delete_user(ctx: Context, user: User) -> None:
         raise PbmError(phrase("delete_has_games", boards=boards))
     sign_off(ctx, user)
     queries.set_addresses(ctx.session, user.id, [])
-    ctx.addresses.pop(user.id, None)
     user.password_hash = ""
     user.disabled = True
     ctx.session.add(user)
@@ -387,10 +383,4 @@ def delete_user(ctx: Context, user: User) -> None:
 def reply_addresses(ctx: Context, user: User) -> list[str]:
     """Where mail for `user` goes: the first registered address."""
     assert user.id is not None
-    if user.id not in ctx.addresses:
-        ctx.addresses[user.id] = queries.addresses_of(ctx.session, user.id)
-    return ctx.addresses[user.id][:1]
-
-
-def is_known_sender(ctx: Context) -> bool:
-    return bool(queries.users_by_address(ctx.session, ctx.sender)) if ctx.sender else False
+    return queries.addresses_of(ctx.session, user.id)[:1]

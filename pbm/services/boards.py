@@ -8,17 +8,15 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from dataclasses import dataclass, field
-from typing import Any
+from dataclasses import dataclass
 
 from pbm.errors import NotFoundError
 from pbm.games import Game as Rules
 from pbm.games import GameError, find_game
 from pbm.games.base import State
 from pbm.services.context import Context
-from pbm.services.vacation import note_never_away
 from pbm.store import queries
-from pbm.store.models import Game, GamePlayer, Move, User
+from pbm.store.models import Game, GamePlayer, User
 from pbm.texts import phrase
 
 
@@ -28,18 +26,6 @@ class Board:
     rules: Rules
     players: list[tuple[GamePlayer, User]]
     state: State
-    # The stored moves parsed by replay, by move count (pbm.services.secrecy fills it).
-    parsed_moves: dict[tuple[int, int], Any] = field(default_factory=dict, repr=False)
-    # Move lists as rendered, by what they show (pbm.services.render fills it): a board
-    # mail renders the same list for every reader who may see the same moves.
-    move_lists: dict[tuple[Any, ...], str] = field(default_factory=dict, repr=False)
-    # Drawings of positions, by id(state) and seat (pbm.services.render fills it); the
-    # state is kept with its drawing so that its id cannot be reused meanwhile.
-    drawings: dict[tuple[int, int | None], tuple[State, str]] = field(
-        default_factory=dict, repr=False
-    )
-    # Players who read board mail as a daily digest, when the load found out (load_board).
-    digest_players: set[int] | None = field(default=None, repr=False)
 
     @property
     def id(self) -> int:
@@ -103,13 +89,7 @@ def load_board(ctx: Context, rules: Rules, board: str) -> Board:
     found = queries.board_with_players(ctx.session, rules.name, board)
     if found is None:
         raise NotFoundError(phrase("unknown_board", game=rules.title, board=board))
-    for user_id, addresses in found.addresses.items():
-        ctx.addresses.setdefault(user_id, addresses)
-    if found.never_away:
-        note_never_away(ctx.session, found.never_away)
-    loaded = board_from_row(ctx, found.row, rules, found.players)
-    loaded.digest_players = found.digest
-    return loaded
+    return board_from_row(ctx, found.row, rules, found.players)
 
 
 def board_by_id(ctx: Context, game_id: int) -> Board:
@@ -129,19 +109,9 @@ def board_from_row(
     assert row.id is not None
     if players is None:
         players = queries.players_of(ctx.session, row.id)
-    from pbm.services.tokens import remember
 
-    remember(ctx, players)
-    _prefetch_addresses(ctx, players)
     state = rules.load(row.position) if row.position else replay_row(ctx, row, rules)
     return Board(row=row, rules=rules, players=players, state=state)
-
-
-def _prefetch_addresses(ctx: Context, players: list[tuple[GamePlayer, User]]) -> None:
-    """Every player of a loaded board is mailed: fetch their addresses in one query."""
-    missing = [u.id for _, u in players if u.id is not None and u.id not in ctx.addresses]
-    if missing:
-        ctx.addresses.update(queries.addresses_of_users(ctx.session, missing))
 
 
 def replay_row(ctx: Context, row: Game, rules: Rules | None = None) -> State:
@@ -157,19 +127,19 @@ def state_at(ctx: Context, board: Board, number: int) -> State:
     return replay(board.rules, board.options, texts)
 
 
-def position_values(board: Board) -> dict[str, Any]:
-    """The row's cached fields, from `board.state`."""
-    return {
-        "position": board.rules.dump(board.state),
-        "to_move": board.index_to_move() if board.active else None,
-    }
-
-
-def cache_position(board: Board) -> None:
-    """Refresh the row's cached fields from `board.state`."""
-    for key, value in position_values(board).items():
-        setattr(board.row, key, value)
-
-
-def moves(ctx: Context, board: Board) -> list[Move]:
-    return queries.moves_of(ctx.session, board.id)
+def save_board(ctx: Context, board: Board) -> None:
+    """The one way a changed board reaches its row: the cached position and whose turn it
+    is, from `board.state`, with whatever else was set on the row and its players, are
+    flushed together (the move list stays the source of truth: see docs/records.md)."""
+    row = board.row
+    position = board.rules.dump(board.state)
+    to_move = board.index_to_move() if board.active else None
+    # Assign only what differs: an ORM row assigned even its own value must be flushed.
+    if row.position != position:
+        row.position = position
+    if row.to_move != to_move:
+        row.to_move = to_move
+    ctx.session.add(row)
+    for gp, _user in board.players:
+        ctx.session.add(gp)
+    ctx.session.flush()

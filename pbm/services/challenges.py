@@ -1,4 +1,5 @@
-"""Challenges: a new board for the named players, in the order given (the first moves)."""
+"""Challenges: a new board for the named players, in the order given (the first moves),
+and the next board of a match when one of its games ends (a game-end handler)."""
 
 from __future__ import annotations
 
@@ -9,12 +10,13 @@ from collections.abc import Sequence
 from pbm.errors import PbmError
 from pbm.games import Game as Rules
 from pbm.games import GameError
+from pbm.games.quadrupel_match import next_first_player
 from pbm.services.accounts import shown, wrapped
-from pbm.services.boards import Board, board_from_row, cache_position
+from pbm.services.boards import Board, board_from_row, save_board
 from pbm.services.clocks import validate as validate_time_options
 from pbm.services.context import Context
 from pbm.services.mailing import auto_subscribers, mail_board
-from pbm.services.matches import link_first
+from pbm.services.matches import link_first, match_state
 from pbm.services.tokens import new_token
 from pbm.store import queries
 from pbm.store.models import Game, GamePlayer, Subscription, User
@@ -202,8 +204,37 @@ def create_game(
     ctx.session.flush()
     board = board_from_row(ctx, row, rules)
     board.state = state
-    cache_position(board)
-    ctx.session.add(row)
+    save_board(ctx, board)
     log.info("new %s board %s for %s", rules.name, board_name, " ".join(userids))
     mail_board(ctx, board, new=True)
     return board
+
+
+def continue_match(ctx: Context, board: Board) -> None:
+    """After a match game ended: start the next game, unless the match is decided."""
+    row = board.row
+    if row.match_id is None:
+        return
+    state = match_state(ctx, row.match_id)
+    if state.over or state.games[-1].id != row.id or not state.points:
+        return
+    last_players = [u.userid for _, u in board.players]
+    last_first = state.userids.index(last_players[0])
+    first = next_first_player(state.points[-1], last_first)
+    order = [state.userids[first], state.userids[1 - first]]
+    number = (row.match_game or 1) + 1
+    try:
+        new = create_game(
+            ctx,
+            board.rules,
+            order,
+            params=json.loads(row.options),
+            server_options=json.loads(row.server_options),
+            comment=phrase("match_comment", number=number, totals=state.totals()),
+            comment_by=ctx.config.server_name,
+            link=(row.match_id, number),
+        )
+    except PbmError as exc:
+        log.warning("%s: the next match game was not started: %s", board.label, exc)
+        return
+    log.info("%s: match game %s is %s", board.label, number, new.label)

@@ -12,14 +12,14 @@ from __future__ import annotations
 import json
 from datetime import datetime, timedelta
 
-from sqlmodel import Session, col, select
+from sqlmodel import Session, select
 
 from pbm.errors import PbmError
 from pbm.services.boards import Board
 from pbm.services.context import Context
-from pbm.store import queries
+from pbm.services.vacation import clipped_spans
 from pbm.store.models import Game
-from pbm.store.models_correspondence import ClockBank, VacationSpan
+from pbm.store.models_correspondence import ClockBank
 from pbm.texts import phrase
 from pbm.timecontrol import Fischer, TimeControl, chargeable, fischer_bank_after_move
 
@@ -84,16 +84,7 @@ def shows_timing(row: Game) -> bool:
 
 
 def pauses(session: Session, user_id: int) -> list[tuple[datetime, datetime | None]]:
-    from pbm.services.vacation import clipped_spans
-
     return clipped_spans(session, user_id)
-
-
-def on_vacation(session: Session, user_id: int) -> bool:
-    query = select(VacationSpan).where(
-        VacationSpan.user_id == user_id, col(VacationSpan.ended_at).is_(None)
-    )
-    return session.exec(query).first() is not None
 
 
 def charged(
@@ -137,7 +128,7 @@ def charge_move(ctx: Context, board: Board, index: int) -> None:
     gp, user = board.players[index]
     control = time_control(board.row)
     used = charged(ctx.session, control, user.id or 0, board.row.last_move_at, ctx.now())
-    queries.write_row(ctx.session, gp, seconds_used=gp.seconds_used + used.total_seconds())
+    gp.seconds_used += used.total_seconds()
     if control.fischer is None:
         return
     stored = _bank_row(ctx.session, board.id, index)

@@ -1,5 +1,6 @@
 """What every service call needs: the session, the clock, the configuration, who asks,
-and where the replies it produces go."""
+and where the replies it produces go. It caches nothing: a service that needs a row
+asks the store (the one cache in pbm is pbm.services.passwords')."""
 
 from __future__ import annotations
 
@@ -44,9 +45,6 @@ class Context:
     # Set when a trusted Authentication-Results says the From failed (dmarc=fail): its
     # password attempts then count as a stranger's, never against the real address.
     sender_unverified: bool = False
-    # Per-message caches: addresses by user id, reply tokens by (board id, user id).
-    addresses: dict[int, list[str]] = field(default_factory=dict)
-    tokens: dict[tuple[int, int], str] = field(default_factory=dict)
 
     def now(self) -> datetime:
         return self.clock.now()

@@ -9,8 +9,7 @@ from pbm.games import GAMES
 from pbm.games import Game as Rules
 from pbm.services.boards import Board, board_from_row, state_at
 from pbm.services.context import Context
-from pbm.services.mailing import title_for
-from pbm.services.render import summary
+from pbm.services.mailing import board_summary, title_for
 from pbm.store import queries
 from pbm.store.models import User
 from pbm.texts import phrase
@@ -21,11 +20,13 @@ SELECTORS = ("all", "active", "inactive", "next")
 def show_text(ctx: Context, board: Board, reader: User | None, upto: int | None = None) -> str:
     """The summary of a board (after `upto` moves when given), full move list."""
     if upto is None:
-        return summary(ctx, board, title=title_for(board, "Summary"), reader=reader, timing=True)
+        return board_summary(
+            ctx, board, title=title_for(board, "Summary"), reader=reader, timing=True
+        )
     moves = queries.moves_of(ctx.session, board.id)[:upto]
     state = state_at(ctx, board, upto)
     shown = Board(row=board.row, rules=board.rules, players=board.players, state=state)
-    return summary(
+    return board_summary(
         ctx,
         shown,
         title=title_for(board, "Summary"),
@@ -61,14 +62,6 @@ def boards_of_users(
             seen.add(row.id or 0)
             boards.append(board)
     return boards
-
-
-@dataclass
-class GameLine:
-    board: str
-    moves: int
-    userids: list[str]
-    status: str
 
 
 def status_text(board: Board) -> str:
@@ -142,9 +135,12 @@ def standings(ctx: Context, rules: Rules) -> list[Standing]:
         entry = table.setdefault(setting.user_id, Standing(user.userid))
         entry.limit = setting.game_limit
         entry.seeking = setting.seeking
-    from pbm.services.ratings import rank
-
     return rank(list(table.values()))
+
+
+def rank(rows: Sequence[Standing]) -> list[Standing]:
+    """The won/lost/tie table's order: points (2 per win, 1 per tie), then wins."""
+    return sorted(rows, key=lambda s: (-(2 * s.won + s.ties), -s.won, s.lost, s.userid.lower()))
 
 
 def game_catalogue() -> str:

@@ -1,13 +1,18 @@
-"""Who gets a board's mails, each rendered for his own seat."""
+"""Who gets a board's mails, each rendered for his own seat, and what a board summary
+shows beside the board (pbm.services.render draws what it is given)."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
+from pbm.games.base import State
 from pbm.services.accounts import reply_addresses
 from pbm.services.boards import Board
 from pbm.services.context import Context, Reply
+from pbm.services.matches import match_lines
+from pbm.services.ratings import rating_lines
 from pbm.services.render import subject_for, summary
+from pbm.services.secrecy import ShownMove
 from pbm.store import queries
 from pbm.store.models import GameTypeSetting, User
 from pbm.texts import phrase
@@ -17,6 +22,38 @@ def title_for(board: Board, kind: str) -> str:
     if kind == "new":
         return phrase("title_new", game=board.rules.title, board=board.row.board)
     return phrase("title_kind", kind=kind, label=board.label)
+
+
+def board_summary(
+    ctx: Context,
+    board: Board,
+    *,
+    title: str,
+    reader: User | None,
+    events: Sequence[str] = (),
+    full: bool = True,
+    state: State | None = None,
+    moves: Sequence[ShownMove] | None = None,
+    timing: bool | None = None,
+    subscribers: Sequence[User] | None = None,
+    now: State | None = None,
+) -> str:
+    """pbm.services.render.summary with the blocks under the status: the rating changes
+    of an ended board and a match's score."""
+    return summary(
+        ctx,
+        board,
+        title=title,
+        reader=reader,
+        events=events,
+        full=full,
+        state=state,
+        moves=moves,
+        timing=timing,
+        subscribers=subscribers,
+        now=now,
+        results=(rating_lines(ctx, board), match_lines(ctx, board)),
+    )
 
 
 def readers(ctx: Context, board: Board, subscribers: Sequence[User] | None = None) -> list[User]:
@@ -54,7 +91,7 @@ def mail_board(
         to = reply_addresses(ctx, user)
         if not to or (user.id in held and ctx.sender not in to):
             continue
-        body = summary(
+        body = board_summary(
             ctx,
             board,
             title=title,
@@ -81,13 +118,11 @@ def mail_board(
 
 def _held_for_digest(
     ctx: Context, board: Board, new: bool, only: Sequence[User] | None
-) -> set[int | None]:
+) -> set[int]:
     """Players in digest mode get an ongoing board's move mails in their daily digest
     (but the answer to their own move still comes)."""
     if new or only is not None or not board.active:
         return set()
-    if board.digest_players is not None:
-        return set(board.digest_players)
     players = [u.id for _, u in board.players if u.id is not None]
     return queries.digest_users(ctx.session, players)
 
@@ -104,7 +139,7 @@ def mail_notifiers(ctx: Context, board: Board, events: Sequence[str]) -> None:
     for user in users.values():
         to = reply_addresses(ctx, user)
         if to:
-            body = summary(ctx, board, title=title, reader=user, events=events)
+            body = board_summary(ctx, board, title=title, reader=user, events=events)
             ctx.reply(
                 Reply(
                     to=to,

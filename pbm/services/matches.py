@@ -4,7 +4,8 @@ Seed: "two consecutive games are played and the winner is the player with the mo
 after scoring the first QUADRUPEL of each game. The loser of the first game begins the
 second one. A third game will be played in case of a tie." Each game of a match is a board
 of its own; `Game.match_id` (the first game's id) and `Game.match_game` (1, 2, 3...) link
-them. When a match game ends the next one is started here, its first player in seat 0.
+them. When a match game ends the next one is started (pbm.services.challenges
+.continue_match, which creates boards), its first player in seat 0.
 
 pbm's decisions where the seed is silent: a game drawn without a QUADRUPEL (ply cap,
 repetition, agreement) scores 0-0; a game won without points (resignation, forfeit on
@@ -15,21 +16,17 @@ ends the match without a result.
 from __future__ import annotations
 
 import json
-import logging
 from dataclasses import dataclass
 
 from sqlmodel import col, select
 
-from pbm.errors import PbmError
 from pbm.games import Game as Rules
-from pbm.games.quadrupel_match import match_result, next_first_player
+from pbm.games.quadrupel_match import match_result
 from pbm.services.boards import Board
 from pbm.services.context import Context
 from pbm.store import queries
 from pbm.store.models import Game
 from pbm.texts import phrase
-
-log = logging.getLogger(__name__)
 
 
 def is_match(rules: Rules, options: dict[str, str]) -> bool:
@@ -87,38 +84,6 @@ def match_state(ctx: Context, match_id: int) -> MatchState:
         points.append((mine[users[0]], mine[users[1]]))
     winner = match_result(points) if len(points) == len(games) else None
     return MatchState(games, userids, points, winner, winner is not None)
-
-
-def continue_match(ctx: Context, board: Board) -> None:
-    """After a match game ended: start the next game, unless the match is decided."""
-    row = board.row
-    if row.match_id is None:
-        return
-    state = match_state(ctx, row.match_id)
-    if state.over or state.games[-1].id != row.id or not state.points:
-        return
-    last_players = [u.userid for _, u in board.players]
-    last_first = state.userids.index(last_players[0])
-    first = next_first_player(state.points[-1], last_first)
-    order = [state.userids[first], state.userids[1 - first]]
-    number = (row.match_game or 1) + 1
-    from pbm.services.challenges import create_game
-
-    try:
-        new = create_game(
-            ctx,
-            board.rules,
-            order,
-            params=json.loads(row.options),
-            server_options=json.loads(row.server_options),
-            comment=phrase("match_comment", number=number, totals=state.totals()),
-            comment_by=ctx.config.server_name,
-            link=(row.match_id, number),
-        )
-    except PbmError as exc:
-        log.warning("%s: the next match game was not started: %s", board.label, exc)
-        return
-    log.info("%s: match game %s is %s", board.label, number, new.label)
 
 
 def match_lines(ctx: Context, board: Board) -> list[str]:

@@ -15,25 +15,6 @@ from sqlmodel import Session, select
 from pbm.store.models import OutboxMail
 
 
-def queue_mail(
-    session: Session,
-    *,
-    now: datetime,
-    envelope_from: str,
-    recipients: Sequence[str],
-    subject: str,
-    body: str,
-    raw: bytes,
-    message_id: str,
-    inbound_id: int | None = None,
-) -> OutboxMail:
-    mail = OutboxMail(**outbox_values(now, envelope_from, recipients, subject, body, raw))
-    mail.message_id = message_id
-    mail.inbound_id = inbound_id
-    session.add(mail)
-    return mail
-
-
 def outbox_values(
     now: datetime,
     envelope_from: str,

@@ -15,9 +15,13 @@ _R = 8
 _P = 1
 _CACHE_SIZE = 4096
 
-# Successful verifications, keyed by an HMAC of (stored hash, password) under a secret
-# that lives only in this process: a server checks the same passwords all day, and
-# scrypt is deliberately slow (the benchmark's 300 moves/s need this).
+# pbm's one cache (nothing else in the package keeps state between transactions or
+# within one): successful verifications, keyed by an HMAC of (stored hash, password)
+# under a secret that lives only in this process, at most _CACHE_SIZE of them. A server
+# checks the same passwords all day and scrypt is deliberately slow (about 100 ms at
+# N=2**15), so without it a move by password could not reach benchmarks/process.py's
+# floor of 150 moves/s per core. A changed password has a new hash, so its old entry
+# can no longer match; a failed attempt is never cached.
 _cache_key = os.urandom(32)
 _verified: OrderedDict[bytes, None] = OrderedDict()
 

@@ -12,18 +12,16 @@ from pbm.errors import BoardError, PbmError
 from pbm.games import GameError, InvalidMoveError, MoveError
 from pbm.games.base import State
 from pbm.services.accounts import reply_addresses
-from pbm.services.boards import Board, position_values, replay, state_at
+from pbm.services.boards import Board, replay, rules_for, save_board, state_at
 from pbm.services.clocks import charge_move
 from pbm.services.context import Context, Reply
-from pbm.services.mailing import mail_board, readers, title_for
-from pbm.services.matches import continue_match
-from pbm.services.ratings import forget_rating, rate_finished
-from pbm.services.render import summary
+from pbm.services.endings import finish, player_leaves, remove
+from pbm.services.mailing import board_summary, mail_board, readers, title_for
+from pbm.services.ratings import forget_rating
 from pbm.services.secrecy import HIDDEN_TEXT, hidden_moves, may_hide
 from pbm.services.timeouts import forfeit_if_due
-from pbm.services.tournaments import game_ended as tournament_game_ended
 from pbm.store import queries
-from pbm.store.models import Move, Subscription, User
+from pbm.store.models import Move, User
 from pbm.texts import phrase
 
 log = logging.getLogger(__name__)
@@ -96,7 +94,8 @@ def _play_one(ctx: Context, board: Board, index: int, text: str, auto: bool) -> 
     now = ctx.now()
     charge_move(ctx, board, index)  # time used, Fischer bank (vacations left out)
     board.state = board.rules.apply(board.state, move)
-    queries.write_row(ctx.session, board.row, move_count=board.row.move_count + 1, last_move_at=now)
+    board.row.move_count += 1
+    board.row.last_move_at = now
     queries.add_move(ctx.session, board.id, board.row.move_count, index, canonical, auto, now)
     outcome = board.rules.outcome(board.state)
     if outcome is not None:
@@ -107,32 +106,6 @@ def _play_one(ctx: Context, board: Board, index: int, text: str, auto: bool) -> 
             scores = [outcome.scores[seats[i]] for i in range(len(seats))]
         finish(ctx, board, winner, outcome.reason, scores)
     return echo
-
-
-def finish(
-    ctx: Context,
-    board: Board,
-    winner: int | None,
-    reason: str,
-    scores: Sequence[int] | None = None,
-) -> None:
-    row = board.row
-    row.status = "finished"
-    row.result = "tie" if winner is None else "won"
-    row.winner = winner
-    row.result_reason = reason
-    row.scores = json.dumps(list(scores)) if scores is not None else None
-    row.ended_at = ctx.now()
-    row.proposal = None
-    row.proposal_votes = None
-    for gp, _ in board.players:
-        gp.queued_move = None
-        gp.submitted_move = None
-        ctx.session.add(gp)
-    rate_finished(ctx, board)
-    tournament_game_ended(ctx, board)  # a tournament records it and may start a round
-    log.info("%s ended: %s", board.label, reason)
-    continue_match(ctx, board)  # a maximum-points match starts its next game
 
 
 def _play_queued(ctx: Context, board: Board) -> list[str]:
@@ -157,12 +130,6 @@ def _play_queued(ctx: Context, board: Board) -> list[str]:
             events.append(phrase("queued_illegal", userid=user.userid, move=shown, error=error))
             break
     return events
-
-
-def _commit_board(ctx: Context, board: Board) -> None:
-    queries.write_row(ctx.session, board.row, **position_values(board))
-    ctx.session.add(board.row)
-    ctx.session.flush()
 
 
 def make_move(
@@ -194,7 +161,7 @@ def make_move(
     _change(board.row, proposal=None, proposal_votes=None)
     _set_comment(board, user, comment)
     events = _play_queued(ctx, board)
-    _commit_board(ctx, board)
+    save_board(ctx, board)
     mail_board(ctx, board, events=events)
 
 
@@ -224,51 +191,15 @@ def resign(ctx: Context, board: Board, user: User, comment: str = "") -> None:
     if len(movers) < len(board.players):
         decline(ctx, board, user)
         return
-    gp = board.players[index][0]
-    gp.resigned = True
-    ctx.session.add(gp)
-    if queries.subscription(ctx.session, board.id, user.id or 0, "subscribe") is None:
-        assert user.id is not None
-        ctx.session.add(Subscription(game_id=board.id, user_id=user.id))
-    remaining = [i for i, (p, _) in enumerate(board.players) if not p.resigned]
-    event = phrase("resigned", userid=user.userid)
-    # With more than two players the game protocol cannot skip a seat, so the board ends
-    # without a winner (every seed game has two seats; a later issue may refine this).
-    finish(ctx, board, remaining[0] if len(remaining) == 1 else None, event)
-    _commit_board(ctx, board)
+    player_leaves(ctx, board, index, phrase("resigned", userid=user.userid))
+    save_board(ctx, board)
     mail_board(ctx, board)
 
 
 def decline(ctx: Context, board: Board, user: User) -> None:
     """pbmserv: a resignation before everyone has moved removes the board, unrated."""
-    _remove(ctx, board, phrase("declined", userid=user.userid))
     log.info("%s removed: %s declined", board.label, user.userid)
-    tournament_game_ended(ctx, board, loser_id=user.id)  # in a tournament he loses it
-
-
-def _remove(ctx: Context, board: Board, reason: str) -> None:
-    """End a board unrated and without a result, and mail its readers why."""
-    board.row.status = "removed"
-    board.row.rated = False
-    board.row.ended_at = ctx.now()
-    board.row.result_reason = reason
-    _commit_board(ctx, board)
-    body = reason + "\n" + phrase("board_removed_body") + "\n"
-    subject = phrase("subject_removed", game=board.rules.title, board=board.row.board)
-    for reader in readers(ctx, board):
-        to = reply_addresses(ctx, reader)
-        if to:
-            ctx.reply(
-                Reply(
-                    to=to,
-                    subject=subject,
-                    body=body,
-                    kind="removed",
-                    game_id=board.id,
-                    user_id=reader.id,
-                    to_sender=ctx.sender in to,
-                )
-            )
+    remove(ctx, board, phrase("declined", userid=user.userid), loser_id=user.id)
 
 
 def _start_vote(ctx: Context, board: Board, user: User, kind: str, comment: str) -> None:
@@ -280,7 +211,7 @@ def _start_vote(ctx: Context, board: Board, user: User, kind: str, comment: str)
     board.row.proposal = kind
     board.row.proposal_votes = json.dumps([index])
     _set_comment(board, user, comment)
-    _commit_board(ctx, board)
+    save_board(ctx, board)
     mail_board(ctx, board)
 
 
@@ -308,7 +239,7 @@ def accept(ctx: Context, board: Board, user: User, comment: str = "") -> None:
         board.row.proposal_votes = None
         board.row.comment = phrase("undo_done")
         board.row.comment_by = ctx.config.server_name
-    _commit_board(ctx, board)
+    save_board(ctx, board)
     mail_board(ctx, board)
 
 
@@ -330,7 +261,7 @@ def reject(ctx: Context, board: Board, user: User, comment: str = "") -> None:
     board.row.proposal = None
     board.row.proposal_votes = None
     _set_comment(board, user, comment)
-    _commit_board(ctx, board)
+    save_board(ctx, board)
     mail_board(ctx, board, events=[phrase("rejected", userid=user.userid, kind=kind)])
 
 
@@ -420,7 +351,7 @@ def _mail_preview(
         )
         probe = board.rules.apply(probe, board.rules.parse_move(probe, text))
     shown = Board(row=board.row, rules=board.rules, players=board.players, state=state)
-    body = summary(
+    body = board_summary(
         ctx,
         shown,
         title=title_for(board, kind),
@@ -447,8 +378,6 @@ def _mail_preview(
 
 def preview_new(ctx: Context, rules_name: str, texts: Sequence[str]) -> str:
     """`preview new move...`: the moves from a fresh start position, as text."""
-    from pbm.services.boards import rules_for
-
     rules = rules_for(rules_name)
     state = rules.new_state()
     try:
@@ -499,8 +428,7 @@ def replay_check(board: Board, texts: Sequence[str]) -> bool:
 def abort(ctx: Context, board: Board, reason: str) -> None:
     """End a board unrated, without a result, and tell its readers."""
     _require_active(board)
-    _remove(ctx, board, reason)
-    tournament_game_ended(ctx, board)  # a tournament scores an aborted board as a draw
+    remove(ctx, board, reason)  # a tournament scores an aborted board as a draw
 
 
 def adjudicate(ctx: Context, board: Board, winner: User | None, reason: str) -> None:
@@ -508,7 +436,7 @@ def adjudicate(ctx: Context, board: Board, winner: User | None, reason: str) -> 
     _require_active(board)
     index = None if winner is None else _player_index(board, winner)
     finish(ctx, board, index, reason)
-    _commit_board(ctx, board)
+    save_board(ctx, board)
     mail_board(ctx, board)
 
 
@@ -525,5 +453,5 @@ def take_back(ctx: Context, board: Board) -> None:
     _undo_last(ctx, board)
     board.row.comment = phrase("undo_done")
     board.row.comment_by = ctx.config.server_name
-    _commit_board(ctx, board)
+    save_board(ctx, board)
     mail_board(ctx, board)

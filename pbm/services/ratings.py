@@ -1,8 +1,9 @@
 """Ratings per game type: pbmserv's rating (the one lists rank by) and Glicko-2 beside it.
 
-A game is rated once, when it ends (`rate_finished`, from play.finish); the change of
-every player is kept in `rating_changes`, so the end-of-game mail, `history` and a full
-`recompute` (which replays every rated game in the order they ended) agree.
+A game is rated once, when it ends (`rate_finished`, a game-end handler: see
+pbm.services.endings); the change of every player is kept in `rating_changes`, so the
+end-of-game mail, `history` and a full `recompute` (which replays every rated game in the
+order they ended) agree.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from typing import TYPE_CHECKING
 from sqlmodel import Session, col, delete, select
 
 from pbm.ratings import glicko2, pbmserv
+from pbm.store import queries
 from pbm.store.models import Game, User
 from pbm.store.models_correspondence import PlayerRating, RatingChange
 from pbm.texts import phrase
@@ -20,12 +22,6 @@ from pbm.texts import phrase
 if TYPE_CHECKING:
     from pbm.services.boards import Board
     from pbm.services.context import Context
-    from pbm.services.lists import Standing
-
-
-def rank(rows: Sequence[Standing]) -> list[Standing]:
-    """The won/lost/tie table's order: points (2 per win, 1 per tie), then wins."""
-    return sorted(rows, key=lambda s: (-(2 * s.won + s.ties), -s.won, s.lost, s.userid.lower()))
 
 
 def rating_of(session: Session, user_id: int, game: str) -> PlayerRating:
@@ -116,7 +112,7 @@ def _pair_score(scores: Sequence[float], i: int, j: int) -> float:
 
 
 def rate_finished(ctx: Context, board: Board) -> list[RatingChange]:
-    """Rate a board that has just ended (play.finish calls this)."""
+    """Rate a board that has just ended (a game-end handler, wired in pbm/services/__init__.py)."""
     ctx.session.add(board.row)
     ctx.session.flush()
     return rate_row(ctx.session, board.row, [u.id or 0 for _, u in board.players])
@@ -163,7 +159,6 @@ def recompute(session: Session, game: str | None = None) -> int:
     if game is not None:
         query = query.where(Game.game == game)
     rows = sorted(session.exec(query), key=lambda r: (r.ended_at or r.last_move_at, r.id or 0))
-    from pbm.store import queries
 
     count = 0
     for row in rows:

@@ -14,8 +14,9 @@ from datetime import datetime
 from pbm.clock import as_utc
 from pbm.errors import PbmError
 from pbm.games import GameError
-from pbm.services.boards import Board, board_from_row, cache_position, replay, rules_for
+from pbm.services.boards import Board, board_from_row, replay, rules_for, save_board
 from pbm.services.context import Context
+from pbm.services.ratings import rate_row
 from pbm.services.tokens import new_token
 from pbm.store import queries
 from pbm.store.models import Game, GamePlayer, Move
@@ -270,11 +271,8 @@ def import_record(ctx: Context, record: Record, board_name: str | None = None) -
         )
     ctx.session.flush()
     board = board_from_row(ctx, row, rules)
-    cache_position(board)
-    ctx.session.add(row)
+    save_board(ctx, board)
     if row.status == "finished":
-        from pbm.services.ratings import rate_row
-
         rate_row(ctx.session, row, [u.id or 0 for u in users])
     ctx.session.flush()
     return board

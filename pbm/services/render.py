@@ -7,17 +7,13 @@ import json
 from collections.abc import Sequence
 from datetime import datetime
 
-from sqlalchemy.engine import Row
-
 from pbm.games.base import State
 from pbm.services.boards import Board
 from pbm.services.clocks import shows_timing, timing_lines
 from pbm.services.context import Context
-from pbm.services.matches import match_lines
-from pbm.services.ratings import rating_lines
-from pbm.services.secrecy import hidden_moves, may_hide, shown_text
+from pbm.services.secrecy import ShownMove, hidden_moves, may_hide, shown_text
 from pbm.store import queries
-from pbm.store.models import Move, User
+from pbm.store.models import User
 from pbm.texts import phrase, render
 
 STARS = "*" * 60
@@ -39,33 +35,20 @@ def duration(seconds: float) -> str:
 
 def move_columns(
     board: Board,
-    moves: Sequence[Move],
+    moves: Sequence[ShownMove],
     state: State,
     last_rows: int | None = None,
     hidden: set[int] | None = None,
 ) -> str:
     """Side names, userids, then the numbered moves, one column per player; the moves
     numbered in `hidden` show as "..." (secret to this reader)."""
-    hidden = hidden or set()
     seats = board.rules.player_seats(state)
-    # Plain rows (pbm.store.queries.move_records) hash by value at C speed; Move objects
-    # (a preview's extra moves) by what is shown of them.
-    key = (
-        tuple(m if isinstance(m, Row) else (m.number, m.player, m.text, m.auto) for m in moves),
-        last_rows,
-        frozenset(hidden),
-        tuple(seats),
-        tuple(board.userids),
-    )
-    found = board.move_lists.get(key)
-    if found is None:
-        found = board.move_lists[key] = _move_columns(board, moves, seats, last_rows, hidden)
-    return found
+    return _move_columns(board, moves, seats, last_rows, hidden or set())
 
 
 def _move_columns(
     board: Board,
-    moves: Sequence[Move],
+    moves: Sequence[ShownMove],
     seats: Sequence[int],
     last_rows: int | None,
     hidden: set[int],
@@ -96,13 +79,8 @@ def _move_columns(
 
 
 def drawing(board: Board, state: State, seat: int | None) -> str:
-    """The board drawn for `seat`; a game that hides nothing draws the same for every seat
-    (docs/protocol.md), so each reader's copy of a board mail shares one drawing."""
-    key = (id(state), seat if may_hide(board.rules) else None)
-    found = board.drawings.get(key)
-    if found is None or found[0] is not state:
-        found = board.drawings[key] = (state, board.rules.render(state, key[1]).rstrip("\n"))
-    return found[1]
+    """The board drawn for `seat` (a game that hides nothing draws the same for all)."""
+    return board.rules.render(state, seat if may_hide(board.rules) else None).rstrip("\n")
 
 
 def result_line(board: Board) -> str:
@@ -135,14 +113,16 @@ def summary(
     events: Sequence[str] = (),
     full: bool = True,
     state: State | None = None,
-    moves: Sequence[Move] | None = None,
+    moves: Sequence[ShownMove] | None = None,
     timing: bool | None = None,
     subscribers: Sequence[User] | None = None,
     now: State | None = None,
+    results: Sequence[Sequence[str]] = (),
 ) -> str:
     """The whole board mail body for `reader` (None: an observer). `now` is the game as it
     stands when `state` is another position (show board#n, previews): it decides which
-    moves are still secret."""
+    moves are still secret. `results` are the blocks printed under the status (rating
+    changes, a match's score: pbm.services.mailing.board_summary gathers them)."""
     state = board.state if state is None else state
     if moves is None:
         moves = queries.moves_of(ctx.session, board.id)
@@ -151,7 +131,7 @@ def summary(
         status.append(board.row.result_reason)
     status.append(result_line(board))
     status_text = "\n".join(s for s in status if s)
-    for block in (rating_lines(ctx, board), match_lines(ctx, board)):
+    for block in results:
         status_text += "\n\n" + "\n".join(block) if block else ""
     index = board.index_of(reader.id if reader else None)
     extras: list[str] = []

@@ -7,13 +7,30 @@ printed it) to everyone but its mover, in every mail and listing that shows move
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Protocol
 
 from pbm.games import Game as Rules
 from pbm.games.base import State
 from pbm.services.boards import Board
-from pbm.store.models import Move
 
 HIDDEN_TEXT = "..."
+
+
+class ShownMove(Protocol):
+    """What a move list shows of a move: a stored Move, a pbm.store.queries.MoveRecord,
+    or a preview's move not stored."""
+
+    @property
+    def number(self) -> int: ...
+
+    @property
+    def player(self) -> int: ...
+
+    @property
+    def text(self) -> str: ...
+
+    @property
+    def auto(self) -> bool: ...
 
 
 def may_hide(rules: Rules) -> bool:
@@ -22,7 +39,7 @@ def may_hide(rules: Rules) -> bool:
 
 
 def hidden_moves(
-    board: Board, moves: Sequence[Move], reader_index: int | None, now: State | None = None
+    board: Board, moves: Sequence[ShownMove], reader_index: int | None, now: State | None = None
 ) -> set[int]:
     """Numbers of the stored moves in `moves` whose text the player at `reader_index`
     (None: an observer) may not see in the game as it stands (`now`, default the board's)."""
@@ -38,25 +55,19 @@ def hidden_moves(
     return hidden
 
 
-def _parsed(board: Board, moves: Sequence[Move]) -> list[tuple[Move, int, object]]:
-    """Each stored move with its mover's seat and its parsed form, replayed once per board
-    and move count (a board mail renders the list for every reader)."""
+def _parsed(board: Board, moves: Sequence[ShownMove]) -> list[tuple[ShownMove, int, object]]:
+    """Each stored move with its mover's seat and its parsed form, replayed."""
     stored = [m for m in moves if m.number <= board.row.move_count]
-    key = (board.row.move_count, len(stored))
-    cached = board.parsed_moves.get(key)
-    if cached is not None:
-        return cached
     rules = board.rules
     state = rules.new_state(**board.options)
-    found: list[tuple[Move, int, object]] = []
+    found: list[tuple[ShownMove, int, object]] = []
     for move in stored:
         mover = rules.to_move(state)
         parsed = rules.parse_move(state, move.text)
         found.append((move, -1 if mover is None else mover, parsed))
         state = rules.apply(state, parsed)
-    board.parsed_moves[key] = found
     return found
 
 
-def shown_text(move: Move, hidden: set[int]) -> str:
+def shown_text(move: ShownMove, hidden: set[int]) -> str:
     return HIDDEN_TEXT if move.number in hidden else move.text

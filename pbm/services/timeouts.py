@@ -12,7 +12,7 @@ from datetime import timedelta
 from sqlmodel import select
 
 from pbm.services.accounts import reply_addresses
-from pbm.services.boards import Board, cache_position
+from pbm.services.boards import Board, save_board
 from pbm.services.clocks import (
     DAY_SECONDS,
     bank_left,
@@ -22,11 +22,10 @@ from pbm.services.clocks import (
     time_control,
 )
 from pbm.services.context import Context, Reply
-from pbm.services.mailing import mail_board, title_for
-from pbm.services.render import subject_for, summary
+from pbm.services.endings import finish, player_leaves
+from pbm.services.mailing import board_summary, mail_board, title_for
+from pbm.services.render import subject_for
 from pbm.services.vacation import left_days
-from pbm.store import queries
-from pbm.store.models import Subscription
 from pbm.store.models_correspondence import JobMark
 from pbm.texts import phrase, render
 
@@ -82,41 +81,21 @@ def apply(ctx: Context, board: Board, what: Due) -> None:
     if what.action == "nag":
         send_nag(ctx, board)
     elif what.draw:
-        from pbm.services.play import finish
-
         # pbmserv: at the forfeit time the players who did not vote accept the draw.
         finish(ctx, board, None, phrase("draw_agreed"))
-        _save(ctx, board)
+        save_board(ctx, board)
         mail_board(ctx, board)
     else:
         forfeit(ctx, board, what.index, what.reason)
 
 
-def _save(ctx: Context, board: Board) -> None:
-    cache_position(board)
-    ctx.session.add(board.row)
-    ctx.session.flush()
-
-
 def forfeit(ctx: Context, board: Board, index: int, reason: str) -> None:
-    """The player loses on time: the game ends, is rated, and everyone is told."""
-    from pbm.services.play import finish
-
-    gp, user = board.players[index]
-    gp.resigned = True
-    # His clock ran until now: the timing block shows the time he let pass.
-    control = time_control(board.row)
-    gp.seconds_used += charged(
-        ctx.session, control, user.id or 0, board.row.last_move_at, ctx.now()
-    ).total_seconds()
-    ctx.session.add(gp)
-    assert user.id is not None
-    if queries.subscription(ctx.session, board.id, user.id, "subscribe") is None:
-        ctx.session.add(Subscription(game_id=board.id, user_id=user.id))
-    remaining = [i for i, (p, _) in enumerate(board.players) if not p.resigned]
+    """The player loses on time: the game ends, is rated, and everyone is told (his
+    clock ran until now: the timing block shows the time he let pass)."""
+    user = board.players[index][1]
     text = reason + "\n" + phrase("forfeits", userid=user.userid, label=board.label)
-    finish(ctx, board, remaining[0] if len(remaining) == 1 else None, text)
-    _save(ctx, board)
+    player_leaves(ctx, board, index, text, clock_ran=True)
+    save_board(ctx, board)
     mail_board(ctx, board)
 
 
@@ -149,7 +128,7 @@ def send_nag(ctx: Context, board: Board) -> None:
         left="\n" + "\n".join(lines) + "\n",
         signature=ctx.config.server_name,
         subject=subject_for(board),
-        summary=summary(ctx, board, title=title_for(board, "Nag"), reader=user, timing=True),
+        summary=board_summary(ctx, board, title=title_for(board, "Nag"), reader=user, timing=True),
     )
     ctx.session.add(JobMark(kind="nag", key=_nag_key(board), at=now))
     to = reply_addresses(ctx, user)

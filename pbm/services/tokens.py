@@ -33,26 +33,17 @@ def new_token(ctx: Context, game_id: int, user_id: int) -> str:
     return _encode(secrets.token_bytes(16))
 
 
-def remember(ctx: Context, players: list[tuple[GamePlayer, User]]) -> None:
-    """Note the tokens of a loaded board's players (so mailing needs no query)."""
-    for gp, user in players:
-        if gp.token and user.id is not None:
-            ctx.tokens[(gp.game_id, user.id)] = gp.token
-
-
 def token_for(ctx: Context, game_id: int, user_id: int) -> str | None:
     """The token of a player of a board; None for anyone who does not play it."""
-    found = ctx.tokens.get((game_id, user_id))
-    if found is not None:
-        return found
-    for gp, user in queries.players_of(ctx.session, game_id):
-        if user.id == user_id:
-            if gp.token is None:  # a board created before tokens existed
-                gp.token = new_token(ctx, game_id, user_id)
-                ctx.session.add(gp)
-            ctx.tokens[(game_id, user_id)] = gp.token
-            return gp.token
-    return None
+    found = queries.seat_token(ctx.session, game_id, user_id)
+    if found is None:
+        return None
+    if found.token is not None:
+        return found.token
+    gp = ctx.session.get_one(GamePlayer, found.seat_id)  # a board created before tokens
+    gp.token = new_token(ctx, game_id, user_id)
+    ctx.session.add(gp)
+    return gp.token
 
 
 def resolve(ctx: Context, tokens: list[str]) -> tuple[int, User] | None:

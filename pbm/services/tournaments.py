@@ -1,6 +1,7 @@
 """Tournaments on the stored boards: creation and entries, seeding, rounds made into
-boards, results taken from ended games (`game_ended`, called where a board ends), the
-next round started in the same transaction, withdrawals, standings and the final mail.
+boards, results taken from ended games (`game_ended`, a game-end handler of
+pbm.services.endings), the next round started in the same transaction, withdrawals,
+standings and the final mail.
 
 Pairing itself is pure (pbm.tournaments); this module only stores and mails. The rules
 players read are in docs/tournaments.md.
@@ -18,9 +19,11 @@ from sqlmodel import Session, col, select
 from pbm.errors import NotFoundError, PbmError
 from pbm.games import GameError, find_game
 from pbm.services.accounts import reply_addresses
-from pbm.services.boards import Board, board_by_id, rules_for
+from pbm.services.boards import board_by_id, rules_for
 from pbm.services.challenges import ChallengeError, create_game
 from pbm.services.context import Context, Reply
+from pbm.services.endings import GameEnd
+from pbm.services.play import abort
 from pbm.services.timeouts import forfeit
 from pbm.store import queries
 from pbm.store.models import Game, User
@@ -383,10 +386,11 @@ def _results(done: Sequence[TournamentPairing]) -> list[Result]:
 # -- results ----------------------------------------------------------------------------
 
 
-def game_ended(ctx: Context, board: Board, loser_id: int | None = None) -> None:
-    """The hook the play service calls when a board ends (finished or removed): record a
-    tournament board's result and start what comes next. `loser_id` names a player who
-    declined the board (a resignation before everyone moved): he loses it."""
+def game_ended(ctx: Context, end: GameEnd) -> None:
+    """A game-end handler (pbm.services.endings): a tournament board that ended (finished
+    or removed) records its result and starts what comes next. `end.loser_id` names a
+    player who declined the board (a resignation before everyone moved): he loses it."""
+    board, loser_id = end.board, end.loser_id
     query = select(TournamentPairing).where(TournamentPairing.game_id == board.id)
     pairing = ctx.session.exec(query).first()
     if pairing is None or pairing.score is not None:
@@ -547,8 +551,6 @@ def withdraw(ctx: Context, t: Tournament, user: User) -> None:
 
 def cancel(ctx: Context, t: Tournament) -> None:
     """Stop a tournament: its boards still being played are removed unrated."""
-    from pbm.services.play import abort  # play imports this module: import it late
-
     if t.status in ("finished", "cancelled"):
         raise TournamentError(phrase("tournament_over", name=t.name))
     t.status = "cancelled"

@@ -68,7 +68,6 @@ def start(session: Session, user: User, now: datetime) -> float:
     row.started_at = now
     session.add(row)
     session.add(VacationSpan(user_id=user.id, started_at=now))
-    forget_spans(session)
     session.flush()
     return row.bank_days
 
@@ -90,7 +89,6 @@ def stop(session: Session, user: User, now: datetime) -> float:
     row.started_at = None
     row.accrued_at = end
     session.add(row)
-    forget_spans(session)
     session.flush()
     return used
 
@@ -98,32 +96,11 @@ def stop(session: Session, user: User, now: datetime) -> float:
 _SPAN = VacationSpan.__table__.c  # type: ignore[attr-defined]
 # Two columns, not the entities: every move asks this, mostly to find nothing.
 _SPANS_OF = sa_select(_SPAN.started_at, _SPAN.ended_at).where(_SPAN.user_id == bindparam("user_id"))
-_CACHE = "pbm.vacation_spans"  # session.info key: spans by user id, this transaction
 
 
 def clipped_spans(session: Session, user_id: int) -> list[tuple[datetime, datetime | None]]:
     """The player's vacations for the clocks: a running one ends where its bank runs out,
     so a clock is exact even before a job has closed that vacation."""
-    # A move asks twice per player (the time-out check, then the charge): keep the answer
-    # for the transaction; start/stop and any rollback forget it.
-    cache = session.info.setdefault(_CACHE, {})
-    if user_id not in cache:
-        cache[user_id] = _clipped_spans(session, user_id)
-    return list(cache[user_id])
-
-
-def note_never_away(session: Session, user_ids: set[int]) -> None:
-    """Players this transaction found with no vacation at all: no spans to look up."""
-    cache = session.info.setdefault(_CACHE, {})
-    for user_id in user_ids:
-        cache.setdefault(user_id, [])
-
-
-def forget_spans(session: Session) -> None:
-    session.info.pop(_CACHE, None)
-
-
-def _clipped_spans(session: Session, user_id: int) -> list[tuple[datetime, datetime | None]]:
     rows = queries.core_rows(session, _SPANS_OF, {"user_id": user_id})
     spans = [(started, ended) for started, ended in rows]
     if not any(ended is None for _, ended in spans):

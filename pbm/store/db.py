@@ -325,9 +325,18 @@ def init_db(engine: Engine) -> None:
     """Create the schema, or upgrade it in place to the newest migration."""
     from alembic import command  # see _revisions: import cost
 
+    before = current_revision(engine)
     # "heads": a schema whose revisions branched (two features migrated side by side)
     # still upgrades to every head.
     command.upgrade(alembic_config(engine), "heads")
+    if engine.dialect.name == "sqlite" and current_revision(engine) != before:
+        # A migration that alters a SQLite table copies it (batch mode) and leaves the
+        # old pages free in the file: give them back once, after the upgrade.
+        raw = engine.raw_connection()
+        try:
+            raw.driver_connection.execute("VACUUM")  # type: ignore[union-attr]
+        finally:
+            raw.close()
 
 
 def current_revision(engine: Engine) -> str | None:
@@ -560,15 +569,3 @@ def _not_this_database(path: Path, database_id: int) -> str | None:
 def session_for(engine: Engine) -> Session:
     """A session whose objects stay readable after commit (services return them)."""
     return Session(engine, expire_on_commit=False)
-
-
-@event.listens_for(Session, "after_transaction_end")
-def _forget_transaction_caches(session: Session, _transaction: Any) -> None:
-    """Services may keep what they read in `session.info` for a transaction (keys
-    starting "pbm."); once it ends (a savepoint too: its rollback may have undone what was
-    read, and after a commit other processes may write) the reading is stale. A flush's
-    own inner transaction ends nothing of the kind."""
-    if _transaction.parent is not None and not _transaction.nested:
-        return
-    for key in [k for k in session.info if isinstance(k, str) and k.startswith("pbm.")]:
-        del session.info[key]

@@ -82,7 +82,6 @@ class GamePlayer(SQLModel, table=True):
     position: int  # challenge order: 0 took seat 0 at the start
     resigned: bool = False
     queued_move: str | None = Field(default=None, max_length=200)
-    queued_resign: bool = False
     submitted_move: str | None = Field(default=None, max_length=200)
     seconds_used: float = 0.0
     # The secret this player's board mails carry (Reply-To and Message-ID), so a reply

@@ -11,17 +11,19 @@ from __future__ import annotations
 import unicodedata
 from collections.abc import Mapping, Sequence
 from datetime import datetime
-from typing import Any, NamedTuple, cast
+from typing import Any, NamedTuple
 
-from sqlalchemy import Executable, Result, bindparam, exists, func
+from sqlalchemy import Executable, Result, bindparam, func, insert
 from sqlalchemy import select as sa_select
-from sqlalchemy.orm.attributes import set_committed_value
+from sqlalchemy.dialects import postgresql, sqlite
+from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session, col, select
 
 from pbm.store.models import (
     Game,
     GamePlayer,
     GameTypeSetting,
+    InboundMessage,
     Move,
     OutboxMail,
     RateEvent,
@@ -29,7 +31,7 @@ from pbm.store.models import (
     User,
     UserAddress,
 )
-from pbm.store.models_correspondence import MailPreference, VacationSpan
+from pbm.store.models_correspondence import MailPreference
 
 _ADDRESS = UserAddress.__table__.c  # type: ignore[attr-defined]
 _MOVE = Move.__table__  # type: ignore[attr-defined]
@@ -40,30 +42,6 @@ def core_rows(session: Session, statement: Executable, params: Mapping[str, Any]
     """Run a prebuilt Core statement in the session's transaction, after its autoflush."""
     session.flush()  # a no-op when nothing is pending
     return session.connection().execute(statement, params)
-
-
-_WRITES: dict[tuple[str, tuple[str, ...]], Any] = {}
-
-
-def write_row(session: Session, row: Any, **values: Any) -> None:
-    """Set `values` on a loaded row and UPDATE them at once with a cached statement. The
-    row stays clean, so no unit of work runs for it: what every move writes (its board's
-    counters and position, the mover's clock) costs a statement, not a flush. A rolled
-    back savepoint does not restore such values, so pbm.pipeline expires every object
-    after one (a whole rollback expires them anyway)."""
-    table = type(row).__table__
-    keys = tuple(sorted(values))
-    statement = _WRITES.get((table.name, keys))
-    if statement is None:
-        columns = {k: bindparam(f"new_{k}", type_=table.c[k].type) for k in keys}
-        statement = table.update().where(table.c.id == bindparam("row_id")).values(columns)
-        _WRITES[(table.name, keys)] = statement
-    params = {f"new_{k}": v for k, v in values.items()}
-    params["row_id"] = row.id
-    if session.connection().execute(statement, params).rowcount != 1:
-        raise RuntimeError(f"no {table.name} row {row.id} to write")
-    for key, value in values.items():
-        set_committed_value(row, key, value)
 
 
 _USER_BY_KEY = select(User).where(User.userid_key == bindparam("key"))
@@ -100,23 +78,10 @@ _ADDRESSES_OF = (
     .where(_ADDRESS.user_id == bindparam("user_id"))
     .order_by(_ADDRESS.position)
 )
-_ADDRESSES_OF_USERS = (
-    sa_select(_ADDRESS.user_id, _ADDRESS.address)
-    .where(_ADDRESS.user_id.in_(bindparam("ids", expanding=True)))
-    .order_by(_ADDRESS.user_id, _ADDRESS.position)
-)
 
 
 def addresses_of(session: Session, user_id: int) -> list[str]:
     return list(core_rows(session, _ADDRESSES_OF, {"user_id": user_id}).scalars())
-
-
-def addresses_of_users(session: Session, user_ids: Sequence[int]) -> dict[int, list[str]]:
-    """The addresses of several users in one query, each list in `addresses_of`'s order."""
-    found: dict[int, list[str]] = {uid: [] for uid in user_ids}
-    for user_id, address in core_rows(session, _ADDRESSES_OF_USERS, {"ids": list(user_ids)}):
-        found[user_id].append(address)
-    return found
 
 
 def set_addresses(session: Session, user_id: int, addresses: Sequence[str]) -> None:
@@ -163,63 +128,47 @@ def players_of(session: Session, game_id: int) -> list[tuple[GamePlayer, User]]:
 
 
 _BOARD_WITH_PLAYERS = (
-    select(
-        Game,
-        GamePlayer,
-        User,
-        MailPreference.digest,
-        UserAddress.address,
-        exists().where(col(VacationSpan.user_id) == col(User.id)),
-    )
+    select(Game, GamePlayer, User)
     .join(GamePlayer, col(GamePlayer.game_id) == col(Game.id))
     .join(User, col(User.id) == col(GamePlayer.user_id))
-    .outerjoin(MailPreference, col(MailPreference.user_id) == col(User.id))
-    .outerjoin(UserAddress, col(UserAddress.user_id) == col(User.id))
     .where(Game.game == bindparam("game"), Game.board == bindparam("board"))
-    .order_by(col(GamePlayer.position), col(UserAddress.position))
-    .with_for_update(of=Game)  # type: ignore[arg-type]
+    .order_by(col(GamePlayer.position))
+    .with_for_update(of=Game)
 )
 
 
 class LoadedBoard(NamedTuple):
     row: Game
     players: list[tuple[GamePlayer, User]]
-    digest: set[int]  # the players who read board mail as a daily digest
-    addresses: dict[int, list[str]]  # each player's addresses, as addresses_of lists them
-    # Players who never took a vacation (None: not asked), so the clocks need not look.
-    never_away: set[int] | None = None
 
 
 def board_with_players(session: Session, game: str, board: str) -> LoadedBoard | None:
-    """`game_by_board`, `players_of`, the players' addresses, which of them read their
-    mail as a daily digest and which ever took a vacation, in one statement: every move
-    needs them all."""
+    """`game_by_board` and `players_of` in one statement (every move needs both), the
+    board's row locked for the transaction where the database can."""
     params = {"game": game, "board": board.lower()}
     rows = list(session.exec(_BOARD_WITH_PLAYERS, params=params))
     if not rows:  # no such board (or, never in practice, a board without players)
         row = game_by_board(session, game, board)
-        if row is None:
-            return None
-        players = players_of(session, row.id or 0)
-        ids = [u.id for _, u in players if u.id is not None]
-        return LoadedBoard(
-            row, players, digest_users(session, ids), addresses_of_users(session, ids)
-        )
-    players: dict[int, tuple[GamePlayer, User]] = {}
-    digest: set[int] = set()
-    never_away: set[int] = set()
-    addresses: dict[int, list[str]] = {}
-    for _, gp, user, wants, address, vacationed in rows:  # a row per player and address
-        assert gp.id is not None and user.id is not None
-        players.setdefault(gp.id, (gp, user))
-        if wants:
-            digest.add(user.id)
-        if not vacationed:
-            never_away.add(user.id)
-        found = addresses.setdefault(user.id, [])
-        if address is not None and address not in found:
-            found.append(address)
-    return LoadedBoard(rows[0][0], list(players.values()), digest, addresses, never_away)
+        return None if row is None else LoadedBoard(row, players_of(session, row.id or 0))
+    return LoadedBoard(rows[0][0], [(gp, user) for _, gp, user in rows])
+
+
+_SEAT = GamePlayer.__table__.c  # type: ignore[attr-defined]
+_SEAT_TOKEN = sa_select(_SEAT.id, _SEAT.token).where(
+    _SEAT.game_id == bindparam("game_id"), _SEAT.user_id == bindparam("user_id")
+)
+
+
+class SeatToken(NamedTuple):
+    seat_id: int  # the GamePlayer row
+    token: str | None  # None on a board created before tokens existed
+
+
+def seat_token(session: Session, game_id: int, user_id: int) -> SeatToken | None:
+    """A player's reply token on a board; None when he does not play it. Every mail
+    about a board asks, so it reads one column, not the ORM object."""
+    row = core_rows(session, _SEAT_TOKEN, {"game_id": game_id, "user_id": user_id}).first()
+    return None if row is None else SeatToken._make(row)
 
 
 _PREFERENCE = MailPreference.__table__.c  # type: ignore[attr-defined]
@@ -238,15 +187,26 @@ def moves_of(session: Session, game_id: int) -> list[Move]:
     return list(session.exec(query))
 
 
+class MoveRecord(NamedTuple):
+    """One stored move as a board mail lists it: read-only, not an ORM object."""
+
+    number: int
+    player: int
+    text: str
+    auto: bool
+
+
 _MOVE_RECORDS = (
-    sa_select(_MOVE).where(_MOVE.c.game_id == bindparam("game_id")).order_by(_MOVE.c.number)
+    sa_select(_MOVE.c.number, _MOVE.c.player, _MOVE.c.text, _MOVE.c.auto)
+    .where(_MOVE.c.game_id == bindparam("game_id"))
+    .order_by(_MOVE.c.number)
 )
 
 
-def move_records(session: Session, game_id: int) -> list[Move]:
-    """The moves in order as plain read-only rows (attributes as on Move): a board mail's
-    move list needs no ORM identity map, which costs more than the query."""
-    return cast(list[Move], list(core_rows(session, _MOVE_RECORDS, {"game_id": game_id})))
+def move_records(session: Session, game_id: int) -> list[MoveRecord]:
+    """The moves in order, read-only: a board mail's move list needs no ORM identity
+    map, which costs more than the query."""
+    return [MoveRecord._make(r) for r in core_rows(session, _MOVE_RECORDS, {"game_id": game_id})]
 
 
 _ADD_MOVE = _MOVE.insert()
@@ -267,23 +227,17 @@ def last_move(session: Session, game_id: int) -> Move | None:
     return session.exec(query.limit(1)).first()
 
 
-_USER = User.__table__  # type: ignore[attr-defined]
-_SUBSCRIPTION = Subscription.__table__  # type: ignore[attr-defined]
 _SUBSCRIBERS_OF = (
-    sa_select(_USER)
-    .join(_SUBSCRIPTION, _SUBSCRIPTION.c.user_id == _USER.c.id)
-    .where(
-        _SUBSCRIPTION.c.game_id == bindparam("game_id"), _SUBSCRIPTION.c.kind == bindparam("kind")
-    )
-    .order_by(_USER.c.userid_key)
+    select(User)
+    .join(Subscription, col(Subscription.user_id) == col(User.id))
+    .where(Subscription.game_id == bindparam("game_id"), Subscription.kind == bindparam("kind"))
+    .order_by(col(User.userid_key))
 )
 
 
 def subscribers_of(session: Session, game_id: int, kind: str = "subscribe") -> list[User]:
-    """The board's subscribers as plain read-only rows (attributes as on User): every
-    board mail asks, mostly to find none, and only reads them."""
-    params = {"game_id": game_id, "kind": kind}
-    return cast(list[User], list(core_rows(session, _SUBSCRIBERS_OF, params)))
+    """The users subscribed to a board (`kind` "notify": told when it ends)."""
+    return list(session.exec(_SUBSCRIBERS_OF, params={"game_id": game_id, "kind": kind}))
 
 
 def subscription(session: Session, game_id: int, user_id: int, kind: str) -> Subscription | None:
@@ -398,3 +352,38 @@ def event_times(session: Session, kind: str, key: str, since: datetime) -> list[
     """When the events of one (kind, key) since `since` happened, oldest first."""
     params = {"kind": kind, "key": key, "since": since}
     return list(core_rows(session, _EVENT_TIMES, params).scalars())
+
+
+_INBOUND = InboundMessage.__table__  # type: ignore[attr-defined]
+_INBOUND_ID_OF = sa_select(_INBOUND.c.id).where(_INBOUND.c.message_id == bindparam("message_id"))
+# Where the database can skip a duplicate in the insert itself, no savepoint is needed.
+_INSERT_INBOUND = {
+    name: dialect.insert(_INBOUND)
+    .on_conflict_do_nothing(index_elements=["message_id"])
+    .returning(_INBOUND.c.id)
+    for name, dialect in (("sqlite", sqlite), ("postgresql", postgresql))
+}
+
+
+def add_inbound(session: Session, values: Mapping[str, Any]) -> tuple[int, bool]:
+    """Store an inbound message's row unless one with its `message_id` exists; returns
+    (id, created). Insert first and let the unique Message-ID refuse a copy: one
+    statement in the usual case, a Core insert since nobody reads the row back here."""
+    conn = session.connection()
+    statement = _INSERT_INBOUND.get(conn.dialect.name)
+    if statement is not None:
+        created = conn.execute(statement, values).scalar()
+        if created is not None:
+            return int(created), True
+    else:
+        try:
+            with session.begin_nested():
+                result = session.connection().execute(insert(_INBOUND).values(**values))
+            key = result.inserted_primary_key
+            assert key is not None and key[0] is not None
+            return int(key[0]), True
+        except IntegrityError:
+            pass
+    # Known already (or stored meanwhile by another process): that copy wins.
+    found = conn.execute(_INBOUND_ID_OF, {"message_id": values["message_id"]}).scalar_one()
+    return int(found), False

@@ -4,6 +4,9 @@ seeds can meet only in the final) with byes to the top seeds."""
 from __future__ import annotations
 
 from collections.abc import Hashable, Sequence
+from typing import TypeVar
+
+P = TypeVar("P", bound=Hashable)  # a player, as the caller names them (a user id)
 
 
 def seed_order(size: int) -> list[int]:
@@ -17,7 +20,7 @@ def seed_order(size: int) -> list[int]:
     return order
 
 
-def first_round(players: Sequence[Hashable]) -> list[tuple[Hashable, Hashable | None]]:
+def first_round(players: Sequence[P]) -> list[tuple[P, P | None]]:
     """First-round pairings of `players` (in seeding order); None marks a bye."""
     if len(players) < 2:
         raise ValueError("a knockout needs at least two players")
@@ -25,11 +28,15 @@ def first_round(players: Sequence[Hashable]) -> list[tuple[Hashable, Hashable | 
     while size < len(players):
         size *= 2
     order = seed_order(size)
-    slots = [players[s - 1] if s <= len(players) else None for s in order]
-    return [(slots[i], slots[i + 1]) for i in range(0, size, 2)]
+    # Each match pairs a top-half seed, always a player (the field fills more than half
+    # the bracket), with a bottom-half seed or a bye.
+    return [
+        (players[top - 1], players[bottom - 1] if bottom <= len(players) else None)
+        for top, bottom in zip(order[::2], order[1::2], strict=True)
+    ]
 
 
-def next_round(winners: Sequence[Hashable]) -> list[tuple[Hashable, Hashable]]:
+def next_round(winners: Sequence[P]) -> list[tuple[P, P]]:
     """Pair the previous round's winners in bracket order (winner of match 1 meets the
     winner of match 2, and so on)."""
     if len(winners) < 2 or len(winners) % 2:

@@ -4,8 +4,10 @@ alternates colours; the others rotate), single or double."""
 from __future__ import annotations
 
 from collections.abc import Hashable, Sequence
+from typing import TypeAlias, TypeVar
 
-Pairing = tuple[Hashable, Hashable | None]  # (first/white, second/black); None = bye
+P = TypeVar("P", bound=Hashable)  # a player, as the caller names them (a user id)
+Pairing: TypeAlias = tuple[P, P | None]  # (first/white, second/black); None = bye
 
 
 def berger_rounds(count: int) -> list[list[tuple[int, int]]]:
@@ -27,26 +29,24 @@ def berger_rounds(count: int) -> list[list[tuple[int, int]]]:
     return rounds
 
 
-def round_robin(players: Sequence[Hashable], *, double: bool = False) -> list[list[Pairing]]:
+def round_robin(players: Sequence[P], *, double: bool = False) -> list[list[Pairing[P]]]:
     """Every round's pairings for `players` in seeding order; an odd field gets a bye
     each round (the player paired with None sits out). A double round robin repeats
     the cycle with colours reversed."""
-    seats: list[Hashable | None] = list(players)
+    seats: list[P | None] = list(players)
     if len(seats) < 2:
         raise ValueError("a round robin needs at least two players")
     if len(seats) % 2:
         seats.append(None)
     cycle = []
     for games in berger_rounds(len(seats)):
-        pairs: list[Pairing] = []
+        pairs: list[Pairing[P]] = []
         for white, black in games:
             a, b = seats[white - 1], seats[black - 1]
-            if a is None:
+            if a is not None:
+                pairs.append((a, b))  # b None: a sits out
+            elif b is not None:
                 pairs.append((b, None))
-            elif b is None:
-                pairs.append((a, None))
-            else:
-                pairs.append((a, b))
         cycle.append(pairs)
     if double:
         cycle += [[(b, a) if b is not None else (a, None) for a, b in rnd] for rnd in cycle]

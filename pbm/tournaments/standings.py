@@ -6,23 +6,28 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Hashable, Iterable, Sequence
 from dataclasses import dataclass
+from typing import Generic, TypeVar
 
 BYE_POINTS = 1.0
 
+P = TypeVar("P", bound=Hashable)  # a player, as the caller names them (a user id)
 
-@dataclass(frozen=True, slots=True)
-class Result:
+
+# Not slots=True: on Python 3.11 a frozen slots dataclass that is also Generic fails when
+# built through a subscripted class (`Result[int](...)`).
+@dataclass(frozen=True)
+class Result(Generic[P]):
     """One finished pairing: `score` is `first`'s (1, 0.5 or 0); `second` None = a bye."""
 
-    first: Hashable
-    second: Hashable | None
+    first: P
+    second: P | None
     score: float
 
 
-@dataclass(frozen=True, slots=True)
-class Row:
+@dataclass(frozen=True)
+class Row(Generic[P]):
     rank: int
-    player: Hashable
+    player: P
     points: float
     sonneborn_berger: float
     buchholz: float
@@ -32,16 +37,16 @@ class Row:
     byes: int
 
 
-def standings(players: Sequence[Hashable], results: Iterable[Result]) -> list[Row]:
+def standings(players: Sequence[P], results: Iterable[Result[P]]) -> list[Row[P]]:
     """The table for `players` (seeding order breaks the last ties); equal rows share a rank.
 
     Buchholz sums the opponents' points; Sonneborn-Berger sums the points of the
     opponents beaten and half those of the opponents drawn. A bye counts its point but
     adds nothing to either tie-break (it has no opponent to weigh).
     """
-    points: dict[Hashable, float] = defaultdict(float)
-    games: dict[Hashable, list[tuple[Hashable, float]]] = defaultdict(list)
-    tally: dict[Hashable, list[int]] = defaultdict(lambda: [0, 0, 0, 0])
+    points: dict[P, float] = defaultdict(float)
+    games: dict[P, list[tuple[P, float]]] = defaultdict(list)
+    tally: dict[P, list[int]] = defaultdict(lambda: [0, 0, 0, 0])
     for r in results:
         if r.second is None:
             points[r.first] += BYE_POINTS
@@ -60,7 +65,7 @@ def standings(players: Sequence[Hashable], results: Iterable[Result]) -> list[Ro
         sb = sum(points[o] * s for o, s in games[p])
         keyed.append((-points[p], -sb, -buchholz, seed[p], p, buchholz, sb))
     keyed.sort(key=lambda k: k[:4])
-    rows: list[Row] = []
+    rows: list[Row[P]] = []
     for i, (neg_pts, neg_sb, neg_bh, _, p, bh, sb) in enumerate(keyed):
         if rows and (neg_pts, neg_sb, neg_bh) == (
             -rows[-1].points,

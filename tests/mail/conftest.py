@@ -250,7 +250,7 @@ class Postbox:
 
 
 class PbmServer:
-    """`pbm serve` (as `python -m pbm.daemon`) against the stack; data in a temp dir."""
+    """`pbm serve` (`python -m pbm --config FILE serve`) on the stack; data in a temp dir."""
 
     def __init__(self, stack: MailStack, workdir: Path, extra: str = "") -> None:
         self.stack = stack
@@ -297,7 +297,7 @@ lmtp = "127.0.0.1:{stack.pbm_lmtp_port}"
     def start(self) -> None:
         log = self.log_path.open("ab")
         self.proc = subprocess.Popen(
-            [sys.executable, "-m", "pbm.daemon", "--config", str(self.config_path)],
+            [sys.executable, "-m", "pbm", "--config", str(self.config_path), "serve"],
             stdout=log,
             stderr=log,
             stdin=subprocess.DEVNULL,

@@ -7,24 +7,14 @@ import subprocess
 import sys
 
 import pytest
-import typer
 from typer.testing import CliRunner
 
-from pbm.cli.serve import register
+from pbm.cli import app
 from pbm.store.models import InboundMessage, OutboxMail
 
 from .conftest import PbmServer, Postbox, wait_until
 
 pytestmark = [pytest.mark.mailstack, pytest.mark.slow]
-
-
-def cli() -> typer.Typer:
-    """The commands as the lead wires them: `serve` on the app, the rest under `mail`."""
-    app = typer.Typer()
-    mail_app = typer.Typer()
-    register(app, mail_app)
-    app.add_typer(mail_app, name="mail")
-    return app
 
 
 def test_sigterm_finishes_the_message_in_hand_and_loses_nothing(pbm_server: PbmServer) -> None:
@@ -50,16 +40,15 @@ def test_sigterm_finishes_the_message_in_hand_and_loses_nothing(pbm_server: PbmS
 
 
 def test_mail_status_and_mail_send(pbm_server: PbmServer) -> None:
-    app = cli()
     runner = CliRunner()
     config = str(pbm_server.config_path)
-    result = runner.invoke(app, ["mail", "status", "--config", config])
+    result = runner.invoke(app, ["--config", config, "mail", "status"])
     assert result.exit_code == 3 and "not running" in result.output
 
     pbm_server.start()
     sent = runner.invoke(
         app,
-        ["mail", "send", "--config", config, "--from", "carol@example.test", "signup carol pw"],
+        ["--config", config, "mail", "send", "--from", "carol@example.test", "signup carol pw"],
     )
     assert sent.exit_code == 0, sent.output
     assert f"127.0.0.1:{pbm_server.smtp_port}" in sent.output
@@ -67,7 +56,7 @@ def test_mail_status_and_mail_send(pbm_server: PbmServer) -> None:
     assert box.wait_for(lambda m: str(m["Subject"]) == "Welcome to the PBeM Server, carol")
     assert wait_until(lambda: pbm_server.status()["counters"]["sent"] == 1, 10)
 
-    result = runner.invoke(app, ["mail", "status", "--config", config])
+    result = runner.invoke(app, ["--config", config, "mail", "status"])
     assert result.exit_code == 0, result.output
     assert "pbm serve: running" in result.output
     assert "imap intake: 127.0.0.1 connected" in result.output
@@ -79,7 +68,7 @@ def test_mail_status_and_mail_send(pbm_server: PbmServer) -> None:
     assert "processed=1 failed=0 sent=1" in health and "imap=connected" in health
 
     pbm_server.stop()
-    result = runner.invoke(app, ["mail", "status", "--config", config])
+    result = runner.invoke(app, ["--config", config, "mail", "status"])
     assert result.exit_code == 3 and "not running" in result.output
 
 
@@ -90,9 +79,9 @@ def pipe(server: PbmServer, raw: bytes, config=None) -> subprocess.CompletedProc
             sys.executable,
             "-m",
             "pbm",
-            "mail",
             "--config",
             str(config or server.config_path),
+            "mail",
             "process",
         ],
         input=raw,

@@ -35,12 +35,12 @@ import pbm.store.db as store_db
 from pbm.clock import SystemClock
 from pbm.config import Config
 from pbm.mail.compose import compose
-from pbm.mail.db_bridge import DbInbox
 from pbm.mail.lmtp_in import start_listener
 from pbm.mail.settings import Endpoint
 from pbm.mail.smtp_out import OutboxSender, OutgoingMail, SendOutcome
-from pbm.services.outbox import queue_mail
+from pbm.mailstore import DbInbox
 from pbm.store.db import init_db, make_engine, session_for
+from tests.outbox_rows import queue_mail
 
 from .conftest import free_ports, wait_until
 
@@ -124,7 +124,7 @@ def _nothing() -> Iterator[None]:
 
 
 class Serve:
-    """`python -m pbm.daemon` on the embedded defaults (SMTP intake, Maildir outbox)."""
+    """`python -m pbm serve` on the embedded defaults (SMTP intake, Maildir outbox)."""
 
     def __init__(self, workdir: Path, extra: str = "") -> None:
         self.workdir = workdir
@@ -143,7 +143,7 @@ class Serve:
     def start(self) -> None:
         with self.log_path.open("ab") as log:
             self.proc = subprocess.Popen(
-                [sys.executable, "-m", "pbm.daemon", "--config", str(self.config)],
+                [sys.executable, "-m", "pbm", "--config", str(self.config), "serve"],
                 cwd=self.workdir,
                 stdout=log,
                 stderr=log,
@@ -425,16 +425,8 @@ def test_imap_leaves_the_message_unseen_while_the_store_is_locked(
 def test_a_daemon_that_cannot_use_its_database_says_so_in_one_line(serve: Serve) -> None:
     serve.database.parent.mkdir(parents=True)
     serve.database.write_bytes(b"not a database " * 500)
-    daemon = subprocess.run(
-        [sys.executable, "-m", "pbm.daemon", "--config", str(serve.config)],
-        capture_output=True,
-        timeout=60,
-    )
-    assert daemon.returncode == 69
-    [line] = daemon.stderr.decode().splitlines()
-    assert "level=error" in line and "file is not a database" in line
     cli = subprocess.run(
-        [sys.executable, "-m", "pbm", "serve", "--config", str(serve.config)],
+        [sys.executable, "-m", "pbm", "--config", str(serve.config), "serve"],
         capture_output=True,
         timeout=60,
     )

@@ -11,10 +11,9 @@ import sys
 import time
 from pathlib import Path
 
-import typer
 from typer.testing import CliRunner
 
-from pbm.cli.serve import register
+from pbm.cli import app
 
 from .conftest import free_ports
 
@@ -26,15 +25,11 @@ def test_serve_with_defaults_answers_into_the_outbox_maildir(tmp_path: Path) -> 
     config.write_text(f'[mail.listen]\nsmtp = "127.0.0.1:{port}"\n', encoding="utf-8")
     log = (tmp_path / "serve.log").open("wb")
     proc = subprocess.Popen(
-        [sys.executable, "-m", "pbm.daemon", "--config", str(config)],
+        [sys.executable, "-m", "pbm", "--config", str(config), "serve"],
         cwd=tmp_path,
         stdout=log,
         stderr=log,
     )
-    app = typer.Typer()
-    mail_app = typer.Typer()
-    register(app, mail_app)
-    app.add_typer(mail_app, name="mail")
     try:
         status = tmp_path / "var" / "daemon-status.json"
         deadline = time.monotonic() + 30
@@ -42,7 +37,7 @@ def test_serve_with_defaults_answers_into_the_outbox_maildir(tmp_path: Path) -> 
             status.exists() and json.loads(status.read_text()).get("state") == "running"
         ):
             time.sleep(0.1)
-        command = ["mail", "send", "--config", str(config), "--from", "alice@example.org"]
+        command = ["--config", str(config), "mail", "send", "--from", "alice@example.org"]
         result = CliRunner().invoke(app, [*command, "signup alice secret"])
         assert result.exit_code == 0, result.output
         outbox = tmp_path / "var" / "outbox"

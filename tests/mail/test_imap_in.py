@@ -12,9 +12,9 @@ from sqlmodel import select
 
 from pbm.clock import SystemClock
 from pbm.config import Config
-from pbm.mail.db_bridge import DbInbox
 from pbm.mail.imap_in import ImapIntake, fetched_messages
 from pbm.mail.settings import ImapSettings
+from pbm.mailstore import DbInbox
 from pbm.store.db import init_db, make_engine, session_for
 from pbm.store.models import InboundMessage
 
@@ -29,7 +29,7 @@ def settings(stack, **over) -> ImapSettings:
         password="secret",
         ssl=False,
         poll_seconds=3.0,
-        timeout=10.0,
+        timeout_seconds=10.0,
         reconnect_min_seconds=0.2,
         reconnect_max_seconds=1.0,
     )
@@ -226,7 +226,7 @@ def test_idle_is_reissued_and_still_hears_new_mail(stack, inbox: DbInbox) -> Non
         stop = asyncio.Event()
         # IDLE re-issued every half second here (every 25 minutes by default)
         intake = ImapIntake(
-            settings(stack, idle_seconds=0.5, poll_seconds=30),
+            settings(stack, idle_minutes=0.5 / 60, poll_seconds=30),
             lambda raw: inbox.store(raw, "imap"),
             stop=stop,
         )

@@ -13,9 +13,9 @@ from sqlmodel import select
 
 from pbm.clock import SystemClock
 from pbm.config import Config
-from pbm.mail.db_bridge import DbInbox
 from pbm.mail.lmtp_in import start_listener
 from pbm.mail.settings import Endpoint
+from pbm.mailstore import DbInbox
 from pbm.store.db import init_db, make_engine, session_for
 from pbm.store.models import InboundMessage
 

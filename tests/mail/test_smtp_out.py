@@ -14,7 +14,6 @@ from sqlmodel import select
 
 from pbm.clock import SystemClock
 from pbm.mail.compose import compose
-from pbm.mail.db_bridge import DbOutbox
 from pbm.mail.settings import RelaySettings
 from pbm.mail.smtp_out import (
     MaildirTransport,
@@ -24,9 +23,10 @@ from pbm.mail.smtp_out import (
     SendOutcome,
     SmtpRelay,
 )
-from pbm.services.outbox import queue_mail
+from pbm.mailstore import DbOutbox
 from pbm.store.db import init_db, make_engine, session_for
 from pbm.store.models import OutboxMail
+from tests.outbox_rows import queue_mail
 
 from .conftest import free_ports
 
@@ -76,7 +76,7 @@ def relay(stack, port: int | None = None) -> RelaySettings:
         port=port or stack.smtp_port,
         starttls=False,
         rate=0,
-        timeout=10,
+        timeout_seconds=10,
         retry_base_seconds=30,
     )
 

@@ -106,7 +106,7 @@ def test_tls_and_auth(certificate: tuple[Path, Path], implicit: bool) -> None:
         starttls=not implicit,
         user="pbm",
         password="right",
-        timeout=10,
+        timeout_seconds=10,
     )
     recorder, outcome = asyncio.run(send_through(relay, client_ctx, implicit, server_ctx))
     assert outcome.kind == "sent", outcome
@@ -117,7 +117,7 @@ def test_refused_login_defers_the_mail(certificate: tuple[Path, Path]) -> None:
     server_ctx, client_ctx = contexts(*certificate)
     (port,) = free_ports(1)
     relay = RelaySettings(
-        host="127.0.0.1", port=port, starttls=True, user="pbm", password="wrong", timeout=3
+        host="127.0.0.1", port=port, starttls=True, user="pbm", password="wrong", timeout_seconds=3
     )
     recorder, outcome = asyncio.run(send_through(relay, client_ctx, False, server_ctx))
     # a bad password is a setup problem: the mail waits for the fix instead of failing

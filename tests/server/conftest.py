@@ -22,8 +22,8 @@ from typer.testing import CliRunner
 from pbm.cli import app
 from pbm.clock import FrozenClock
 from pbm.config import Config
+from pbm.intake import process_message
 from pbm.mail.inbound import InboundMail, parse_message
-from pbm.services.intake import process_message
 from pbm.store.db import init_db, make_engine, session_for
 from pbm.store.models import OutboxMail
 

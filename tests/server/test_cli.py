@@ -3,13 +3,21 @@
 from __future__ import annotations
 
 import json
+import socket
+import sqlite3
+from collections.abc import Iterator
+from contextlib import closing
 from pathlib import Path
 
 import pytest
+import typer
 
 from pbm.cli import app
+from pbm.games import get_game
 from tests.server.conftest import cli_ok as ok
 from tests.server.conftest import runner
+
+RAW = b"From: carol@x.example\r\nSubject: help\r\nMessage-ID: <c1@x.example>\r\n\r\nhi\r\n"
 
 
 def test_db_upgrade_and_backup(cfg: Path) -> None:
@@ -95,3 +103,91 @@ def test_mail_process_store_unavailable(tmp_path: Path, monkeypatch: pytest.Monk
 def test_bad_arguments_exit_2(cfg: Path) -> None:
     assert runner.invoke(app, ["game", "show"]).exit_code == 2
     assert runner.invoke(app, ["game", "show", "nosuchgame", "101"]).exit_code == 1
+
+
+# --- the configuration, the context object, one error style ---------------------------
+
+
+def test_a_typo_in_the_configuration_is_one_line_naming_it(tmp_path: Path) -> None:
+    path = tmp_path / "pbm.toml"
+    path.write_text("[security]\npasword_cost = 4\n", encoding="utf-8")
+    line = f"error: {path}: [security] unknown setting 'pasword_cost'\n"
+    listed = runner.invoke(app, ["--config", str(path), "user", "list"])
+    assert (listed.exit_code, listed.stderr) == (78, line)
+    served = runner.invoke(app, ["--config", str(path), "serve"])  # the same loader
+    assert (served.exit_code, served.stderr) == (78, line)
+    # the MTA keeps the message while the file is fixed
+    piped = runner.invoke(app, ["--config", str(path), "mail", "process"], input=RAW)
+    assert (piped.exit_code, piped.stderr) == (75, line)
+    # the rules at the terminal need no configuration
+    assert runner.invoke(app, ["--config", str(path), "rules", "list"]).exit_code == 0
+
+
+def test_config_goes_before_the_command_and_wins_over_the_environment(
+    cfg: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    ok("user", "add", "alice", "alice@x.example", "--password", "pw")
+    bad = tmp_path / "bad.toml"
+    bad.write_text("[sever]\n", encoding="utf-8")
+    monkeypatch.setenv("PBM_CONFIG", str(bad))
+    assert runner.invoke(app, ["user", "list"]).exit_code == 78
+    assert "alice" in ok("--config", str(cfg), "user", "list")
+    late = runner.invoke(app, ["user", "list", "--config", str(cfg)])
+    assert late.exit_code == 2 and "--config" in late.stderr
+
+
+def command_paths(
+    group: typer.core.TyperGroup, path: tuple[str, ...] = ()
+) -> Iterator[tuple[str, ...]]:
+    yield path
+    for name, command in group.commands.items():
+        if isinstance(command, typer.core.TyperGroup):
+            yield from command_paths(command, (*path, name))
+        else:
+            yield (*path, name)
+
+
+def test_every_help_shows_no_stray_metavar() -> None:
+    root = typer.main.get_command(app)
+    assert isinstance(root, typer.core.TyperGroup)
+    paths = list(command_paths(root))
+    assert ("game", "replay") in paths and ("mail", "send") in paths and ("serve",) in paths
+    for path in paths:
+        result = runner.invoke(app, [*path, "--help"])
+        assert result.exit_code == 0, (path, result.output)
+        assert "<bool>" not in result.output and "[[" not in result.output, result.output
+
+
+def test_game_replay_finds_and_fixes_a_wrong_cached_position(cfg: Path) -> None:
+    ok("user", "add", "alice", "alice@x.example", "--password", "pw")
+    ok("user", "add", "bob", "bob@x.example", "--password", "pw")
+    ok("run", "quarto challenge alice bob", "--as", "alice")
+    ok("run", "quarto move 101 alice pw give sdqf", "--as", "alice")
+    good = json.loads(ok("game", "show", "quarto", "101", "--json"))["position"]
+    quarto = get_game("quarto")
+    for wrong in (quarto.dump(quarto.new_state()), "garbage"):
+        with closing(sqlite3.connect(cfg.parent / "pbm.sqlite3")) as db, db:
+            db.execute("UPDATE games SET position = ?", (wrong,))
+        found = runner.invoke(app, ["game", "replay"])
+        assert found.exit_code == 1
+        assert "Quarto 101: cache differs from the replay" in found.stdout
+        assert found.stderr == "error: 1 boards differ from their replay\n"
+        assert "1 boards checked, 1 differ (fixed)" in ok("game", "replay", "quarto", "--fix")
+        assert json.loads(ok("game", "show", "quarto", "101", "--json"))["position"] == good
+        assert "1 boards checked, 0 differ" in ok("game", "replay", "quarto", "101")
+
+
+def test_mail_send_errors_are_one_line_with_a_sysexits_code(cfg: Path) -> None:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]  # closed again: nothing listens there
+    command = ["mail", "send", "--from", "alice@x.example", "help"]
+    refused = runner.invoke(app, [*command, "--server", f"127.0.0.1:{port}"])
+    assert refused.exit_code == 69
+    assert refused.stderr.startswith(f"error: cannot submit to 127.0.0.1:{port}: ")
+    assert len(refused.stderr.splitlines()) == 1
+    nonsense = runner.invoke(app, [*command, "--server", "nowhere"])
+    assert (nonsense.exit_code, nonsense.stderr) == (
+        2,
+        "error: --server: 'nowhere' is not host:port\n",
+    )

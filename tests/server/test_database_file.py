@@ -19,7 +19,7 @@ import pytest
 from pbm.clock import FrozenClock
 from pbm.config import Config
 from pbm.errors import StoreUnavailable
-from pbm.mail.db_bridge import DbInbox
+from pbm.mailstore import DbInbox
 from pbm.store.db import DatabaseFile, ensure_schema, make_engine
 from tests.server.conftest import SERVER, START
 

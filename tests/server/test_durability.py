@@ -30,8 +30,8 @@ from pbm.cli import app
 from pbm.clock import FrozenClock
 from pbm.config import Config
 from pbm.errors import StoreUnavailable
-from pbm.mail.db_bridge import DbInbox
-from pbm.services.intake import RETRY, Backoff, process_inbound, retry_failed
+from pbm.intake import RETRY, Backoff, process_inbound, retry_failed
+from pbm.mailstore import DbInbox
 from pbm.store.db import init_db, make_engine, session_for, store_failure
 from pbm.store.models import Game, InboundMessage, Move
 from tests.server.conftest import SERVER, START, Server, legal_texts, small_tmpfs

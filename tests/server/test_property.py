@@ -15,8 +15,8 @@ from sqlmodel import SQLModel, select
 from pbm.clock import FrozenClock
 from pbm.config import Config
 from pbm.games import get_game
+from pbm.intake import message_id_of
 from pbm.services.boards import replay
-from pbm.services.intake import message_id_of
 from pbm.store import queries
 from pbm.store.db import make_engine, session_for
 from pbm.store.models import Game, InboundMessage

@@ -14,11 +14,12 @@ from sqlalchemy.engine import Engine
 from sqlmodel import SQLModel
 
 from pbm.games import get_game
+from pbm.intake import message_id_of, store_inbound
 from pbm.services import outbox
 from pbm.services.boards import replay
-from pbm.services.intake import message_id_of, store_inbound
 from pbm.store import queries
 from pbm.store.db import current_revision, init_db, make_engine, session_for
+from tests.outbox_rows import queue_mail
 from tests.server.conftest import START, Server, legal_texts
 
 
@@ -66,7 +67,7 @@ def test_store_inbound_is_idempotent(server: Server) -> None:
 
 def test_outbox_contract(server: Server) -> None:
     with session_for(server.engine) as session:
-        mail = outbox.queue_mail(
+        mail = queue_mail(
             session,
             now=START,
             envelope_from="pbm@example.org",

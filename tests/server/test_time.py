@@ -8,7 +8,7 @@ from datetime import timedelta
 
 import pytest
 
-from pbm.services import jobs
+from pbm import jobs
 from pbm.store.db import make_engine
 from tests.server.conftest import Server, board_row, legal_texts
 

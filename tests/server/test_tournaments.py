@@ -10,7 +10,7 @@ from datetime import timedelta
 import pytest
 from sqlmodel import select
 
-from pbm.services.jobs import run_due
+from pbm.jobs import run_due
 from pbm.store.db import make_engine, session_for
 from pbm.store.models import Game, GamePlayer, User
 from pbm.store.models_tournament import Tournament, TournamentEntry, TournamentPairing
@@ -351,27 +351,28 @@ def test_swiss_standings_carry_the_tie_breaks(server: Server) -> None:
             seats,
             "draw" if "xx" in seats else ("first" if seats[0] == "ww" else "second"),
         )
-    # After round 1: w 1, x 0.5, z 0.5, y 0. Round 2: w-x (or x-w), z-y.
+    # After round 1: w 1, x 0.5, z 0.5, y 0. w floats down to x and z; w-x and z-y
+    # would give w and x, then z and y, the same colour again, so round 2 is w-z, x-y.
     r2 = active_boards(server, "tb")
-    assert sorted(tuple(sorted(s)) for _, s in r2) == [("ww", "xx"), ("yy", "zz")]
+    assert sorted(tuple(sorted(s)) for _, s in r2) == [("ww", "zz"), ("xx", "yy")]
     for board, seats in r2:
-        winner = "xx" if "xx" in seats else "yy"
+        winner = "ww" if "ww" in seats else "yy"
         play_board(server, people, board, seats, "first" if seats[0] == winner else "second")
     final = [m for m in server.new_mail() if m.subject.startswith("Tournament tb won by")]
-    assert final and final[0].subject == "Tournament tb won by xx"
+    assert final and final[0].subject == "Tournament tb won by ww"
     rows = {
         cols[1]: cols[2:5]
         for cols in (line.split() for line in final[0].body.splitlines())
         if cols and cols[0].isdigit()
     }
-    # Points: x 1.5, w 1, y 1, z 0.5. x: beat w (1) + drew z (0.5 x 0.5) -> SB 1.25,
-    # Buchholz 1 + 0.5. w: beat y (1) -> SB 1, Bh 1 + 1.5. y: beat z -> SB 0.5, Bh 1.5.
-    # z: drew x (0.5 x 1.5) -> SB 0.75, Bh 1.5 + 1.
+    # Points: w 2, y 1, x 0.5, z 0.5. w: beat y (1) and z (0.5) -> SB 1.5, Buchholz
+    # 1 + 0.5. y: beat x (0.5) -> SB 0.5, Bh 2 + 0.5. x and z drew each other (0.5 x
+    # 0.5) -> SB 0.25 each; Bh x 0.5 + 1 (y), z 0.5 + 2 (w), so z ranks above x.
     assert rows == {
-        "xx": ["1.5", "1.25", "1.5"],
-        "ww": ["1", "1", "2.5"],
-        "yy": ["1", "0.5", "1.5"],
-        "zz": ["0.5", "0.75", "2.5"],
+        "ww": ["2", "1.5", "1.5"],
+        "yy": ["1", "0.5", "2.5"],
+        "zz": ["0.5", "0.25", "2.5"],
+        "xx": ["0.5", "0.25", "1.5"],
     }
 
 

@@ -5,7 +5,9 @@ from __future__ import annotations
 from alembic import context
 from sqlmodel import SQLModel
 
+from pbm.config import load_config
 from pbm.store import models  # noqa: F401  (the tables the migrations describe)
+from pbm.store.db import make_engine
 
 target_metadata = SQLModel.metadata
 
@@ -13,9 +15,6 @@ target_metadata = SQLModel.metadata
 def run_migrations_online() -> None:
     engine = context.config.attributes.get("engine")
     if engine is None:
-        from pbm.config import load_config
-        from pbm.store.db import make_engine
-
         engine = make_engine(load_config().database_url)
     with engine.connect() as connection:
         context.configure(

@@ -28,8 +28,8 @@ from sqlmodel import col, select
 from pbm.clock import Clock
 from pbm.config import Config
 from pbm.errors import StoreUnavailable
+from pbm.intake import due_filter, process_inbound, store_inbound
 from pbm.mail.smtp_out import OutgoingMail, SendOutcome
-from pbm.services.intake import due_filter, process_inbound, store_inbound
 from pbm.services.outbox import (
     due_mail,
     mark_failed,

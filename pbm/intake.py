@@ -23,36 +23,24 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from email.parser import BytesHeaderParser
 from email.policy import compat32
-from typing import TYPE_CHECKING
 
-from sqlalchemy import ColumnElement, bindparam, insert
+from sqlalchemy import ColumnElement, bindparam
 from sqlalchemy import select as sa_select
-from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.engine import Engine
-from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session, col, or_, select
 
 from pbm.clock import Clock
 from pbm.config import Config
 from pbm.errors import StoreUnavailable
 from pbm.logfmt import kv
+from pbm.pipeline import StoredMessage, handle_message
+from pbm.store import queries
 from pbm.store.db import session_for, store_failure, unavailable_on_failure
 from pbm.store.models import InboundMessage
-
-if TYPE_CHECKING:
-    from pbm.pipeline import StoredMessage
 
 log = logging.getLogger(__name__)
 
 _INBOUND = InboundMessage.__table__  # type: ignore[attr-defined]
-_ID_OF = sa_select(_INBOUND.c.id).where(_INBOUND.c.message_id == bindparam("message_id"))
-# Where the database can skip a duplicate in the insert itself, no savepoint is needed.
-_INSERT_NEW = {
-    name: dialect.insert(_INBOUND)
-    .on_conflict_do_nothing(index_elements=["message_id"])
-    .returning(_INBOUND.c.id)
-    for name, dialect in (("sqlite", sqlite), ("postgresql", postgresql))
-}
 _LOAD = sa_select(_INBOUND.c.id, _INBOUND.c.message_id, _INBOUND.c.raw, _INBOUND.c.status).where(
     _INBOUND.c.id == bindparam("row_id")
 )
@@ -114,25 +102,7 @@ def store_inbound(
         "raw": raw,
         "status": "new",
     }
-    # Insert first and let the unique Message-ID refuse a copy: one statement in the usual
-    # case, a Core insert so no ORM unit of work runs for a row nobody reads back here.
-    conn = session.connection()
-    statement = _INSERT_NEW.get(conn.dialect.name)
-    if statement is not None:
-        created = conn.execute(statement, values).scalar()
-        if created is not None:
-            return int(created), True
-    else:
-        try:
-            with session.begin_nested():
-                result = session.execute(insert(_INBOUND).values(**values))
-            key = result.inserted_primary_key
-            assert key is not None and key[0] is not None
-            return int(key[0]), True
-        except IntegrityError:
-            pass
-    # Known already (or stored meanwhile by another process): that copy wins.
-    return int(conn.execute(_ID_OF, {"message_id": message_id}).scalar_one()), False
+    return queries.add_inbound(session, values)
 
 
 def process_inbound(
@@ -156,8 +126,6 @@ def _stored_or_status(
     session: Session, inbound_id: int, todo: tuple[str, ...] = ("new", "failed")
 ) -> StoredMessage | str:
     """The stored message to process when its status is one of `todo`, else its status."""
-    from pbm.pipeline import StoredMessage
-
     found = session.connection().execute(_LOAD, {"row_id": inbound_id}).first()
     if found is None:
         raise KeyError(f"no inbound message {inbound_id}")
@@ -178,7 +146,6 @@ def _process(
     replies and its status; returns the status. A bug rolls all of it back and stores
     the message as failed, with the traceback. A store failure rolls all of it back and
     raises StoreUnavailable."""
-    from pbm.pipeline import LoneCommandFailed, handle_message
 
     with unavailable_on_failure(), session_for(engine) as session:
         stored = begin(session)
@@ -186,18 +153,7 @@ def _process(
             session.commit()
             return stored
         try:
-            try:
-                status = handle_message(session, stored, clock=clock, config=config, lone=True)
-            except LoneCommandFailed as failed:
-                # Most messages are one command that works, and it runs without a
-                # savepoint; when it fails, all is rolled back and the failure
-                # answered.
-                session.rollback()
-                stored = begin(session)
-                if isinstance(stored, str):
-                    session.commit()
-                    return stored
-                status = handle_message(session, stored, clock=clock, config=config, failed=failed)
+            status = handle_message(session, stored, clock=clock, config=config)
             session.flush()
             params = {"row_id": stored.id, "new_status": status, "at": clock.now()}
             session.connection().execute(_FINISH, params)
@@ -281,22 +237,6 @@ def due_filter(now: datetime) -> tuple[ColumnElement[bool], ...]:
     )
 
 
-def process_pending(
-    engine: Engine, *, clock: Clock, config: Config, limit: int | None = None
-) -> int:
-    """Process stored messages that are due (status "new", no retry pending), oldest
-    first; returns how many."""
-    with session_for(engine) as session:
-        query = select(InboundMessage.id).where(*due_filter(clock.now()))
-        query = query.order_by(InboundMessage.id)
-        if limit is not None:
-            query = query.limit(limit)
-        ids = list(session.exec(query))
-    for inbound_id in ids:
-        process_inbound(engine, inbound_id, clock=clock, config=config)
-    return len(ids)
-
-
 def retry_failed(
     engine: Engine, *, clock: Clock, config: Config, ids: list[int] | None = None
 ) -> dict[int, str]:
@@ -333,8 +273,6 @@ def process_message(engine: Engine, raw: bytes, *, via: str, clock: Clock, confi
     A store failure raises StoreUnavailable with nothing kept: the sender delivers the
     message again later (the pipe exits 75).
     """
-    from pbm.pipeline import StoredMessage
-
     message_id = message_id_of(raw)
 
     def begin(session: Session) -> StoredMessage | str:

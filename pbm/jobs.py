@@ -20,11 +20,12 @@ from sqlmodel import select
 
 from pbm.clock import Clock
 from pbm.config import Config
+from pbm.pipeline import queue_replies
 from pbm.services.boards import board_from_row
 from pbm.services.context import Context
 from pbm.services.digest import digest_readers, send_digest
 from pbm.services.timeouts import apply, due
-from pbm.services.vacation import exhausted, running_end, stop
+from pbm.services.vacation import account, exhausted, running_end, stop
 from pbm.store.db import session_for
 from pbm.store.models import Game, User
 from pbm.texts import use_templates
@@ -37,8 +38,6 @@ def _in_transaction(
     engine: Engine, clock: Clock, config: Config, work: Callable[[Context], T]
 ) -> T:
     """Run `work` in its own transaction and queue the mails it produced with it."""
-    from pbm.pipeline import queue_replies
-
     with session_for(engine) as session:
         ctx = Context(session=session, clock=clock, config=config, sender="")
         result = work(ctx)
@@ -72,8 +71,6 @@ def run_due(engine: Engine, clock: Clock, config: Config) -> dict[str, int]:
 
 
 def _end_vacation(ctx: Context, user_id: int) -> int:
-    from pbm.services.vacation import account
-
     user = ctx.session.get(User, user_id)
     if user is None:
         return 0

@@ -1,0 +1,123 @@
+"""How a board ends, written once: `finish` (a result), `remove` (no result, unrated) and
+`player_leaves` (resignation, a forfeit on time, a tournament withdrawal).
+
+What else must happen when a board ends (ratings, tournament progress, the next game
+of a match) belongs to the services that own it: they are handlers on one list,
+registered in order by pbm/services/__init__.py, which every import of a service runs
+first. This module calls them without knowing them, so the services below never call
+back up into the ones that start games.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+from pbm.services.accounts import reply_addresses
+from pbm.services.boards import Board, save_board
+from pbm.services.clocks import charged, time_control
+from pbm.services.context import Context, Reply
+from pbm.services.mailing import readers
+from pbm.store import queries
+from pbm.store.models import Subscription
+from pbm.texts import phrase
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class GameEnd:
+    """A board has just ended: with a result (`removed` False), or removed unrated."""
+
+    board: Board
+    removed: bool = False
+    loser_id: int | None = None  # a removed board's decliner: a tournament scores his loss
+
+
+GameEndHandler = Callable[[Context, GameEnd], None]
+_HANDLERS: list[GameEndHandler] = []
+
+
+def on_game_end(handler: GameEndHandler) -> GameEndHandler:
+    """Register `handler` to run, in registration order, whenever a board ends."""
+    if handler not in _HANDLERS:
+        _HANDLERS.append(handler)
+    return handler
+
+
+def _ended(ctx: Context, event: GameEnd) -> None:
+    for handler in _HANDLERS:
+        handler(ctx, event)
+
+
+def finish(
+    ctx: Context,
+    board: Board,
+    winner: int | None,
+    reason: str,
+    scores: Sequence[int] | None = None,
+) -> None:
+    """End the board with a result (`winner` a seat index, None: a tie)."""
+    row = board.row
+    row.status = "finished"
+    row.result = "tie" if winner is None else "won"
+    row.winner = winner
+    row.result_reason = reason
+    row.scores = json.dumps(list(scores)) if scores is not None else None
+    row.ended_at = ctx.now()
+    row.proposal = None
+    row.proposal_votes = None
+    for gp, _ in board.players:
+        gp.queued_move = None
+        gp.submitted_move = None
+    save_board(ctx, board)
+    log.info("%s ended: %s", board.label, reason)
+    _ended(ctx, GameEnd(board))
+
+
+def remove(ctx: Context, board: Board, reason: str, loser_id: int | None = None) -> None:
+    """End a board unrated and without a result, and mail its readers why."""
+    board.row.status = "removed"
+    board.row.rated = False
+    board.row.ended_at = ctx.now()
+    board.row.result_reason = reason
+    save_board(ctx, board)
+    body = reason + "\n" + phrase("board_removed_body") + "\n"
+    subject = phrase("subject_removed", game=board.rules.title, board=board.row.board)
+    for reader in readers(ctx, board):
+        to = reply_addresses(ctx, reader)
+        if to:
+            ctx.reply(
+                Reply(
+                    to=to,
+                    subject=subject,
+                    body=body,
+                    kind="removed",
+                    game_id=board.id,
+                    user_id=reader.id,
+                    to_sender=ctx.sender in to,
+                )
+            )
+    _ended(ctx, GameEnd(board, removed=True, loser_id=loser_id))
+
+
+def player_leaves(
+    ctx: Context, board: Board, index: int, reason: str, *, clock_ran: bool = False
+) -> None:
+    """Player `index` leaves the game (resigns, forfeits, withdraws): he keeps reading
+    the board as a subscriber, and it ends (won by the one player left; with more than
+    two seats, since the game protocol cannot skip a seat, without a winner).
+    `clock_ran`: his clock ran until now (a forfeit), so his time used shows it."""
+    gp, user = board.players[index]
+    gp.resigned = True
+    if clock_ran:
+        control = time_control(board.row)
+        idle = charged(ctx.session, control, user.id or 0, board.row.last_move_at, ctx.now())
+        gp.seconds_used += idle.total_seconds()
+    assert user.id is not None
+    if queries.subscription(ctx.session, board.id, user.id, "subscribe") is None:
+        ctx.session.add(Subscription(game_id=board.id, user_id=user.id))
+    remaining = [i for i, (p, _) in enumerate(board.players) if not p.resigned]
+    finish(ctx, board, remaining[0] if len(remaining) == 1 else None, reason)

@@ -1,0 +1,51 @@
+"""Names vulture cannot see used: called by a framework or by code outside pbm/.
+
+scripts/check.sh passes this file to vulture with pbm/; it is read, never run. Functions
+under Typer's and pydantic's decorators are left out by check.sh's --ignore-decorators
+instead. Add a name here only when something outside pbm calls it.
+"""
+
+# ruff: noqa: B018, F821
+
+# The game protocol (docs/protocol.md): the conformance suite, the golden files and
+# benchmarks/rules.py read every game's `example_options`; `state_options` is the
+# protocol's inverse of `new_state(**options)`.
+_.example_options
+_.state_options
+
+# The injected clock that tests and benchmarks/process.py freeze and move on.
+_.FrozenClock
+_.advance
+
+# pydantic reads a model's settings from `model_config` (pbm/config.py).
+_.model_config
+
+# logging.Formatter hooks (pbm/logfmt.py).
+_.converter
+_.format
+
+# html.parser.HTMLParser callbacks (pbm/mail/html_text.py).
+_.handle_startendtag
+_.handle_data
+
+# aioimaplib: the client factory pbm overrides and the task it must set (imap_in.py).
+_.create_client
+_._client_task
+
+# aiosmtpd handler hook (pbm/mail/lmtp_in.py).
+_.handle_DATA
+
+# SQLAlchemy TypeDecorator hooks (pbm/store/types.py); sqlite3's connection attribute
+# (pbm/store/db.py).
+_.impl
+_.cache_ok
+_.process_bind_param
+_.process_result_value
+_.isolation_level
+
+# Alembic reads these from every migration in pbm/store/migrations/versions.
+_.revision
+_.down_revision
+_.branch_labels
+_.depends_on
+_.downgrade
