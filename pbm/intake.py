@@ -35,12 +35,12 @@ from pbm.errors import StoreUnavailable
 from pbm.logfmt import kv
 from pbm.pipeline import StoredMessage, handle_message
 from pbm.store import queries
-from pbm.store.db import session_for, store_failure, unavailable_on_failure
+from pbm.store.db import session_for, store_failure, table_of, unavailable_on_failure
 from pbm.store.models import InboundMessage
 
 log = logging.getLogger(__name__)
 
-_INBOUND = InboundMessage.__table__  # type: ignore[attr-defined]
+_INBOUND = table_of(InboundMessage)
 _LOAD = sa_select(_INBOUND.c.id, _INBOUND.c.message_id, _INBOUND.c.raw, _INBOUND.c.status).where(
     _INBOUND.c.id == bindparam("row_id")
 )
@@ -245,8 +245,8 @@ def retry_failed(
     with session_for(engine) as session:
         query = select(InboundMessage).where(InboundMessage.status == "failed")
         if ids:
-            query = query.where(InboundMessage.id.in_(ids))  # type: ignore[union-attr]
-        rows = list(session.exec(query.order_by(InboundMessage.id)))
+            query = query.where(col(InboundMessage.id).in_(ids))
+        rows = list(session.exec(query.order_by(col(InboundMessage.id))))
         for row in rows:
             row.status = "new"
             row.attempts = 0

@@ -13,6 +13,7 @@ comes back. The daemon runs `run_due` every JOB_SECONDS (registered in pbm.daemo
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import partial
 from typing import TypeVar
 
 from sqlalchemy.engine import Engine
@@ -57,16 +58,14 @@ def run_due(engine: Engine, clock: Clock, config: Config) -> dict[str, int]:
         readers = sorted(digest_readers(session))
     for user_id in ending:
         done["vacations_ended"] += _in_transaction(
-            engine, clock, config, lambda ctx, u=user_id: _end_vacation(ctx, u)
+            engine, clock, config, partial(_end_vacation, user_id=user_id)
         )
     for game_id in boards:
-        action = _in_transaction(engine, clock, config, lambda ctx, g=game_id: _board(ctx, g))
+        action = _in_transaction(engine, clock, config, partial(_board, game_id=game_id))
         if action:
             done[action + "s"] += 1
     for user_id in readers:
-        done["digests"] += _in_transaction(
-            engine, clock, config, lambda ctx, u=user_id: _digest(ctx, u)
-        )
+        done["digests"] += _in_transaction(engine, clock, config, partial(_digest, user_id=user_id))
     return done
 
 

@@ -25,7 +25,8 @@ def _value(value: Any) -> str:
 class LogfmtFormatter(logging.Formatter):
     """`ts=... level=... logger=... event=...`; a traceback follows as one quoted field."""
 
-    converter = time.gmtime
+    # staticmethod: formatTime calls self.converter(secs), which must pass no self.
+    converter = staticmethod(time.gmtime)
 
     def format(self, record: logging.LogRecord) -> str:
         ts = self.formatTime(record, "%Y-%m-%dT%H:%M:%S") + f".{int(record.msecs):03d}Z"

@@ -43,6 +43,18 @@ _.process_bind_param
 _.process_result_value
 _.isolation_level
 
+# Columns pbm writes for the record and nothing in pbm reads back by attribute: when
+# a mail went out, the Glicko ratings around a rated game, when an entrant joined.
+_.sent_at
+_.glicko_before
+_.glicko_after
+_.joined_at
+
+# Read by the tests: whether a trusted Authentication-Results was present at all
+# (pbm/mail/authresults.py), and how many IDLE rounds the IMAP intake made (imap_in.py).
+_.checked
+_.idle_cycles
+
 # Alembic reads these from every migration in pbm/store/migrations/versions.
 _.revision
 _.down_revision

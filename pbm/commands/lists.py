@@ -100,7 +100,9 @@ class Games(Command):
             users = [find_user(ctx, w) for w in words]
             boards = lists.boards_of_users(ctx, rules, users, selector or "all")
         else:
-            statuses = {"active": ("active",), "next": ("active",)}.get(selector or "", ())
+            statuses: tuple[str, ...] = {"active": ("active",), "next": ("active",)}.get(
+                selector or "", ()
+            )
             if selector == "inactive":
                 statuses = ("finished", "removed")
             boards = [

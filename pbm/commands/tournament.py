@@ -16,6 +16,8 @@ from pbm.errors import UsageError
 from pbm.services import tournaments
 from pbm.services.accounts import authenticate
 from pbm.services.context import Context
+from pbm.store.models import User
+from pbm.store.models_tournament import Tournament
 from pbm.texts import phrase, render
 
 SETTINGS = ("type", "rounds", "nagtime", "forfeittime")
@@ -87,7 +89,7 @@ class TournamentCommand(Command):
         )
         answer(ctx, phrase("subject_tournament", name=t.name), text, "tournament")
 
-    def _named_user(self, ctx: Context, words: list[str]):  # type: ignore[no-untyped-def]
+    def _named_user(self, ctx: Context, words: list[str]) -> tuple[Tournament, User]:
         if len(words) < 3:
             raise UsageError(phrase("tournament_usage"), self.full_usage())
         name, userid, password = words[:3]

@@ -71,7 +71,8 @@ def structure(msg: Message) -> Structure:
             # text and can raise on odd charset parameters.
             inside = attached or kind.startswith("message/")
             children = part.get_payload()
-            stack.extend((p, inside) for p in reversed(children) if isinstance(p, Message))
+            if isinstance(children, list):  # always, for a multipart; narrows the type
+                stack.extend((p, inside) for p in reversed(children) if isinstance(p, Message))
         elif not attached and not kind.startswith(("multipart/", "message/")):
             result.leaves.append(Part(part, kind, params, _is_attachment(part)))
     return result

@@ -18,7 +18,7 @@ import contextlib
 import re
 from email.errors import HeaderParseError
 from email.header import decode_header
-from email.headerregistry import BaseHeader, HeaderRegistry
+from email.headerregistry import AddressHeader, BaseHeader, HeaderRegistry
 from email.message import Message
 from email.utils import getaddresses
 
@@ -196,7 +196,9 @@ class Headers:
                 if len(value) > _PARSER_LIMIT:
                     raise ValueError("too long for the header classes")
                 header = HEADER_CLASSES("to", value)  # whatever the name, read as a list
-                for address in header.addresses:  # type: ignore[attr-defined]
+                if not isinstance(header, AddressHeader):  # never: "to" makes one; narrows
+                    continue
+                for address in header.addresses:
                     addr = address.addr_spec
                     if addr and "@" in addr:
                         pairs.append((clean(address.display_name), clean(addr).lower()))

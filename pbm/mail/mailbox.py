@@ -293,15 +293,6 @@ def check_addr_spec(text: str) -> str:
     return _addr_spec(tokens)
 
 
-def is_addr_spec(text: str) -> bool:
-    """True when `text` is exactly one valid bare address (see `check_addr_spec`)."""
-    try:
-        check_addr_spec(text)
-    except AddressError:
-        return False
-    return True
-
-
 def bare_address(text: str) -> str:
     """The lower-cased address of a configured address (`Name <a@b>` or `a@b`).
 

@@ -19,10 +19,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn
 from urllib.parse import quote
 
-from sqlalchemy import event
+from sqlalchemy import Table, event, inspect
 from sqlalchemy import exc as sa_exc
 from sqlalchemy.engine import Engine, make_url
-from sqlmodel import Session, create_engine
+from sqlmodel import Session, SQLModel, create_engine
 
 from pbm.errors import SchemaNotReady, StoreUnavailable
 from pbm.logfmt import kv
@@ -37,6 +37,15 @@ MIGRATIONS = Path(__file__).resolve().parent / "migrations"
 # How long a transaction waits for another process's write lock before the store counts
 # as busy (read when an engine is made: tests shorten it).
 BUSY_TIMEOUT_MS = 10_000
+
+
+def table_of(model: type[SQLModel]) -> Table:
+    """The Core table of a table model, typed: sqlmodel sets `__table__` but does not
+    declare it, so `Model.__table__` fails the type check."""
+    table = inspect(model).local_table
+    if not isinstance(table, Table):
+        raise TypeError(f"{model.__name__} is not a table model")
+    return table
 
 
 def make_engine(url: str, *, watch: DatabaseFile | None = None) -> Engine:
@@ -334,7 +343,9 @@ def init_db(engine: Engine) -> None:
         # old pages free in the file: give them back once, after the upgrade.
         raw = engine.raw_connection()
         try:
-            raw.driver_connection.execute("VACUUM")  # type: ignore[union-attr]
+            driver = raw.driver_connection
+            if driver is not None:  # None only for a connection already closed
+                driver.execute("VACUUM")
         finally:
             raw.close()
 

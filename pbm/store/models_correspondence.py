@@ -11,7 +11,7 @@ from sqlmodel import Field, SQLModel
 from pbm.store.types import UTCDateTime
 
 
-def _ts(nullable: bool = False) -> Column:  # type: ignore[type-arg]
+def _ts(nullable: bool = False) -> Column[datetime]:
     return Column(UTCDateTime(), nullable=nullable)
 
 

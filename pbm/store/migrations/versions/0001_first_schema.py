@@ -8,7 +8,7 @@ Create Date: 2026-11-22 04:21:08.530307
 from __future__ import annotations
 
 import sqlalchemy as sa
-import sqlmodel
+import sqlmodel.sql.sqltypes
 from alembic import op
 
 import pbm.store.types

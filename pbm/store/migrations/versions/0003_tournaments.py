@@ -8,7 +8,7 @@ Create Date: 2026-11-22 04:50:01.383592
 from __future__ import annotations
 
 import sqlalchemy as sa
-import sqlmodel
+import sqlmodel.sql.sqltypes
 from alembic import op
 
 import pbm.store.types
