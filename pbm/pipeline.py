@@ -29,12 +29,13 @@ from pbm.mail.inbound import InboundMail, is_from_self, parse_message, quotable_
 from pbm.output_limits import bounded
 from pbm.services import tokens
 from pbm.services.accounts import record_auth_failures
-from pbm.services.boards import board_by_id
+from pbm.services.boards import Board, board_by_id
 from pbm.services.challenges import ChallengeError
 from pbm.services.context import Context, Reply
 from pbm.services.mailing import board_summary
 from pbm.services.outbox import outbox_values, queue_many
 from pbm.store import queries
+from pbm.store.models import User
 from pbm.texts import phrase, render, use_templates
 
 log = logging.getLogger(__name__)
@@ -275,7 +276,7 @@ def _error_reply(
     )
 
 
-def _player_reader(ctx: Context, board):  # type: ignore[no-untyped-def]
+def _player_reader(ctx: Context, board: Board) -> User | None:
     for _gp, user in board.players:
         assert user.id is not None
         if ctx.sender in queries.addresses_of(ctx.session, user.id):

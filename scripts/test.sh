@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Sets everything up and runs the whole test suite: lint, format check, pytest.
+# Sets everything up and runs the whole test suite: lint, format check, types and dead
+# code (scripts/check.sh), pytest.
 # Extra arguments go to pytest.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -13,4 +14,5 @@ if ! ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1; then
 fi
 .venv/bin/ruff check .
 .venv/bin/ruff format --check .
+bash scripts/check.sh  # mypy (strict on games, ratings, tournaments, store, services) and vulture
 exec .venv/bin/python -m pytest "$@"

@@ -149,7 +149,7 @@ class TournamentCommand(Command):
             raise UsageError(phrase("tournament_usage"), self.full_usage())
 
 
-def table_mail(ctx: Context, t: tournaments.Tournament) -> str:
+def table_mail(ctx: Context, t: Tournament) -> str:
     return render(
         "tournament_table",
         tournament=t.name,

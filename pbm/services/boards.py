@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from pbm.errors import NotFoundError
-from pbm.games import Game as Rules
+from pbm.games import AnyGame as Rules
 from pbm.games import GameError, find_game
 from pbm.games.base import State
 from pbm.services.context import Context

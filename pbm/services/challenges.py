@@ -8,7 +8,7 @@ import logging
 from collections.abc import Sequence
 
 from pbm.errors import PbmError
-from pbm.games import Game as Rules
+from pbm.games import AnyGame as Rules
 from pbm.games import GameError
 from pbm.games.quadrupel_match import next_first_player
 from pbm.services.accounts import shown, wrapped

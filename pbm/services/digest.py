@@ -59,7 +59,7 @@ def send_digest(ctx: Context, user: User) -> bool:
             Game.status == "active",
             col(Game.to_move) == GamePlayer.position,
         )
-        .order_by(Game.game, Game.id)
+        .order_by(col(Game.game), col(Game.id))
     )
     boards = [board_from_row(ctx, row) for row in ctx.session.exec(query)]
     if not boards:

@@ -6,7 +6,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from pbm.games import GAMES
-from pbm.games import Game as Rules
+from pbm.games import AnyGame as Rules
 from pbm.services.boards import Board, board_from_row, state_at
 from pbm.services.context import Context
 from pbm.services.mailing import board_summary, title_for
@@ -46,7 +46,7 @@ def boards_of_users(
     boards: list[Board] = []
     for user in users:
         assert user.id is not None
-        statuses = ("active",) if selector in ("active", "next") else ()
+        statuses: tuple[str, ...] = ("active",) if selector in ("active", "next") else ()
         if selector == "inactive":
             statuses = ("finished", "removed")
         for row in queries.games_of_user(
@@ -129,10 +129,10 @@ def standings(ctx: Context, rules: Rules) -> list[Standing]:
             else:
                 entry.lost += 1
     for setting in queries.settings_of_type(ctx.session, rules.name):
-        user = ctx.session.get(User, setting.user_id)
-        if user is None:
+        account = ctx.session.get(User, setting.user_id)
+        if account is None:
             continue
-        entry = table.setdefault(setting.user_id, Standing(user.userid))
+        entry = table.setdefault(setting.user_id, Standing(account.userid))
         entry.limit = setting.game_limit
         entry.seeking = setting.seeking
     return rank(list(table.values()))

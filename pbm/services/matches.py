@@ -20,7 +20,7 @@ from dataclasses import dataclass
 
 from sqlmodel import col, select
 
-from pbm.games import Game as Rules
+from pbm.games import AnyGame as Rules
 from pbm.games.quadrupel_match import match_result
 from pbm.services.boards import Board
 from pbm.services.context import Context
@@ -82,8 +82,8 @@ def match_state(ctx: Context, match_id: int) -> MatchState:
         scores = json.loads(game.scores) if game.scores else [0, 0]
         mine = {by_position[i]: scores[i] for i in range(2)}
         points.append((mine[users[0]], mine[users[1]]))
-    winner = match_result(points) if len(points) == len(games) else None
-    return MatchState(games, userids, points, winner, winner is not None)
+    result = match_result(points) if len(points) == len(games) else None
+    return MatchState(games, userids, points, result, result is not None)
 
 
 def match_lines(ctx: Context, board: Board) -> list[str]:

@@ -10,7 +10,7 @@ from collections.abc import Sequence
 from datetime import datetime, timedelta
 
 from sqlalchemy import func, insert
-from sqlmodel import Session, select
+from sqlmodel import Session, col, select
 
 from pbm.store.models import OutboxMail
 
@@ -52,7 +52,7 @@ def due_mail(session: Session, now: datetime, limit: int) -> list[OutboxMail]:
     query = (
         select(OutboxMail)
         .where(OutboxMail.status == "queued", OutboxMail.next_attempt_at <= now)
-        .order_by(OutboxMail.next_attempt_at, OutboxMail.id)
+        .order_by(col(OutboxMail.next_attempt_at), col(OutboxMail.id))
         .limit(limit)
     )
     return list(session.exec(query))
@@ -103,7 +103,7 @@ def recipients_of(mail: OutboxMail) -> list[str]:
 
 
 def list_outbox(session: Session, status: str | None = "queued") -> list[OutboxMail]:
-    query = select(OutboxMail).order_by(OutboxMail.id)
+    query = select(OutboxMail).order_by(col(OutboxMail.id))
     if status:
         query = query.where(OutboxMail.status == status)
     return list(session.exec(query))

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 
 from sqlmodel import col, select
 
-from pbm.games import Game as Rules
+from pbm.games import AnyGame as Rules
 from pbm.ratings.pbmserv import PROVISIONAL_GAMES, Rating
 from pbm.services.boards import Board, board_from_row
 from pbm.services.context import Context

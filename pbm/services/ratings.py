@@ -150,15 +150,15 @@ def recompute(session: Session, game: str | None = None) -> int:
     """Forget every rating (of one game type) and rate the finished games again in the
     order they ended. Returns the number of games rated."""
     for table in (RatingChange, PlayerRating):
-        query = delete(table)
+        forget = delete(table)
         if game is not None:
-            query = query.where(table.game == game)  # type: ignore[attr-defined]
-        session.exec(query)  # type: ignore[call-overload]
+            forget = forget.where(col(table.game) == game)
+        session.exec(forget)
     session.flush()
-    query = select(Game).where(Game.status == "finished", col(Game.rated).is_(True))
+    finished = select(Game).where(Game.status == "finished", col(Game.rated).is_(True))
     if game is not None:
-        query = query.where(Game.game == game)
-    rows = sorted(session.exec(query), key=lambda r: (r.ended_at or r.last_move_at, r.id or 0))
+        finished = finished.where(Game.game == game)
+    rows = sorted(session.exec(finished), key=lambda r: (r.ended_at or r.last_move_at, r.id or 0))
 
     count = 0
     for row in rows:

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Protocol
 
-from pbm.games import Game as Rules
+from pbm.games import AnyGame as Rules
 from pbm.games.base import State
 from pbm.services.boards import Board
 

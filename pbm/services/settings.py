@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from pbm.errors import PbmError
-from pbm.games import Game as Rules
+from pbm.games import AnyGame as Rules
 from pbm.services.boards import Board
 from pbm.services.context import Context
 from pbm.store import queries

@@ -57,9 +57,10 @@ def due(ctx: Context, board: Board) -> Due | None:
             reason = phrase("forfeit_bank")
     elif idle >= timedelta(days=control.forfeit_days):
         reason = phrase("forfeit_idle", days=idle // DAY)
-    total = None if control.total_days is None else control.total_days * DAY_SECONDS
-    if total is not None and not reason and gp.seconds_used + idle.total_seconds() >= total:
-        reason = phrase("forfeit_total", days=days_text(control.total_days))
+    total_days = control.total_days
+    used = gp.seconds_used + idle.total_seconds()
+    if total_days is not None and not reason and used >= total_days * DAY_SECONDS:
+        reason = phrase("forfeit_total", days=days_text(total_days))
     if reason:
         return Due("forfeit", index, reason, draw=row.proposal == "draw")
     if idle >= timedelta(days=control.nag_days) and not nagged(ctx, board):

@@ -343,7 +343,8 @@ def _pair_swiss(ctx: Context, t: Tournament) -> bool:
     field = [(e, u) for e, u in entries(ctx.session, t) if not e.withdrawn]
     done = pairings(ctx.session, t)
     results = _results(done)
-    table = {r.player: r.points for r in standings([u.id for _, u in field], results)}
+    ids = [u.id for _, u in field if u.id is not None]  # stored users all have one
+    table = {r.player: r.points for r in standings(ids, results)}
     colours: dict[int, str] = {u.id or 0: "" for _, u in field}
     opponents: dict[int, set[int]] = {u.id or 0: set() for _, u in field}
     for p in done:
@@ -357,7 +358,7 @@ def _pair_swiss(ctx: Context, t: Tournament) -> bool:
     players = [
         swiss.SwissPlayer(
             id=u.id,
-            points=table.get(u.id, 0.0),
+            points=table.get(u.id or 0, 0.0),
             rating=float(len(field) - e.seed),  # the seeding order decides within a score
             colours=colours[u.id or 0],
             opponents=frozenset(opponents.get(u.id or 0, set())),
@@ -379,7 +380,7 @@ def _pair_swiss(ctx: Context, t: Tournament) -> bool:
     return True
 
 
-def _results(done: Sequence[TournamentPairing]) -> list[Result]:
+def _results(done: Sequence[TournamentPairing]) -> list[Result[int]]:
     return [Result(p.first_id, p.second_id, p.score) for p in done if p.score is not None]
 
 
@@ -591,13 +592,13 @@ def _finish(ctx: Context, t: Tournament) -> None:
     log.info("tournament %s finished: %s", t.name, winner)
 
 
-def champion(session: Session, t: Tournament, rows: Sequence[Row]) -> str:
+def champion(session: Session, t: Tournament, rows: Sequence[Row[int]]) -> str:
     names = _names(session, t)
     if t.kind == "knockout":
         alive = [e.user_id for e, _ in entries(session, t) if not e.eliminated]
         if len(alive) == 1:
             return names[alive[0]]
-    return ", ".join(names[r.player] for r in rows if r.rank == 1)  # type: ignore[index]
+    return ", ".join(names[r.player] for r in rows if r.rank == 1)
 
 
 def _names(session: Session, t: Tournament) -> dict[int, str]:
@@ -641,12 +642,12 @@ def _announce_round(ctx: Context, t: Tournament, number: int | None) -> None:
 # -- tables ---------------------------------------------------------------------------
 
 
-def table(session: Session, t: Tournament) -> list[Row]:
-    field = [u.id for _, u in entries(session, t)]
+def table(session: Session, t: Tournament) -> list[Row[int]]:
+    field = [u.id for _, u in entries(session, t) if u.id is not None]
     return standings(field, _results(pairings(session, t)))
 
 
-def standings_text(session: Session, t: Tournament, rows: Sequence[Row] | None = None) -> str:
+def standings_text(session: Session, t: Tournament, rows: Sequence[Row[int]] | None = None) -> str:
     rows = table(session, t) if rows is None else rows
     names = _names(session, t)
     state = {e.user_id: e for e, _ in entries(session, t)}
@@ -655,14 +656,14 @@ def standings_text(session: Session, t: Tournament, rows: Sequence[Row] | None =
         f" {'W':>3} {'D':>3} {'L':>3} {'Bye':>3}"
     ]
     for r in rows:
-        entry = state[r.player]  # type: ignore[index]
+        entry = state[r.player]
         note = ""
         if entry.withdrawn:
             note = "  " + phrase("tournament_note_withdrawn")
         elif entry.eliminated:
             note = "  " + phrase("tournament_note_out")
         lines.append(
-            f"{r.rank:>4}  {names[r.player]:<16} {r.points:>6g} {r.sonneborn_berger:>6g}"  # type: ignore[index]
+            f"{r.rank:>4}  {names[r.player]:<16} {r.points:>6g} {r.sonneborn_berger:>6g}"
             f" {r.buchholz:>6g} {r.wins:>3} {r.draws:>3} {r.losses:>3} {r.byes:>3}{note}"
         )
     return "\n".join(lines)

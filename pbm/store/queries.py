@@ -38,7 +38,9 @@ _MOVE = Move.__table__  # type: ignore[attr-defined]
 _EVENT = RateEvent.__table__.c  # type: ignore[attr-defined]
 
 
-def core_rows(session: Session, statement: Executable, params: Mapping[str, Any]) -> Result[Any]:
+def core_rows(
+    session: Session, statement: Executable, params: Mapping[str, Any]
+) -> Result[*tuple[Any, ...]]:
     """Run a prebuilt Core statement in the session's transaction, after its autoflush."""
     session.flush()  # a no-op when nothing is pending
     return session.connection().execute(statement, params)
