@@ -32,8 +32,9 @@ from pbm.services.accounts import record_auth_failures
 from pbm.services.boards import Board, board_by_id
 from pbm.services.challenges import ChallengeError
 from pbm.services.context import Context, Reply
-from pbm.services.mailing import board_summary
+from pbm.services.mailing import board_results
 from pbm.services.outbox import outbox_values, queue_many
+from pbm.services.render import summary
 from pbm.store import queries
 from pbm.store.models import User
 from pbm.texts import phrase, render, use_templates
@@ -247,12 +248,13 @@ def _error_reply(
         reader = inv.token_user if inv and inv.token_user else _player_reader(ctx, board)
         user_id = reader.id if reader is not None else None
         subject = phrase("subject_board_error", label=board.label)
-        shown = board_summary(
+        shown = summary(
             ctx,
             board,
             title=phrase("title_kind", kind="Summary", label=board.label),
             reader=reader,
             timing=False,
+            results=board_results(ctx, board),
         )
         body = f"{body}\n\n{shown}"
     elif isinstance(exc, ChallengeError):

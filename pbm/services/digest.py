@@ -12,8 +12,8 @@ from pbm.services.accounts import reply_addresses
 from pbm.services.boards import board_from_row
 from pbm.services.context import Context, Reply
 from pbm.services.lists import status_text
-from pbm.services.mailing import board_summary, title_for
-from pbm.services.render import STARS
+from pbm.services.mailing import board_results, title_for
+from pbm.services.render import STARS, summary
 from pbm.store.models import Game, GamePlayer, User
 from pbm.store.models_correspondence import JobMark, MailPreference
 from pbm.texts import phrase, render
@@ -69,7 +69,10 @@ def send_digest(ctx: Context, user: User) -> bool:
         return False
     lines = [phrase("digest_line", label=b.label, status=status_text(b)) for b in boards]
     summaries = [
-        "\n" + STARS + "\n\n" + board_summary(ctx, b, title=title_for(b, "Summary"), reader=user)
+        "\n"
+        + STARS
+        + "\n\n"
+        + summary(ctx, b, title=title_for(b, "Summary"), reader=user, results=board_results(ctx, b))
         for b in boards
     ]
     ctx.reply(

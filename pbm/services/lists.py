@@ -9,7 +9,8 @@ from pbm.games import GAMES
 from pbm.games import AnyGame as Rules
 from pbm.services.boards import Board, board_from_row, state_at
 from pbm.services.context import Context
-from pbm.services.mailing import board_summary, title_for
+from pbm.services.mailing import board_results, title_for
+from pbm.services.render import summary
 from pbm.store import queries
 from pbm.store.models import User
 from pbm.texts import phrase
@@ -20,13 +21,18 @@ SELECTORS = ("all", "active", "inactive", "next")
 def show_text(ctx: Context, board: Board, reader: User | None, upto: int | None = None) -> str:
     """The summary of a board (after `upto` moves when given), full move list."""
     if upto is None:
-        return board_summary(
-            ctx, board, title=title_for(board, "Summary"), reader=reader, timing=True
+        return summary(
+            ctx,
+            board,
+            title=title_for(board, "Summary"),
+            reader=reader,
+            timing=True,
+            results=board_results(ctx, board),
         )
     moves = queries.moves_of(ctx.session, board.id)[:upto]
     state = state_at(ctx, board, upto)
     shown = Board(row=board.row, rules=board.rules, players=board.players, state=state)
-    return board_summary(
+    return summary(
         ctx,
         shown,
         title=title_for(board, "Summary"),
@@ -35,6 +41,7 @@ def show_text(ctx: Context, board: Board, reader: User | None, upto: int | None 
         moves=moves,
         timing=True,
         now=board.state,
+        results=board_results(ctx, shown),
     )
 
 

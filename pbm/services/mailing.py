@@ -5,14 +5,12 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from pbm.games.base import State
 from pbm.services.accounts import reply_addresses
 from pbm.services.boards import Board
 from pbm.services.context import Context, Reply
 from pbm.services.matches import match_lines
 from pbm.services.ratings import rating_lines
 from pbm.services.render import subject_for, summary
-from pbm.services.secrecy import ShownMove
 from pbm.store import queries
 from pbm.store.models import GameTypeSetting, User
 from pbm.texts import phrase
@@ -24,36 +22,10 @@ def title_for(board: Board, kind: str) -> str:
     return phrase("title_kind", kind=kind, label=board.label)
 
 
-def board_summary(
-    ctx: Context,
-    board: Board,
-    *,
-    title: str,
-    reader: User | None,
-    events: Sequence[str] = (),
-    full: bool = True,
-    state: State | None = None,
-    moves: Sequence[ShownMove] | None = None,
-    timing: bool | None = None,
-    subscribers: Sequence[User] | None = None,
-    now: State | None = None,
-) -> str:
-    """pbm.services.render.summary with the blocks under the status: the rating changes
-    of an ended board and a match's score."""
-    return summary(
-        ctx,
-        board,
-        title=title,
-        reader=reader,
-        events=events,
-        full=full,
-        state=state,
-        moves=moves,
-        timing=timing,
-        subscribers=subscribers,
-        now=now,
-        results=(rating_lines(ctx, board), match_lines(ctx, board)),
-    )
+def board_results(ctx: Context, board: Board) -> tuple[list[str], list[str]]:
+    """The blocks a board mail prints under the status (`summary`'s `results`): the
+    rating changes of an ended board and a match's score. The same for every reader."""
+    return rating_lines(ctx, board), match_lines(ctx, board)
 
 
 def readers(ctx: Context, board: Board, subscribers: Sequence[User] | None = None) -> list[User]:
@@ -87,11 +59,12 @@ def mail_board(
     subscribers = queries.subscribers_of(ctx.session, board.id)
     moves = queries.move_records(ctx.session, board.id)
     held = _held_for_digest(ctx, board, new, only)
+    results = board_results(ctx, board)
     for user in readers(ctx, board, subscribers) if only is None else only:
         to = reply_addresses(ctx, user)
         if not to or (user.id in held and ctx.sender not in to):
             continue
-        body = board_summary(
+        body = summary(
             ctx,
             board,
             title=title,
@@ -100,6 +73,7 @@ def mail_board(
             full=new,
             moves=moves,
             subscribers=subscribers,
+            results=results,
         )
         ctx.reply(
             Reply(
@@ -136,10 +110,11 @@ def mail_notifiers(ctx: Context, board: Board, events: Sequence[str]) -> None:
             if user is not None:
                 users[user.id] = user
     title = title_for(board, "Notification")
+    results = board_results(ctx, board)
     for user in users.values():
         to = reply_addresses(ctx, user)
         if to:
-            body = board_summary(ctx, board, title=title, reader=user, events=events)
+            body = summary(ctx, board, title=title, reader=user, events=events, results=results)
             ctx.reply(
                 Reply(
                     to=to,

@@ -16,8 +16,9 @@ from pbm.services.boards import Board, replay, rules_for, save_board, state_at
 from pbm.services.clocks import charge_move
 from pbm.services.context import Context, Reply
 from pbm.services.endings import finish, player_leaves, remove
-from pbm.services.mailing import board_summary, mail_board, readers, title_for
+from pbm.services.mailing import board_results, mail_board, readers, title_for
 from pbm.services.ratings import forget_rating
+from pbm.services.render import summary
 from pbm.services.secrecy import HIDDEN_TEXT, hidden_moves, may_hide
 from pbm.services.timeouts import forfeit_if_due
 from pbm.store import queries
@@ -351,7 +352,7 @@ def _mail_preview(
         )
         probe = board.rules.apply(probe, board.rules.parse_move(probe, text))
     shown = Board(row=board.row, rules=board.rules, players=board.players, state=state)
-    body = board_summary(
+    body = summary(
         ctx,
         shown,
         title=title_for(board, kind),
@@ -361,6 +362,7 @@ def _mail_preview(
         moves=moves + extra,
         timing=True,
         now=board.state,
+        results=board_results(ctx, shown),
     )
     ctx.reply(
         Reply(

@@ -122,7 +122,7 @@ def summary(
     """The whole board mail body for `reader` (None: an observer). `now` is the game as it
     stands when `state` is another position (show board#n, previews): it decides which
     moves are still secret. `results` are the blocks printed under the status (rating
-    changes, a match's score: pbm.services.mailing.board_summary gathers them)."""
+    changes, a match's score: pbm.services.mailing.board_results gathers them)."""
     state = board.state if state is None else state
     if moves is None:
         moves = queries.moves_of(ctx.session, board.id)

@@ -23,8 +23,8 @@ from pbm.services.clocks import (
 )
 from pbm.services.context import Context, Reply
 from pbm.services.endings import finish, player_leaves
-from pbm.services.mailing import board_summary, mail_board, title_for
-from pbm.services.render import subject_for
+from pbm.services.mailing import board_results, mail_board, title_for
+from pbm.services.render import subject_for, summary
 from pbm.services.vacation import left_days
 from pbm.store.models_correspondence import JobMark
 from pbm.texts import phrase, render
@@ -129,7 +129,14 @@ def send_nag(ctx: Context, board: Board) -> None:
         left="\n" + "\n".join(lines) + "\n",
         signature=ctx.config.server_name,
         subject=subject_for(board),
-        summary=board_summary(ctx, board, title=title_for(board, "Nag"), reader=user, timing=True),
+        summary=summary(
+            ctx,
+            board,
+            title=title_for(board, "Nag"),
+            reader=user,
+            timing=True,
+            results=board_results(ctx, board),
+        ),
     )
     ctx.session.add(JobMark(kind="nag", key=_nag_key(board), at=now))
     to = reply_addresses(ctx, user)

@@ -45,18 +45,23 @@ def quick(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(store_db, "BUSY_TIMEOUT_MS", 100)
 
 
-@pytest.fixture
-def db(tmp_path: Path, quick: None) -> Iterator[Server]:
-    """A SQLite server with a short busy timeout (these failures are SQLite's own)."""
+def sqlite_server(directory: Path) -> Server:
+    """A migrated SQLite database in `directory`, served on the frozen clock."""
     config = Config(
-        data_dir=tmp_path,
-        database_url=f"sqlite:///{tmp_path / 'pbm.sqlite3'}",
+        data_dir=directory,
+        database_url=f"sqlite:///{directory / 'pbm.sqlite3'}",
         server_address=SERVER,
         password_cost=4,
     )
     engine = make_engine(config.database_url)
     init_db(engine)
-    server = Server(engine=engine, config=config, clock=FrozenClock(START))
+    return Server(engine=engine, config=config, clock=FrozenClock(START))
+
+
+@pytest.fixture
+def db(tmp_path: Path, quick: None) -> Iterator[Server]:
+    """A SQLite server with a short busy timeout (these failures are SQLite's own)."""
+    server = sqlite_server(tmp_path)
     yield server
     server.engine.dispose()
 
@@ -317,18 +322,10 @@ def fill(directory: Path) -> Path:
 
 
 def test_a_move_on_a_briefly_full_disk_is_processed_later(tiny_fs: Path, quick: None) -> None:
-    config = Config(
-        data_dir=tiny_fs,
-        database_url=f"sqlite:///{tiny_fs / 'pbm.sqlite3'}",
-        server_address=SERVER,
-        password_cost=4,
-    )
-    engine = make_engine(config.database_url)
-    init_db(engine)
-    server = Server(engine=engine, config=config, clock=FrozenClock(START))
+    server = sqlite_server(tiny_fs)
     try:
         alice, command = _game(server)
-        inbox = DbInbox(server.engine, server.clock, config)
+        inbox = DbInbox(server.engine, server.clock, server.config)
         inbox.store_now(server.raw(alice, command), "imap")
         filler = fill(tiny_fs)
         result = inbox.process_some(threading.Event())
