@@ -253,7 +253,7 @@ def retry_failed(
             row.next_attempt_at = None
             session.add(row)
         session.commit()
-        todo = [r.id for r in rows if r.id is not None]
+        todo = [r.saved_id for r in rows]
     return {i: process_inbound(engine, i, clock=clock, config=config) for i in todo}
 
 

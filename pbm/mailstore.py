@@ -172,7 +172,7 @@ class DbOutbox:
             rows = due_mail(session, self.clock.now(), limit)
             return [
                 OutgoingMail(
-                    id=row.id,
+                    id=row.saved_id,
                     envelope_from=row.envelope_from,
                     recipients=tuple(recipients_of(row)),
                     raw=row.raw,
@@ -180,7 +180,6 @@ class DbOutbox:
                     message_id=row.message_id,
                 )
                 for row in rows
-                if row.id is not None
             ]
 
     async def due(self, limit: int) -> list[OutgoingMail]:

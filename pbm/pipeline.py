@@ -32,7 +32,7 @@ from pbm.services.accounts import record_auth_failures
 from pbm.services.boards import Board, board_by_id
 from pbm.services.challenges import ChallengeError
 from pbm.services.context import Context, Reply
-from pbm.services.mailing import board_results
+from pbm.services.mailing import board_facts
 from pbm.services.outbox import outbox_values, queue_many
 from pbm.services.render import summary
 from pbm.store import queries
@@ -249,12 +249,10 @@ def _error_reply(
         user_id = reader.id if reader is not None else None
         subject = phrase("subject_board_error", label=board.label)
         shown = summary(
-            ctx,
             board,
+            board_facts(ctx, board, timing=False),
             title=phrase("title_kind", kind="Summary", label=board.label),
             reader=reader,
-            timing=False,
-            results=board_results(ctx, board),
         )
         body = f"{body}\n\n{shown}"
     elif isinstance(exc, ChallengeError):
@@ -280,8 +278,7 @@ def _error_reply(
 
 def _player_reader(ctx: Context, board: Board) -> User | None:
     for _gp, user in board.players:
-        assert user.id is not None
-        if ctx.sender in queries.addresses_of(ctx.session, user.id):
+        if ctx.sender in queries.addresses_of(ctx.session, user.saved_id):
             return user
     return None
 

@@ -37,9 +37,9 @@ def run(
             address = sender or ""
             if as_user:
                 user = queries.user_by_userid(session, as_user)
-                if user is None or user.id is None:
+                if user is None:
                     fail(f"no userid {as_user}")
-                found = queries.addresses_of(session, user.id)
+                found = queries.addresses_of(session, user.saved_id)
                 if not found:
                     fail(f"{as_user} has no address")
                 address = found[0]

@@ -45,12 +45,11 @@ def list_users(
         rows = []
         data = []
         for user in queries.all_users(ctx.session):
-            assert user.id is not None
             reason = accounts.stored_userid_problem(user)
             if invalid and reason is None:
                 continue
-            addresses = queries.addresses_of(ctx.session, user.id)
-            active = len(queries.games_of_user(ctx.session, user.id, statuses=("active",)))
+            addresses = queries.addresses_of(ctx.session, user.saved_id)
+            active = len(queries.games_of_user(ctx.session, user.saved_id, statuses=("active",)))
             state = "disabled" if user.disabled else "active"
             row: list[object] = [accounts.shown(user.userid), state, active, " ".join(addresses)]
             item: dict[str, object] = {
@@ -72,13 +71,12 @@ def show(cli: typer.Context, userid: UseridArg, as_json: JsonOption = False) -> 
     """Show one account and its boards."""
     with admin_context(cli) as ctx:
         user = accounts.find_user(ctx, userid)
-        assert user.id is not None
-        games = queries.games_of_user(ctx.session, user.id)
+        games = queries.games_of_user(ctx.session, user.saved_id)
         data: dict[str, Any] = {
             "userid": user.userid,
             "disabled": user.disabled,
             "created_at": user.created_at.isoformat(),
-            "addresses": queries.addresses_of(ctx.session, user.id),
+            "addresses": queries.addresses_of(ctx.session, user.saved_id),
             "games": [{"game": g.game, "board": g.board, "status": g.status} for g in games],
         }
     if as_json:

@@ -68,12 +68,11 @@ class Digest(Command):
     def run(self, ctx: Context, inv: Invocation) -> None:
         user, rest = self.user_only(ctx, inv)
         word = rest[0].lower() if rest else "status"
-        assert user.id is not None
         if word in ("on", "off"):
             digest.set_digest(ctx.session, user, word == "on")
             text = phrase("digest_on" if word == "on" else "digest_off")
         elif word == "status":
-            on = digest.wants_digest(ctx.session, user.id)
+            on = digest.wants_digest(ctx.session, user.saved_id)
             text = phrase("digest_status_on" if on else "digest_status_off")
         else:
             raise UsageError(phrase("digest_usage"), self.full_usage())

@@ -168,9 +168,9 @@ def _is_registered(ctx: Context, user: User | None) -> bool:
     counts as registered: it is the operator; a From its domain disowns does not)."""
     if not ctx.sender:
         return True
-    if user is None or user.id is None or ctx.sender_unverified:
+    if user is None or ctx.sender_unverified:
         return False
-    return ctx.sender.lower() in queries.addresses_of(ctx.session, user.id)
+    return ctx.sender.lower() in queries.addresses_of(ctx.session, user.saved_id)
 
 
 def _refuse(
@@ -324,8 +324,7 @@ def create_user(ctx: Context, userid: str, password: str, addresses: Sequence[st
     )
     ctx.session.add(user)
     ctx.session.flush()
-    assert user.id is not None
-    queries.set_addresses(ctx.session, user.id, addresses)
+    queries.set_addresses(ctx.session, user.saved_id, addresses)
     ctx.session.flush()
     log.info("new user %s %s", userid, addresses)
     return user
@@ -342,19 +341,17 @@ def set_user_addresses(ctx: Context, user: User, addresses: Sequence[str]) -> li
     bad = [a for a in addresses if not valid_address(a)]
     if bad or not addresses:
         raise PbmError(phrase("bad_address", addresses=" ".join(bad) or "(none)"))
-    assert user.id is not None
-    queries.set_addresses(ctx.session, user.id, addresses)
+    queries.set_addresses(ctx.session, user.saved_id, addresses)
     return addresses
 
 
 def sign_off(ctx: Context, user: User) -> None:
     """Refuse all challenges and stop all subscriptions; current games go on."""
-    assert user.id is not None
     session = ctx.session
 
     for name in GAMES:
-        setting = queries.type_setting(session, user.id, name) or GameTypeSetting(
-            user_id=user.id, game=name
+        setting = queries.type_setting(session, user.saved_id, name) or GameTypeSetting(
+            user_id=user.saved_id, game=name
         )
         setting.game_limit = 0
         setting.seeking = 0
@@ -367,13 +364,12 @@ def sign_off(ctx: Context, user: User) -> None:
 
 def delete_user(ctx: Context, user: User) -> None:
     """Remove an account with no active games: it keeps its userid for the history."""
-    assert user.id is not None
-    active = [g for g in queries.games_of_user(ctx.session, user.id, statuses=("active",))]
+    active = [g for g in queries.games_of_user(ctx.session, user.saved_id, statuses=("active",))]
     if active:
         boards = ", ".join(f"{g.game} {g.board}" for g in active)
         raise PbmError(phrase("delete_has_games", boards=boards))
     sign_off(ctx, user)
-    queries.set_addresses(ctx.session, user.id, [])
+    queries.set_addresses(ctx.session, user.saved_id, [])
     user.password_hash = ""
     user.disabled = True
     ctx.session.add(user)
@@ -382,5 +378,4 @@ def delete_user(ctx: Context, user: User) -> None:
 
 def reply_addresses(ctx: Context, user: User) -> list[str]:
     """Where mail for `user` goes: the first registered address."""
-    assert user.id is not None
-    return queries.addresses_of(ctx.session, user.id)[:1]
+    return queries.addresses_of(ctx.session, user.saved_id)[:1]

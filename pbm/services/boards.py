@@ -29,8 +29,7 @@ class Board:
 
     @property
     def id(self) -> int:
-        assert self.row.id is not None
-        return self.row.id
+        return self.row.saved_id
 
     @property
     def label(self) -> str:
@@ -106,9 +105,8 @@ def board_from_row(
     players: list[tuple[GamePlayer, User]] | None = None,
 ) -> Board:
     rules = rules or rules_for(row.game)
-    assert row.id is not None
     if players is None:
-        players = queries.players_of(ctx.session, row.id)
+        players = queries.players_of(ctx.session, row.saved_id)
 
     state = rules.load(row.position) if row.position else replay_row(ctx, row, rules)
     return Board(row=row, rules=rules, players=players, state=state)
@@ -116,8 +114,7 @@ def board_from_row(
 
 def replay_row(ctx: Context, row: Game, rules: Rules | None = None) -> State:
     rules = rules or rules_for(row.game)
-    assert row.id is not None
-    texts = [m.text for m in queries.moves_of(ctx.session, row.id)]
+    texts = [m.text for m in queries.moves_of(ctx.session, row.saved_id)]
     return replay(rules, json.loads(row.options), texts)
 
 

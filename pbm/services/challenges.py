@@ -124,15 +124,14 @@ def create_game(
         if user is None or not user.password_hash:
             unknown.append(userid)
             continue
-        assert user.id is not None
-        setting = queries.type_setting(ctx.session, user.id, rules.name)
+        setting = queries.type_setting(ctx.session, user.saved_id, rules.name)
         limit = setting.game_limit if setting else None
         if user.disabled or limit == 0:
             refusing.append(user.userid)
         elif (
             not entered
             and limit is not None
-            and queries.active_count(ctx.session, user.id, rules.name) >= limit
+            and queries.active_count(ctx.session, user.saved_id, rules.name) >= limit
         ):
             full.append(user.userid)
         users.append(user)
@@ -184,23 +183,23 @@ def create_game(
     )
     ctx.session.add(row)
     ctx.session.flush()
-    assert row.id is not None
     if link is not None:
         row.match_id, row.match_game = link
     else:
         link_first(ctx, row, rules, params)
     for position, user in enumerate(users):
-        assert user.id is not None
-        token = new_token(ctx, row.id, user.id)
-        ctx.session.add(GamePlayer(game_id=row.id, user_id=user.id, position=position, token=token))
-        setting = queries.type_setting(ctx.session, user.id, rules.name)
+        token = new_token(ctx, row.saved_id, user.saved_id)
+        ctx.session.add(
+            GamePlayer(game_id=row.saved_id, user_id=user.saved_id, position=position, token=token)
+        )
+        setting = queries.type_setting(ctx.session, user.saved_id, rules.name)
         if setting and setting.seeking > 0:
             setting.seeking -= 1
             ctx.session.add(setting)
     player_ids = {u.id for u in users}
     for setting in auto_subscribers(ctx, rules.name):
         if setting.user_id not in player_ids:
-            ctx.session.add(Subscription(game_id=row.id, user_id=setting.user_id))
+            ctx.session.add(Subscription(game_id=row.saved_id, user_id=setting.user_id))
     ctx.session.flush()
     board = board_from_row(ctx, row, rules)
     board.state = state

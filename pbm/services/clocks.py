@@ -113,8 +113,7 @@ def bank_left(
     control = time_control(row)
     if control.fischer is None:
         return None
-    assert row.id is not None
-    stored = _bank_row(session, row.id, position)
+    stored = _bank_row(session, row.saved_id, position)
     bank = timedelta(
         seconds=stored.bank_seconds if stored else control.fischer.initial_days * DAY_SECONDS
     )
@@ -127,7 +126,7 @@ def charge_move(ctx: Context, board: Board, index: int) -> None:
     """Book the time the mover took: his time used, and his Fischer bank."""
     gp, user = board.players[index]
     control = time_control(board.row)
-    used = charged(ctx.session, control, user.id or 0, board.row.last_move_at, ctx.now())
+    used = charged(ctx.session, control, user.saved_id, board.row.last_move_at, ctx.now())
     gp.seconds_used += used.total_seconds()
     if control.fischer is None:
         return
@@ -166,7 +165,7 @@ def timing_lines(ctx: Context, board: Board) -> list[str]:
         )
         if board.active:
             for gp, user in board.players:
-                left = bank_left(ctx.session, board.row, gp.position, user.id or 0, ctx.now())
+                left = bank_left(ctx.session, board.row, gp.position, user.saved_id, ctx.now())
                 assert left is not None
                 lines.append(phrase("timing_bank", userid=user.userid, left=span_text(left)))
     if control.weekends_free:

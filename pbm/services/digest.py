@@ -12,7 +12,7 @@ from pbm.services.accounts import reply_addresses
 from pbm.services.boards import board_from_row
 from pbm.services.context import Context, Reply
 from pbm.services.lists import status_text
-from pbm.services.mailing import board_results, title_for
+from pbm.services.mailing import board_facts, title_for
 from pbm.services.render import STARS, summary
 from pbm.store.models import Game, GamePlayer, User
 from pbm.store.models_correspondence import JobMark, MailPreference
@@ -26,9 +26,8 @@ def wants_digest(session: Session, user_id: int) -> bool:
 
 
 def set_digest(session: Session, user: User, on: bool) -> None:
-    assert user.id is not None
     query = select(MailPreference).where(MailPreference.user_id == user.id)
-    found = session.exec(query).first() or MailPreference(user_id=user.id)
+    found = session.exec(query).first() or MailPreference(user_id=user.saved_id)
     found.digest = on
     session.add(found)
     session.flush()
@@ -46,8 +45,7 @@ def _day_key(user_id: int, now: datetime) -> str:
 
 def send_digest(ctx: Context, user: User) -> bool:
     """Today's digest for `user`, unless it went out already or he has no move to make."""
-    assert user.id is not None
-    key = _day_key(user.id, ctx.now())
+    key = _day_key(user.saved_id, ctx.now())
     done = select(JobMark).where(JobMark.kind == "digest", JobMark.key == key)
     if ctx.session.exec(done).first() is not None:
         return False
@@ -72,7 +70,7 @@ def send_digest(ctx: Context, user: User) -> bool:
         "\n"
         + STARS
         + "\n\n"
-        + summary(ctx, b, title=title_for(b, "Summary"), reader=user, results=board_results(ctx, b))
+        + summary(b, board_facts(ctx, b), title=title_for(b, "Summary"), reader=user)
         for b in boards
     ]
     ctx.reply(

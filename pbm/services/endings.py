@@ -114,10 +114,9 @@ def player_leaves(
     gp.resigned = True
     if clock_ran:
         control = time_control(board.row)
-        idle = charged(ctx.session, control, user.id or 0, board.row.last_move_at, ctx.now())
+        idle = charged(ctx.session, control, user.saved_id, board.row.last_move_at, ctx.now())
         gp.seconds_used += idle.total_seconds()
-    assert user.id is not None
-    if queries.subscription(ctx.session, board.id, user.id, "subscribe") is None:
-        ctx.session.add(Subscription(game_id=board.id, user_id=user.id))
+    if queries.subscription(ctx.session, board.id, user.saved_id, "subscribe") is None:
+        ctx.session.add(Subscription(game_id=board.id, user_id=user.saved_id))
     remaining = [i for i, (p, _) in enumerate(board.players) if not p.resigned]
     finish(ctx, board, remaining[0] if len(remaining) == 1 else None, reason)

@@ -9,7 +9,7 @@ from pbm.games import GAMES
 from pbm.games import AnyGame as Rules
 from pbm.services.boards import Board, board_from_row, state_at
 from pbm.services.context import Context
-from pbm.services.mailing import board_results, title_for
+from pbm.services.mailing import board_facts, title_for
 from pbm.services.render import summary
 from pbm.store import queries
 from pbm.store.models import User
@@ -22,26 +22,21 @@ def show_text(ctx: Context, board: Board, reader: User | None, upto: int | None 
     """The summary of a board (after `upto` moves when given), full move list."""
     if upto is None:
         return summary(
-            ctx,
             board,
+            board_facts(ctx, board, timing=True),
             title=title_for(board, "Summary"),
             reader=reader,
-            timing=True,
-            results=board_results(ctx, board),
         )
-    moves = queries.moves_of(ctx.session, board.id)[:upto]
+    moves = queries.move_records(ctx.session, board.id)[:upto]
     state = state_at(ctx, board, upto)
     shown = Board(row=board.row, rules=board.rules, players=board.players, state=state)
     return summary(
-        ctx,
         shown,
+        board_facts(ctx, shown, moves=moves, timing=True),
         title=title_for(board, "Summary"),
         reader=reader,
         state=state,
-        moves=moves,
-        timing=True,
         now=board.state,
-        results=board_results(ctx, shown),
     )
 
 
@@ -52,12 +47,11 @@ def boards_of_users(
     seen: set[int] = set()
     boards: list[Board] = []
     for user in users:
-        assert user.id is not None
         statuses: tuple[str, ...] = ("active",) if selector in ("active", "next") else ()
         if selector == "inactive":
             statuses = ("finished", "removed")
         for row in queries.games_of_user(
-            ctx.session, user.id, rules.name if rules else None, statuses
+            ctx.session, user.saved_id, rules.name if rules else None, statuses
         ):
             if row.id in seen:
                 continue
@@ -66,7 +60,7 @@ def boards_of_users(
                 mover = board.user_to_move()
                 if mover is None or mover.id != user.id:
                     continue
-            seen.add(row.id or 0)
+            seen.add(row.saved_id)
             boards.append(board)
     return boards
 
@@ -120,11 +114,9 @@ def standings(ctx: Context, rules: Rules) -> list[Standing]:
     release replace the ranking key; see pbm.services.ratings)."""
     table: dict[int, Standing] = {}
     for row in queries.games_of_type(ctx.session, rules.name, ("finished", "active")):
-        assert row.id is not None
-        players = queries.players_of(ctx.session, row.id)
+        players = queries.players_of(ctx.session, row.saved_id)
         for gp, user in players:
-            assert user.id is not None
-            entry = table.setdefault(user.id, Standing(user.userid))
+            entry = table.setdefault(user.saved_id, Standing(user.userid))
             if row.status == "active":
                 entry.active += 1
             elif not row.rated:

@@ -3,14 +3,16 @@ shows beside the board (pbm.services.render draws what it is given)."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 from pbm.services.accounts import reply_addresses
 from pbm.services.boards import Board
+from pbm.services.clocks import shows_timing, timing_lines
 from pbm.services.context import Context, Reply
 from pbm.services.matches import match_lines
 from pbm.services.ratings import rating_lines
-from pbm.services.render import subject_for, summary
+from pbm.services.render import BoardFacts, Timing, subject_for, summary
+from pbm.services.secrecy import ShownMove
 from pbm.store import queries
 from pbm.store.models import GameTypeSetting, User
 from pbm.texts import phrase
@@ -26,6 +28,31 @@ def board_results(ctx: Context, board: Board) -> tuple[list[str], list[str]]:
     """The blocks a board mail prints under the status (`summary`'s `results`): the
     rating changes of an ended board and a match's score. The same for every reader."""
     return rating_lines(ctx, board), match_lines(ctx, board)
+
+
+def board_facts(
+    ctx: Context,
+    board: Board,
+    *,
+    moves: Sequence[ShownMove] | None = None,
+    subscribers: Sequence[User] | None = None,
+    timing: bool | None = None,
+) -> BoardFacts:
+    """Everything `summary` prints besides the board: the moves (all of them unless
+    given), the subscribers, the timing block (shown on request, else on ended boards
+    and boards with time rules of their own, as pbmserv) and the results."""
+    if moves is None:
+        moves = queries.move_records(ctx.session, board.id)
+    if subscribers is None:
+        subscribers = queries.subscribers_of(ctx.session, board.id)
+    if timing is None:
+        timing = not board.active or shows_timing(board.row)
+    return BoardFacts(
+        moves=moves,
+        subscribers=[u.userid for u in subscribers],
+        timing=Timing(timing_lines(ctx, board), ctx.now()) if timing else None,
+        results=board_results(ctx, board),
+    )
 
 
 def readers(ctx: Context, board: Board, subscribers: Sequence[User] | None = None) -> list[User]:
@@ -52,28 +79,26 @@ def mail_board(
     events: Sequence[str] = (),
     new: bool = False,
     only: Sequence[User] | None = None,
+    private: Mapping[int, Sequence[str]] | None = None,
 ) -> None:
-    """Send the board to its readers (or to `only`), each his own copy."""
+    """Send the board to its readers (or to `only`), each his own copy; `private` adds
+    lines to the events of one reader's copy alone (by user id)."""
     title = title_for(board, "new" if new else "Summary")
     subject = subject_for(board, new=new)
     subscribers = queries.subscribers_of(ctx.session, board.id)
-    moves = queries.move_records(ctx.session, board.id)
+    facts = board_facts(ctx, board, subscribers=subscribers)
     held = _held_for_digest(ctx, board, new, only)
-    results = board_results(ctx, board)
     for user in readers(ctx, board, subscribers) if only is None else only:
         to = reply_addresses(ctx, user)
         if not to or (user.id in held and ctx.sender not in to):
             continue
         body = summary(
-            ctx,
             board,
+            facts,
             title=title,
             reader=user,
-            events=events,
-            full=new,
-            moves=moves,
-            subscribers=subscribers,
-            results=results,
+            events=[*events, *(private or {}).get(user.saved_id, ())],
+            last_rows=None if new else ctx.config.move_rows,
         )
         ctx.reply(
             Reply(
@@ -97,7 +122,7 @@ def _held_for_digest(
     (but the answer to their own move still comes)."""
     if new or only is not None or not board.active:
         return set()
-    players = [u.id for _, u in board.players if u.id is not None]
+    players = [u.saved_id for _, u in board.players]
     return queries.digest_users(ctx.session, players)
 
 
@@ -110,11 +135,11 @@ def mail_notifiers(ctx: Context, board: Board, events: Sequence[str]) -> None:
             if user is not None:
                 users[user.id] = user
     title = title_for(board, "Notification")
-    results = board_results(ctx, board)
+    facts = board_facts(ctx, board)
     for user in users.values():
         to = reply_addresses(ctx, user)
         if to:
-            body = summary(ctx, board, title=title, reader=user, events=events, results=results)
+            body = summary(board, facts, title=title, reader=user, events=events)
             ctx.reply(
                 Reply(
                     to=to,

@@ -65,7 +65,7 @@ def match_state(ctx: Context, match_id: int) -> MatchState:
         )
     )
     first = queries.players_of(ctx.session, match_id)
-    users = [u.id for _, u in first]
+    users = [u.saved_id for _, u in first]
     userids = [u.userid for _, u in first]
     points: list[tuple[int, int]] = []
     for game in games:
@@ -73,8 +73,7 @@ def match_state(ctx: Context, match_id: int) -> MatchState:
             break
         if game.status == "removed":
             return MatchState(games, userids, points, None, True)
-        assert game.id is not None
-        by_position = [u.id for _, u in queries.players_of(ctx.session, game.id)]
+        by_position = [u.saved_id for _, u in queries.players_of(ctx.session, game.saved_id)]
         if game.winner is not None and game.scores is None:
             # Won without points (resignation, time, adjudication): the match is his.
             winner = users.index(by_position[game.winner])
@@ -101,8 +100,7 @@ def match_lines(ctx: Context, board: Board) -> list[str]:
         later = [g for g in state.games if (g.match_game or 0) > (row.match_game or 0)]
         if later:
             nxt = later[0]
-            assert nxt.id is not None
-            starter = queries.players_of(ctx.session, nxt.id)[0][1].userid
+            starter = queries.players_of(ctx.session, nxt.saved_id)[0][1].userid
             lines.append(
                 phrase(
                     "match_next",

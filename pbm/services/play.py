@@ -16,7 +16,7 @@ from pbm.services.boards import Board, replay, rules_for, save_board, state_at
 from pbm.services.clocks import charge_move
 from pbm.services.context import Context, Reply
 from pbm.services.endings import finish, player_leaves, remove
-from pbm.services.mailing import board_results, mail_board, readers, title_for
+from pbm.services.mailing import board_facts, mail_board, readers, title_for
 from pbm.services.ratings import forget_rating
 from pbm.services.render import summary
 from pbm.services.secrecy import HIDDEN_TEXT, hidden_moves, may_hide
@@ -353,16 +353,13 @@ def _mail_preview(
         probe = board.rules.apply(probe, board.rules.parse_move(probe, text))
     shown = Board(row=board.row, rules=board.rules, players=board.players, state=state)
     body = summary(
-        ctx,
         shown,
+        board_facts(ctx, shown, moves=[*moves, *extra], timing=True),
         title=title_for(board, kind),
         reader=reader,
         events=[note] if note else [],
         state=state,
-        moves=moves + extra,
-        timing=True,
         now=board.state,
-        results=board_results(ctx, shown),
     )
     ctx.reply(
         Reply(

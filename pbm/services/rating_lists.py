@@ -109,5 +109,5 @@ def history_boards(ctx: Context, rules: Rules, users: Sequence[User]) -> list[Bo
             col(GamePlayer.user_id).in_([u.id for u in users])
         )
     rows = {r.id: r for r in ctx.session.exec(query)}.values()
-    ordered = sorted(rows, key=lambda r: (r.ended_at or r.last_move_at, r.id or 0), reverse=True)
+    ordered = sorted(rows, key=lambda r: (r.ended_at or r.last_move_at, r.saved_id), reverse=True)
     return [board_from_row(ctx, row, rules) for row in ordered]

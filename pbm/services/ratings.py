@@ -52,7 +52,6 @@ def scores_of(row: Game, players: int) -> list[float] | None:
 
 def rate_row(session: Session, row: Game, user_ids: Sequence[int]) -> list[RatingChange]:
     """Rate one finished game (once: a second call finds its changes and does nothing)."""
-    assert row.id is not None
     if not row.rated or row.status != "finished":
         return []
     done = session.exec(select(RatingChange).where(RatingChange.game_id == row.id)).all()
@@ -77,7 +76,7 @@ def rate_row(session: Session, row: Game, user_ids: Sequence[int]) -> list[Ratin
     changes = []
     for i, rating in enumerate(held):
         change = RatingChange(
-            game_id=row.id,
+            game_id=row.saved_id,
             user_id=user_ids[i],
             game=row.game,
             score=scores[i],
@@ -115,7 +114,7 @@ def rate_finished(ctx: Context, board: Board) -> list[RatingChange]:
     """Rate a board that has just ended (a game-end handler, wired in pbm/services/__init__.py)."""
     ctx.session.add(board.row)
     ctx.session.flush()
-    return rate_row(ctx.session, board.row, [u.id or 0 for _, u in board.players])
+    return rate_row(ctx.session, board.row, [u.saved_id for _, u in board.players])
 
 
 def rating_lines(ctx: Context, board: Board) -> list[str]:
@@ -130,7 +129,7 @@ def rating_lines(ctx: Context, board: Board) -> list[str]:
     }
     lines = []
     for _, user in board.players:
-        change = changes.get(user.id or 0)
+        change = changes.get(user.saved_id)
         if change is None:
             continue
         before = pbmserv.Rating(change.before).shown
@@ -158,13 +157,12 @@ def recompute(session: Session, game: str | None = None) -> int:
     finished = select(Game).where(Game.status == "finished", col(Game.rated).is_(True))
     if game is not None:
         finished = finished.where(Game.game == game)
-    rows = sorted(session.exec(finished), key=lambda r: (r.ended_at or r.last_move_at, r.id or 0))
+    rows = sorted(session.exec(finished), key=lambda r: (r.ended_at or r.last_move_at, r.saved_id))
 
     count = 0
     for row in rows:
-        assert row.id is not None
-        players = queries.players_of(session, row.id)
-        if rate_row(session, row, [u.id or 0 for _, u in players]):
+        players = queries.players_of(session, row.saved_id)
+        if rate_row(session, row, [u.saved_id for _, u in players]):
             count += 1
     return count
 

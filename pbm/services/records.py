@@ -245,23 +245,21 @@ def import_record(ctx: Context, record: Record, board_name: str | None = None) -
     )
     ctx.session.add(row)
     ctx.session.flush()
-    assert row.id is not None
     for position, user in enumerate(users):
-        assert user.id is not None
         used = record.seconds_used[position] if position < len(record.seconds_used) else 0.0
         ctx.session.add(
             GamePlayer(
-                game_id=row.id,
-                user_id=user.id,
+                game_id=row.saved_id,
+                user_id=user.saved_id,
                 position=position,
                 seconds_used=used,
-                token=new_token(ctx, row.id, user.id),
+                token=new_token(ctx, row.saved_id, user.saved_id),
             )
         )
     for move in record.moves:
         ctx.session.add(
             Move(
-                game_id=row.id,
+                game_id=row.saved_id,
                 number=move.number,
                 player=move.player,
                 text=move.text,
@@ -273,6 +271,6 @@ def import_record(ctx: Context, record: Record, board_name: str | None = None) -
     board = board_from_row(ctx, row, rules)
     save_board(ctx, board)
     if row.status == "finished":
-        rate_row(ctx.session, row, [u.id or 0 for u in users])
+        rate_row(ctx.session, row, [u.saved_id for u in users])
     ctx.session.flush()
     return board

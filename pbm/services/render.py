@@ -1,23 +1,43 @@
 """Board summaries as pbmserv laid them out: title, status, move list in columns, the
-board for the reader's seat, subscribers, the comment block and the timing block."""
+board for the reader's seat, subscribers, the comment block and the timing block.
+
+A renderer: it lays out what it is given (the board and its `BoardFacts`, gathered by
+pbm.services.mailing.board_facts) and reads nothing from the database."""
 
 from __future__ import annotations
 
 import json
 from collections.abc import Sequence
+from dataclasses import dataclass
 from datetime import datetime
 
 from pbm.games.base import State
 from pbm.services.boards import Board
-from pbm.services.clocks import shows_timing, timing_lines
-from pbm.services.context import Context
 from pbm.services.secrecy import ShownMove, hidden_moves, may_hide, shown_text
-from pbm.store import queries
 from pbm.store.models import User
 from pbm.texts import phrase, render
 
 STARS = "*" * 60
 INDENT = "   "
+
+
+@dataclass(frozen=True)
+class Timing:
+    """The timing block's inputs: the time rules' lines and the moment it is printed."""
+
+    rules: Sequence[str]
+    now: datetime
+
+
+@dataclass(frozen=True)
+class BoardFacts:
+    """What a board summary prints beside the board row and the position: the same for
+    every reader of one mail, so a board mail gathers it once."""
+
+    moves: Sequence[ShownMove]
+    subscribers: Sequence[str]  # userids
+    timing: Timing | None = None  # None: no timing block
+    results: Sequence[Sequence[str]] = ()  # rating changes, a match's score
 
 
 def when(dt: datetime) -> str:
@@ -105,33 +125,27 @@ def result_line(board: Board) -> str:
 
 
 def summary(
-    ctx: Context,
     board: Board,
+    facts: BoardFacts,
     *,
     title: str,
     reader: User | None,
     events: Sequence[str] = (),
-    full: bool = True,
+    last_rows: int | None = None,
     state: State | None = None,
-    moves: Sequence[ShownMove] | None = None,
-    timing: bool | None = None,
-    subscribers: Sequence[User] | None = None,
     now: State | None = None,
-    results: Sequence[Sequence[str]] = (),
 ) -> str:
-    """The whole board mail body for `reader` (None: an observer). `now` is the game as it
-    stands when `state` is another position (show board#n, previews): it decides which
-    moves are still secret. `results` are the blocks printed under the status (rating
-    changes, a match's score: pbm.services.mailing.board_results gathers them)."""
+    """The whole board mail body for `reader` (None: an observer). `last_rows` keeps the
+    move list of an ongoing board to its last rows (None: every move). `now` is the game
+    as it stands when `state` is another position (show board#n, previews): it decides
+    which moves are still secret."""
     state = board.state if state is None else state
-    if moves is None:
-        moves = queries.moves_of(ctx.session, board.id)
     status = [*events]
     if board.row.result_reason and not board.active:
         status.append(board.row.result_reason)
     status.append(result_line(board))
     status_text = "\n".join(s for s in status if s)
-    for block in results:
+    for block in facts.results:
         status_text += "\n\n" + "\n".join(block) if block else ""
     index = board.index_of(reader.id if reader else None)
     extras: list[str] = []
@@ -143,21 +157,16 @@ def summary(
             extras.append(phrase("submitted_line", move=gp.submitted_move))
     if board.row.proposal:
         extras.append(proposal_text(board))
-    last_rows = None if full or not board.active else ctx.config.move_rows
     seat = board.seat_of(index) if index is not None else None
-    if subscribers is None:
-        subscribers = queries.subscribers_of(ctx.session, board.id)
     subs_line = (
-        phrase("subscribers_line", userids=" ".join(u.userid for u in subscribers))
-        if subscribers
-        else ""
+        phrase("subscribers_line", userids=" ".join(facts.subscribers)) if facts.subscribers else ""
     )
     comment = ""
     if board.row.comment:
         author = phrase("comment_by", userid=board.row.comment_by or "")
         comment = "\n".join(["", STARS, "", author, board.row.comment.rstrip()])
-    show_timing = (not board.active or shows_timing(board.row)) if timing is None else timing
-    timing_text = "\n" + STARS + "\n\n" + timing_block(ctx, board) if show_timing else ""
+    timing_text = "\n" + STARS + "\n\n" + timing_block(board, facts.timing) if facts.timing else ""
+    moves = facts.moves
     return (
         render(
             "board",
@@ -165,7 +174,11 @@ def summary(
             status=status_text,
             extras=("\n" + "\n".join(extras) + "\n") if extras else "",
             moves=move_columns(
-                board, moves, state, last_rows, hidden_moves(board, moves, index, now)
+                board,
+                moves,
+                state,
+                last_rows if board.active else None,
+                hidden_moves(board, moves, index, now),
             ),
             board=drawing(board, state, seat),
             subscribers=("\n" + subs_line) if subs_line else "",
@@ -184,7 +197,7 @@ def proposal_text(board: Board) -> str:
     return phrase(key, userid=proposer, waiting=waiting)
 
 
-def timing_block(ctx: Context, board: Board) -> str:
+def timing_block(board: Board, timing: Timing) -> str:
     row = board.row
     lines = [
         phrase("timing_started", when=when(row.created_at)),
@@ -193,8 +206,8 @@ def timing_block(ctx: Context, board: Board) -> str:
     if row.ended_at is not None:
         lines.append(phrase("timing_ended", when=when(row.ended_at)))
     else:
-        lines.append(phrase("timing_now", when=when(ctx.now())))
-    lines += timing_lines(ctx, board)
+        lines.append(phrase("timing_now", when=when(timing.now)))
+    lines += timing.rules
     lines += ["", phrase("timing_used")]
     # pbmserv's columns: "alice ():   0 days, 00:00:08", the label padded to "Total".
     names = max(len(u) for u in board.userids)

@@ -14,26 +14,23 @@ from pbm.texts import phrase
 
 
 def type_setting(ctx: Context, user: User, rules: Rules) -> GameTypeSetting:
-    assert user.id is not None
-    found = queries.type_setting(ctx.session, user.id, rules.name)
+    found = queries.type_setting(ctx.session, user.saved_id, rules.name)
     if found is None:
-        found = GameTypeSetting(user_id=user.id, game=rules.name)
+        found = GameTypeSetting(user_id=user.saved_id, game=rules.name)
         ctx.session.add(found)
     return found
 
 
 def subscribe(ctx: Context, user: User, boards: Sequence[Board], kind: str = "subscribe") -> None:
-    assert user.id is not None
     for board in boards:
-        if queries.subscription(ctx.session, board.id, user.id, kind) is None:
-            ctx.session.add(Subscription(game_id=board.id, user_id=user.id, kind=kind))
+        if queries.subscription(ctx.session, board.id, user.saved_id, kind) is None:
+            ctx.session.add(Subscription(game_id=board.id, user_id=user.saved_id, kind=kind))
     ctx.session.flush()
 
 
 def unsubscribe(ctx: Context, user: User, boards: Sequence[Board], kind: str = "subscribe") -> None:
-    assert user.id is not None
     for board in boards:
-        found = queries.subscription(ctx.session, board.id, user.id, kind)
+        found = queries.subscription(ctx.session, board.id, user.saved_id, kind)
         if found is not None:
             ctx.session.delete(found)
     ctx.session.flush()

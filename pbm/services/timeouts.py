@@ -23,7 +23,7 @@ from pbm.services.clocks import (
 )
 from pbm.services.context import Context, Reply
 from pbm.services.endings import finish, player_leaves
-from pbm.services.mailing import board_results, mail_board, title_for
+from pbm.services.mailing import board_facts, mail_board, title_for
 from pbm.services.render import subject_for, summary
 from pbm.services.vacation import left_days
 from pbm.store.models_correspondence import JobMark
@@ -49,10 +49,10 @@ def due(ctx: Context, board: Board) -> Due | None:
     gp, user = board.players[index]
     control = time_control(row)
     now = ctx.now()
-    idle = charged(ctx.session, control, user.id or 0, row.last_move_at, now)
+    idle = charged(ctx.session, control, user.saved_id, row.last_move_at, now)
     reason = ""
     if control.fischer is not None:
-        left = bank_left(ctx.session, row, index, user.id or 0, now)
+        left = bank_left(ctx.session, row, index, user.saved_id, now)
         if left is not None and left <= timedelta():
             reason = phrase("forfeit_bank")
     elif idle >= timedelta(days=control.forfeit_days):
@@ -108,9 +108,9 @@ def send_nag(ctx: Context, board: Board) -> None:
     gp, user = board.players[index]
     control = time_control(row)
     now = ctx.now()
-    idle = charged(ctx.session, control, user.id or 0, row.last_move_at, now)
+    idle = charged(ctx.session, control, user.saved_id, row.last_move_at, now)
     if control.fischer is not None:
-        left = bank_left(ctx.session, row, index, user.id or 0, now) or timedelta()
+        left = bank_left(ctx.session, row, index, user.saved_id, now) or timedelta()
         deadline = phrase("nag_deadline_bank", left=span_text(left))
     else:
         deadline = phrase("nag_deadline_age", days=days_text(control.forfeit_days))
@@ -130,12 +130,10 @@ def send_nag(ctx: Context, board: Board) -> None:
         signature=ctx.config.server_name,
         subject=subject_for(board),
         summary=summary(
-            ctx,
             board,
+            board_facts(ctx, board, timing=True),
             title=title_for(board, "Nag"),
             reader=user,
-            timing=True,
-            results=board_results(ctx, board),
         ),
     )
     ctx.session.add(JobMark(kind="nag", key=_nag_key(board), at=now))

@@ -58,7 +58,6 @@ def resolve(ctx: Context, tokens: list[str]) -> tuple[int, User] | None:
         user = ctx.session.get(User, gp.user_id)
         if user is None or user.disabled:
             continue
-        assert user.id is not None
-        if ctx.sender.lower() in queries.addresses_of(ctx.session, user.id):
+        if ctx.sender.lower() in queries.addresses_of(ctx.session, user.saved_id):
             return gp.game_id, user
     return None

@@ -169,8 +169,7 @@ def join(ctx: Context, t: Tournament, user: User) -> TournamentEntry:
     _open(t)
     if _entry(ctx.session, t, user) is not None:
         raise TournamentError(phrase("tournament_already_in", name=t.name, userid=user.userid))
-    assert t.id is not None and user.id is not None
-    entry = TournamentEntry(tournament_id=t.id, user_id=user.id, joined_at=ctx.now())
+    entry = TournamentEntry(tournament_id=t.saved_id, user_id=user.saved_id, joined_at=ctx.now())
     ctx.session.add(entry)
     ctx.session.flush()
     return entry
@@ -217,7 +216,7 @@ def start(ctx: Context, t: Tournament) -> None:
             phrase("tournament_too_many_rounds", rounds=t.rounds, count=len(field))
         )
     rating = _ratings(ctx.session, t, [u for _, u in field])
-    ordered = sorted(field, key=lambda eu: (-rating[eu[1].id or 0], eu[0].id or 0))
+    ordered = sorted(field, key=lambda eu: (-rating[eu[1].saved_id], eu[0].saved_id))
     for seed, (entry, _) in enumerate(ordered, 1):
         entry.seed = seed
         ctx.session.add(entry)
@@ -257,7 +256,7 @@ def _ratings(session: Session, t: Tournament, users: Sequence[User]) -> dict[int
         PlayerRating.game == t.game, col(PlayerRating.user_id).in_(ids)
     )
     found = {r.user_id: r.value for r in session.exec(query)}
-    return {u.id or 0: found.get(u.id or 0, 1600.0) for u in users}
+    return {u.saved_id: found.get(u.saved_id, 1600.0) for u in users}
 
 
 def _withdrawn(session: Session, t: Tournament) -> set[int]:
@@ -275,7 +274,7 @@ def _add_round(
         if first is None:  # a knockout slot whose both sides are byes cannot happen
             continue
         pairing = TournamentPairing(
-            tournament_id=t.id or 0,
+            tournament_id=t.saved_id,
             round=number,
             slot=slot,
             first_id=first,
@@ -343,10 +342,10 @@ def _pair_swiss(ctx: Context, t: Tournament) -> bool:
     field = [(e, u) for e, u in entries(ctx.session, t) if not e.withdrawn]
     done = pairings(ctx.session, t)
     results = _results(done)
-    ids = [u.id for _, u in field if u.id is not None]  # stored users all have one
+    ids = [u.saved_id for _, u in field]
     table = {r.player: r.points for r in standings(ids, results)}
-    colours: dict[int, str] = {u.id or 0: "" for _, u in field}
-    opponents: dict[int, set[int]] = {u.id or 0: set() for _, u in field}
+    colours: dict[int, str] = {u.saved_id: "" for _, u in field}
+    opponents: dict[int, set[int]] = {u.saved_id: set() for _, u in field}
     for p in done:
         if p.first_id in colours:
             colours[p.first_id] += "W" if p.second_id is not None else "-"
@@ -358,11 +357,11 @@ def _pair_swiss(ctx: Context, t: Tournament) -> bool:
     players = [
         swiss.SwissPlayer(
             id=u.id,
-            points=table.get(u.id or 0, 0.0),
+            points=table.get(u.saved_id, 0.0),
             rating=float(len(field) - e.seed),  # the seeding order decides within a score
-            colours=colours[u.id or 0],
-            opponents=frozenset(opponents.get(u.id or 0, set())),
-            had_bye="-" in colours[u.id or 0],
+            colours=colours[u.saved_id],
+            opponents=frozenset(opponents.get(u.saved_id, set())),
+            had_bye="-" in colours[u.saved_id],
         )
         for e, u in field
     ]
@@ -472,14 +471,14 @@ def _replays(ctx: Context, t: Tournament, current: Sequence[TournamentPairing]) 
     made = False
     for slot, legs in _slots(current).items():
         last = legs[-1]
-        if last.score is None or match_winner(legs, seed) is not None:
-            continue
+        if last.second_id is None or last.score is None or match_winner(legs, seed) is not None:
+            continue  # a bye, a game still running, or a match decided
         replay = TournamentPairing(
-            tournament_id=t.id or 0,
+            tournament_id=t.saved_id,
             round=t.current_round,
             slot=slot,
             leg=last.leg + 1,
-            first_id=last.second_id or 0,  # colours reversed
+            first_id=last.second_id,  # colours reversed
             second_id=last.first_id,
         )
         _settle_or_play(ctx, t, replay, gone)
@@ -602,7 +601,7 @@ def champion(session: Session, t: Tournament, rows: Sequence[Row[int]]) -> str:
 
 
 def _names(session: Session, t: Tournament) -> dict[int, str]:
-    return {u.id or 0: u.userid for _, u in entries(session, t)}
+    return {u.saved_id: u.userid for _, u in entries(session, t)}
 
 
 def _tell(ctx: Context, people: Sequence[User], subject: str, body: str) -> None:
@@ -643,7 +642,7 @@ def _announce_round(ctx: Context, t: Tournament, number: int | None) -> None:
 
 
 def table(session: Session, t: Tournament) -> list[Row[int]]:
-    field = [u.id for _, u in entries(session, t) if u.id is not None]
+    field = [u.saved_id for _, u in entries(session, t)]
     return standings(field, _results(pairings(session, t)))
 
 
@@ -684,7 +683,7 @@ def pairings_text(session: Session, t: Tournament, round_: int | None = None) ->
         if p.game_id is not None and p.game_id not in boards:
             game = session.get(Game, p.game_id)
             boards[p.game_id] = game.board if game else "?"
-        board = boards.get(p.game_id or 0, "-")
+        board = "-" if p.game_id is None else boards[p.game_id]
         first = names.get(p.first_id, "?")
         if p.second_id is None:
             lines.append(f"  {'-':<6} {first:<16} {phrase('tournament_bye')}")

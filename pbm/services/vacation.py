@@ -25,10 +25,9 @@ MINIMUM_DAYS = 1 / 24  # a vacation shorter than an hour is no vacation
 
 def account(session: Session, user: User, now: datetime) -> Vacation:
     """The player's vacation row, accrued up to `now` (not while a vacation runs)."""
-    assert user.id is not None
     row = session.exec(select(Vacation).where(Vacation.user_id == user.id)).first()
     if row is None:
-        row = Vacation(user_id=user.id, bank_days=0.0, accrued_at=user.created_at)
+        row = Vacation(user_id=user.saved_id, bank_days=0.0, accrued_at=user.created_at)
     if row.started_at is None and now > row.accrued_at:
         row.bank_days = vacation_accrued(row.bank_days, row.accrued_at, now)
         row.accrued_at = now
@@ -59,7 +58,6 @@ def _open_span(session: Session, user_id: int) -> VacationSpan | None:
 
 def start(session: Session, user: User, now: datetime) -> float:
     """Start a vacation now; returns the days banked."""
-    assert user.id is not None
     row = account(session, user, now)
     if row.started_at is not None:
         raise PbmError(phrase("vacation_already"))
@@ -67,21 +65,20 @@ def start(session: Session, user: User, now: datetime) -> float:
         raise PbmError(phrase("vacation_empty"))
     row.started_at = now
     session.add(row)
-    session.add(VacationSpan(user_id=user.id, started_at=now))
+    session.add(VacationSpan(user_id=user.saved_id, started_at=now))
     session.flush()
     return row.bank_days
 
 
 def stop(session: Session, user: User, now: datetime) -> float:
     """End the running vacation at `now` (or where its bank ran out); returns days used."""
-    assert user.id is not None
     row = account(session, user, now)
     end = running_end(row)
     if row.started_at is None or end is None:
         raise PbmError(phrase("vacation_not_on"))
     end = min(end, now)
     used = (end - row.started_at) / DAY
-    span = _open_span(session, user.id)
+    span = _open_span(session, user.saved_id)
     if span is not None:
         span.ended_at = end
         session.add(span)

@@ -8,14 +8,14 @@ from datetime import datetime
 from sqlalchemy import Column, Index, LargeBinary, Text, UniqueConstraint
 from sqlmodel import Field, SQLModel
 
-from pbm.store.types import UTCDateTime
+from pbm.store.types import Stored, UTCDateTime
 
 
 def _ts(nullable: bool = False, index: bool = False) -> Column[datetime]:
     return Column(UTCDateTime(), nullable=nullable, index=index)
 
 
-class User(SQLModel, table=True):
+class User(Stored, SQLModel, table=True):
     __tablename__ = "users"
 
     id: int | None = Field(default=None, primary_key=True)
@@ -27,7 +27,7 @@ class User(SQLModel, table=True):
     disabled: bool = False
 
 
-class UserAddress(SQLModel, table=True):
+class UserAddress(Stored, SQLModel, table=True):
     __tablename__ = "user_addresses"
     __table_args__ = (UniqueConstraint("user_id", "address"),)
 
@@ -37,7 +37,7 @@ class UserAddress(SQLModel, table=True):
     position: int = 0  # 0 = the address replies go to
 
 
-class Game(SQLModel, table=True):
+class Game(Stored, SQLModel, table=True):
     __tablename__ = "games"
     __table_args__ = (
         UniqueConstraint("game", "board"),
@@ -72,7 +72,7 @@ class Game(SQLModel, table=True):
     match_game: int | None = None
 
 
-class GamePlayer(SQLModel, table=True):
+class GamePlayer(Stored, SQLModel, table=True):
     __tablename__ = "game_players"
     __table_args__ = (UniqueConstraint("game_id", "position"),)
 
@@ -89,7 +89,7 @@ class GamePlayer(SQLModel, table=True):
     token: str | None = Field(default=None, max_length=40, unique=True)
 
 
-class Move(SQLModel, table=True):
+class Move(Stored, SQLModel, table=True):
     __tablename__ = "moves"
     __table_args__ = (UniqueConstraint("game_id", "number"),)
 
@@ -102,7 +102,7 @@ class Move(SQLModel, table=True):
     made_at: datetime = Field(sa_column=_ts())
 
 
-class Subscription(SQLModel, table=True):
+class Subscription(Stored, SQLModel, table=True):
     """An observer of one board: `kind` is "subscribe" (every mail) or "notify" (the end)."""
 
     __tablename__ = "subscriptions"
@@ -114,7 +114,7 @@ class Subscription(SQLModel, table=True):
     kind: str = Field(default="subscribe", max_length=16)
 
 
-class GameTypeSetting(SQLModel, table=True):
+class GameTypeSetting(Stored, SQLModel, table=True):
     """A player's settings for one game type: limit, seeking, subscribe/notify all."""
 
     __tablename__ = "game_type_settings"
@@ -129,7 +129,7 @@ class GameTypeSetting(SQLModel, table=True):
     notify_all: bool = False
 
 
-class RateEvent(SQLModel, table=True):
+class RateEvent(Stored, SQLModel, table=True):
     """Events counted in a time window: password failures, help sent to strangers."""
 
     __tablename__ = "rate_events"
@@ -141,7 +141,7 @@ class RateEvent(SQLModel, table=True):
     at: datetime = Field(sa_column=_ts())
 
 
-class InboundMessage(SQLModel, table=True):
+class InboundMessage(Stored, SQLModel, table=True):
     __tablename__ = "inbound_messages"
 
     id: int | None = Field(default=None, primary_key=True)
@@ -157,7 +157,7 @@ class InboundMessage(SQLModel, table=True):
     next_attempt_at: datetime | None = Field(default=None, sa_column=_ts(nullable=True))
 
 
-class OutboxMail(SQLModel, table=True):
+class OutboxMail(Stored, SQLModel, table=True):
     __tablename__ = "outbox"
     __table_args__ = (
         Index("ix_outbox_status_next", "status", "next_attempt_at"),

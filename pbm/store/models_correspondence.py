@@ -8,14 +8,14 @@ from datetime import datetime
 from sqlalchemy import Column, UniqueConstraint
 from sqlmodel import Field, SQLModel
 
-from pbm.store.types import UTCDateTime
+from pbm.store.types import Stored, UTCDateTime
 
 
 def _ts(nullable: bool = False) -> Column[datetime]:
     return Column(UTCDateTime(), nullable=nullable)
 
 
-class PlayerRating(SQLModel, table=True):
+class PlayerRating(Stored, SQLModel, table=True):
     """A player's ratings for one game type: pbmserv's and Glicko-2 beside it."""
 
     __tablename__ = "player_ratings"
@@ -34,7 +34,7 @@ class PlayerRating(SQLModel, table=True):
     glicko_volatility: float = 0.06
 
 
-class RatingChange(SQLModel, table=True):
+class RatingChange(Stored, SQLModel, table=True):
     """One player's rating before and after one rated game (history, mail lines, audit)."""
 
     __tablename__ = "rating_changes"
@@ -53,7 +53,7 @@ class RatingChange(SQLModel, table=True):
     at: datetime = Field(sa_column=_ts())
 
 
-class Vacation(SQLModel, table=True):
+class Vacation(Stored, SQLModel, table=True):
     """A player's vacation bank (days, accrued up to `accrued_at`) and the running vacation."""
 
     __tablename__ = "vacations"
@@ -65,7 +65,7 @@ class Vacation(SQLModel, table=True):
     started_at: datetime | None = Field(default=None, sa_column=_ts(nullable=True))
 
 
-class VacationSpan(SQLModel, table=True):
+class VacationSpan(Stored, SQLModel, table=True):
     """A vacation taken (ended_at None while it runs): the clocks leave it out."""
 
     __tablename__ = "vacation_spans"
@@ -76,7 +76,7 @@ class VacationSpan(SQLModel, table=True):
     ended_at: datetime | None = Field(default=None, sa_column=_ts(nullable=True))
 
 
-class ClockBank(SQLModel, table=True):
+class ClockBank(Stored, SQLModel, table=True):
     """A player's Fischer bank on one board, as it stood after his last move."""
 
     __tablename__ = "clock_banks"
@@ -88,7 +88,7 @@ class ClockBank(SQLModel, table=True):
     bank_seconds: float
 
 
-class JobMark(SQLModel, table=True):
+class JobMark(Stored, SQLModel, table=True):
     """Something a periodic job did once (a nag for a move number, a day's digest): a job
     that runs again, or after a restart, finds the mark and does not repeat it."""
 
@@ -101,7 +101,7 @@ class JobMark(SQLModel, table=True):
     at: datetime = Field(sa_column=_ts())
 
 
-class MailPreference(SQLModel, table=True):
+class MailPreference(Stored, SQLModel, table=True):
     """How a player wants board mail: every move (default) or one daily digest."""
 
     __tablename__ = "mail_preferences"

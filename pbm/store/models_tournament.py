@@ -8,14 +8,14 @@ from datetime import datetime
 from sqlalchemy import Column, Text, UniqueConstraint
 from sqlmodel import Field, SQLModel
 
-from pbm.store.types import UTCDateTime
+from pbm.store.types import Stored, UTCDateTime
 
 
 def _ts(nullable: bool = False) -> Column[datetime]:
     return Column(UTCDateTime(), nullable=nullable)
 
 
-class Tournament(SQLModel, table=True):
+class Tournament(Stored, SQLModel, table=True):
     __tablename__ = "tournaments"
 
     id: int | None = Field(default=None, primary_key=True)
@@ -37,7 +37,7 @@ class Tournament(SQLModel, table=True):
     ended_at: datetime | None = Field(default=None, sa_column=_ts(nullable=True))
 
 
-class TournamentEntry(SQLModel, table=True):
+class TournamentEntry(Stored, SQLModel, table=True):
     __tablename__ = "tournament_entries"
     __table_args__ = (UniqueConstraint("tournament_id", "user_id"),)
 
@@ -50,7 +50,7 @@ class TournamentEntry(SQLModel, table=True):
     eliminated: bool = False  # knockout: lost a match
 
 
-class TournamentPairing(SQLModel, table=True):
+class TournamentPairing(Stored, SQLModel, table=True):
     __tablename__ = "tournament_pairings"
     __table_args__ = (UniqueConstraint("tournament_id", "round", "slot", "leg"),)
 

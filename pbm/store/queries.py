@@ -151,7 +151,7 @@ def board_with_players(session: Session, game: str, board: str) -> LoadedBoard |
     rows = list(session.exec(_BOARD_WITH_PLAYERS, params=params))
     if not rows:  # no such board (or, never in practice, a board without players)
         row = game_by_board(session, game, board)
-        return None if row is None else LoadedBoard(row, players_of(session, row.id or 0))
+        return None if row is None else LoadedBoard(row, players_of(session, row.saved_id))
     return LoadedBoard(rows[0][0], [(gp, user) for _, gp, user in rows])
 
 

@@ -1,4 +1,4 @@
-"""Column types shared by the models."""
+"""Column types shared by the models, and the `Stored` base every table has."""
 
 from __future__ import annotations
 
@@ -29,3 +29,21 @@ class UTCDateTime(TypeDecorator[datetime]):
         if value is None:
             return None
         return value.replace(tzinfo=UTC) if value.tzinfo is None else value.astimezone(UTC)
+
+
+class UnsavedRowError(RuntimeError):
+    """A row's id was asked for before the row was flushed to the database."""
+
+
+class Stored:
+    """What every table has: `id`, None until the row is flushed (the database assigns
+    it), and `saved_id`, the id of a row that has one. Code that holds a row read from
+    the database, or flushed, uses `saved_id` and gets an `int`."""
+
+    id: int | None
+
+    @property
+    def saved_id(self) -> int:
+        if self.id is None:
+            raise UnsavedRowError(f"{type(self).__name__} has no id until it is flushed")
+        return self.id

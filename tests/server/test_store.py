@@ -7,6 +7,7 @@ import json
 from datetime import timedelta
 from pathlib import Path
 
+import pytest
 from alembic.autogenerate import compare_metadata
 from alembic.migration import MigrationContext
 from sqlalchemy import text
@@ -19,6 +20,8 @@ from pbm.services import outbox
 from pbm.services.boards import replay
 from pbm.store import queries
 from pbm.store.db import current_revision, init_db, make_engine, session_for
+from pbm.store.models import User
+from pbm.store.types import Stored, UnsavedRowError
 from tests.outbox_rows import queue_mail
 from tests.server.conftest import START, Server, legal_texts
 
@@ -125,3 +128,24 @@ def test_concurrent_processing_on_sqlite(server: Server) -> None:
     assert statuses == ["done"] * len(raws)
     with session_for(server.engine) as session:
         assert len(queries.all_users(session)) == 14
+
+
+def test_saved_id_is_the_id_of_a_flushed_row_and_refuses_an_unflushed_one(
+    tmp_path: Path,
+) -> None:
+    engine = make_engine(f"sqlite:///{tmp_path / 'ids.sqlite3'}")
+    init_db(engine)
+    with session_for(engine) as session:
+        user = User(userid="ida", userid_key="ida", password_hash="x", created_at=START)
+        with pytest.raises(UnsavedRowError, match="User has no id until it is flushed"):
+            _ = user.saved_id
+        session.add(user)
+        session.flush()
+        assert user.id is not None and user.saved_id == user.id
+        assert every_table_is_stored()
+
+
+def every_table_is_stored() -> bool:
+    """Every table model derives from Stored, so every row has `saved_id`."""
+    tables = [m.class_ for m in SQLModel._sa_registry.mappers]
+    return bool(tables) and all(issubclass(t, Stored) for t in tables)
