@@ -23,6 +23,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
             "pbm.games",
             "pbm.ratings",
             "pbm.tournaments",
+            "pbm.pictures",
         ),
     ),
     ("settings", ("pbm.config", "pbm.texts")),
@@ -195,6 +196,18 @@ def test_mail_knows_no_database_and_no_game() -> None:
         if module == "pbm.mail" or module.startswith("pbm.mail.")
         for target in sorted(targets)
         if any(target == f or target.startswith(f + ".") for f in forbidden)
+    ]
+    assert found == []
+
+
+def test_pictures_know_only_the_games() -> None:
+    """The board pictures draw what the rules engines hold, and nothing else of pbm."""
+    found = [
+        f"{module} imports {target}"
+        for module, targets in sorted(GRAPH.items())
+        if module == "pbm.pictures" or module.startswith("pbm.pictures.")
+        for target in sorted(targets)
+        if target.partition(".")[2].partition(".")[0] not in ("games", "pictures")
     ]
     assert found == []
 

@@ -1,0 +1,149 @@
+"""Board pictures (pbm.pictures): bytes and drawing time per game and variant.
+
+For every registered game and every example option set, positions are sampled from
+random playouts (each game's start, its end and a few positions between), and each is
+drawn for the seat to move with the last move marked. Prints, per variant: positions,
+median and largest PNG bytes, median and slowest milliseconds per picture, wall clock
+and CPU time of this process (the CPU figures stay honest on a busy machine); the
+targets of issue 13 are at most 40 KB and 30 ms. `--samples DIR` also writes one picture per game
+(DIR/board-GAME.png), a running position whose last move did something beyond its
+notation where one turns up (a conversion, a capture, a placement).
+Usage: python benchmarks/pictures.py [--games N] [--seed S] [--samples DIR] [GAME ...]
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import statistics
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from pbm.games import GAMES, get_game
+from pbm.pictures import draw
+
+MAX_BYTES = 40_000
+MAX_MS = 30.0
+# The variant and the earliest ply of each game's sample picture in docs/images/.
+SAMPLES: dict[str, tuple[dict[str, Any], int]] = {
+    "quadrature": ({}, 24),
+    "quarto": ({}, 7),
+    "quadrupel": ({"variant": "points"}, 10),
+    "quad": ({}, 30),
+    "quarod": ({}, 20),
+}
+
+
+def playout(game, options, rng):
+    """Every state of one random game, start to end."""
+    state = game.new_state(**options)
+    states = [state]
+    while game.to_move(state) is not None:
+        state = game.apply(state, rng.choice(game.legal_moves(state)))
+        states.append(state)
+    return states
+
+
+def sample(game, options, games, rng):
+    """(previous, state) pairs: start, end and three random positions of each game."""
+    pairs = []
+    for _ in range(games):
+        states = playout(game, options, rng)
+        picks = {0, len(states) - 1, *(rng.randrange(len(states)) for _ in range(3))}
+        pairs += [(states[i - 1] if i else None, states[i]) for i in sorted(picks)]
+    return pairs
+
+
+def measure(game, pairs):
+    """Bytes, wall-clock and CPU milliseconds of each picture."""
+    sizes, walls, cpus = [], [], []
+    for previous, state in pairs:
+        seat = game.to_move(state)
+        wall, cpu = time.perf_counter(), time.process_time()
+        picture = draw(game, state, seat=seat, previous=previous)
+        cpus.append((time.process_time() - cpu) * 1000)
+        walls.append((time.perf_counter() - wall) * 1000)
+        sizes.append(len(picture.png))
+    return sizes, walls, cpus
+
+
+def write_samples(directory: Path, names, seed: int) -> None:
+    directory.mkdir(parents=True, exist_ok=True)
+    for name in names:
+        game = get_game(name)
+        options, min_ply = SAMPLES[name]
+        rng = random.Random(seed)
+        chosen = None
+        for _ in range(50):
+            states = playout(game, options, rng)
+            running = [i for i in range(max(min_ply, 1), len(states)) if game.to_move(states[i])]
+            if not running:
+                continue
+            chosen = chosen or (states[running[0] - 1], states[running[0]])
+            for i in running:
+                before = states[i - 1]
+                move = next(
+                    m for m in game.legal_moves(before) if game.apply(before, m) == states[i]
+                )
+                if game.describe_move(before, move) != game.format_move(before, move):
+                    chosen = (before, states[i])
+                    break
+            else:
+                continue
+            break
+        assert chosen is not None, f"no running position in {name}"
+        previous, state = chosen
+        picture = draw(
+            game,
+            state,
+            seat=game.to_move(state),
+            previous=previous,
+            heading=f"{game.title} board 101",
+        )
+        path = directory / f"board-{name}.png"
+        path.write_bytes(picture.png)
+        print(f"wrote {path} ({len(picture.png)} bytes): {picture.alt}")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("games", nargs="*", help="games to measure (default: all)")
+    parser.add_argument("--games", dest="count", type=int, default=6, help="playouts per variant")
+    parser.add_argument("--seed", type=int, default=13)
+    parser.add_argument("--samples", type=Path, help="write one sample picture per game here")
+    args = parser.parse_args()
+    names = args.games or list(GAMES)
+    rng = random.Random(args.seed)
+    # The first picture loads the fonts; leave it out of the figures.
+    warm = get_game(names[0])
+    draw(warm, warm.new_state(), seat=None)
+    print(f"{'game':<11} {'options':<40} {'pos':>4} {'bytes med':>9} {'bytes max':>9}"
+          f" {'ms med':>7} {'ms max':>7} {'cpu med':>7} {'cpu max':>7}")  # fmt: skip
+    worst_bytes, worst_ms, worst_cpu = 0, 0.0, 0.0
+    for name in names:
+        game = get_game(name)
+        for options in game.example_options:
+            sizes, walls, cpus = measure(game, sample(game, options, args.count, rng))
+            label = " ".join(f"{k}={v}" for k, v in options.items()) or "(default)"
+            print(
+                f"{name:<11} {label:<40} {len(sizes):>4} {statistics.median(sizes):>9.0f}"
+                f" {max(sizes):>9} {statistics.median(walls):>7.1f} {max(walls):>7.1f}"
+                f" {statistics.median(cpus):>7.1f} {max(cpus):>7.1f}"
+            )
+            worst_bytes = max(worst_bytes, *sizes)
+            worst_ms, worst_cpu = max(worst_ms, *walls), max(worst_cpu, *cpus)
+    # The verdict takes the CPU time: on a shared machine the wall clock also counts the
+    # time other processes held the core.
+    verdict = "within" if worst_bytes <= MAX_BYTES and worst_cpu <= MAX_MS else "OVER"
+    print(f"largest {worst_bytes} bytes, slowest {worst_cpu:.1f} ms of CPU ({worst_ms:.1f} ms"
+          f" wall clock): {verdict} the targets ({MAX_BYTES} bytes, {MAX_MS:.0f} ms)")  # fmt: skip
+    if args.samples:
+        write_samples(args.samples, names, args.seed)
+
+
+if __name__ == "__main__":
+    main()

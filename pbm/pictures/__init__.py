@@ -1,0 +1,72 @@
+"""Drawn pictures of board positions, for the HTML part of the mails (issue 13).
+
+`draw(game, state, seat=..., previous=...)` returns a `Picture`: a PNG of the board as
+`seat` may see it (hidden setups stay hidden), with the last move marked when the state
+before it is given, a short `alt` text and the position in words for screen readers.
+Pure: Pillow and `pbm.games`, nothing else of pbm; no file, font or network is read.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from pbm.games import AnyGame
+from pbm.games.base import State
+from pbm.pictures import quad, quadrature, quadrupel, quarod, quarto
+from pbm.pictures.board import Mark, View, frame
+from pbm.pictures.lastmove import last_move
+
+__all__ = ["Picture", "draw"]
+
+# The view of each game by its canonical name; every registered game has one (a test
+# checks it), so a new game needs its picture module here.
+VIEWS: dict[str, Callable[[AnyGame, Any, int | None], View]] = {
+    "quadrature": quadrature.view,
+    "quarto": quarto.view,
+    "quadrupel": quadrupel.view,
+    "quad": quad.view,
+    "quarod": quarod.view,
+}
+
+
+@dataclass(frozen=True, slots=True)
+class Picture:
+    """A drawn board: `png` bytes of `width` x `height` pixels, the `alt` text (one
+    sentence) and `words`, the position line by line (a list for screen readers)."""
+
+    png: bytes
+    width: int
+    height: int
+    alt: str
+    words: list[str]
+
+
+def draw(
+    game: AnyGame,
+    state: State,
+    *,
+    seat: int | None,
+    previous: State | None = None,
+    heading: str | None = None,
+) -> Picture:
+    """The picture of `state` for the viewer at `seat` (None: an observer).
+
+    `previous`, the state before the last move, marks that move and writes its echo;
+    `heading` names the position at the top and in the alt text ("Quarto board 101
+    after move 9"; the game's title by default).
+    """
+    make = VIEWS[game.name]
+    now = make(game, state, seat)
+    title = heading or game.title
+    marks: dict[str, Mark] = {}
+    echo: str | None = None
+    if previous is not None:
+        marks, echo = last_move(game, previous, state, seat, make(game, previous, seat), now)
+    canvas = frame(now, title, echo, marks)
+    alt = f"{title}: {now.status}" + (f"; last move: {echo}" if echo else "")
+    words = [*now.words(), *now.notes(), now.status]
+    if echo:
+        words.append(f"Last move: {echo}")
+    return Picture(canvas.png(), canvas.width, canvas.height, alt, words)

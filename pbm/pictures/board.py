@@ -1,0 +1,219 @@
+"""What every game's picture shares: the visible position in words, the board grid with
+its coordinates, the marks of the last move, and the frame (heading, status, footer).
+
+A game module turns a state, as one seat may see it, into a `View`: the contents of
+each square as a `Piece` (words that the last-move diff compares and the screen-reader
+list reads), notes in words, and a `paint` method for the board and its side panel.
+"""
+
+from __future__ import annotations
+
+import enum
+from abc import ABC, abstractmethod
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
+
+from pbm.games import AnyGame
+from pbm.games.base import State
+from pbm.games.grid import FILES
+from pbm.pictures.canvas import (
+    CAPTURE,
+    EFFECT_TINT,
+    HEAD_SIZE,
+    LINE,
+    MARGIN,
+    MOVE_TINT,
+    MUTED,
+    TEXT_SIZE,
+    WIN,
+    Box,
+    Canvas,
+    Colour,
+    line_height,
+    wrap,
+)
+
+COORDINATE_SIZE = 12
+BAND = 20  # the strip on each side of a board that holds its coordinates
+GAP = 16  # between a board and its side panel
+
+
+@dataclass(frozen=True, slots=True)
+class Piece:
+    """What one square holds, in words: the group it is listed under ("Black men") and
+    what sets it apart within the group ("3 dots"), if anything."""
+
+    group: str
+    detail: str = ""
+
+
+class Mark(enum.Enum):
+    """How the last move touched a square."""
+
+    MOVE = "move"  # a square the move names: from, to, placed, dropped, swapped
+    EFFECT = "effect"  # a square it changed besides: converted, captured, released
+
+
+@dataclass(frozen=True, slots=True)
+class Grid:
+    """A board of `files` x `ranks` squares of `cell` pixels, top left at (x, y) (the
+    coordinate bands lie outside). Rank 1 is at the bottom, as in the text boards."""
+
+    x: float
+    y: float
+    files: int
+    ranks: int
+    cell: float
+
+    @property
+    def width(self) -> float:
+        return self.files * self.cell
+
+    @property
+    def height(self) -> float:
+        return self.ranks * self.cell
+
+    def box(self, file: int, rank: int) -> Box:
+        left = self.x + file * self.cell
+        top = self.y + (self.ranks - 1 - rank) * self.cell
+        return (left, top, left + self.cell, top + self.cell)
+
+    def centre(self, file: int, rank: int) -> tuple[float, float]:
+        left, top, right, bottom = self.box(file, rank)
+        return (left + right) / 2, (top + bottom) / 2
+
+    def square(self, name: str) -> tuple[int, int]:
+        """(file, rank) of a square name such as `c10`."""
+        return FILES.index(name[0]), int(name[1:]) - 1
+
+
+def name(file: int, rank: int) -> str:
+    return f"{FILES[file]}{rank + 1}"
+
+
+def inset(box: Box, by: float) -> Box:
+    return (box[0] + by, box[1] + by, box[2] - by, box[3] - by)
+
+
+def paint_board(
+    canvas: Canvas,
+    grid: Grid,
+    fill: Callable[[int, int], Colour],
+    marks: Mapping[str, Mark],
+    occupied: Iterable[str],
+) -> None:
+    """The squares (tinted where the last move touched them), the lines between them,
+    the coordinates on all four edges, and a cross on each square the last move emptied
+    of an enemy piece (a capture)."""
+    tints = {Mark.MOVE: MOVE_TINT, Mark.EFFECT: EFFECT_TINT}
+    for rank in range(grid.ranks):
+        for file in range(grid.files):
+            mark = marks.get(name(file, rank))
+            colour = tints[mark] if mark is not None else fill(file, rank)
+            canvas.rect(grid.box(file, rank), fill=colour, outline=LINE)
+    canvas.rect((grid.x, grid.y, grid.x + grid.width, grid.y + grid.height), outline=LINE, width=2)
+    full = set(occupied)
+    for square, mark in marks.items():
+        if mark is Mark.EFFECT and square not in full:
+            left, top, right, bottom = inset(grid.box(*grid.square(square)), grid.cell * 0.3)
+            canvas.line([(left, top), (right, bottom)], CAPTURE, 3)
+            canvas.line([(left, bottom), (right, top)], CAPTURE, 3)
+    half = BAND / 2
+    for file in range(grid.files):
+        x = grid.x + (file + 0.5) * grid.cell
+        for y in (grid.y - half, grid.y + grid.height + half):
+            canvas.text((x, y), FILES[file], COORDINATE_SIZE, MUTED, "mm")
+    for rank in range(grid.ranks):
+        y = grid.y + (grid.ranks - 0.5 - rank) * grid.cell
+        for x in (grid.x - half, grid.x + grid.width + half):
+            canvas.text((x, y), str(rank + 1), COORDINATE_SIZE, MUTED, "mm")
+
+
+def game_status(game: AnyGame, state: State, running: str | None = None) -> str:
+    """How the game ended, or `running` (by default who is to move)."""
+    result = game.outcome(state)
+    if result is None:
+        seat = game.to_move(state)
+        return running or f"{game.seat_name(seat or 0)} to move"
+    who = "draw" if result.winner is None else f"{game.seat_name(result.winner)} wins"
+    return f"Game over, {who}: {result.reason}"
+
+
+def outline_squares(canvas: Canvas, grid: Grid, squares: Iterable[str]) -> None:
+    """A frame around each square of a winning line or shape."""
+    for square in squares:
+        canvas.rect(inset(grid.box(*grid.square(square)), 1.5), outline=WIN, width=3)
+
+
+class View(ABC):
+    """One position as one seat sees it: everything a picture and its words show."""
+
+    def __init__(self, pieces: dict[str, Piece], groups: tuple[str, ...]) -> None:
+        self.pieces = pieces
+        self.groups = groups  # the order of the groups in words (listed even if empty)
+
+    @property
+    @abstractmethod
+    def status(self) -> str:
+        """Whose turn it is or how the game ended, one sentence without a full stop."""
+
+    @abstractmethod
+    def notes(self) -> list[str]:
+        """Everything besides the squares, in words: reserves, hands, pieces to place."""
+
+    def footer(self) -> list[str]:
+        """The notes written under the picture (what the drawing cannot show)."""
+        return []
+
+    @property
+    @abstractmethod
+    def size(self) -> tuple[int, int]:
+        """Width and height of the board and its side panel, in pixels."""
+
+    @abstractmethod
+    def paint(self, canvas: Canvas, x: float, y: float, marks: Mapping[str, Mark]) -> None:
+        """Draw the board with its coordinates (and side panel) at (x, y)."""
+
+    def words(self) -> list[str]:
+        """The squares by group, each group's squares by coordinate (file, then rank)."""
+        lines = []
+        for group in self.groups:
+            squares = sorted(
+                (s for s, p in self.pieces.items() if p.group == group),
+                key=lambda s: (s[0], int(s[1:])),
+            )
+            items = [
+                f"{s} ({self.pieces[s].detail})" if self.pieces[s].detail else s for s in squares
+            ]
+            lines.append(f"{group} ({len(items)}): {', '.join(items) or 'none'}")
+        return lines
+
+
+def frame(view: View, heading: str, echo: str | None, marks: Mapping[str, Mark]) -> Canvas:
+    """The whole picture: heading and status above the board, the last move and the
+    view's footer notes below it."""
+    body_width, body_height = view.size
+    width = max(body_width + 2 * MARGIN, 360)
+    text_width = width - 2 * MARGIN
+    top = wrap(heading, text_width, HEAD_SIZE)
+    status = wrap(view.status, text_width)
+    below = [*([f"Last move: {echo}"] if echo else []), *view.footer()]
+    bottom = [line for note in below for line in wrap(note, text_width)]
+    head_height = len(top) * line_height(HEAD_SIZE) + len(status) * line_height()
+    foot_height = len(bottom) * line_height()
+    height = MARGIN + head_height + 6 + body_height + 6 + foot_height + MARGIN
+    canvas = Canvas(width, height)
+    y: float = MARGIN
+    for line in top:
+        canvas.text((MARGIN, y), line, HEAD_SIZE)
+        y += line_height(HEAD_SIZE)
+    for line in status:
+        canvas.text((MARGIN, y), line, TEXT_SIZE, MUTED)
+        y += line_height()
+    y += 6
+    view.paint(canvas, MARGIN + (text_width - body_width) / 2, y, marks)
+    y += body_height + 6
+    for line in bottom:
+        canvas.text((MARGIN, y), line, TEXT_SIZE)
+        y += line_height()
+    return canvas

@@ -1,0 +1,133 @@
+"""Quadrature's picture: the 11x11 board with both home plates, each side's reserve and
+marker beside it (docs/games/quadrature.md, "Board": nothing is hidden)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from pbm.games import AnyGame
+from pbm.games import quadrature_board as qb
+from pbm.games.quadrature import SIDE_NAMES, QuadratureState
+from pbm.pictures.board import (
+    BAND,
+    GAP,
+    Grid,
+    Mark,
+    Piece,
+    View,
+    game_status,
+    inset,
+    name,
+    paint_board,
+)
+from pbm.pictures.canvas import (
+    DARK_EDGE,
+    DARK_MAN,
+    LIGHT_EDGE,
+    LIGHT_MAN,
+    LINE,
+    MUTED,
+    WOOD,
+    WOOD_DEEP,
+    Box,
+    Canvas,
+    Colour,
+)
+
+CELL = 32
+PANEL = 132  # the reserves and markers beside the board
+RESERVE_ROW = 8  # reserve men drawn per row
+RESERVE_STEP = 15
+SIDE_HEIGHT = 104  # one side's name, marker, counts and two rows of reserve men
+GROUPS = ("Black men", "White men")
+
+
+def man(canvas: Canvas, box: Box, side: int) -> None:
+    """A man: Black dark, White light, each with an edge that shows on the wood."""
+    if side == qb.BLACK:
+        canvas.disc(box, fill=DARK_MAN, outline=DARK_EDGE, width=1)
+    else:
+        canvas.disc(box, fill=LIGHT_MAN, outline=LIGHT_EDGE, width=1.5)
+
+
+def _plate(file: int, rank: int) -> int | None:
+    """The side whose home plate holds the point, if any (PLATE is indexed by owner)."""
+    for side in (qb.BLACK, qb.WHITE):
+        if qb.PLATE[side] & qb.bit(file, rank):
+            return side
+    return None
+
+
+class QuadratureView(View):
+    def __init__(self, game: AnyGame, state: QuadratureState) -> None:
+        pieces: dict[str, Piece] = {}
+        for side, men in ((qb.BLACK, state.black), (qb.WHITE, state.white)):
+            for index in qb.bits(men):
+                pieces[name(*qb.point(index))] = Piece(GROUPS[side])
+        super().__init__(pieces, GROUPS)
+        self.state = state
+        self.game = game
+        self.on_board = (qb.count(state.black), qb.count(state.white))
+
+    def reserve(self, side: int) -> int:
+        # Each side owns 16 men; those not on the board are its reserve (seed).
+        return max(qb.MEN - self.on_board[side], 0)
+
+    @property
+    def status(self) -> str:
+        return game_status(self.game, self.state)
+
+    def notes(self) -> list[str]:
+        lines = [
+            f"{SIDE_NAMES[side]}: {self.on_board[side]} on the board, {self.reserve(side)} in"
+            f" reserve, marker {self.state.markers[side]}"
+            for side in (qb.BLACK, qb.WHITE)
+        ]
+        lines.append("Home plates: Black's e1 f1 g1, White's e11 f11 g11")
+        return lines
+
+    @property
+    def size(self) -> tuple[int, int]:
+        board = qb.SIZE * CELL + 2 * BAND
+        return board + GAP + PANEL, board
+
+    def paint(self, canvas: Canvas, x: float, y: float, marks: Mapping[str, Mark]) -> None:
+        grid = Grid(x + BAND, y + BAND, qb.SIZE, qb.SIZE, CELL)
+
+        def fill(file: int, rank: int) -> Colour:
+            return WOOD if _plate(file, rank) is None else WOOD_DEEP
+
+        paint_board(canvas, grid, fill, marks, self.pieces)
+        for side in (qb.BLACK, qb.WHITE):
+            # Each plate framed as one piece: e..g of rank 1 (Black's) and rank 11 (White's).
+            rank = 0 if side == qb.BLACK else qb.SIZE - 1
+            left = grid.box(4, rank)
+            right = grid.box(6, rank)
+            canvas.rect((left[0], left[1], right[2], right[3]), outline=LINE, width=2.5)
+        for square, piece in self.pieces.items():
+            side = GROUPS.index(piece.group)
+            man(canvas, inset(grid.box(*grid.square(square)), 4), side)
+        panel = x + qb.SIZE * CELL + 2 * BAND + GAP
+        # White starts at the top of the board, so its reserve is drawn at the top.
+        self._side(canvas, panel, grid.y, qb.WHITE)
+        self._side(canvas, panel, grid.y + grid.height - SIDE_HEIGHT, qb.BLACK)
+
+    def _side(self, canvas: Canvas, x: float, y: float, side: int) -> None:
+        man(canvas, (x, y, x + 16, y + 16), side)
+        canvas.text((x + 22, y + 8), SIDE_NAMES[side], 14, anchor="lm")
+        marker = self.state.markers[side]
+        canvas.text((x, y + 30), f"marker {marker}", 12, MUTED, "lm")
+        for slot in range(2):
+            box = (x + 64 + slot * 16, y + 24, x + 76 + slot * 16, y + 36)
+            canvas.disc(box, fill=DARK_MAN if slot < marker else None, outline=MUTED)
+        canvas.text((x, y + 48), f"on the board {self.on_board[side]}", 12, MUTED, "lm")
+        reserve = self.reserve(side)
+        canvas.text((x, y + 64), f"in reserve {reserve}", 12, MUTED, "lm")
+        for i in range(reserve):
+            row, column = divmod(i, RESERVE_ROW)
+            left, top = x + column * RESERVE_STEP, y + 74 + row * RESERVE_STEP
+            man(canvas, (left, top, left + 12, top + 12), side)
+
+
+def view(game: AnyGame, state: QuadratureState, seat: int | None) -> QuadratureView:
+    return QuadratureView(game, state)

@@ -1,0 +1,178 @@
+"""Quadrupel's picture: the 6x6 board shaded by its three zones, the stones with their
+dots (docs/games/quadrupel.md).
+
+What a seat may see follows `Quadrupel.render`: a setup stays secret from everyone but
+its author until both setups are in (seed: the stones are set up face down), so such a
+stone is drawn with a question mark, exactly as a stone whose setup is still awaited.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from pbm.games import AnyGame
+from pbm.games.grid import square_name
+from pbm.games.quadrupel import DOTTED, SEAT_NAMES, SYMBOLS, VARIANT_TITLES, QuadrupelState
+from pbm.games.quadrupel_board import SHAPE_NAMES, SHAPES, SIZE, ZONES
+from pbm.pictures.board import (
+    BAND,
+    Grid,
+    Mark,
+    Piece,
+    View,
+    game_status,
+    inset,
+    outline_squares,
+    paint_board,
+)
+from pbm.pictures.canvas import (
+    DARK_EDGE,
+    DARK_MAN,
+    INK,
+    LIGHT_EDGE,
+    LIGHT_MAN,
+    MUTED,
+    WOOD,
+    WOOD_DARK,
+    WOOD_DEEP,
+    Canvas,
+    Colour,
+)
+
+CELL = 56
+GROUPS = tuple(f"{SEAT_NAMES[seat]} stones ({SYMBOLS[seat]})" for seat in (0, 1))
+ZONE_FILL = {1: WOOD, 2: WOOD_DARK, 3: WOOD_DEEP}
+HIDDEN = "dots not shown yet"
+BLANK = "blank"
+# Where the dots of a stone sit, as fractions of a cell from its centre (as on a die).
+PIPS = {
+    1: ((0.0, 0.0),),
+    2: ((-0.13, -0.13), (0.13, 0.13)),
+    3: ((-0.15, -0.15), (0.0, 0.0), (0.15, 0.15)),
+    4: ((-0.13, -0.13), (0.13, -0.13), (-0.13, 0.13), (0.13, 0.13)),
+}
+
+
+def _plural(count: int, word: str) -> str:
+    return f"{count} {word}" if count == 1 else f"{count} {word}s"
+
+
+class QuadrupelView(View):
+    def __init__(self, game: AnyGame, state: QuadrupelState, seat: int | None) -> None:
+        self.game = game
+        self.state = state
+        rules = state.rules
+        dotted = rules.variant in DOTTED
+        # The dots each visible stone shows: None for a secret or awaited setup.
+        self.dots: dict[str, int | None] = {}
+        self.owner: dict[str, int] = {}
+        pieces: dict[str, Piece] = {}
+        for square, code in enumerate(state.cells):
+            if not code:
+                continue
+            # A cell is 1 + seat + 2 * dots (the module docstring of pbm.games.quadrupel).
+            owner, dots = (code - 1) & 1, (code - 1) >> 1
+            where = square_name(square, SIZE)
+            self.owner[where] = owner
+            shown: int | None = dots
+            if dotted and (state.pending & (1 << owner) or (state.pending and seat != owner)):
+                shown = None
+            self.dots[where] = shown if dotted else 0
+            if not dotted:
+                detail = ""
+            elif shown is None:
+                detail = HIDDEN
+            elif rules.variant == "position":
+                detail = "marked 1" if shown else BLANK
+            else:
+                detail = _plural(shown, "dot")
+            pieces[where] = Piece(GROUPS[owner], detail)
+        super().__init__(pieces, GROUPS)
+        self.winning = {
+            square_name(square, SIZE)
+            for mask in state.masks
+            if mask in SHAPES
+            for square in range(SIZE * SIZE)
+            if mask >> square & 1
+        }
+
+    @property
+    def status(self) -> str:
+        state = self.state
+        who = SEAT_NAMES[state.turn]
+        if state.pending:
+            running = f"{who} to set up his stones"
+        else:
+            running = f"{who} to move (board move {state.ply + 1} of at most {state.rules.plycap})"
+        return game_status(self.game, state, running)
+
+    def notes(self) -> list[str]:
+        return self.footer()
+
+    def footer(self) -> list[str]:
+        state = self.state
+        rules = state.rules
+        label = VARIANT_TITLES[rules.variant]
+        if rules.variant == "points":
+            label += f", {rules.goal} points"
+            if rules.goal == "minimum":
+                label += f" (at least {rules.threshold} to win)"
+        elif rules.variant == "position":
+            label += ", zone 2 " + ("placement" if rules.zone2 == "placement" else "ban")
+        lines = [label]
+        if rules.variant in DOTTED:
+            lines.append("Zones: edge 1, ring 2, centre 3 (the small figure in each square)")
+        if state.pending:
+            waiting = " and ".join(SEAT_NAMES[s] for s in (0, 1) if state.pending & (1 << s))
+            lines.append(f"Setups stay secret until both are in; awaited: {waiting}")
+        extra = state.extra
+        if extra is not None:
+            left = extra.limit - extra.used
+            lines.append(
+                f"{SEAT_NAMES[extra.builder]} completed a {SHAPE_NAMES[extra.shape]} worth"
+                f" {extra.value} and is frozen; {SEAT_NAMES[1 - extra.builder]} has"
+                f" {_plural(left, 'extra turn')} left"
+            )
+        return lines
+
+    @property
+    def size(self) -> tuple[int, int]:
+        board = SIZE * CELL + 2 * BAND
+        return board, board
+
+    def paint(self, canvas: Canvas, x: float, y: float, marks: Mapping[str, Mark]) -> None:
+        grid = Grid(x + BAND, y + BAND, SIZE, SIZE, CELL)
+
+        def fill(file: int, rank: int) -> Colour:
+            return ZONE_FILL[ZONES[rank * SIZE + file]]
+
+        paint_board(canvas, grid, fill, marks, self.pieces)
+        if self.state.rules.variant in DOTTED:
+            for rank in range(SIZE):
+                for file in range(SIZE):
+                    left, top, _, _ = grid.box(file, rank)
+                    zone = str(ZONES[rank * SIZE + file])
+                    canvas.text((left + 4, top + 3), zone, 10, MUTED)
+        outline_squares(canvas, grid, self.winning)
+        for square, owner in self.owner.items():
+            file, rank = grid.square(square)
+            box = inset(grid.box(file, rank), CELL * 0.14)
+            if owner == 0:
+                canvas.disc(box, fill=DARK_MAN, outline=DARK_EDGE)
+                pip = LIGHT_MAN
+            else:
+                canvas.disc(box, fill=LIGHT_MAN, outline=LIGHT_EDGE, width=1.5)
+                pip = INK
+            cx, cy = grid.centre(file, rank)
+            dots = self.dots[square]
+            if dots is None:
+                canvas.text((cx, cy), "?", 20, pip, "mm")
+            elif dots:
+                radius = CELL * 0.055
+                for dx, dy in PIPS[dots]:
+                    px, py = cx + dx * CELL, cy + dy * CELL
+                    canvas.disc((px - radius, py - radius, px + radius, py + radius), fill=pip)
+
+
+def view(game: AnyGame, state: QuadrupelState, seat: int | None) -> QuadrupelView:
+    return QuadrupelView(game, state, seat)

@@ -1,0 +1,114 @@
+"""Quarod's picture: the board of the game's size (5x5 to 12x12), every piece with its
+rod (docs/games/quarod.md; nothing is hidden).
+
+A rod is drawn from the piece's centre to the edge of its square, so the rods of an
+engaged pair meet across their common edge as one thick bar; the rod of a piece that
+is not engaged is drawn thin and stops short of the edge.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from pbm.games import AnyGame
+from pbm.games.grid import square_name
+from pbm.games.quarod import COLOUR_NAMES, QuarodState
+from pbm.games.quarod_board import BLACK, WHITE, colour_of, geometry, rod_of, score
+from pbm.pictures.board import BAND, Grid, Mark, Piece, View, game_status, inset, paint_board
+from pbm.pictures.canvas import (
+    DARK_EDGE,
+    DARK_MAN,
+    LIGHT_EDGE,
+    LIGHT_MAN,
+    WOOD,
+    Canvas,
+)
+
+BOARD = 432  # the board's side in pixels at most; a square is 36 to 60 pixels
+ROD = (178, 52, 34)
+ROD_WORDS = ("north", "east", "south", "west")
+# Where a rod points, as (file, rank) steps, in the order of quarod_board's rods N E S W.
+ROD_STEPS = ((0, 1), (1, 0), (0, -1), (-1, 0))
+GROUPS = tuple(f"{COLOUR_NAMES[c]} pieces ({'XO'[c]})" for c in (0, 1))
+
+
+def cell_size(size: int) -> int:
+    return min(60, BOARD // size)
+
+
+def _groups_text(groups: Mapping[int, int]) -> str:
+    sizes = sorted(groups, reverse=True)
+    return ", ".join(f"{groups[s]} of {s}" for s in sizes) or "none"
+
+
+class QuarodView(View):
+    def __init__(self, game: AnyGame, state: QuarodState) -> None:
+        size = state.size
+        pieces: dict[str, Piece] = {}
+        for square, cell in enumerate(state.cells):
+            if cell:
+                engaged = "engaged" if state.engaged >> square & 1 else "not engaged"
+                detail = f"rod {ROD_WORDS[rod_of(cell)]}, {engaged}"
+                pieces[square_name(square, size)] = Piece(GROUPS[colour_of(cell)], detail)
+        super().__init__(pieces, GROUPS)
+        self.game = game
+        self.state = state
+        self.group_sizes = geometry(size).group_sizes(state.cells)
+        blacks, whites = self.group_sizes
+        self.scores = (score(blacks, whites), score(whites, blacks))
+
+    @property
+    def status(self) -> str:
+        state = self.state
+        running = f"{COLOUR_NAMES[state.turn]} to move"
+        # Seed, pie rule: White's first turn only, i.e. right after Black's first placement.
+        if state.turn == WHITE and not state.switched and len(self.pieces) == 2:
+            running += ' (White may answer "swap": the pie rule)'
+        return game_status(self.game, state, running)
+
+    def notes(self) -> list[str]:
+        lines = self.footer()
+        for colour in (0, 1):
+            groups = _groups_text(self.group_sizes[colour])
+            lines.append(f"{COLOUR_NAMES[colour]} groups (count of size): {groups}")
+        return lines
+
+    def footer(self) -> list[str]:
+        size = self.state.size
+        black, white = self.scores
+        lines = [f"Board {size}x{size}. Score now: Black {black}, White {white}"]
+        if self.state.switched:
+            lines.append("Pie switch taken: the first player now holds White")
+        return lines
+
+    @property
+    def size(self) -> tuple[int, int]:
+        board = self.state.size * cell_size(self.state.size) + 2 * BAND
+        return board, board
+
+    def paint(self, canvas: Canvas, x: float, y: float, marks: Mapping[str, Mark]) -> None:
+        size = self.state.size
+        cell = cell_size(size)
+        grid = Grid(x + BAND, y + BAND, size, size, cell)
+        paint_board(canvas, grid, lambda file, rank: WOOD, marks, self.pieces)
+        for square, piece_cell in enumerate(self.state.cells):
+            if not piece_cell:
+                continue
+            file, rank = square % size, square // size
+            cx, cy = grid.centre(file, rank)
+            box = inset(grid.box(file, rank), cell * 0.2)
+            if colour_of(piece_cell) == BLACK:
+                canvas.disc(box, fill=DARK_MAN, outline=DARK_EDGE)
+            else:
+                canvas.disc(box, fill=LIGHT_MAN, outline=LIGHT_EDGE, width=1.5)
+            dx, dy = ROD_STEPS[rod_of(piece_cell)]
+            if self.state.engaged >> square & 1:
+                end = (cx + dx * cell / 2, cy - dy * cell / 2)
+                canvas.line([(cx, cy), end], ROD, max(3.0, cell * 0.12))
+            else:
+                end = (cx + dx * cell * 0.4, cy - dy * cell * 0.4)
+                canvas.line([(cx, cy), end], ROD, max(1.5, cell * 0.045))
+
+
+def view(game: AnyGame, state: QuarodState, seat: int | None) -> QuarodView:
+    return QuarodView(game, state)
