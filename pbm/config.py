@@ -214,6 +214,8 @@ class Config:
     replies_per_address_hour: Annotated[int, In("limits", "replies_per_address_hour")] = 10
     # How many rows of the move list an ongoing-game mail shows (pbmserv's MoveHeight).
     move_rows: Annotated[int, In("limits", "move_rows")] = 4
+    # Plies of conditional moves one player may set on one board, all lines together.
+    conditional_plies: Annotated[int, In("limits", "conditional_plies")] = 40
     # The mail transport (pbm.mail.settings): the listeners, IMAP intake, the SMTP relay
     # (without one, outgoing mail goes into the Maildir outbox_maildir).
     smtp_listen: Annotated[Listener, In("mail.listen", "smtp")] = Endpoint("127.0.0.1", 2525)

@@ -1,13 +1,15 @@
-"""Commands that change a board: challenge, move (and its events), queue, resign, swap,
-pass, submit, confirm, chat; and preview, which only shows."""
+"""Commands that change a board: challenge, move (and its events), queue, conditional,
+resign, swap, pass, submit, confirm, chat; and preview, which only shows."""
 
 from __future__ import annotations
+
+import re
 
 from pbm.commands.answers import answer
 from pbm.commands.base import Command, Invocation
 from pbm.commands.registry import register
 from pbm.errors import BoardError, NotFoundError, UsageError
-from pbm.services import play, records
+from pbm.services import conditional, play, records
 from pbm.services.boards import board_by_id, load_board
 from pbm.services.challenges import challenger_of, create_game, merge_variant
 from pbm.services.context import Context
@@ -76,6 +78,43 @@ class Queue(Command):
         if not rest:
             raise UsageError(phrase("no_move_given"), self.full_usage(inv.rules))
         play.queue_move(ctx, board, user, play.split_move_number(" ".join(rest)), inv.comment)
+
+
+class Conditional(Command):
+    name = "conditional"
+    aliases = ("cond", "if")
+    usage = "board userid password [#n] [clear | show | preview N]"
+    summary = (
+        "Set conditional moves while your opponent is to move: one line of play per line "
+        "of the mail body, his move then your answer, and on (c8-c7 d3-d4 c7-c6 d4-d5; "
+        "separate moves that hold spaces with ; or ,). When he plays the first move of a "
+        "line, its answer is played at once; any other move clears them. In a reply to "
+        "a board mail: if c8-c7 then d3-d4. An empty body or clear removes them, show "
+        "mails them to you, preview N shows where line N leads. Only you see them."
+    )
+    token_verb = True
+
+    def run(self, ctx: Context, inv: Invocation) -> None:
+        board, user, rest = self.board_user(ctx, inv)
+        number = None
+        if rest and re.fullmatch(r"#\d+", rest[0]):
+            number, rest = int(rest[0][1:]), rest[1:]
+        # `if c8-c7 then d3-d4`: the words after `if` are a line of play.
+        word = rest[0].lower() if rest and inv.verb != "if" else ""
+        if word in ("clear", "show") and len(rest) == 1:
+            if word == "clear":
+                conditional.clear_conditions(ctx, board, user)
+            else:
+                conditional.show_conditions(ctx, board, user)
+            return
+        if word == "preview":
+            line = rest[1] if len(rest) == 2 else "1" if len(rest) == 1 else ""
+            if not line.isdigit():
+                raise UsageError(phrase("conditional_preview_usage"), self.full_usage(inv.rules))
+            moves = conditional.line_moves(board, user, int(line))
+            play.preview(ctx, board, None, moves, user)
+            return
+        conditional.set_conditions(ctx, board, user, " ".join(rest), inv.comment, number)
 
 
 class _FixedMove(Command):
@@ -198,6 +237,7 @@ register(
     Challenge(),
     MoveCommand(),
     Queue(),
+    Conditional(),
     Resign(),
     Swap(),
     Pass(),

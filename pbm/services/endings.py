@@ -72,6 +72,7 @@ def finish(
     for gp, _ in board.players:
         gp.queued_move = None
         gp.submitted_move = None
+        gp.conditional = None
     save_board(ctx, board)
     log.info("%s ended: %s", board.label, reason)
     _ended(ctx, GameEnd(board))

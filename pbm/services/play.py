@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from pbm.errors import BoardError, PbmError
 from pbm.games import GameError, InvalidMoveError, MoveError
 from pbm.games.base import State
+from pbm.services import conditional
 from pbm.services.accounts import reply_addresses
 from pbm.services.boards import Board, replay, rules_for, save_board, state_at
 from pbm.services.clocks import charge_move
@@ -87,8 +88,16 @@ def _parse(board: Board, state: State, text: str) -> object:
         raise BoardError(str(exc) + hint, board.id) from None
 
 
-def _play_one(ctx: Context, board: Board, index: int, text: str, auto: bool) -> str:
-    """Apply one move of player `index`; returns its echo (with side effects)."""
+def _play_one(
+    ctx: Context,
+    board: Board,
+    index: int,
+    text: str,
+    auto: bool,
+    notes: conditional.Notes | None = None,
+) -> str:
+    """Apply one move of player `index`; returns its echo (with side effects). The other
+    players' conditional moves follow it (what that did to them goes in `notes`)."""
     move = _parse(board, board.state, text)
     canonical = board.rules.format_move(board.state, move)
     echo = board.rules.describe_move(board.state, move)
@@ -106,23 +115,38 @@ def _play_one(ctx: Context, board: Board, index: int, text: str, auto: bool) -> 
         if outcome.scores is not None:
             scores = [outcome.scores[seats[i]] for i in range(len(seats))]
         finish(ctx, board, winner, outcome.reason, scores)
+    conditional.moved(board, index, canonical, conditional.Notes() if notes is None else notes)
     return echo
 
 
-def _play_queued(ctx: Context, board: Board) -> list[str]:
-    """Play the queued moves of the players whose turn comes (pbmserv's "(Auto)")."""
+def _play_queued(ctx: Context, board: Board, notes: conditional.Notes) -> list[str]:
+    """Play what the players whose turn comes left to be played: the answer of their
+    conditional moves to the move just made, which supersedes a queued move; else the
+    queued move (pbmserv's "(Auto)"). Each move played may bring the next one."""
     events: list[str] = []
     while board.active:
         index = board.index_to_move()
         if index is None:
             break
         gp, user = board.players[index]
+        answer = conditional.due(board, index)
+        if answer is not None:
+            try:
+                _play_one(ctx, board, index, answer.text, auto=False, notes=notes)
+            except BoardError as exc:
+                conditional.illegal(board, index, answer, str(exc), notes)
+                continue  # skipped: his queued move, if any, is next
+            conditional.played(board, index, answer, notes)
+            if gp.queued_move:
+                notes.add(user, phrase("conditional_dropped_queue", move=gp.queued_move))
+                _change(gp, queued_move=None)
+            continue
         if not gp.queued_move:
             break
         text, gp.queued_move = gp.queued_move, None
         ctx.session.add(gp)
         try:
-            _play_one(ctx, board, index, text, auto=True)
+            _play_one(ctx, board, index, text, auto=True, notes=notes)
         except BoardError as exc:
             # Everyone reads this event: a game with secret moves keeps the move (and the
             # refusal, which may quote it) back.
@@ -157,13 +181,14 @@ def make_move(
         raise BoardError(phrase("no_move_given"), board.id)
     if forfeit_if_due(ctx, board):
         return  # too late: time ran out before this move came (the forfeit is mailed)
-    _play_one(ctx, board, index, request.text, auto=False)
+    notes = conditional.Notes()
+    _play_one(ctx, board, index, request.text, auto=False, notes=notes)
     _change(board.players[index][0], submitted_move=None)
     _change(board.row, proposal=None, proposal_votes=None)
     _set_comment(board, user, comment)
-    events = _play_queued(ctx, board)
+    events = _play_queued(ctx, board, notes)
     save_board(ctx, board)
-    mail_board(ctx, board, events=events)
+    mail_board(ctx, board, events=events, private=notes.by_user)
 
 
 def queue_move(
@@ -181,7 +206,7 @@ def queue_move(
     gp.queued_move = request.text
     ctx.session.add(gp)
     ctx.session.flush()
-    mail_board(ctx, board, only=[user])
+    mail_board(ctx, board, only=[user], events=conditional.queue_notes(gp))
 
 
 def resign(ctx: Context, board: Board, user: User, comment: str = "") -> None:

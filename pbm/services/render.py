@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from pbm.games.base import State
+from pbm.services import conditional_tree
 from pbm.services.boards import Board
 from pbm.services.secrecy import ShownMove, hidden_moves, may_hide, shown_text
 from pbm.store.models import User
@@ -155,6 +156,8 @@ def summary(
             extras.append(phrase("queued_line", move=gp.queued_move))
         if gp.submitted_move:
             extras.append(phrase("submitted_line", move=gp.submitted_move))
+        # His conditional moves: only his own copy shows them.
+        extras += conditional_tree.listing(gp.conditional)
     if board.row.proposal:
         extras.append(proposal_text(board))
     seat = board.seat_of(index) if index is not None else None

@@ -83,6 +83,9 @@ class GamePlayer(Stored, SQLModel, table=True):
     resigned: bool = False
     queued_move: str | None = Field(default=None, max_length=200)
     submitted_move: str | None = Field(default=None, max_length=200)
+    # His conditional moves on this board, a tree as JSON (pbm.services.conditional_tree):
+    # secret, shown to him alone.
+    conditional: str | None = Field(default=None, sa_column=Column(Text, nullable=True))
     seconds_used: float = 0.0
     # The secret this player's board mails carry (Reply-To and Message-ID), so a reply
     # from his address may just say the move. See pbm.services.tokens.
