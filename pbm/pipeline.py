@@ -18,6 +18,7 @@ from sqlmodel import Session
 from pbm.clock import Clock
 from pbm.commands.base import Command, Invocation
 from pbm.commands.finder import CommandLine, find_commands, first_line_and_rest
+from pbm.commands.masking import mask_line, mask_text
 from pbm.commands.registry import MULTIPLE, parse_line, starts_command, token_invocation
 from pbm.config import Config
 from pbm.errors import AuthError, BoardError, PbmError
@@ -37,7 +38,7 @@ from pbm.services.outbox import outbox_values, queue_many
 from pbm.services.render import summary
 from pbm.store import queries
 from pbm.store.models import User
-from pbm.texts import phrase, render, use_templates
+from pbm.texts import phrase, render, use_templates, wrap
 
 log = logging.getLogger(__name__)
 
@@ -200,7 +201,8 @@ _SKIPPED_SHOWN = 20
 
 
 def _listed(lines: list[str]) -> str:
-    shown = "\n".join(f"  {line[:200]}" for line in lines[:_SKIPPED_SHOWN])
+    # Echoed back with their passwords masked, like every command pbm repeats.
+    shown = "\n".join(f"  {mask_line(line)[:200]}" for line in lines[:_SKIPPED_SHOWN])
     if len(lines) > _SKIPPED_SHOWN:
         shown += "\n" + phrase("skipped_more", count=len(lines) - _SKIPPED_SHOWN)
     return shown
@@ -237,11 +239,12 @@ def _error_reply(
     inv: Invocation | None,
     line: str,
 ) -> None:
+    line = mask_line(line)  # the password stays out of the log and the reply
     log.info("command %r from %s refused: %s", line, ctx.sender, exc)
     rules = inv.rules if inv else None
     game_id = None
     user_id = None
-    body = str(exc)
+    body = wrap(str(exc))
     if isinstance(exc, BoardError):
         board = board_by_id(ctx, exc.board_id)
         game_id = board.id
@@ -265,7 +268,7 @@ def _error_reply(
         Reply(
             to=[ctx.sender],
             subject=subject,
-            body=render("error", message=body.rstrip(), command=line),
+            body=_fold_last_line(render("error", message=body.rstrip(), command=line)),
             kind="error",
             game_id=game_id,
             user_id=user_id,
@@ -274,6 +277,13 @@ def _error_reply(
             answer=True,
         )
     )
+
+
+def _fold_last_line(text: str) -> str:
+    """`text` with its last line, the echoed command, folded at 72 columns (the lines
+    above it are folded already, or are a board and a comment, kept as they are)."""
+    head, _, last = text.rstrip("\n").rpartition("\n")
+    return f"{head}\n{wrap(last)}\n" if head else wrap(last) + "\n"
 
 
 def _player_reader(ctx: Context, board: Board) -> User | None:
@@ -315,7 +325,7 @@ def queue_replies(
     returns the queued Message-IDs."""
     queued: list[dict[str, object]] = []
     host = ctx.config.server_host
-    quote = quotable_original(mail) if mail is not None else None
+    quote = mask_text(quotable_original(mail)) if mail is not None else None
     sender = f"{ctx.config.server_name} <{ctx.config.server_address}>"
     for reply in replies:
         to = [a for a in reply.to if a]

@@ -7,6 +7,7 @@ Templates use string.Template placeholders ($name); a missing value is a bug, so
 
 from __future__ import annotations
 
+import textwrap
 import tomllib
 from functools import cache
 from pathlib import Path
@@ -45,3 +46,44 @@ def phrase(key: str, **values: object) -> str:
 def render(name: str, **values: object) -> str:
     """A reply body template (templates/NAME.txt) with its placeholders filled."""
     return _template(_directory, name).substitute(values)
+
+
+# Mail programs show plain text at about 72 columns, and so do pbmserv's mails.
+WIDTH = 72
+
+
+def wrap(text: str, width: int = WIDTH, *, reflow: bool = False) -> str:
+    """`text` with every line longer than `width` folded at spaces, the parts keeping
+    the line's indentation. A word longer than the line (an address, a long move list)
+    is left whole; lines that fit are kept as they are. `reflow`: the rest of a long
+    line's paragraph (the lines after it with the same indentation, up to a blank line)
+    is folded with it, so that a long value filled into a template's prose does not
+    leave a short line behind; without it each line is folded alone (the lines of an
+    error message are sentences of their own)."""
+    source = text.split("\n")
+    lines: list[str] = []
+    i = 0
+    while i < len(source):
+        line = source[i]
+        i += 1
+        if len(line) <= width:
+            lines.append(line)
+            continue
+        indent = _indent(line)
+        paragraph = [line]
+        while reflow and i < len(source) and source[i].strip() and _indent(source[i]) == indent:
+            paragraph.append(source[i])
+            i += 1
+        lines += textwrap.wrap(
+            " ".join(part.strip() for part in paragraph),
+            width=width,
+            initial_indent=indent,
+            subsequent_indent=indent,
+            break_long_words=False,
+            break_on_hyphens=False,
+        )
+    return "\n".join(lines)
+
+
+def _indent(line: str) -> str:
+    return line[: len(line) - len(line.lstrip())]

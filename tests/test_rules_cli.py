@@ -46,8 +46,9 @@ def test_list_and_help_show_options_and_variant_names():
 
 def test_pbm_help_prints_the_mailed_help_from_the_command_definitions():
     from pbm.commands.helptext import topic_help
+    from pbm.config import Config
 
     result = runner.invoke(app, ["help", "move"])
     assert result.exit_code == 0
-    assert result.output == topic_help("move")
+    assert result.output == topic_help("move", Config())
     assert "move board userid password" in result.output

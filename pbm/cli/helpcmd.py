@@ -23,4 +23,4 @@ def help_command(
         typer.echo(general_help(config(cli)), nl=False)
         return
     for word in topic:
-        typer.echo(topic_help(word), nl=False)
+        typer.echo(topic_help(word, config(cli)), nl=False)

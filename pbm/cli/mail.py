@@ -150,7 +150,8 @@ def outbox(
     status: Annotated[str, typer.Option(help="queued, sent, failed or all.")] = "queued",
     as_json: JsonOption = False,
 ) -> None:
-    """List outgoing mail (with --json: recipients, subject and body of each)."""
+    """List outgoing mail (with --json: recipients, subject, body and the raw RFC 5322
+    source of each)."""
     eng = engine(config(cli))
     try:
         with session_for(eng) as session:
@@ -164,6 +165,9 @@ def outbox(
             "recipients": recipients_of(r),
             "subject": r.subject,
             "body": r.body,
+            # The message as sent (RFC 5322, CRLF line ends); pbm composes it 7-bit or
+            # UTF-8, so it reads as text.
+            "raw": r.raw.decode("utf-8", "replace"),
             "message_id": r.message_id,
             "attempts": r.attempts,
             "created_at": r.created_at.isoformat(),

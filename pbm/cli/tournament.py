@@ -11,6 +11,7 @@ from pbm.games import GameError
 from pbm.games.base import parse_option_pairs
 from pbm.services import tournaments
 from pbm.services.accounts import find_user
+from pbm.texts import phrase
 
 NameArg = Annotated[str, typer.Argument(metavar="NAME", help="The tournament's name.")]
 
@@ -76,7 +77,7 @@ def show(cli: typer.Context, name: NameArg) -> None:
         t = tournaments.find(ctx.session, name)
         people = tournaments.entries(ctx.session, t)
         typer.echo(f"{t.name}: {tournaments.kind_text(t)} of {tournaments.game_title(t)}")
-        typer.echo(f"status {t.status}, round {t.current_round} of {t.rounds}")
+        typer.echo(f"status {tournaments.progress_text(t)}")
         typer.echo(
             f"boards {t.prefix}101..., reminder {t.nag_days:g} d, forfeit {t.forfeit_days:g} d"
         )
@@ -94,13 +95,23 @@ def enter(
     """Enter a player (the admin's `tournament join`)."""
     with admin_context(cli) as ctx:
         t = tournaments.find(ctx.session, name)
-        tournaments.join(ctx, t, find_user(ctx, userid))
+        user = find_user(ctx, userid)
+        tournaments.join(ctx, t, user)
+        count = len(tournaments.entries(ctx.session, t))
+        typer.echo(phrase("tournament_joined", userid=user.userid, name=t.name, count=count))
 
 
 def start(cli: typer.Context, name: NameArg) -> None:
     """Seed the entrants and start the first round (every game of a round robin)."""
     with admin_context(cli) as ctx:
-        tournaments.start(ctx, tournaments.find(ctx.session, name))
+        t = tournaments.find(ctx.session, name)
+        tournaments.start(ctx, t)
+        players = len(tournaments.entries(ctx.session, t))
+        boards = sum(p.game_id is not None for p in tournaments.pairings(ctx.session, t))
+        typer.echo(
+            f"{t.name}: {tournaments.kind_text(t)} of {tournaments.game_title(t)} started"
+            f" with {players} players, {boards} boards, {tournaments.progress_text(t)}"
+        )
 
 
 def pairings(

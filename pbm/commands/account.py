@@ -119,7 +119,12 @@ class Help(Command):
             answer(ctx, phrase("subject_help", topic="pbm"), general_help(ctx.config), "help")
             return
         for topic in inv.words:
-            answer(ctx, phrase("subject_help", topic=topic.lower()), topic_help(topic), "help")
+            answer(
+                ctx,
+                phrase("subject_help", topic=topic.lower()),
+                topic_help(topic, ctx.config),
+                "help",
+            )
 
 
 class ListCommand(Command):

@@ -4,15 +4,26 @@
 - Subject `multiple`: each unindented body line is a command; indented lines under it
   are that command's comment.
 - A subject that is no command, with a body whose first line is one: that line.
-- A subject whose first word is a misspelt command: answered with suggestions.
+- A subject whose first word is a misspelt command: answered with suggestions; one that
+  names a game not played here (`chess challenge alice bob`): answered with the games.
+- A subject pbm wrote itself (`Re: Quad Board 101 carol`, `Quad chat 101 carol`) is no
+  command, though its words start like one: the reply's body is looked at instead.
 - A reply carrying a valid token is handled by the pipeline first (its first line).
 """
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
+from functools import cache
 
-from pbm.commands.registry import MULTIPLE, near_command, starts_command
+from pbm.commands.registry import (
+    MULTIPLE,
+    game_verb_without_game,
+    near_command,
+    starts_command,
+)
+from pbm.games import GAMES
 
 
 @dataclass(frozen=True)
@@ -44,11 +55,35 @@ def multiple_lines(body: str) -> list[CommandLine]:
     return [CommandLine(text, "\n".join(comment).strip("\n")) for text, comment in found]
 
 
+@cache
+def _own_subjects() -> re.Pattern[str]:
+    """The subjects of pbm's board mails (pbm.services.render.subject_for, the phrases
+    subject_board_error, subject_removed, subject_chat), with any name of their game.
+    As commands they would be a `board` (= move) or `chat` without the password."""
+    names = sorted(
+        {re.escape(w.lower()) for r in GAMES.values() for w in (r.name, r.title, *r.aliases)}
+    )
+    game = "(?:" + "|".join(names) + ")"
+    return re.compile(
+        rf"(?:new\s+)?{game}\s+board\s+\S+(?:\s+\S+)?(?:\s+\*\*)?"
+        rf"|{game}\s+board\s+\S+\s+has\s+been\s+removed"
+        rf"|{game}\s+chat\s+\S+\s+\S+(?:\s+\*\*)?",
+        re.IGNORECASE,
+    )
+
+
+def own_subject(subject: str) -> bool:
+    """Whether a subject is one pbm wrote on a board mail (its reply prefixes removed)."""
+    return _own_subjects().fullmatch(subject.strip()) is not None
+
+
 def find_commands(command_subject: str, fresh_text: str) -> list[CommandLine]:
     subject = command_subject.strip()
     words = subject.split()
     if words and words[0].lower() in MULTIPLE:
         return multiple_lines(fresh_text)
+    if own_subject(subject):
+        subject = ""
     if subject and starts_command(subject):
         return [CommandLine(subject, fresh_text.strip("\n"))]
     first, rest = first_line_and_rest(fresh_text)
@@ -57,6 +92,6 @@ def find_commands(command_subject: str, fresh_text: str) -> list[CommandLine]:
         if words[0].lower() in MULTIPLE:
             return multiple_lines(rest)
         return [CommandLine(first, rest)]
-    if subject and near_command(subject):
+    if subject and (near_command(subject) or game_verb_without_game(subject)):
         return [CommandLine(subject, fresh_text.strip("\n"))]
     return []

@@ -1,4 +1,6 @@
-"""Help generated from the command definitions and the games' own help."""
+"""Help generated from the command definitions (pbm.commands.registry) and the games' own
+help (`Game.help_text`): `help`, `help commands`, `help tutorial`, `help COMMAND` and
+`help GAME`. `pbm help ...` prints the same texts. Every line fits in 72 columns."""
 
 from __future__ import annotations
 
@@ -12,53 +14,169 @@ from pbm.commands.registry import (
     ACCOUNT_VERBS,
     GAME_COMMANDS,
     GAME_VERBS,
+    game_name_map,
     game_named,
 )
 from pbm.config import Config
-from pbm.games import GAMES
 from pbm.games import Game as Rules
-from pbm.texts import phrase, render
+from pbm.services import lists
+from pbm.texts import WIDTH, phrase, render, wrap
+
+# Topics that are neither a command nor a game (pbmserv's `help commands`, `help tutorial`).
+TOPICS = ("commands", "tutorial")
+
+
+def usage_forms(usage: str) -> list[str]:
+    """The forms of a usage written `form | form` (a `|` inside brackets stays)."""
+    forms: list[str] = []
+    depth, start = 0, 0
+    for i, char in enumerate(usage):
+        if char in "[(":
+            depth += 1
+        elif char in ")]":
+            depth -= 1
+        elif usage.startswith(" | ", i) and depth == 0:
+            forms.append(usage[start:i].strip())
+            start = i + 3
+    forms.append(usage[start:].strip())
+    return [f for f in forms if f] or [""]
+
+
+def usage_lines(command: Command, rules: Rules | None = None, indent: str = "  ") -> list[str]:
+    """Each form of a command's usage on its own line, folded under itself when long."""
+    prefix = (rules.name if rules else "GAME") + " " if command.scope == "game" else ""
+    lines: list[str] = []
+    for form in usage_forms(command.usage):
+        text = _bracketed_spaces(f"{prefix}{command.name} {form}".rstrip(), _KEEP)
+        folded = textwrap.wrap(
+            text,
+            width=WIDTH,
+            initial_indent=indent,
+            subsequent_indent=indent + "    ",
+            break_long_words=False,
+            break_on_hyphens=False,
+        )
+        lines += [line.replace(_KEEP, " ") for line in folded]
+    return lines
+
+
+# Stands for a space inside brackets while a usage is folded: `[clear | show]` stays whole.
+_KEEP = "\x00"
+
+
+def _bracketed_spaces(text: str, mark: str) -> str:
+    out, depth = [], 0
+    for char in text:
+        depth += char in "[("
+        depth -= char in ")]"
+        out.append(mark if char == " " and depth > 0 else char)
+    return "".join(out)
 
 
 def _entries(commands: Sequence[Command], rules: Rules | None = None) -> str:
-    lines = []
+    """Usage lines, each command's summary folded under them."""
+    lines: list[str] = []
     for command in commands:
-        lines.append("  " + command.full_usage(rules))
+        lines += usage_lines(command, rules)
         lines += textwrap.wrap(
-            command.summary, width=72, initial_indent="      ", subsequent_indent="      "
+            command.summary, width=WIDTH, initial_indent="      ", subsequent_indent="      "
         )
     return "\n".join(lines)
 
 
+def _usages(commands: Sequence[Command], rules: Rules | None = None) -> str:
+    return "\n".join(line for command in commands for line in usage_lines(command, rules))
+
+
+def group_key(command: Command) -> str:
+    """The phrase naming a command's group in `help commands`: its scope and the module
+    that defines it (pbm.commands.play -> help_group_game_play)."""
+    module = type(command).__module__.rpartition(".")[2]
+    return f"help_group_{command.scope}_{module}"
+
+
+def _groups() -> list[tuple[str, list[Command]]]:
+    """The commands by group, groups and commands in registration order."""
+    groups: dict[str, list[Command]] = {}
+    for command in [*ACCOUNT_COMMANDS, *GAME_COMMANDS]:
+        groups.setdefault(group_key(command), []).append(command)
+    return list(groups.items())
+
+
 def general_help(config: Config) -> str:
-    games = "\n".join(
-        f"  {r.name:<12} {r.title}" + (f" (also {', '.join(r.aliases)})" if r.aliases else "")
-        for r in GAMES.values()
+    """`help`: how to write commands, every command's usage, the games."""
+    return wrap(
+        render(
+            "help",
+            server=config.server_address,
+            account_commands=_usages(ACCOUNT_COMMANDS),
+            game_commands=_usages(GAME_COMMANDS),
+            games=textwrap.indent(lists.game_catalogue(), "  "),
+        ),
+        reflow=True,
     )
-    return render(
-        "help",
-        server=config.server_address,
-        account_commands=_entries(ACCOUNT_COMMANDS),
-        game_commands=_entries(GAME_COMMANDS),
-        games=games or "  (none)",
+
+
+def commands_help(config: Config) -> str:
+    """`help commands`: every command with its usage and what it does, by group."""
+    sections = []
+    for key, commands in _groups():
+        title = phrase(key)
+        sections.append(f"{title}\n{'-' * len(title)}\n{_entries(commands)}")
+    return wrap(
+        render("help_commands", server=config.server_address, groups="\n\n".join(sections)),
+        reflow=True,
     )
+
+
+def tutorial_help(config: Config) -> str:
+    """`help tutorial`: a first game, step by step, with the mails it brings."""
+    return wrap(render("help_tutorial", server=config.server_address), reflow=True)
 
 
 def game_help(rules: Rules) -> str:
-    return render(
-        "help_game",
-        rules=rules.help_text().rstrip(),
-        game_commands=_entries(GAME_COMMANDS, rules),
+    """`help GAME`: the game's rules page, then its commands' usage."""
+    return wrap(
+        render(
+            "help_game",
+            rules=rules.help_text().rstrip(),
+            game=rules.name,
+            game_commands=_usages(GAME_COMMANDS, rules),
+        )
     )
 
 
-def topic_help(topic: str) -> str:
+def topic_help(topic: str, config: Config) -> str:
+    """`help TOPIC`: a topic, a game (or variant) name, or a command by name or alias."""
     word = topic.lower()
+    if word == "commands":
+        return commands_help(config)
+    if word == "tutorial":
+        return tutorial_help(config)
     rules = game_named(word)
     if rules is not None:
         return game_help(rules)
     command = ACCOUNT_VERBS.get(word) or GAME_VERBS.get(word)
     if command is not None:
-        return f"{command.full_usage()}\n\n{textwrap.fill(command.summary, width=72)}\n"
-    close = difflib.get_close_matches(word, [*ACCOUNT_VERBS, *GAME_VERBS, *GAMES], n=3)
-    return phrase("help_unknown", topic=topic, close=", ".join(close) or "-")
+        lines = usage_lines(command, indent="")
+        summary = textwrap.fill(command.summary, width=WIDTH)
+        return "\n".join(lines) + f"\n\n{summary}\n"
+    return wrap(phrase("help_unknown", topic=topic, close=", ".join(closest_topics(word)) or "-"))
+
+
+def closest_topics(word: str) -> list[str]:
+    """Help topics near a misspelt word: each command once (by its name, even when an
+    alias is the nearer), the games and variant names, `commands` and `tutorial`."""
+    names: dict[str, str] = {}
+    for verbs in (ACCOUNT_VERBS, GAME_VERBS):
+        for verb, command in verbs.items():
+            names.setdefault(verb, command.name)
+    for game_word, name in game_name_map().items():
+        names.setdefault(game_word, name)
+    for topic in TOPICS:
+        names.setdefault(topic, topic)
+    found: list[str] = []
+    for near in difflib.get_close_matches(word.lower(), list(names), n=6, cutoff=0.6):
+        if names[near] not in found:
+            found.append(names[near])
+    return found[:3]

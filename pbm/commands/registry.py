@@ -9,11 +9,13 @@ any import of `pbm.commands...` finds the registry full. Help reads it when aske
 from __future__ import annotations
 
 import difflib
+import re
 
 from pbm.commands.base import Command, Invocation
 from pbm.errors import NotFoundError, UnknownCommandError, UsageError
 from pbm.games import GAMES, GameError, find_game
 from pbm.games import Game as Rules
+from pbm.services.challenges import SERVER_OPTIONS
 from pbm.store.models import User
 from pbm.texts import phrase
 
@@ -75,8 +77,19 @@ def near_command(line: str) -> bool:
     return bool(difflib.get_close_matches(words[0].lower(), known, n=1, cutoff=0.75))
 
 
-def _closest(word: str, candidates: list[str]) -> list[str]:
-    return difflib.get_close_matches(word.lower(), candidates, n=3, cutoff=0.6)
+def _closest(word: str, names: dict[str, str]) -> list[str]:
+    """The (at most three) distinct names nearest to `word`: `names` maps each word a
+    player may write (an alias, an abbreviation) to the name it stands for, so
+    `chal` and `chall` suggest `challenge` once."""
+    found: list[str] = []
+    for near in difflib.get_close_matches(word.lower(), list(names), n=8, cutoff=0.6):
+        if names[near] not in found:
+            found.append(names[near])
+    return found[:3]
+
+
+def _verb_names(verbs: dict[str, Command]) -> dict[str, str]:
+    return {verb: command.name for verb, command in verbs.items()}
 
 
 def game_names() -> list[str]:
@@ -85,6 +98,53 @@ def game_names() -> list[str]:
         names += [rules.name, *(a.lower() for a in rules.aliases)]
         names += [a.lower() for a in rules.variant_aliases]
     return names
+
+
+def game_name_map() -> dict[str, str]:
+    """Game words to what they name: an alias to its game, a variant name to itself."""
+    names: dict[str, str] = {}
+    for rules in GAMES.values():
+        for word in (rules.name, *rules.aliases):
+            names[word.lower()] = rules.name
+        names.update({a.lower(): a.lower() for a in rules.variant_aliases})
+    return names
+
+
+def game_verb_without_game(line: str) -> bool:
+    """Whether a line reads `WORD VERB ...` with a game verb second and an unknown game
+    first (`chess challenge alice bob`): a command for a game not played here, to be
+    answered with the games that are. The words after the verb must fit the verb's
+    usage (as many as it needs, a board number where it starts with one), so that a
+    Subject such as "my move" or "Your move summary" is no command."""
+    words = line.split()
+    if len(words) < 2 or not _GAME_WORD.fullmatch(words[0]):
+        return False
+    first, verb = words[0].lower(), words[1].lower()
+    if first in ACCOUNT_VERBS or first in MULTIPLE or game_named(first) is not None:
+        return False
+    command = GAME_VERBS.get(verb)
+    if command is None:
+        return False
+    # The first form of the usage, up to `|`: its required words (not in brackets).
+    needed = [t for t in command.usage.split(" | ")[0].split() if not t.startswith(("[", "("))]
+    rest = words[2:]
+    if len(rest) < len(needed):
+        return False
+    return not needed or not needed[0].startswith("board") or bool(BOARD_WORD.fullmatch(rest[0]))
+
+
+# What a player may mean as a game name: letters, digits, '-' and '_'.
+_GAME_WORD = re.compile(r"[^\W_][\w-]*")
+# A board as players write it: 101, a tournament's a101, with a move number 101#7.
+BOARD_WORD = re.compile(r"[^\W\d_]{0,3}\d+(?:#\d+)?")
+
+
+def unknown_game(word: str) -> NotFoundError:
+    """The answer to a game word that names no game: the games played here, the closest."""
+    close = _closest(word, game_name_map())
+    games = ", ".join(rules.name for rules in GAMES.values())
+    near = phrase("unknown_game_close", names=", ".join(close)) if close else ""
+    return NotFoundError(phrase("unknown_game", game=word, games=games, close=near))
 
 
 def parse_line(line: str, comment: str = "") -> tuple[Command, Invocation]:
@@ -98,17 +158,20 @@ def parse_line(line: str, comment: str = "") -> tuple[Command, Invocation]:
         return command, Invocation(line=line, verb=first, words=words[1:], comment=comment)
     found = game_and_variant(first)
     if found is None:
-        suggestions = _closest(first, [*sorted(ACCOUNT_VERBS), *game_names()])
         # `move 101 ...` without the game: say which game names exist.
         if first in GAME_VERBS:
             raise NotFoundError(phrase("game_missing", verb=first, games=", ".join(sorted(GAMES))))
+        # `chess challenge ...`: a game verb after a game not played here.
+        if game_verb_without_game(" ".join(words)):
+            raise unknown_game(words[0])
+        suggestions = _closest(first, {**_verb_names(ACCOUNT_VERBS), **game_name_map()})
         raise UnknownCommandError(words[0], suggestions)
     rules, variant = found
     if len(words) < 2:
         raise UsageError(phrase("verb_missing", game=rules.title), f"{rules.name} help")
     verb = words[1].lower()
     if verb not in GAME_VERBS:
-        suggestions = [f"{rules.name} {v}" for v in _closest(verb, sorted(GAME_VERBS))]
+        suggestions = [f"{rules.name} {v}" for v in _closest(verb, _verb_names(GAME_VERBS))]
         raise UnknownCommandError(f"{rules.name} {words[1]}", suggestions)
     command = GAME_VERBS[verb]
     inv = Invocation(
@@ -148,12 +211,16 @@ def _split_options(inv: Invocation) -> None:
     """pbmserv: `-name[=value]` words are game options, `--name=value` server options."""
     rest: list[str] = []
     for word in inv.words:
+        name, equals, value = word.lstrip("-").partition("=")
         if word.startswith("--") and len(word) > 2:
-            name, _, value = word[2:].partition("=")
             inv.server_options[name.lower()] = value or "1"
         elif word.startswith("-") and len(word) > 1:
-            name, _, value = word[1:].partition("=")
             inv.params[name.lower()] = value or "yes"
+        elif equals and name:
+            # `size=10` without the dash: no userid holds '=', so it is an option too
+            # (a server option when it names one, such as nagtime=5).
+            target = inv.server_options if name.lower() in SERVER_OPTIONS else inv.params
+            target[name.lower()] = value
         else:
             rest.append(word)
     inv.words = rest

@@ -155,9 +155,7 @@ def table_mail(ctx: Context, t: Tournament) -> str:
         tournament=t.name,
         kind=tournaments.kind_text(t),
         game=tournaments.game_title(t),
-        status=t.status,
-        round=t.current_round,
-        rounds=t.rounds,
+        progress=tournaments.progress_text(t),
         standings=tournaments.standings_text(ctx.session, t),
         signature=ctx.config.server_name,
     ).rstrip()

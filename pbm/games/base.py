@@ -8,6 +8,7 @@ import nothing from pbm outside `pbm.games`.
 from __future__ import annotations
 
 import re
+import textwrap
 from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Generic, TypeAlias, TypeVar
@@ -171,8 +172,10 @@ class Game(Generic[StateT, MoveT]):
     aliases: ClassVar[tuple[str, ...]] = ()
     seats: ClassVar[tuple[str, ...]] = ()  # seat names, e.g. ("Black", "White")
     options: ClassVar[tuple[Option, ...]] = ()
-    summary: ClassVar[str] = ""  # a paragraph of rules for `help GAME`
-    notation: ClassVar[str] = ""  # how moves are written, for `help GAME`
+    # The rules for `help GAME`: paragraphs and small diagrams, lines of at most 72
+    # columns (mail programs show plain text that wide).
+    summary: ClassVar[str] = ""
+    notation: ClassVar[str] = ""  # how moves are written, for `help GAME`, 72 columns
     # Option sets the conformance suite, the golden files and the benchmarks cover.
     example_options: ClassVar[tuple[Mapping[str, Any], ...]] = ({},)
     # Names under which a variant can be challenged, with the options they stand for
@@ -247,11 +250,50 @@ class Game(Generic[StateT, MoveT]):
         return True
 
     def help_text(self) -> str:
-        """Rules summary, notation and options, for `help GAME` and the CLI."""
-        parts = [f"{self.title}", "", self.summary.strip(), "", "Notation:", self.notation.strip()]
+        """The rules page of `help GAME` and `pbm rules help`: the rules with their
+        diagrams, the notation, the options and the variant names, in 72 columns."""
+        parts = [self.title, "", self.summary.strip("\n").rstrip()]
+        parts += ["", "Notation:", self.notation.strip("\n").rstrip()]
         if self.options:
-            parts += ["", "Options:"] + ["  " + o.describe() for o in self.options]
+            first = self.options[0]
+            example = f"-{first.name}={_example_value(first)}"
+            parts += ["", "Options (write -name=value in a challenge, e.g."]
+            parts += [f'"{self.name} challenge {example} alice bob"):']
+            for option in self.options:
+                parts += _fill(option.describe(), "  ", "      ")
+        if self.variant_aliases:
+            # The second name: the first is often the plain game under another name.
+            name = list(self.variant_aliases)[min(1, len(self.variant_aliases) - 1)]
+            parts += ["", "Variant names: challenge one like a game, e.g."]
+            parts += [f'"{name} challenge alice bob". Each stands for options:']
+            width = max(len(alias) for alias in self.variant_aliases)
+            for alias, options in self.variant_aliases.items():
+                settings = " ".join(f"-{k}={v}" for k, v in options.items())
+                parts += _fill(f"{alias:<{width}}  {settings}", "  ", " " * (width + 4))
         return "\n".join(parts).rstrip() + "\n"
+
+
+def _example_value(option: Option) -> str:
+    """A value of `option` other than its default, to show how options are written."""
+    if option.kind == "bool":
+        return "no" if option.default else "yes"
+    if option.choices:
+        return str(next((c for c in reversed(option.choices) if c != option.default), ""))
+    if option.maximum is not None and option.maximum != option.default:
+        return str(option.maximum)
+    return str(option.default)
+
+
+def _fill(text: str, first: str, rest: str) -> list[str]:
+    """`text` folded at 72 columns, never inside a word (a long value stays whole)."""
+    return textwrap.wrap(
+        text,
+        width=72,
+        initial_indent=first,
+        subsequent_indent=rest,
+        break_long_words=False,
+        break_on_hyphens=False,
+    )
 
 
 # -- helpers shared by the rules modules ------------------------------------------

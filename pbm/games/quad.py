@@ -168,24 +168,48 @@ class Quad(Game[QuadState, QuadMove]):
         {"plycap": 100},
     )
     summary = """\
-Quad (Mats Winther, 2005, version 1.1) is played on an 8x8 board. White (O) and Black (X)
-each have 12 counters (option: 15, 20 or 25); White moves first. In the drop phase the
-players take turns dropping one counter on any empty square; White's second counter
-must go on the rim (an edge square). Drops never capture. When all counters are down,
-the move phase begins (White first): move one of your counters one square up, down,
-left or right to an empty square. The moved counter captures every enemy counter it
-sandwiches against one of yours in a row or column (several at once); moving between
-two enemy counters is safe, and you never have to capture. You win with exactly four of
-your counters in an unbroken row or column (five or more do not count, diagonals never
-count, lines along the edge do), already possible in the drop phase; you also win when
-your opponent has no counters left or cannot move. If a capture leaves both sides with
-a four, the mover wins. The third occurrence of the same position with the same side to
-move is a draw. pbm's own rule, not Winther's: a game still running after 1000 plies
-(option plycap) is a draw."""
+Quad (Mats Winther, 2005, version 1.1) is played on an 8x8 board by
+White (O) and Black (X). Each has 12 counters in hand (option counters:
+15, 20 or 25); White moves first.
+
+DROPS. First the players take turns dropping one counter on any empty
+square, until both hands are empty. White's second counter must go on
+the rim (an edge square). Drops never capture.
+
+MOVES. Then, White first, a turn moves one of your counters one square
+up, down, left or right to an empty square. The counter that moved
+captures every enemy counter next to it that has one of your counters
+right behind it on the same line: up to three at once. Stepping
+between two enemy counters is safe, two enemy counters in a row are
+never captured, and you never have to capture. White plays c5-d5 and
+captures d4 and d6 (the echo: "c5-d5 x d4 d6"):
+
+     b c d e          b c d e
+  7  . . O .       7  . . O .
+  6  . . X .       6  . . . .
+  5  . O . X       5  . . O X
+  4  . . X .       4  . . . .
+  3  . . O .       3  . . O .
+
+WINNING. You win with exactly four of your counters in an unbroken row
+or column: five or more in a line do not count, diagonals never count,
+and lines along the edge do. This can happen already while dropping.
+You also win when your opponent has no counters left, or no move once
+all counters are down. If a capture leaves both sides with a four, the
+mover wins.
+
+     a b c d e f         a b c d e f
+  3  . O O O O .      3  O O O O O .
+  Four: a win.        Five: no win.
+
+DRAWS. The third occurrence of the same position with the same side to
+move is a draw. pbm's own rule, not Winther's: a game still running
+after 1000 plies (option plycap) is drawn."""
     notation = """\
 Drop a counter by naming its square: d4 (also @d4 or drop d4).
-Move a counter by naming both squares: d4-d5 (also d4d5, d4 d5, d4:d5).
-The echo names captured counters: c6-d6 x d5 d7 e6. Letters may be in any case."""
+Move a counter by naming both squares: d4-d5 (also d4d5, d4 d5,
+d4:d5). The echo names the captured counters: c6-d6 x d5 d7 e6.
+Letters may be in any case."""
 
     # -- state ------------------------------------------------------------------
     def new_state(self, **options: Any) -> QuadState:

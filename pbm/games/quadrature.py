@@ -279,25 +279,83 @@ class Quadrature(Game[QuadratureState, QuadratureMove]):
     )
     example_options = ({}, {"repetition": ANY})
     summary = """\
-Quadrature is played on an 11x11 board. Each side has 16 men: 9 on the board (Black # on
-b3-j3, White O on b9-j9) and 7 in reserve. Black moves first and moves up the board;
-White moves down. A turn moves one man one point forward, diagonally forward or sideways
-to an empty point. Three of your men and one enemy man on the corners of any rectangle
-with horizontal and vertical sides "square" that enemy man, but only if one of your three
-was moved or added this turn: the squared man goes back to its owner's reserve and one of
-your reserve men takes its place, and that new man can square more (chain reaction).
-You may not move a man onto a point that completes an enemy square (no suicide), though a
-man added by conversion may stand there. Your marker counts non-aggressive sideways
-moves (moves converting nothing): after two in a row you must move forward, diagonally
-forward or sideways with a conversion; any such move clears the marker. You win when the
-enemy has two men or fewer on the board, or when your men stand on all three points of
-the enemy home plate (drawn ','): e11 f11 g11 for Black, e1 f1 g1 for White. A player
-with no legal move passes; if neither can move the game is drawn, and so is the third
-occurrence of the same position (option repetition=any: any repetition draws)."""
+Quadrature (Mark Steere, 1992) is played on a board of 11x11 points.
+Each side owns 16 men: 9 on the board and 7 in reserve. Black (#)
+starts on b3-j3 and moves up the board, White (O) starts on b9-j9 and
+moves down; Black moves first. The three points in the middle of each
+edge (drawn ',') are a home plate: e1 f1 g1 is Black's, e11 f11 g11
+White's.
+
+MOVES. A turn steps one man one point forward, diagonally forward or
+sideways to an empty point; men never step back. Black's man on d3 may
+go to the points marked *:
+
+     c d e
+  4  * * *
+  3  * # *
+  2  . . .
+
+SQUARING. Three of your men and one enemy man on the four corners of a
+rectangle (of any size, with its sides along the ranks and files)
+"square" the enemy man, if one of your three was moved or added this
+turn. The squared man goes back to its owner's reserve and one of your
+reserve men takes its point. Other men on or inside the rectangle do
+not matter. Black plays d2-d3: d3, d5 and f3 square the White man on
+f5, which turns Black (the echo: "d2-d3 converts f5"):
+
+     c d e f          c d e f          c d e f
+  5  . # . O       5  . # . O       5  . # . #
+  4  . . . .       4  . . . .       4  . . . .
+  3  . . . #       3  . # . #       3  . # . #
+  2  . # . .       2  . . . .       2  . . . .
+  Black to move    d2-d3            f5 converted
+
+CHAIN REACTION. A man added by a conversion squares too, so one move
+can convert several men. Black plays b6-c6: c6, d6 and c4 square d4;
+the new Black man on d4 then squares f2 with d2 and f4 ("b6-c6
+converts d4 f2"):
+
+     b c d e f        b c d e f        b c d e f
+  6  # . # . .     6  . # # . .     6  . # # . .
+  5  . . . . .     5  . . . . .     5  . . . . .
+  4  . # O . #     4  . # # . #     4  . # # . #
+  3  . . . . .     3  . . . . .     3  . . . . .
+  2  . . # . O     2  . . # . O     2  . . # . #
+  Black to move    d4 converted     then f2
+
+NO SUICIDE. You may not step a man onto a point that completes an
+enemy square. Black may not play d2-d3 here, where d3 would be the
+fourth corner of a White square. A man added by a conversion may stand
+on such a point, though, and stays.
+
+     c d e f
+  5  . O . O
+  4  . . . .
+  3  . . . O
+  2  . # . .
+
+THE MARKER. A sideways move that converts nothing turns your marker
+(drawn |0| beside the board) from 0 to 1, and a second one in a row
+from 1 to 2. At 2 you may step sideways only to convert. A forward or
+diagonal move, or a sideways move that converts, clears it to 0.
+
+WINNING. You win when the enemy has two men or fewer on the board, or
+when your men stand on all three points of the enemy home plate (men
+added by a conversion count). Black wins with f10-f11:
+
+     d e f g h
+ 11  . # , # .
+ 10  . . # . .
+
+DRAWS. A player with no legal move passes; if neither side can move,
+the game is drawn. So is the third occurrence of the same position
+(men, markers and side to move); with the option -repetition=any, any
+position seen before draws (Steere's rules of 2006)."""
     notation = """\
-A move names the man's point and the point it steps to: b3-b4 (also b3b4, b3 b4, B3:B4).
-Write pass when you have no legal move (the server accepts nothing else then). The server
-echoes the men a move converted: b6-b7 converts d7 f7."""
+A move names the man's point and the point it steps to: b3-b4 (also
+b3b4, b3 b4, B3:B4). Write pass when you have no legal move (then
+nothing else is accepted). The server echoes the men a move converted:
+b6-b7 converts d7 f7."""
 
     # -- states ----------------------------------------------------------------------
     def new_state(self, **options: object) -> QuadratureState:

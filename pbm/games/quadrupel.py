@@ -278,45 +278,77 @@ class Quadrupel(Game[QuadrupelState, QuadrupelMove]):
             maximum=2000,
         ),
     )
-    summary: ClassVar[str] = (
-        "6x6 board, four stones each. Start: Black (X) d5 c4 d4 c3, White (O) c5 b4 e4 d3;"
-        " Black moves first. A move is an orthogonal step to an empty square, or a chain"
-        " of jumps, each over one orthogonally or diagonally adjacent stone (either colour,"
-        " nothing is captured) onto the empty square beyond; the chain may stop after any"
-        " jump but not where it started. A stone may not go between the same two squares a"
-        " third time in its owner's consecutive turns (unless there is no other move). You"
-        " win by finishing your move with your four stones in a QUADRUPEL: a Square (2x2),"
-        " a Straight (4 in an orthogonal line), a Diagonal (4 in a diagonal line) or a"
-        " Diamond (the 4 orthogonal neighbours of one square).\n\n"
-        "Variants (option variant=...): added - shapes are worth Square 1, Straight 2,"
-        " Diamond 3, Diagonal 4; after the first QUADRUPEL the builder is frozen and the"
-        " other gets 4 - value extra turns, each costing 1 point, to match or beat it."
-        " points - stones carry 1-4 dots (set up secretly); a QUADRUPEL scores dots x zone"
-        " (edge 1, ring b2-e5 2, centre c3-d4 3), 10..30; goal=minimum wins with at least"
-        " the threshold and loses below it, goal=maximum is a match decided by points."
-        " position - two stones marked 1: zone2=placement wins only with both on zone 2,"
-        " zone2=ban only with neither. combination - value = shape value x points, extra"
-        " turns as in added, each taking 1 off the shape value.\n\n"
-        "pbm additions: a draw on the third occurrence of a position with the same side to"
-        " move, a draw after `plycap` board moves (default 400), and draws by agreement."
-    )
-    notation: ClassVar[str] = (
-        "Step or jump: from-to, e.g. c3-c2 or d5-b3; a chain may be written in full,\n"
-        "d5-b5-b3, and each hop is checked. Separators are optional (d5b3, d5:b3).\n"
-        "Point, position and combination games: each player's first move gives dots to his\n"
-        "four start squares: setup c4=1 d4=2 d5=3 c3=4 (Black; White: c5 b4 e4 d3); in the\n"
-        "position game only the two 1-stones: setup c4=1 d4=1. Setups stay secret until\n"
-        "both are in. Board: X3 = Black stone with 3 dots, O? = face-down White stone,\n"
-        "X- = value not shown yet.\n"
-        "Zones (point value of each square):\n"
-        "     a b c d e f\n"
-        "  6  1 1 1 1 1 1\n"
-        "  5  1 2 2 2 2 1\n"
-        "  4  1 2 3 3 2 1\n"
-        "  3  1 2 3 3 2 1\n"
-        "  2  1 2 2 2 2 1\n"
-        "  1  1 1 1 1 1 1"
-    )
+    summary: ClassVar[str] = """\
+Quadrupel (Andreas Liebl-Wachsmuth, 1986) is played on a 6x6 board
+with four stones each. Black (X) starts on c3 c4 d4 d5, White (O) on
+b4 c5 d3 e4; Black moves first.
+
+     a b c d e f
+  6  . . . . . .
+  5  . . O X . .
+  4  . O X X O .
+  3  . . X O . .
+  2  . . . . . .
+  1  . . . . . .
+
+MOVES. A turn moves one of your stones: one step up, down, left or
+right to an empty square, or by jumps. A jump goes over one adjacent
+stone (in any of the eight directions, of either colour) onto the
+empty square right behind it; nothing is captured. Jumps may be
+chained, and the chain may stop after any jump, but not on the square
+it started from. A stone may not go back and forth between the same
+two squares a third time in a row (unless there is no other move).
+
+WINNING. You win by ending your move with your four stones in a
+QUADRUPEL:
+
+  Square     Straight    Diagonal    Diamond
+  X X        X X X X     X . . .     . X .
+  X X                    . X . .     X . X
+                         . . X .     . X .
+                         . . . X
+
+A Straight may also stand upright; the middle of a Diamond may hold
+any stone or none.
+
+VARIANTS (option variant, or a variant name below):
+added        Shapes are worth Square 1, Straight 2, Diamond 3,
+             Diagonal 4. After the first QUADRUPEL its builder is
+             frozen and the other player gets 4 - value extra turns,
+             each costing 1 point, to match or beat it.
+points       Stones carry 1 to 4 dots, set up secretly on each
+             player's first move. A QUADRUPEL scores the dots times
+             the zone values below (10 to 30). goal=minimum: it wins
+             with at least the threshold (default 20) and loses below
+             it; goal=maximum: a match of games decided by points.
+position     Two stones of each side are marked 1. zone2=placement: a
+             QUADRUPEL wins only with both 1-stones on zone 2 (value
+             2); zone2=ban: only with neither.
+combination  Value = shape value times points; extra turns as in
+             added, each taking 1 off the shape value.
+
+Zones (the value of each square):
+     a b c d e f
+  6  1 1 1 1 1 1
+  5  1 2 2 2 2 1
+  4  1 2 3 3 2 1
+  3  1 2 3 3 2 1
+  2  1 2 2 2 2 1
+  1  1 1 1 1 1 1
+
+pbm additions: a draw on the third occurrence of a position with the
+same side to move, a draw after plycap board moves (default 400), and
+draws by agreement."""
+    notation: ClassVar[str] = """\
+Step or jump: from-to, e.g. c3-c2 or d5-b3; a chain may be written in
+full, d5-b5-b3, and each hop is checked. Separators are optional
+(d5b3, d5:b3).
+Point, position and combination games: each player's first move gives
+dots to his four start squares: setup c4=1 d4=2 d5=3 c3=4 (Black;
+White: c5 b4 e4 d3); in the position game only the two 1-stones:
+setup c4=1 d4=1. Setups stay secret until both are in. Board: X3 =
+Black stone with 3 dots, O? = face-down White stone, X- = value not
+shown yet."""
     example_options: ClassVar[tuple[dict[str, Any], ...]] = (
         {},
         {"variant": "added"},

@@ -116,24 +116,50 @@ class Quarod(Game[QuarodState, QuarodMove]):
     options = (Option("size", "int", 8, "board size (size x size squares)", minimum=5, maximum=12),)
     example_options = ({}, *({"size": n} for n in (5, 6, 7, 9, 10, 11, 12)))
     summary = """\
-Quarod (Luis Bolanos Mures, 2020) is played on an empty square board (8x8; 5x5 to 12x12
-as an option). Every piece has a rod pointing at one of its edges. Two orthogonally
-adjacent pieces of opposite colours are ENGAGED when their rods point at each other.
-Black moves first; both players handle pieces of both colours. A turn is one of:
-PLACE a black and a white piece on two adjacent empty squares, engaged to each other; or
-SWAP two adjacent pieces of different colours that are each engaged, but not to each
-other: they exchange squares and turn to face each other (their old partners become
-unengaged). You pass only when no move exists, and then neither player has one, so pbm
-ends the game at once. A group is a set of like-coloured pieces connected orthogonally.
-Your score is the biggest group size in which you have more groups than the opponent
-(zero if there is none); the higher score wins. If both scores are zero, whoever made the
-last placement or swap loses. Pie rule: on White's first turn only, White may answer
-"swap": the players exchange colours (the first player now holds White) and White moves
-next."""
+Quarod (Luis Bolaños Mures, 2020) is played on an empty square board
+of 8x8 squares (option size: 5x5 to 12x12). Every piece is Black (X)
+or White (O) and has a rod pointing at one of its edges, drawn as an
+arrow: X^ points up, O< left. Two orthogonally adjacent pieces of
+opposite colours are ENGAGED when their rods point at each other; a
+piece that is not engaged is drawn in lower case (x, o). Black moves
+first, and both players handle pieces of both colours.
+
+A turn is one of these:
+
+PLACE a black and a white piece on two adjacent empty squares, engaged
+to each other (you choose only which square gets which colour):
+
+     b  c  d                   b  c  d
+  3  .  .  .     Bc3+Wd3    3  .  X> O<
+  2  .  .  .                2  .  .  .
+
+SWAP two adjacent pieces of different colours that are each engaged,
+but not to each other: they exchange squares and turn to face each
+other, and their old partners are no longer engaged. Here c2 (engaged
+to b2) and c3 (engaged to c4) swap:
+
+     b  c  d                   b  c  d
+  4  .  Ov .                4  .  ov .
+  3  .  X^ .     c2<>c3     3  .  Ov .
+  2  X> O< .                2  x> X^ .
+
+You pass only when no move exists; then neither player has one, and
+pbm ends the game at once.
+
+SCORE. A group is a set of like-coloured pieces connected orthogonally
+(rods do not matter). Your score is the biggest group size in which
+you have more groups than your opponent (zero if there is none); the
+higher score wins. If both scores are zero, whoever made the last
+placement or swap loses.
+
+PIE RULE. On White's first turn only, White may answer "swap": the
+players exchange colours (the first player now holds White) and White
+moves next."""
     notation = """\
-Placement: Bc3+Wc4 (Black on c3, White on c4; order free; also "place Bc3 Wc4",
-  X/O for B/W). "c3 c4" alone is a placement when both squares are empty (name one
-  colour to choose which square gets Black), or a swap when both hold pieces.
+Placement: Bc3+Wc4 (Black on c3, White on c4; in either order; also
+  "place Bc3 Wc4", X/O for B/W). "c3 c4" alone is a placement when
+  both squares are empty (name one colour to choose which square gets
+  Black), or a swap when both hold pieces.
 Swap: c3<>c4 (also "swap c3 c4").
 Pie switch (White's first turn only): swap
 There is no pass to type: when no move exists the game is over."""

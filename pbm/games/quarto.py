@@ -95,26 +95,51 @@ class Quarto(Game[QuartoState, QuartoMove]):
             parse=parse_attributes,
         ),
     )
-    summary = """
-Quarto is played on a 4x4 board with 16 pieces, each tall or short, light or dark,
-round or square, hollow or filled: every combination once. You do not choose the piece
-you place: your opponent does. First gives Second a piece; then each turn you place the
-piece you were given on any empty square and give your opponent one of the pieces left.
-Whoever completes a row, column or long diagonal of four pieces sharing at least one
-attribute (four tall, four dark, ...) wins at once: it does not matter who placed the
-other three. Quartos are found automatically, there is nothing to call. If all 16 pieces
-are placed without a quarto, the game is drawn. Advanced variant (advanced=yes): the
-nine 2x2 squares of the board also win. Beginners' variant (e.g. attributes=colour):
-only the chosen 1 to 3 attributes count.
-"""
-    notation = """
-Pieces are four letters, one per attribute in the order height, colour, shape, top:
-T/S tall/short, L/D light/dark, R/Q round/square, H/F hollow/filled; e.g. TLRH or SDQF.
-Four bits in the same order also work (1 = first letter: 1111 = TLRH, 0000 = SDQF).
-  give TLRH   the first move of the game: give your opponent TLRH (also /TLRH)
-  b2 SDQF     place the piece you hold on b2, then give SDQF (also b2/SDQF)
-  b2          a placement that wins or fills the board gives nothing
-"""
+    summary = """\
+Quarto (Blaise Müller) is played on a 4x4 board with 16 pieces. Each
+piece is tall or short, light or dark, round or square, hollow or
+filled: every combination once. The board names a piece by four
+letters, one for each of these:
+
+  height  T tall    S short
+  colour  L light   D dark
+  shape   R round   Q square
+  top     H hollow  F filled
+
+TLRH is tall, light, round and hollow; SDQF short, dark, square and
+filled.
+
+You do not choose the piece you place: your opponent does. First opens
+the game by giving Second a piece. Then each turn you place the piece
+you were given on any empty square and give your opponent one of the
+pieces left.
+
+Whoever completes a row, a column or a long diagonal of four pieces
+that share at least one attribute (four tall, four dark, ...) wins at
+once, whoever placed the other three. Here SLQF placed on d1 wins: all
+four pieces of row 1 are light (the board marks them with *):
+
+       a      b      c      d
+    +------+------+------+------+
+  1 |*TLRH*|*SLRF*|*TLQH*|*SLQF*|  1
+    +------+------+------+------+
+
+Quartos are found automatically: there is nothing to call. If all 16
+pieces are placed without a quarto, the game is drawn.
+
+Advanced variant (-advanced=yes): the nine 2x2 squares of the board
+win too. Beginners' variant (e.g. -attributes=colour): only the 1 to 3
+attributes named count."""
+    notation = """\
+Pieces are four letters, one per attribute in the order height,
+colour, shape, top: T/S, L/D, R/Q, H/F (e.g. TLRH or SDQF). Four bits
+in the same order also work (1 = the first letter: 1111 = TLRH,
+0000 = SDQF).
+  give TLRH   the first move of the game: give your opponent TLRH
+              (also /TLRH)
+  b2 SDQF     place the piece you hold on b2, then give SDQF
+              (also b2/SDQF)
+  b2          a placement that wins or fills the board gives nothing"""
     example_options = (
         {},
         {"advanced": True},

@@ -88,8 +88,10 @@ class MaildirTransport:
             for sub in ("tmp", "new", "cur"):
                 (self.path / sub).mkdir(parents=True, exist_ok=True)
             self._box = mailbox.Maildir(self.path, create=False)
-        # written to tmp/ and renamed into new/: a reader never sees half a message
-        self._box.add(raw)
+        # Written to tmp/ and renamed into new/: a reader never sees half a message. A
+        # Maildir holds messages with the local line end (LF), as mutt and other
+        # readers expect; the CRLF of the wire format would show as ^M.
+        self._box.add(raw.replace(b"\r\n", b"\n"))
 
     async def close(self) -> None:
         self._box = None

@@ -176,8 +176,10 @@ def timing_lines(ctx: Context, board: Board) -> list[str]:
 def span_text(delta: timedelta) -> str:
     seconds = int(delta.total_seconds())
     days, rest = divmod(seconds, 86400)
-    return f"{days} days, {rest // 3600:02}:{rest % 3600 // 60:02}"
+    return f"{days_text(days)}, {rest // 3600:02}:{rest % 3600 // 60:02}"
 
 
 def days_text(days: float) -> str:
-    return str(int(days)) if days == int(days) else f"{days:g}"
+    """A number of days with its unit: "1 day", "2 days", "1.5 days"."""
+    number = str(int(days)) if days == int(days) else f"{days:g}"
+    return f"{number} day" if days == 1 else f"{number} days"

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import textwrap
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -143,10 +144,20 @@ def rank(rows: Sequence[Standing]) -> list[Standing]:
 
 
 def game_catalogue() -> str:
-    """`list`: every game pbm plays, with aliases and seats."""
+    """`list`: every game pbm plays, with aliases, seats and the variant names that
+    stand for its options (`quadrupel-added`), folded at 72 columns."""
     lines = []
     for rules in GAMES.values():
         aliases = ", ".join(rules.aliases)
         extra = f" (also: {aliases})" if aliases else ""
         lines.append(f"{rules.title:<14} {len(rules.seats)} players{extra}")
+        if rules.variant_aliases:
+            lines += textwrap.wrap(
+                "variants: " + " ".join(rules.variant_aliases),
+                width=70,
+                initial_indent=" " * 15,
+                subsequent_indent=" " * 25,
+                break_long_words=False,
+                break_on_hyphens=False,
+            )
     return "\n".join(lines)

@@ -14,9 +14,10 @@ from datetime import datetime
 from pbm.games.base import State
 from pbm.services import conditional_tree
 from pbm.services.boards import Board
+from pbm.services.finished import with_reason, without_status
 from pbm.services.secrecy import ShownMove, hidden_moves, may_hide, shown_text
 from pbm.store.models import User
-from pbm.texts import phrase, render
+from pbm.texts import phrase, render, wrap
 
 STARS = "*" * 60
 INDENT = "   "
@@ -51,7 +52,8 @@ def duration(seconds: float) -> str:
     days, rest = divmod(seconds, 86400)
     hours, rest = divmod(rest, 3600)
     minutes, secs = divmod(rest, 60)
-    return f"{days:>3} days, {hours:02}:{minutes:02}:{secs:02}"
+    unit = "day," if days == 1 else "days,"
+    return f"{days:>3} {unit:<5} {hours:02}:{minutes:02}:{secs:02}"
 
 
 def move_columns(
@@ -99,12 +101,25 @@ def _move_columns(
     return "\n".join([line(sides), line(board.userids), *(line(r) for r in cells)])
 
 
-def drawing(board: Board, state: State, seat: int | None) -> str:
-    """The board drawn for `seat` (a game that hides nothing draws the same for all)."""
-    return board.rules.render(state, seat if may_hide(board.rules) else None).rstrip("\n")
+def drawing(board: Board, state: State, seat: int | None, *, final: bool = False) -> str:
+    """The board drawn for `seat` (a game that hides nothing draws the same for all).
+    `final`: the last position of a finished board, drawn without the rules' "to move"
+    and "Game over" lines (the result line says how it ended)."""
+    text = board.rules.render(state, seat if may_hide(board.rules) else None).rstrip("\n")
+    return without_status(board.rules, text) if final else text
 
 
 def result_line(board: Board) -> str:
+    """Whose turn it is, or for a finished board its one result line: the reason and
+    the result ("bob resigns. Game won by alice.")."""
+    if not board.active:
+        ended = board.rules.outcome(board.state)
+        final_reason = ended.reason if ended is not None else None
+        return with_reason(board.row.result_reason or "", _result(board), final_reason)
+    return _result(board)
+
+
+def _result(board: Board) -> str:
     row = board.row
     if row.status == "removed":
         return phrase("status_removed")
@@ -140,12 +155,13 @@ def summary(
     move list of an ongoing board to its last rows (None: every move). `now` is the game
     as it stands when `state` is another position (show board#n, previews): it decides
     which moves are still secret."""
+    final = not board.active and (state is None or state is board.state)
     state = board.state if state is None else state
     status = [*events]
-    if board.row.result_reason and not board.active:
-        status.append(board.row.result_reason)
     status.append(result_line(board))
-    status_text = "\n".join(s for s in status if s)
+    # The events and the result are pbm's sentences (with a rules engine's reasons):
+    # folded at 72 columns like every line pbm writes.
+    status_text = wrap("\n".join(s for s in status if s))
     for block in facts.results:
         status_text += "\n\n" + "\n".join(block) if block else ""
     index = board.index_of(reader.id if reader else None)
@@ -173,7 +189,7 @@ def summary(
     return (
         render(
             "board",
-            title=title,
+            title="\n".join(line for line in (title, options_line(board)) if line),
             status=status_text,
             extras=("\n" + "\n".join(extras) + "\n") if extras else "",
             moves=move_columns(
@@ -183,13 +199,34 @@ def summary(
                 last_rows if board.active else None,
                 hidden_moves(board, moves, index, now),
             ),
-            board=drawing(board, state, seat),
-            subscribers=("\n" + subs_line) if subs_line else "",
+            board=drawing(board, state, seat, final=final),
+            subscribers=("\n" + wrap(subs_line)) if subs_line else "",
             comment=comment,
             timing=timing_text,
         ).rstrip()
         + "\n"
     )
+
+
+def options_line(board: Board) -> str:
+    """The rules settings a board is played with, under its title: the options that
+    differ from their defaults, and the game's first option when it is a number (the
+    size of a Quarod board, Quad's counters), which the drawing does not tell."""
+    if not board.rules.options:
+        return ""
+    resolved = board.rules.resolve_options(board.options)
+    shown = [
+        f"{option.name}={_option_text(resolved[option.name])}"
+        for i, option in enumerate(board.rules.options)
+        if (i == 0 and option.kind == "int") or resolved[option.name] != option.default
+    ]
+    return phrase("options_line", options=" ".join(shown)) if shown else ""
+
+
+def _option_text(value: object) -> str:
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    return str(value)
 
 
 def proposal_text(board: Board) -> str:
@@ -212,9 +249,9 @@ def timing_block(board: Board, timing: Timing) -> str:
         lines.append(phrase("timing_now", when=when(timing.now)))
     lines += timing.rules
     lines += ["", phrase("timing_used")]
-    # pbmserv's columns: "alice ():   0 days, 00:00:08", the label padded to "Total".
-    names = max(len(u) for u in board.userids)
-    labels = [f"{u:<{names}} ()" for u in board.userids]
+    # pbmserv's columns, "alice (Alice Smith):   0 days, 00:00:08", the label padded to
+    # "Total"; pbm keeps no real names, so the label is the userid alone.
+    labels = list(board.userids)
     width = max(len(x) for x in [*labels, "Total"])
     total = 0.0
     for label, (gp, _) in zip(labels, board.players, strict=True):

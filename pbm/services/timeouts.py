@@ -56,7 +56,7 @@ def due(ctx: Context, board: Board) -> Due | None:
         if left is not None and left <= timedelta():
             reason = phrase("forfeit_bank")
     elif idle >= timedelta(days=control.forfeit_days):
-        reason = phrase("forfeit_idle", days=idle // DAY)
+        reason = phrase("forfeit_idle", days=days_text(idle // DAY))
     total_days = control.total_days
     used = gp.seconds_used + idle.total_seconds()
     if total_days is not None and not reason and used >= total_days * DAY_SECONDS:
@@ -124,7 +124,7 @@ def send_nag(ctx: Context, board: Board) -> None:
         "nag",
         game=board.rules.title,
         board=row.board,
-        days=idle // DAY,
+        days=days_text(idle // DAY),
         deadline=deadline,
         left="\n" + "\n".join(lines) + "\n",
         signature=ctx.config.server_name,

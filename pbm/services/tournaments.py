@@ -21,6 +21,7 @@ from pbm.games import GameError, find_game
 from pbm.services.accounts import reply_addresses
 from pbm.services.boards import board_by_id, rules_for
 from pbm.services.challenges import ChallengeError, create_game
+from pbm.services.clocks import days_text
 from pbm.services.context import Context, Reply
 from pbm.services.endings import GameEnd
 from pbm.services.play import abort
@@ -91,6 +92,19 @@ def kind_text(t: Tournament) -> str:
     if t.kind == "roundrobin":
         return phrase("tournament_kind_double" if t.double else "tournament_kind_roundrobin")
     return phrase(f"tournament_kind_{t.kind}")
+
+
+def progress_text(t: Tournament) -> str:
+    """A tournament's status and how far it is, truthfully: a round robin plays all its
+    rounds at once (its `current_round` is the last from the start), a Swiss or
+    knockout one round after the other."""
+    if t.status == "running" and t.kind == "roundrobin":
+        return phrase("tournament_progress_all", rounds=t.rounds)
+    if t.status == "running":
+        return phrase("tournament_progress_round", round=t.current_round, rounds=t.rounds)
+    if t.status == "finished":
+        return phrase("tournament_progress_finished", rounds=t.current_round)
+    return phrase("tournament_progress_other", status=t.status)
 
 
 def game_title(t: Tournament) -> str:
@@ -626,8 +640,8 @@ def _announce_round(ctx: Context, t: Tournament, number: int | None) -> None:
         if number is None
         else phrase("tournament_round_of", round=number, rounds=t.rounds),
         pairings=pairings_text(ctx.session, t, number),
-        nag=_days(t.nag_days),
-        forfeit=_days(t.forfeit_days),
+        nag=days_text(t.nag_days),
+        forfeit=days_text(t.forfeit_days),
         signature=ctx.config.server_name,
     )
     subject = phrase(

@@ -232,6 +232,13 @@ def test_maildir_transport_is_the_embedded_default(tmp_path: Path, outbox: DbOut
     assert sorted(m["Subject"] for m in box) == ["first", "second"]
     assert {m.status for m in rows(outbox).values()} == {"sent"}
     assert json.loads(next(iter(rows(outbox).values())).recipients) == ["alice@example.org"]
+    # Maildir files hold LF line ends, as mail programs reading a Maildir expect (the
+    # CRLF of the wire format would show as ^M); the message is otherwise the same.
+    files = sorted((box_path / "new").iterdir())
+    assert len(files) == 2
+    for path in files:
+        data = path.read_bytes()
+        assert b"\r" not in data and b"\n\naccepted\n" in data
 
 
 def test_rate_limit_spaces_sends() -> None:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import email
+import email.policy
 import json
 import socket
 import sqlite3
@@ -67,6 +69,14 @@ def test_run_games_and_outbox(cfg: Path) -> None:
     queued = json.loads(ok("mail", "outbox", "--json"))
     assert {tuple(m["recipients"]) for m in queued} >= {("alice@x.example",), ("bob@x.example",)}
     assert all(m["subject"] and m["body"] for m in queued)
+    # Each mail's RFC 5322 source beside its parts: its headers and its body (with the
+    # quoted original an error mail adds below it).
+    for m in queued:
+        parsed = email.message_from_string(m["raw"], policy=email.policy.default)
+        assert parsed["Subject"] == m["subject"] and parsed["Message-ID"] == m["message_id"]
+        plain = parsed.get_body(preferencelist=("plain",))
+        assert plain is not None
+        assert plain.get_content().replace("\r\n", "\n").startswith(m["body"])
     assert "1 boards checked, 0 differ" in ok("game", "replay")
     ok("game", "undo", "quarto", "101")
     assert json.loads(ok("game", "show", "quarto", "101", "--json"))["moves"] == []

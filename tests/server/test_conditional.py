@@ -28,6 +28,7 @@ from pbm.store.db import init_db, make_engine, session_for
 from pbm.store.models import Game, GamePlayer, Move, User
 from pbm.store.models_correspondence import ClockBank
 from pbm.store.models_tournament import Tournament, TournamentPairing
+from pbm.texts import wrap
 from tests.server.conftest import SERVER, START, Sent, Server, board_row, cli_ok
 
 NAMES = sorted(GAMES)
@@ -338,7 +339,8 @@ def test_an_illegal_line_is_refused_with_its_ply_and_nothing_is_stored(
     bad, reason = refusal(rules, play(rules, start, [a1]), rng)
     answer = table.conditional("bob", [line(rules, start, 4, rng), [a1, bad]])["bob"]
     assert answer.subject == f"{rules.title} Board 101 Error"
-    assert f"line 2, ply 2:\n  {written([a1, bad])}\n{reason}\n" in answer.body
+    # The rules' reason is folded at 72 columns like every line of an error mail.
+    assert f"line 2, ply 2:\n  {written([a1, bad])}\n{wrap(reason)}\n" in answer.body
     assert "Nothing of this mail's conditional moves was stored." in answer.body
     assert tree_of(table, 1) == before  # the tree set before stands
     # A line that is no move at all says how moves are written.
@@ -395,7 +397,8 @@ def test_an_answer_made_illegal_is_skipped_and_the_tree_cleared(server: Server, 
     assert tree_of(table, 1) is not None  # bob's own move is no move of his opponent
     mails = table.move("alice", a1)
     assert [t for _, t, _ in table.moves()] == [a0, other, a1]
-    assert f'Conditional move "{b1}" was found but is illegal: {reason}' in mails["bob"].body
+    said = f'Conditional move "{b1}" was found but is illegal: {reason}'
+    assert wrap(said) in mails["bob"].body  # folded at 72 columns, as every status line
     assert "It is bob's turn." in mails["bob"].body
     assert tree_of(table, 1) is None
     assert "onditional" not in mails["alice"].body + mails["carol"].body

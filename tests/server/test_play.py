@@ -55,7 +55,7 @@ def test_move_with_number_guard(server: Server, pair: tuple[str, str]) -> None:
     assert err.subject == "Quadrature Board 101 Error"
     assert f"Move {move}#3 received as move #1" in err.body
     assert "Original message follows:" in err.body
-    assert f"> Subject: quadrature move 101 alice secret {move}#3" in err.body
+    assert f"> Subject: quadrature move 101 alice ****** {move}#3" in err.body  # masked
     assert server.send(alice, f"quadrature move 101 alice secret {move}#1") == "done"
     assert board_row(server, "quadrature").move_count == 1
 

@@ -110,9 +110,9 @@ def test_custom_timeouts_and_timing_block(server: Server) -> None:
     mails = server.new_mail()
     assert "Nag Timeout set to 3 days" in mails[0].body
     assert "Forfeit Timeout set to 10 days" in mails[0].body
-    assert "alice ():   0 days, 02:00:00" in mails[0].body
-    assert "bob   ():   0 days, 00:00:00" in mails[0].body
-    assert "Total   :   0 days, 02:00:00" in mails[0].body
+    assert "alice:   0 days, 02:00:00" in mails[0].body
+    assert "bob  :   0 days, 00:00:00" in mails[0].body
+    assert "Total:   0 days, 02:00:00" in mails[0].body
     server.clock.advance(3 * DAY)
     run_jobs(server)
     [nag] = server.new_mail()
@@ -158,7 +158,7 @@ def test_fischer_clock_banks_time_and_runs_out(server: Server) -> None:
     server.clock.advance(HOUR)
     move(server, bob, "bob")
     mails = server.new_mail()
-    assert "Fischer clock: 2 days, 1 added per move, at most 3" in mails[0].body
+    assert "Fischer clock: 2 days, 1 day added per move, at most 3 days" in mails[0].body
     assert "Time left to alice: 2 days, 23:00" in mails[0].body
     server.clock.advance(2 * DAY + 22 * HOUR)
     assert run_jobs(server)["forfeits"] == 0

@@ -32,7 +32,7 @@ def test_admin_runs_a_round_robin_from_the_cli(cfg: Path) -> None:
     ]
     ok("tournament", "start", "spring")
     shown = ok("tournament", "show", "spring")
-    assert "status running, round 3 of 3" in shown
+    assert "status running, all 3 rounds at once" in shown  # a round robin
     assert "a101" in shown and "a103" in shown and "a104" not in shown  # 3 players: 3 games
     from sqlmodel import select
 
@@ -58,3 +58,18 @@ def test_admin_runs_a_round_robin_from_the_cli(cfg: Path) -> None:
     assert [t["status"] for t in listed] == ["running", "cancelled"]
     again = runner.invoke(app, ["tournament", "cancel", "ko"])
     assert again.exit_code == 1
+
+
+def test_enter_and_start_say_what_they_did_and_show_counts_rounds(cfg: Path) -> None:
+    for name in ("amy", "bo", "cy", "di"):
+        ok("user", "add", name, f"{name}@x.example", "--password", "pw")
+    ok("tournament", "create", "sw", "quarto", "--type", "swiss", "--rounds", "3")
+    said = [ok("tournament", "enter", "sw", name).strip() for name in ("amy", "bo", "cy", "di")]
+    assert said[0] == "amy has entered tournament sw (entrants so far: 1)."
+    assert said[3] == "di has entered tournament sw (entrants so far: 4)."
+    assert "status open" in ok("tournament", "show", "sw")
+    started = ok("tournament", "start", "sw")
+    assert started.strip() == (
+        "sw: Swiss of Quarto started with 4 players, 2 boards, running, round 1 of 3"
+    )
+    assert "status running, round 1 of 3\n" in ok("tournament", "show", "sw")

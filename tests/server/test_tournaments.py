@@ -154,7 +154,7 @@ def test_double_round_robin_of_six(server: Server) -> None:
     server.send(people["eve"], "tournament standings club")
     standing = server.new_mail()[0]
     assert standing.subject == "Tournament club standings"
-    assert "finished, round 10 of 10" in standing.body
+    assert "Status: finished after 10 rounds." in standing.body
 
 
 def test_swiss_of_nine_with_a_withdrawal(server: Server) -> None:

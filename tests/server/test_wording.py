@@ -1,0 +1,205 @@
+"""Replies that say the right thing: unknown games and misspelt commands, options
+written without the dash, replies quoting pbm's own subjects, the end of a game said
+once, "1 day", masked passwords, the Quarod board size."""
+
+from __future__ import annotations
+
+import json
+from datetime import timedelta
+from pathlib import Path
+
+import pytest
+
+from pbm.games import get_game
+from pbm.services.finished import without_status
+from tests.server.conftest import Server, board_row, legal_texts
+
+GOLDEN = Path(__file__).resolve().parent.parent / "golden"
+
+
+@pytest.fixture
+def pair(server: Server) -> tuple[str, str]:
+    return server.signup("alice"), server.signup("bob")
+
+
+def test_an_unknown_game_gets_the_games_played_here(server: Server, pair: tuple[str, str]) -> None:
+    alice, _ = pair
+    assert server.send(alice, "chess challenge alice bob") == "done"
+    [reply] = server.new_mail()
+    assert "no command found" not in reply.subject
+    assert "No game called 'chess' is played here." in reply.body
+    assert "quad, quadrature, quadrupel, quarod, quarto" in " ".join(reply.body.split())
+    server.send(alice, "quatro challenge alice bob")
+    [near] = server.new_mail()
+    assert "quarto" in near.body.split("(Your command")[0]
+
+
+def test_my_move_in_a_subject_is_no_command(server: Server, pair: tuple[str, str]) -> None:
+    alice, _ = pair
+    server.send(alice, "my move")
+    [note] = server.new_mail()
+    assert note.subject == "PBeM Server: no command found"
+
+
+def test_an_option_without_the_dash_is_read_as_one(server: Server, pair: tuple[str, str]) -> None:
+    alice, bob = pair
+    assert server.send(alice, "quarod challenge size=10 nagtime=5 alice bob") == "done"
+    mails = server.new_mail()
+    assert sorted(m.to[0] for m in mails) == [alice, bob]
+    row = board_row(server, "quarod")
+    assert json.loads(row.options) == {"size": "10"}
+    assert json.loads(row.server_options) == {"nagtime": "5"}
+    # Quarod mails name the board size, which the drawing alone does not tell.
+    assert mails[0].body.startswith("A new Quarod board (101) has been started\nOptions: size=10\n")
+    assert "Nag Timeout set to 5 days" in mails[0].body
+    server.send(alice, "quarod challenge sise=10 alice bob")
+    [err] = server.new_mail()
+    assert "Quarod has no option 'sise' (options: size)" in err.body
+    assert "players" not in err.body.split("(Your command")[0]
+
+
+def test_a_quarod_board_of_the_default_size_says_it(server: Server, pair: tuple[str, str]) -> None:
+    alice, _ = pair
+    server.send(alice, "quarod challenge alice bob")
+    assert "\nOptions: size=8\n" in server.new_mail()[0].body
+    server.send(alice, "quarto challenge alice bob")
+    assert "Options:" not in server.new_mail()[0].body  # all defaults, nothing hidden
+
+
+def test_did_you_mean_names_distinct_commands(server: Server, pair: tuple[str, str]) -> None:
+    alice, _ = pair
+    server.send(alice, "quarto chlalenge alice bob")
+    [err] = server.new_mail()
+    assert "Did you mean: quarto challenge?" in err.body
+    server.send(alice, "quadr chlalenge alice bob")
+    folded = " ".join(server.new_mail()[0].body.split())  # folded at 72 columns
+    assert "Did you mean: quadrature challenge?" in folded
+
+
+def test_a_reply_quoting_a_board_subject_is_not_a_command(
+    server: Server, pair: tuple[str, str]
+) -> None:
+    """carol answers a mail sent to alice (at alice's reply address): its Subject, the
+    board's, is not read as `quad board 101 carol` (a move without a password)."""
+    alice, _ = pair
+    carol = server.signup("carol")
+    server.send(alice, "quad challenge alice bob")
+    board_mail = next(m for m in server.new_mail() if m.to == [alice]).mail
+    assert board_mail.subject == "New Quad Board 101 alice"
+    move = legal_texts(server, "quad")[0]
+    server.send(carol, "Re: Quad Board 101 carol", f"{move}\n", to=board_mail.reply_to)
+    mails = server.new_mail()
+    assert all("Missing arguments" not in m.body and "Usage:" not in m.body for m in mails)
+    assert board_row(server, "quad").move_count == 0
+    # A command in the body's first line is still found under such a subject.
+    server.send(carol, "Re: Quad Board 101 carol", "quad show 101\n")
+    [shown] = server.new_mail()
+    assert "Summary of Quad Board 101" in shown.body
+
+
+def test_passwords_are_masked_wherever_a_command_is_echoed(
+    server: Server, pair: tuple[str, str]
+) -> None:
+    alice, _ = pair
+    server.send(alice, "quarto challenge alice bob")
+    server.new_mail()
+    server.send(alice, "quarto move 101 alice sekret b1 TLQF")
+    [err] = server.new_mail()
+    assert "sekret" not in err.body
+    assert "(Your command: quarto move 101 alice ****** b1 TLQF)" in err.body
+    assert "> Subject: quarto move 101 alice ****** b1 TLQF" in err.body
+    body = (
+        "quarto move 101 alice wrong1 give TLQF\n"
+        "quarto resign 101 alice wrong2\n"
+        "change password alice wrong3 wrong4\n"
+    )
+    server.send(alice, "Re: multiple", body)
+    [answer] = server.new_mail()
+    assert not any(f"wrong{n}" in answer.raw.decode() for n in range(1, 5))
+    assert "  quarto resign 101 alice ******\n" in answer.body  # the commands not run
+    assert "> change password alice ****** ******" in answer.body  # the quoted original
+
+
+def test_a_finished_board_says_its_result_once(server: Server, pair: tuple[str, str]) -> None:
+    alice, bob = pair
+    server.send(alice, "quarto challenge alice bob")
+    server.new_mail()
+    people = {0: ("alice", alice), 1: ("bob", bob)}
+    while board_row(server, "quarto").status == "active":
+        userid, address = people[board_row(server, "quarto").move_count % 2]
+        move = legal_texts(server, "quarto")[0]
+        server.send(address, f"quarto move 101 {userid} secret {move}")
+        mails = server.new_mail()
+    body = mails[0].body
+    assert "QUARTO!" not in body and "quarto:" not in body
+    [line] = [x for x in body.splitlines() if "Game won by" in x]
+    assert line.startswith("Quarto: row 1 ") and line.endswith(". Game won by alice.")
+    assert "To give" not in body and "To place" not in body
+
+
+def test_a_resigned_board_says_nobody_is_to_move(server: Server, pair: tuple[str, str]) -> None:
+    alice, bob = pair
+    server.send(alice, "quadrature challenge alice bob --nagtime=1")
+    assert "Nag Timeout set to 1 day\n" in server.new_mail()[0].body
+    for userid, address in (("alice", alice), ("bob", bob)):
+        server.send(
+            address, f"quadrature move 101 {userid} secret {legal_texts(server, 'quadrature')[0]}"
+        )
+    server.new_mail()
+    server.send(alice, "quadrature resign 101 alice secret")
+    mails = server.new_mail()
+    for mail in mails:
+        assert "alice resigns. Game won by bob.\n" in mail.body
+        assert "to move" not in mail.body and "Game over" not in mail.body
+        assert "\nalice:   0 days, 00:00:00\n" in mail.body and "()" not in mail.body
+
+
+@pytest.mark.parametrize("path", sorted(GOLDEN.glob("*.moves")), ids=lambda p: p.stem)
+def test_a_finished_drawing_drops_only_the_status(path: Path) -> None:
+    """On every golden game's last position and its first: the rules' "to move" and
+    "Game over" lines go, every line of the board itself stays."""
+    spec = json.loads(path.read_text())
+    rules = get_game(spec["game"])
+    state = rules.load(spec["position"]) if spec.get("position") else None
+    state = state if state is not None else rules.new_state(**spec.get("options", {}))
+    first = state
+    for text in spec["moves"]:
+        state = rules.apply(state, rules.parse_move(state, text))
+    for position in (first, state):
+        drawn = rules.render(position).rstrip("\n")
+        kept = without_status(rules, drawn)
+        gone = [line for line in drawn.split("\n") if line not in kept.split("\n")]
+        assert gone, "a status line was expected"
+        assert not any(
+            w in kept for w in ("to move", "Game over", "QUARTO!", "To give", "To place")
+        )
+        # The board itself, Quarto's pieces left and its key stay.
+        stays = [x for x in drawn.split("\n") if x[:3].strip().isdigit() or "Key:" in x]
+        assert all(x in kept.split("\n") for x in stays)
+
+
+def test_days_have_their_number(server: Server, pair: tuple[str, str]) -> None:
+    alice, _ = pair
+    server.send(alice, "quarto challenge alice bob --nagtime=1 --forfeittime=2")
+    body = server.new_mail()[0].body
+    assert "Nag Timeout set to 1 day\n" in body and "Forfeit Timeout set to 2 days\n" in body
+
+
+def test_no_help_reply_is_wider_than_72_columns(server: Server) -> None:
+    server.send("who@x.example", "help move")
+    [reply] = server.new_mail()
+    assert all(len(line) <= 72 for line in reply.body.splitlines())
+
+
+def test_a_subject_with_a_verb_second_is_no_command_unless_it_fits(
+    server: Server, pair: tuple[str, str]
+) -> None:
+    alice, _ = pair
+    for subject in ("Re: Your move summary", "my move", "chess move tomorrow"):
+        server.send(alice, subject)
+        server.clock.advance(timedelta(hours=25))  # the no-command note: once a day
+        [note] = server.new_mail()
+        assert note.subject == "PBeM Server: no command found", subject
+    server.send(alice, "chess move 101 alice pw e2-e4")
+    [err] = server.new_mail()
+    assert "No game called 'chess'" in err.body and "alice ******" in err.body
