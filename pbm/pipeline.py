@@ -37,7 +37,7 @@ from pbm.services.mailing import board_facts
 from pbm.services.outbox import outbox_values, queue_many
 from pbm.services.render import summary
 from pbm.store import queries
-from pbm.store.models import User
+from pbm.store.models import Game, User
 from pbm.texts import phrase, render, use_templates, wrap
 
 log = logging.getLogger(__name__)
@@ -85,20 +85,22 @@ def plan(ctx: Context, mail: InboundMail) -> list[CommandLine | tuple[Command, I
     A token counts when it came in our plus-address, or in a Message-ID pbm issued and
     recorded, and the mail is from its player's address (pbm.services.tokens.resolve).
     Raises AuthError when a trusted Authentication-Results producer says the sender's
-    domain failed its check: then a token alone vouches for nobody.
+    domain failed its check: then a token alone vouches for nobody. A reply that carries
+    only someone else's token and no full command raises a PbmError saying whose board
+    mail it answered.
     """
     subject_words = mail.command_subject.split()
     multiple = bool(subject_words) and subject_words[0].lower() in MULTIPLE
     found = [
-        f.token
+        f
         for f in tokens_in(mail, ctx.config.server_address)
         if f.message_id is None or queries.issued_message_id(ctx.session, f.message_id)
     ]
+    names = [f.token for f in found]
     if found and not multiple:
-        resolved = tokens.resolve(ctx, found)
+        seat = tokens.resolve(ctx, names)
         first, rest = first_line_and_rest(mail.fresh_text)
-        if resolved is not None:
-            game_id, user = resolved
+        if seat is not None:
             if first and starts_command(first):
                 return [CommandLine(first, rest)]
             verdict = sender_verdict(mail.authentication_results, ctx.config.authserv_ids)
@@ -113,9 +115,38 @@ def plan(ctx: Context, mail: InboundMail) -> list[CommandLine | tuple[Command, I
                     phrase("token_untrusted", authserv=verdict.authserv_id, reason=verdict.reason)
                 )
             # An empty reply still answers its board: "no move given", with the board.
-            board = board_by_id(ctx, game_id)
-            return [token_invocation(first, rest, board.rules, game_id, user)]
-    return list(find_commands(mail.command_subject, mail.fresh_text))
+            board = board_by_id(ctx, seat.game_id)
+            # The move count of the answered mail, where the token was found first.
+            sent = next(f.move for f in found if f.token == seat.token)
+            return [token_invocation(first, rest, board.rules, seat.game_id, seat.user, sent)]
+    commands: list[CommandLine | tuple[Command, Invocation]] = list(
+        find_commands(mail.command_subject, mail.fresh_text)
+    )
+    if not commands and found and not multiple:
+        other = tokens.foreign(ctx, names)
+        if other is not None:
+            raise PbmError(_foreign_token(ctx, other))
+    return commands
+
+
+def _foreign_token(ctx: Context, seat: tokens.Seat) -> str:
+    """Why a reply to someone else's reply address did nothing: whose address and board
+    it was, and what the sender can do instead. It names the sender's own userid and
+    address, never another's address (docs/security.md)."""
+    board = board_by_id(ctx, seat.game_id)
+    owner = seat.user.userid
+    text = phrase("token_foreign", owner=owner, label=board.label, sender=ctx.sender)
+    users = queries.users_by_address(ctx.session, ctx.sender)
+    players = [u for u in users if board.index_of(u.id) is not None]
+    if players:
+        hint = phrase("token_foreign_player", userid=players[0].userid)
+    elif users:
+        example = f"{board.rules.name} move {board.row.board} {users[0].userid} PASSWORD MOVE"
+        hint = phrase("token_foreign_user", userid=users[0].userid, example=example)
+    else:
+        example = f"{board.rules.name} move {board.row.board} {owner} PASSWORD MOVE"
+        hint = phrase("token_foreign_stranger", owner=owner, example=example)
+    return f"{wrap(text, reflow=True)}\n{wrap(hint, reflow=True)}"
 
 
 def run_mail(ctx: Context, mail: InboundMail) -> None:
@@ -129,7 +160,9 @@ def run_mail(ctx: Context, mail: InboundMail) -> None:
     try:
         work = plan(ctx, mail)
     except PbmError as exc:
-        _error_reply(ctx, mail, exc, None, mail.command_subject or mail.subject)
+        # Only a token reply is refused here: what it asked is its first line.
+        asked = first_line_and_rest(mail.fresh_text)[0]
+        _error_reply(ctx, mail, exc, None, asked or mail.command_subject or mail.subject)
         return
     if not work:
         _no_command(ctx)
@@ -318,6 +351,13 @@ def thread_id(ctx: Context, game_id: int) -> str:
     return f"<pbm-board-{game_id}@{ctx.config.server_host}>"
 
 
+def _move_count(ctx: Context, game_id: int) -> int | None:
+    """The board's move count now, which its mails carry beside the reply token: the
+    last mail per board and reader is queued, so it shows this position."""
+    row = ctx.session.get(Game, game_id)
+    return None if row is None else row.move_count
+
+
 def queue_replies(
     ctx: Context, mail: InboundMail | None, replies: Sequence[Reply], inbound_id: int | None
 ) -> list[str]:
@@ -332,9 +372,11 @@ def queue_replies(
         if not to:
             continue
         token: str | None = None
+        move: int | None = None
         if reply.game_id is not None and reply.user_id is not None:
             token = tokens.token_for(ctx, reply.game_id, reply.user_id)
-        message_id = message_id_for(token, host)
+            move = _move_count(ctx, reply.game_id)
+        message_id = message_id_for(token, host, move)
         references: list[str] = []
         if reply.game_id is not None:
             references.append(thread_id(ctx, reply.game_id))
@@ -353,7 +395,7 @@ def queue_replies(
             message_id=message_id,
             in_reply_to=in_reply_to,
             references=references,
-            reply_to=reply_address(ctx.config.server_address, token) if token else None,
+            reply_to=reply_address(ctx.config.server_address, token, move) if token else None,
             date=ctx.now(),
             quote=quote if reply.quote_original else None,
         )

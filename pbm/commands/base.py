@@ -28,6 +28,9 @@ class Invocation:
     # the board and the player are known, so no board number and no password are written.
     token_board_id: int | None = None
     token_user: User | None = None
+    # The board's move count when the answered board mail was sent (None: not known): a
+    # move answering an older mail than the board's newest is refused as stale.
+    token_move: int | None = None
     params: dict[str, str] = field(default_factory=dict)  # -name[=value] words
     server_options: dict[str, str] = field(default_factory=dict)  # --name=value words
 

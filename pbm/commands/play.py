@@ -62,7 +62,7 @@ class MoveCommand(Command):
             raise BoardError(phrase("no_move_given"), board.id)
         if not rest:
             raise UsageError(phrase("no_move_given"), self.full_usage(inv.rules))
-        request = play.split_move_number(" ".join(rest))
+        request = play.split_move_number(" ".join(rest), inv.token_move)
         play.make_move(ctx, board, user, request, inv.comment)
 
 
@@ -156,7 +156,7 @@ class Submit(Command):
         board, user, rest = self.board_user(ctx, inv)
         if not rest:
             raise UsageError(phrase("no_move_given"), self.full_usage(inv.rules))
-        play.submit(ctx, board, user, play.split_move_number(" ".join(rest)))
+        play.submit(ctx, board, user, play.split_move_number(" ".join(rest), inv.token_move))
 
 
 class Confirm(Command):

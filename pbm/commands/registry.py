@@ -183,9 +183,10 @@ def parse_line(line: str, comment: str = "") -> tuple[Command, Invocation]:
 
 
 def token_invocation(
-    line: str, comment: str, rules: Rules, board_id: int, user: User
+    line: str, comment: str, rules: Rules, board_id: int, user: User, move: int | None = None
 ) -> tuple[Command, Invocation]:
-    """A reply's first line about its board: `e3-e4`, `move e3-e4`, `resign`, `show`..."""
+    """A reply's first line about its board: `e3-e4`, `move e3-e4`, `resign`, `show`...;
+    `move` is the board's move count when the answered mail was sent."""
     words = [w for w in line.split() if w != "**"]
     first = words[0].lower() if words else ""
     command = GAME_VERBS.get(first)
@@ -203,6 +204,7 @@ def token_invocation(
         rules=rules,
         token_board_id=board_id,
         token_user=user,
+        token_move=move,
     )
     return command, inv
 

@@ -93,6 +93,25 @@ def _name(square: int) -> str:
     return square_name(square, SIZE)
 
 
+def _jump_path(cells: tuple[int, ...], frm: int, to: int) -> list[int] | None:
+    """The squares of a jump chain from `frm` to `to` (rules-notes 1.2: each jump goes
+    over one adjacent stone to an empty square), the fewest jumps, first found in
+    `JUMP_BITS` order; None for a step or a single jump, which `from-to` tells whole."""
+    came: dict[int, int] = {frm: frm}
+    frontier = [frm]
+    for square in frontier:  # breadth first: the list grows while it is walked
+        for over, land, _ in JUMP_BITS[square]:
+            if cells[over] and over != frm and not cells[land] and land not in came:
+                came[land] = square
+                frontier.append(land)
+    if to not in came or came[to] == frm:
+        return None
+    path = [to]
+    while path[-1] != frm:
+        path.append(came[path[-1]])
+    return path[::-1]
+
+
 def _plural(count: int, word: str) -> str:
     return f"{count} {word}" if count == 1 else f"{count} {word}s"
 
@@ -656,7 +675,8 @@ shown yet."""
                 f"{SEAT_NAMES[seat]} " + _setup_text(after, seat) for seat in (BLACK, WHITE)
             )
             return f"setup done; {shown}"
-        text = self.format_move(state, move)
+        path = _jump_path(state.cells, *divmod(move, SQUARES))
+        text = "-".join(_name(s) for s in path) if path else self.format_move(state, move)
         mover = state.turn
         shape = SHAPES.get(after.masks[mover])
         if shape is None:

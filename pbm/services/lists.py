@@ -31,10 +31,13 @@ def show_text(ctx: Context, board: Board, reader: User | None, upto: int | None 
     moves = queries.move_records(ctx.session, board.id)[:upto]
     state = state_at(ctx, board, upto)
     shown = Board(row=board.row, rules=board.rules, players=board.players, state=state)
+    # An earlier position says so, and who was to move in it; today's status, result,
+    # ratings and timing are not about it.
+    title = phrase("title_position", number=upto, total=board.row.move_count, label=board.label)
     return summary(
         shown,
-        board_facts(ctx, shown, moves=moves, timing=True),
-        title=title_for(board, "Summary"),
+        board_facts(ctx, shown, moves=moves, timing=False, results=False),
+        title=title,
         reader=reader,
         state=state,
         now=board.state,

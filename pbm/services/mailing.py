@@ -9,6 +9,7 @@ from pbm.services.accounts import reply_addresses
 from pbm.services.boards import Board
 from pbm.services.clocks import shows_timing, timing_lines
 from pbm.services.context import Context, Reply
+from pbm.services.echoes import with_echoes
 from pbm.services.matches import match_lines
 from pbm.services.ratings import rating_lines
 from pbm.services.render import BoardFacts, Timing, subject_for, summary
@@ -37,12 +38,15 @@ def board_facts(
     moves: Sequence[ShownMove] | None = None,
     subscribers: Sequence[User] | None = None,
     timing: bool | None = None,
+    results: bool = True,
 ) -> BoardFacts:
     """Everything `summary` prints besides the board: the moves (all of them unless
-    given), the subscribers, the timing block (shown on request, else on ended boards
-    and boards with time rules of their own, as pbmserv) and the results."""
+    given) with their echoes, the subscribers, the timing block (shown on request, else
+    on ended boards and boards with time rules of their own, as pbmserv) and the
+    results (not for a view of an earlier position: show board#n, previews)."""
     if moves is None:
         moves = queries.move_records(ctx.session, board.id)
+    moves = with_echoes(board.rules, board.options, moves)
     if subscribers is None:
         subscribers = queries.subscribers_of(ctx.session, board.id)
     if timing is None:
@@ -51,7 +55,7 @@ def board_facts(
         moves=moves,
         subscribers=[u.userid for u in subscribers],
         timing=Timing(timing_lines(ctx, board), ctx.now()) if timing else None,
-        results=board_results(ctx, board),
+        results=board_results(ctx, board) if results else (),
     )
 
 
@@ -82,7 +86,8 @@ def mail_board(
     private: Mapping[int, Sequence[str]] | None = None,
 ) -> None:
     """Send the board to its readers (or to `only`), each his own copy; `private` adds
-    lines to the events of one reader's copy alone (by user id)."""
+    lines to the events of one reader's copy alone (by user id). A reader in digest mode
+    who has such lines gets his copy now: they tell him what was played for him."""
     title = title_for(board, "new" if new else "Summary")
     subject = subject_for(board, new=new)
     subscribers = queries.subscribers_of(ctx.session, board.id)
@@ -90,14 +95,15 @@ def mail_board(
     held = _held_for_digest(ctx, board, new, only)
     for user in readers(ctx, board, subscribers) if only is None else only:
         to = reply_addresses(ctx, user)
-        if not to or (user.id in held and ctx.sender not in to):
+        mine = (private or {}).get(user.saved_id, ())
+        if not to or (user.id in held and ctx.sender not in to and not mine):
             continue
         body = summary(
             board,
             facts,
             title=title,
             reader=user,
-            events=[*events, *(private or {}).get(user.saved_id, ())],
+            events=[*events, *mine],
             last_rows=None if new else ctx.config.move_rows,
         )
         ctx.reply(

@@ -24,7 +24,7 @@ from pbm.services.secrecy import HIDDEN_TEXT, hidden_moves, may_hide
 from pbm.services.timeouts import forfeit_if_due
 from pbm.store import queries
 from pbm.store.models import Move, User
-from pbm.texts import phrase
+from pbm.texts import phrase, wrap
 
 log = logging.getLogger(__name__)
 
@@ -35,14 +35,17 @@ EVENTS = ("resign", "propose", "undo", "accept", "reject")
 class MoveRequest:
     text: str
     number: int | None = None  # the `#n` the player wrote: the move number he expects
+    # A reply's: the board's move count when the mail it answers was sent.
+    answered: int | None = None
 
 
-def split_move_number(text: str) -> MoveRequest:
-    """`e1-e2#5` -> ("e1-e2", 5). Everything before the last `#digits` is the move."""
+def split_move_number(text: str, answered: int | None = None) -> MoveRequest:
+    """`e1-e2#5` -> ("e1-e2", 5). Everything before the last `#digits` is the move.
+    `answered` is the move count of the board mail a reply answers, if known."""
     head, sep, tail = text.strip().rpartition("#")
     if sep and tail.strip().isdigit():
-        return MoveRequest(head.strip(), int(tail))
-    return MoveRequest(text.strip())
+        return MoveRequest(head.strip(), int(tail), answered)
+    return MoveRequest(text.strip(), None, answered)
 
 
 def _player_index(board: Board, user: User) -> int:
@@ -58,12 +61,20 @@ def _require_active(board: Board) -> None:
 
 
 def _check_number(board: Board, request: MoveRequest) -> None:
+    """A move meant for another position than the board's is refused: its `#n` names
+    another move number, or, without one, the board mail it answers is not the newest."""
     expected = board.row.move_count + 1
     if request.number is not None and request.number != expected:
         raise BoardError(
             phrase("stale_number", move=f"{request.text}#{request.number}", number=expected),
             board.id,
         )
+    answered = request.answered
+    if request.number is None and answered is not None and answered != board.row.move_count:
+        start = phrase("stale_reply_start")
+        when = phrase("stale_reply_after", move=answered) if answered else start
+        text = phrase("stale_reply", move=request.text, when=when, number=expected)
+        raise BoardError(wrap(text, reflow=True), board.id)
 
 
 def _set_comment(board: Board, user: User, comment: str) -> None:
@@ -106,7 +117,10 @@ def _play_one(
     board.state = board.rules.apply(board.state, move)
     board.row.move_count += 1
     board.row.last_move_at = now
-    queries.add_move(ctx.session, board.id, board.row.move_count, index, canonical, auto, now)
+    # The echo is kept with the move (board mails, `show`, records); the column holds 200.
+    queries.add_move(
+        ctx.session, board.id, board.row.move_count, index, canonical, auto, now, echo[:200]
+    )
     outcome = board.rules.outcome(board.state)
     if outcome is not None:
         seats = list(board.rules.player_seats(board.state))
@@ -366,6 +380,7 @@ def _mail_preview(
         seat = board.rules.to_move(probe)
         seats = list(board.rules.player_seats(probe))
         number += 1
+        parsed = board.rules.parse_move(probe, text)
         extra.append(
             Move(
                 game_id=board.id,
@@ -373,16 +388,23 @@ def _mail_preview(
                 player=seats.index(seat) if seat is not None else 0,
                 text=text,
                 made_at=ctx.now(),
+                echo=board.rules.describe_move(probe, parsed),
             )
         )
-        probe = board.rules.apply(probe, board.rules.parse_move(probe, text))
+        probe = board.rules.apply(probe, parsed)
     shown = Board(row=board.row, rules=board.rules, players=board.players, state=state)
+    # Which position this is: the moves kept, then those previewed; no timing, no result
+    # (they belong to the game as it stands).
+    at = {"number": len(moves), "total": board.row.move_count}
+    where = phrase("preview_kept", **at)
+    if played:
+        where = phrase("preview_position", moves=", ".join(played), **at)
     body = summary(
         shown,
-        board_facts(ctx, shown, moves=[*moves, *extra], timing=True),
+        board_facts(ctx, shown, moves=[*moves, *extra], timing=False, results=False),
         title=title_for(board, kind),
         reader=reader,
-        events=[note] if note else [],
+        events=[where, note] if note else [where],
         state=state,
         now=board.state,
     )

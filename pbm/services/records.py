@@ -2,7 +2,9 @@
 by `export` and read back by `parse` (preview) and `import_record` (a new board).
 
 The format is line based: `Key: value` headers, then `Moves:` and one move a line
-(`number userid time move [auto]`), then `End`. Times are UTC ISO 8601.
+(`number userid time move [auto] [# echo]`), then `End`. Times are UTC ISO 8601. The
+echo (what the rules said of the move, "g4-g5 converts c5") is written when it says
+more than the move; reading ignores it, since replaying the moves gives it again.
 """
 
 from __future__ import annotations
@@ -16,13 +18,17 @@ from pbm.errors import PbmError
 from pbm.games import GameError
 from pbm.services.boards import Board, board_from_row, replay, rules_for, save_board
 from pbm.services.context import Context
+from pbm.services.echoes import with_echoes
 from pbm.services.ratings import rate_row
 from pbm.services.tokens import new_token
 from pbm.store import queries
 from pbm.store.models import Game, GamePlayer, Move
+from pbm.store.queries import MoveRecord
 from pbm.texts import phrase
 
 MAGIC = "pbm game record 1"
+# Before a move's echo; no move text holds "#" (it marks the move number in commands).
+ECHO_MARK = "#"
 
 
 @dataclass
@@ -88,10 +94,12 @@ def export(ctx: Context, board: Board) -> str:
     for reason_line in (row.result_reason or "").splitlines():
         lines.append(f"Reason: {reason_line}")
     lines.append("Moves:")
-    for move in queries.moves_of(ctx.session, board.id):
+    moves = queries.moves_of(ctx.session, board.id)
+    for move, echoed in zip(moves, with_echoes(board.rules, board.options, moves), strict=True):
         auto = " auto" if move.auto else ""
         userid = board.userids[move.player]
-        lines.append(f"{move.number} {userid} {_iso(move.made_at)} {move.text}{auto}")
+        echo = f" {ECHO_MARK} {echoed.echo}" if echoed.echo not in (None, move.text) else ""
+        lines.append(f"{move.number} {userid} {_iso(move.made_at)} {move.text}{auto}{echo}")
     lines.append("End")
     return "\n".join(lines) + "\n"
 
@@ -182,7 +190,8 @@ def parse(text: str) -> Record:
     for line in it:
         if line == "End":
             break
-        parts = line.split(" ")
+        # The echo, if any, goes: replaying gives it (and records before 0007 have none).
+        parts = line.partition(f" {ECHO_MARK} ")[0].split(" ")
         if len(parts) < 4 or not parts[0].isdigit() or parts[1] not in players:
             raise _bad(f"move line '{line}' should be 'number userid time move'")
         auto = parts[-1] == "auto" and len(parts) > 4
@@ -205,6 +214,10 @@ def check(record: Record) -> str:
     except GameError as exc:
         raise _bad(str(exc)) from None
     return rules.render(state).rstrip("\n")
+
+
+def _unechoed(move: RecordMove) -> MoveRecord:
+    return MoveRecord(move.number, move.player, move.text, move.auto, None)
 
 
 def import_record(ctx: Context, record: Record, board_name: str | None = None) -> Board:
@@ -256,7 +269,9 @@ def import_record(ctx: Context, record: Record, board_name: str | None = None) -
                 token=new_token(ctx, row.saved_id, user.saved_id),
             )
         )
-    for move in record.moves:
+    # The echoes are the rules' own, replayed (a record's echo lines are for reading).
+    replayed = with_echoes(rules, record.options, [_unechoed(m) for m in record.moves])
+    for move, echoed in zip(record.moves, replayed, strict=True):
         ctx.session.add(
             Move(
                 game_id=row.saved_id,
@@ -265,6 +280,7 @@ def import_record(ctx: Context, record: Record, board_name: str | None = None) -
                 text=move.text,
                 auto=move.auto,
                 made_at=move.at,
+                echo=(echoed.echo or move.text)[:200],
             )
         )
     ctx.session.flush()

@@ -15,12 +15,13 @@ from pbm.games.base import State
 from pbm.services import conditional_tree
 from pbm.services.boards import Board
 from pbm.services.finished import with_reason, without_status
-from pbm.services.secrecy import ShownMove, hidden_moves, may_hide, shown_text
+from pbm.services.secrecy import ShownMove, hidden_moves, may_hide, shown_echo, shown_text
 from pbm.store.models import User
 from pbm.texts import phrase, render, wrap
 
 STARS = "*" * 60
 INDENT = "   "
+WIDTH = 72  # every line pbm mails fits in 72 columns
 
 
 @dataclass(frozen=True)
@@ -64,7 +65,9 @@ def move_columns(
     hidden: set[int] | None = None,
 ) -> str:
     """Side names, userids, then the numbered moves, one column per player; the moves
-    numbered in `hidden` show as "..." (secret to this reader)."""
+    numbered in `hidden` show as "..." (secret to this reader). A move shows with its
+    echo ("9 g4-g5 converts c5") when that fits its column's share of 72 columns, else
+    as the bare move (the status block's last-move line gives the echo in full)."""
     seats = board.rules.player_seats(state)
     return _move_columns(board, moves, seats, last_rows, hidden or set())
 
@@ -77,6 +80,7 @@ def _move_columns(
     hidden: set[int],
 ) -> str:
     n = len(board.players)
+    share = (WIDTH - len(INDENT)) // max(n, 1) - 2  # a column's text, less its 2-space gap
     cells: list[list[str]] = []
     row: list[str] = [""] * n
     previous = -1
@@ -84,7 +88,10 @@ def _move_columns(
         if move.player <= previous:
             cells.append(row)
             row = [""] * n
-        text = f"{move.number} {shown_text(move, hidden)}" + (" (Auto)" if move.auto else "")
+        auto = " (Auto)" if move.auto else ""
+        text = f"{move.number} {shown_echo(move, hidden)}{auto}"
+        if len(text) > share:
+            text = f"{move.number} {shown_text(move, hidden)}{auto}"
         row[move.player] = text
         previous = move.player
     if previous >= 0:
@@ -107,6 +114,28 @@ def drawing(board: Board, state: State, seat: int | None, *, final: bool = False
     and "Game over" lines (the result line says how it ended)."""
     text = board.rules.render(state, seat if may_hide(board.rules) else None).rstrip("\n")
     return without_status(board.rules, text) if final else text
+
+
+def last_move_line(
+    board: Board, moves: Sequence[ShownMove], hidden: set[int], *, bare: bool = False
+) -> str:
+    """The last move with its echo, "carol g4-g5 converts c5" ("" before the first);
+    `bare`: the move alone (the result line below says what it did)."""
+    if not moves:
+        return ""
+    last = moves[-1]
+    shown = shown_text(last, hidden) if bare else shown_echo(last, hidden)
+    echo = shown + (" (Auto)" if last.auto else "")
+    return phrase("last_move_line", userid=board.userids[last.player], echo=echo)
+
+
+def position_line(board: Board, state: State) -> str:
+    """Who is to move in a position shown out of its time (show board#n, previews)."""
+    seat = board.rules.to_move(state)
+    if seat is None:
+        return phrase("position_over")
+    index = list(board.rules.player_seats(state)).index(seat)
+    return phrase("position_to_move", userid=board.userids[index])
 
 
 def result_line(board: Board) -> str:
@@ -154,19 +183,27 @@ def summary(
     """The whole board mail body for `reader` (None: an observer). `last_rows` keeps the
     move list of an ongoing board to its last rows (None: every move). `now` is the game
     as it stands when `state` is another position (show board#n, previews): it decides
-    which moves are still secret."""
-    final = not board.active and (state is None or state is board.state)
+    which moves are still secret, and makes this a view of that position, which says
+    who is to move in it and leaves out what belongs to the game today (its status and
+    result, queued and submitted moves, proposals, the comment; the caller's `facts`
+    bring no timing and no results)."""
+    past = now is not None
+    final = not past and not board.active
     state = board.state if state is None else state
-    status = [*events]
-    status.append(result_line(board))
+    index = board.index_of(reader.id if reader else None)
+    moves = facts.moves
+    hidden = hidden_moves(board, moves, index, now)
+    # A move that ended the game by the rules: its echo would say the result twice.
+    ended = final and board.rules.outcome(state) is not None
+    status = [last_move_line(board, moves, hidden, bare=ended), *events]
+    status.append(position_line(board, state) if past else result_line(board))
     # The events and the result are pbm's sentences (with a rules engine's reasons):
     # folded at 72 columns like every line pbm writes.
     status_text = wrap("\n".join(s for s in status if s))
     for block in facts.results:
         status_text += "\n\n" + "\n".join(block) if block else ""
-    index = board.index_of(reader.id if reader else None)
     extras: list[str] = []
-    if index is not None and board.active:
+    if index is not None and board.active and not past:
         gp = board.players[index][0]
         if gp.queued_move:
             extras.append(phrase("queued_line", move=gp.queued_move))
@@ -174,31 +211,24 @@ def summary(
             extras.append(phrase("submitted_line", move=gp.submitted_move))
         # His conditional moves: only his own copy shows them.
         extras += conditional_tree.listing(gp.conditional)
-    if board.row.proposal:
+    if board.row.proposal and not past:
         extras.append(proposal_text(board))
     seat = board.seat_of(index) if index is not None else None
     subs_line = (
         phrase("subscribers_line", userids=" ".join(facts.subscribers)) if facts.subscribers else ""
     )
     comment = ""
-    if board.row.comment:
+    if board.row.comment and not past:
         author = phrase("comment_by", userid=board.row.comment_by or "")
         comment = "\n".join(["", STARS, "", author, board.row.comment.rstrip()])
     timing_text = "\n" + STARS + "\n\n" + timing_block(board, facts.timing) if facts.timing else ""
-    moves = facts.moves
     return (
         render(
             "board",
             title="\n".join(line for line in (title, options_line(board)) if line),
             status=status_text,
             extras=("\n" + "\n".join(extras) + "\n") if extras else "",
-            moves=move_columns(
-                board,
-                moves,
-                state,
-                last_rows if board.active else None,
-                hidden_moves(board, moves, index, now),
-            ),
+            moves=move_columns(board, moves, state, last_rows if board.active else None, hidden),
             board=drawing(board, state, seat, final=final),
             subscribers=("\n" + wrap(subs_line)) if subs_line else "",
             comment=comment,

@@ -32,6 +32,9 @@ class ShownMove(Protocol):
     @property
     def auto(self) -> bool: ...
 
+    @property
+    def echo(self) -> str | None: ...
+
 
 def may_hide(rules: Rules) -> bool:
     """Whether the game can hide moves at all (the default `move_visible` shows every one)."""
@@ -71,3 +74,9 @@ def _parsed(board: Board, moves: Sequence[ShownMove]) -> list[tuple[ShownMove, i
 
 def shown_text(move: ShownMove, hidden: set[int]) -> str:
     return HIDDEN_TEXT if move.number in hidden else move.text
+
+
+def shown_echo(move: ShownMove, hidden: set[int]) -> str:
+    """The move with what the rules said of it ("g4-g5 converts c5"); a hidden move's
+    echo is hidden like the move (a setup's echo names its values)."""
+    return HIDDEN_TEXT if move.number in hidden else (move.echo or move.text)

@@ -5,6 +5,7 @@ the move.
 With a secret in the environment (config.token_secret_env) tokens are an HMAC of the
 board and the player; without one they are random. Either way they are stored on the
 player's GamePlayer row, so a token is looked up, never reversed. Observers get none.
+The move count that board mails add to it (pbm.mail.addressing) is no part of it.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ import base64
 import hashlib
 import hmac
 import secrets
+from dataclasses import dataclass
 
 from pbm.services.context import Context
 from pbm.store import queries
@@ -46,18 +48,46 @@ def token_for(ctx: Context, game_id: int, user_id: int) -> str | None:
     return gp.token
 
 
-def resolve(ctx: Context, tokens: list[str]) -> tuple[int, User] | None:
-    """(board id, player) for the first token that belongs to the sender, else None.
+@dataclass(frozen=True)
+class Seat:
+    """Whose a reply token is: the board and the player it was issued to."""
+
+    game_id: int
+    user: User
+    token: str
+
+
+def _seat(ctx: Context, token: str) -> Seat | None:
+    gp = queries.player_by_token(ctx.session, token.lower())
+    if gp is None:
+        return None
+    user = ctx.session.get(User, gp.user_id)
+    if user is None or user.disabled:
+        return None
+    return Seat(gp.game_id, user, token.lower())
+
+
+def _from_player(ctx: Context, user: User) -> bool:
+    return ctx.sender.lower() in queries.addresses_of(ctx.session, user.saved_id)
+
+
+def resolve(ctx: Context, tokens: list[str]) -> Seat | None:
+    """The seat of the first token that belongs to the sender, else None.
 
     A token alone is not enough: the mail must come from one of that player's addresses.
     """
     for token in tokens:
-        gp = queries.player_by_token(ctx.session, token.lower())
-        if gp is None:
-            continue
-        user = ctx.session.get(User, gp.user_id)
-        if user is None or user.disabled:
-            continue
-        if ctx.sender.lower() in queries.addresses_of(ctx.session, user.saved_id):
-            return gp.game_id, user
+        seat = _seat(ctx, token)
+        if seat is not None and _from_player(ctx, seat.user):
+            return seat
+    return None
+
+
+def foreign(ctx: Context, tokens: list[str]) -> Seat | None:
+    """The seat of the first token that is someone else's than the sender's (a reply to
+    another player's board mail, or from an address his player never registered)."""
+    for token in tokens:
+        seat = _seat(ctx, token)
+        if seat is not None and not _from_player(ctx, seat.user):
+            return seat
     return None

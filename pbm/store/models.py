@@ -103,6 +103,8 @@ class Move(Stored, SQLModel, table=True):
     text: str = Field(max_length=200)  # the game's canonical notation
     auto: bool = False  # played by the server (queued move)
     made_at: datetime = Field(sa_column=_ts())
+    # What the rules said of it when it was played ("converts c5"); NULL before 0007.
+    echo: str | None = Field(default=None, max_length=200)
 
 
 class Subscription(Stored, SQLModel, table=True):

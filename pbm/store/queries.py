@@ -196,10 +196,11 @@ class MoveRecord(NamedTuple):
     player: int
     text: str
     auto: bool
+    echo: str | None = None  # what the rules said of it; None for moves before 0007
 
 
 _MOVE_RECORDS = (
-    sa_select(_MOVE.c.number, _MOVE.c.player, _MOVE.c.text, _MOVE.c.auto)
+    sa_select(_MOVE.c.number, _MOVE.c.player, _MOVE.c.text, _MOVE.c.auto, _MOVE.c.echo)
     .where(_MOVE.c.game_id == bindparam("game_id"))
     .order_by(_MOVE.c.number)
 )
@@ -215,12 +216,20 @@ _ADD_MOVE = _MOVE.insert()
 
 
 def add_move(
-    session: Session, game_id: int, number: int, player: int, text: str, auto: bool, at: datetime
+    session: Session,
+    game_id: int,
+    number: int,
+    player: int,
+    text: str,
+    auto: bool,
+    at: datetime,
+    echo: str | None = None,
 ) -> None:
-    """Store one move: a Core insert, since nothing in this transaction needs it as an
-    object, and no flush first (the board's pending changes wait for its own flush)."""
+    """Store one move (with its echo, what the rules said of it): a Core insert, since
+    nothing in this transaction needs it as an object, and no flush first (the board's
+    pending changes wait for its own flush)."""
     values = {"game_id": game_id, "number": number, "player": player, "text": text}
-    values.update(auto=auto, made_at=at)
+    values.update(auto=auto, made_at=at, echo=echo)
     session.connection().execute(_ADD_MOVE, values)
 
 

@@ -35,7 +35,7 @@ def test_message_id_for_carries_the_token_and_is_fresh() -> None:
     second = message_id_for(TOKEN, "example.org")
     assert re.fullmatch(rf"<pbm\.{TOKEN}\.[a-z0-9]+@example\.org>", first)
     assert first != second
-    assert token_in_message_id(first) == TOKEN
+    assert token_in_message_id(first) == FoundToken(TOKEN, first)
 
 
 def test_message_id_without_token() -> None:
@@ -137,6 +137,64 @@ def test_the_server_domain_is_the_only_message_id_host() -> None:
 
 def test_token_in_message_id_with_a_host() -> None:
     ident = f"<pbm.{TOKEN}.0a1b@example.org>"
-    assert token_in_message_id(ident, "Example.Org") == TOKEN
+    assert token_in_message_id(ident, "Example.Org") == FoundToken(TOKEN, ident)
     assert token_in_message_id(ident, "evil.host") is None
-    assert token_in_message_id(ident) == TOKEN  # no host given: shape only
+    assert token_in_message_id(ident) == FoundToken(TOKEN, ident)  # no host given: shape only
+
+
+def test_a_move_count_in_the_reply_address_and_the_message_id() -> None:
+    assert reply_address(SERVER, TOKEN, 9) == f"pbm+{TOKEN}.9@example.org"
+    assert reply_address(SERVER, TOKEN, 0) == f"pbm+{TOKEN}.0@example.org"
+    ident = message_id_for(TOKEN, "example.org", 12)
+    assert re.fullmatch(rf"<pbm\.{TOKEN}\.12\.[0-9a-f]{{20}}@example\.org>", ident)
+    assert token_in_message_id(ident, "example.org") == FoundToken(TOKEN, ident, 12)
+    for bad in (-1, 10**9):
+        with pytest.raises(ValueError):
+            reply_address(SERVER, TOKEN, bad)
+        with pytest.raises(ValueError):
+            message_id_for(TOKEN, "example.org", bad)
+
+
+@pytest.mark.parametrize(
+    ("header", "found"),
+    [
+        (f"To: pbm+{TOKEN}.9@example.org\n", FoundToken(TOKEN, None, 9)),
+        (f"To: PBM+{TOKEN.upper()}.0@Example.org\n", FoundToken(TOKEN, None, 0)),
+        (
+            f"In-Reply-To: <pbm.{TOKEN}.9.0a1b2c@example.org>\n",
+            FoundToken(TOKEN, f"<pbm.{TOKEN}.9.0a1b2c@example.org>", 9),
+        ),
+        # The formats before the move count: still tokens, with no count.
+        (f"To: pbm+{TOKEN}@example.org\n", FoundToken(TOKEN, None, None)),
+        (
+            f"In-Reply-To: <pbm.{TOKEN}.0123456789@example.org>\n",
+            FoundToken(TOKEN, f"<pbm.{TOKEN}.0123456789@example.org>", None),
+        ),
+    ],
+)
+def test_the_move_count_is_read_back(header: str, found: FoundToken) -> None:
+    assert tokens_in(parse_message(reply(header)), SERVER) == [found]
+
+
+@pytest.mark.parametrize(
+    "header",
+    [
+        f"To: pbm+{TOKEN}.x9@example.org\n",
+        f"To: pbm+{TOKEN}.1234567890@example.org\n",  # more than 9 digits
+        f"To: pbm+{TOKEN}.9.9@example.org\n",
+        f"To: pbm+{TOKEN}.@example.org\n",
+        f"In-Reply-To: <pbm.{TOKEN}.9.9.0a1b@example.org>\n",
+        f"In-Reply-To: <pbm.{TOKEN}.9.0a1b@evil.host>\n",
+    ],
+)
+def test_malformed_move_counts_carry_no_token(header: str) -> None:
+    assert tokens_in(parse_message(reply(header)), SERVER) == []
+
+
+def test_a_token_counts_once_with_the_count_of_its_first_place() -> None:
+    headers = (
+        f"To: pbm+{TOKEN}.7@example.org\n"
+        f"In-Reply-To: <pbm.{TOKEN}.3.aa@example.org>\n"
+        f"References: <pbm.{TOKEN}.1.bb@example.org>\n"
+    )
+    assert tokens_in(parse_message(reply(headers)), SERVER) == [FoundToken(TOKEN, None, 7)]

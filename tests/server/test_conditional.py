@@ -665,3 +665,23 @@ def test_the_cli_runs_the_command_and_export_keeps_the_tree_out(cfg: Path) -> No
     cli_ok("run", "quarto move 101 alice pw give sdqf", "--as", "alice")
     shown = json.loads(cli_ok("game", "show", "quarto", "101", "--json"))
     assert shown["moves"] == ["give SDQF", "a1 TLRH"]
+
+
+def test_an_owner_in_digest_mode_hears_at_once_that_his_answer_was_played(
+    server: Server,
+) -> None:
+    """Digest mode holds the mails of others' moves for the daily digest; a conditional
+    answer is his own move, so its mail, with what it did, comes at once."""
+    table = open_table(server, "quadrature")
+    rules = table.rules
+    rng = random.Random("digest")
+    a1, b1 = line(rules, table.state(), 2, rng)
+    table.conditional("bob", [[a1, b1]])
+    assert server.send(table.people["bob"], "digest bob secret on") == "done"
+    server.new_mail()
+    mails = table.move("alice", a1)
+    assert f"Your conditional move {b1} was played" in mails["bob"].body
+    assert table.moves()[-2:] == [(0, a1, False), (1, b1, False)]
+    # Without a conditional answer his copy waits for the digest, as before.
+    a2 = step(rules, table.state(), rng)
+    assert "bob" not in table.move("alice", a2)

@@ -1,0 +1,32 @@
+"""Move echoes: what the rules said of each move as it was played ("g4-g5 converts c5",
+"d4-d5 x d6"), from `Game.describe_move`.
+
+A move is stored with its echo (`Move.echo`). Moves played before that column existed
+(NULL) get theirs by replaying the game: an echo depends only on the position before
+the move and the move, so the replay gives the words the rules would have given then.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+from pbm.games import AnyGame as Rules
+from pbm.services.secrecy import ShownMove
+from pbm.store.queries import MoveRecord
+
+
+def with_echoes(
+    rules: Rules, options: Mapping[str, object], moves: Sequence[ShownMove]
+) -> list[ShownMove]:
+    """`moves` (consecutive from move 1) with every missing echo filled in by replay;
+    the same list when none is missing (the usual case: nothing is replayed)."""
+    if all(move.echo is not None for move in moves):
+        return list(moves)
+    state = rules.new_state(**options)
+    filled: list[ShownMove] = []
+    for move in moves:
+        parsed = rules.parse_move(state, move.text)
+        echo = move.echo if move.echo is not None else rules.describe_move(state, parsed)
+        filled.append(MoveRecord(move.number, move.player, move.text, move.auto, echo))
+        state = rules.apply(state, parsed)
+    return filled
