@@ -59,10 +59,11 @@ def reference_loop_seconds() -> float:
 
 def templates(
     moves: int, count: int, rng: random.Random
-) -> dict[str, list[tuple[list[str], str, int]]]:
-    """Per game: move lists of `moves` plies that leave the game running, with the
-    position text and the index of the player to move."""
-    found: dict[str, list[tuple[list[str], str, int]]] = {}
+) -> dict[str, list[tuple[list[tuple[str, str]], str, int]]]:
+    """Per game: move lists of `moves` plies that leave the game running, each move with
+    its echo (as the server stores them), with the position text and the index of the
+    player to move."""
+    found: dict[str, list[tuple[list[tuple[str, str]], str, int]]] = {}
     for name, rules in GAMES.items():
         found[name] = []
         tries = 0
@@ -74,7 +75,7 @@ def templates(
                 if rules.to_move(state) is None:
                     break
                 move = rng.choice(rules.legal_moves(state))
-                texts.append(rules.format_move(state, move))
+                texts.append((rules.format_move(state, move), rules.describe_move(state, move)))
                 state = rules.apply(state, move)
             seat = rules.to_move(state)
             if len(texts) == moves and seat is not None:
@@ -153,13 +154,14 @@ def build(engine, games: int, moves: int, users: int, rng: random.Random) -> lis
                     "token": f"t{gid}b{b}x0000",
                 },
             ]
-            for n, text in enumerate(texts, 1):
+            for n, (text, echo) in enumerate(texts, 1):
                 move_rows.append(
                     {
                         "game_id": gid,
                         "number": n,
                         "player": (n - 1) % 2,
                         "text": text,
+                        "echo": echo,
                         "auto": False,
                         "made_at": START,
                     }

@@ -37,7 +37,7 @@ from pbm.services.mailing import board_facts
 from pbm.services.outbox import outbox_values, queue_many
 from pbm.services.render import summary
 from pbm.store import queries
-from pbm.store.models import Game, User
+from pbm.store.models import User
 from pbm.texts import phrase, render, use_templates, wrap
 
 log = logging.getLogger(__name__)
@@ -351,11 +351,11 @@ def thread_id(ctx: Context, game_id: int) -> str:
     return f"<pbm-board-{game_id}@{ctx.config.server_host}>"
 
 
-def _move_count(ctx: Context, game_id: int) -> int | None:
-    """The board's move count now, which its mails carry beside the reply token: the
+def _move_counts(ctx: Context, replies: Sequence[Reply]) -> dict[int, int]:
+    """Each board's move count now, which its mails carry beside the reply token: the
     last mail per board and reader is queued, so it shows this position."""
-    row = ctx.session.get(Game, game_id)
-    return None if row is None else row.move_count
+    ids = {r.game_id for r in replies if r.game_id is not None and r.user_id is not None}
+    return queries.move_counts(ctx.session, ids) if ids else {}
 
 
 def queue_replies(
@@ -367,6 +367,7 @@ def queue_replies(
     host = ctx.config.server_host
     quote = mask_text(quotable_original(mail)) if mail is not None else None
     sender = f"{ctx.config.server_name} <{ctx.config.server_address}>"
+    counts = _move_counts(ctx, replies)
     for reply in replies:
         to = [a for a in reply.to if a]
         if not to:
@@ -375,7 +376,7 @@ def queue_replies(
         move: int | None = None
         if reply.game_id is not None and reply.user_id is not None:
             token = tokens.token_for(ctx, reply.game_id, reply.user_id)
-            move = _move_count(ctx, reply.game_id)
+            move = counts.get(reply.game_id)
         message_id = message_id_for(token, host, move)
         references: list[str] = []
         if reply.game_id is not None:

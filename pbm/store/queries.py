@@ -9,7 +9,7 @@ work; they flush pending changes first, as the ORM's autoflush would.
 from __future__ import annotations
 
 import unicodedata
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from datetime import datetime
 from typing import Any, NamedTuple
 
@@ -109,6 +109,12 @@ def game_by_board(session: Session, game: str, board: str) -> Game | None:
     """The board, row-locked until the transaction ends where the database can (PostgreSQL),
     so two messages about one board are applied one after the other."""
     return session.exec(_GAME_BY_BOARD, params={"game": game, "board": board.lower()}).first()
+
+
+def move_counts(session: Session, game_ids: Iterable[int]) -> dict[int, int]:
+    """The move count of each board, by game id."""
+    query = select(Game.id, Game.move_count).where(col(Game.id).in_(list(game_ids)))
+    return {game_id: count for game_id, count in session.exec(query) if game_id is not None}
 
 
 def next_board_number(session: Session, game: str) -> int:
