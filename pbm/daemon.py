@@ -12,6 +12,13 @@ failure waits for its retry (pbm.intake); the workers back off while the store
 is unavailable. On SQLite the daemon keeps to the database file it started with
 (pbm.store.db.DatabaseFile): deleted or replaced, it is noticed before the next message,
 and mail waits until a pbm database is back at that path.
+
+Scale-out (docs/scale-out.md): on PostgreSQL any number of daemons share one database.
+Each registers a heartbeat row and claims the messages it processes and the mails it
+sends in the database (pbm.store.claims), runs the periodic jobs once per due time for
+the cluster (pbm.jobs.run_for_cluster), and is woken by LISTEN/NOTIFY when another
+process stores a message or queues mail. On SQLite one daemon holds the file (an OS
+lock beside it), and a second one refuses to start.
 """
 
 from __future__ import annotations
@@ -22,6 +29,7 @@ import json
 import logging
 import os
 import signal
+import socket
 import threading
 import time
 from collections.abc import Callable
@@ -34,19 +42,22 @@ from sqlalchemy.engine import Engine
 from pbm.clock import Clock, SystemClock
 from pbm.config import Config
 from pbm.errors import StoreUnavailable
-from pbm.jobs import JOB_SECONDS, run_due
+from pbm.jobs import JOB_SECONDS, run_due, run_for_cluster
 from pbm.logfmt import kv
 from pbm.mail.imap_in import ImapIntake
 from pbm.mail.lmtp_in import start_listener
 from pbm.mail.settings import MailSettings, mail_settings
 from pbm.mail.smtp_out import MaildirTransport, OutboxSender, RetryPolicy, SmtpRelay, Transport
-from pbm.mailstore import DbInbox, DbOutbox
+from pbm.mailstore import DbInbox, DbOutbox, WriteLock
+from pbm.store import claims
 from pbm.store.db import (
     DatabaseFile,
     describe_failure,
     ensure_schema,
     make_engine,
+    session_for,
     store_failure,
+    unavailable_on_failure,
 )
 
 log = logging.getLogger("pbm.daemon")
@@ -61,6 +72,11 @@ PROCESS_CHUNK = 10
 # While the store is unavailable the processor waits this long, doubling up to the max.
 STORE_BACKOFF_SECONDS = 1.0
 STORE_BACKOFF_MAX_SECONDS = 30.0
+# How often the heartbeat renews the daemon's claims: well inside claims.LEASE.
+HEARTBEAT_SECONDS = 5.0
+# How many stored messages a daemon claims at a time on PostgreSQL: few, so that the
+# messages of a burst spread over the daemons.
+PG_CLAIM_BATCH = 4
 
 
 @dataclass(frozen=True)
@@ -97,9 +113,20 @@ class Daemon:
         self.settings: MailSettings = mail_settings(config)
         self.database_file = DatabaseFile.of(config.database_url)
         self.engine = make_engine(config.database_url, watch=self.database_file)
-        write_lock = threading.Lock()  # see pbm.mailstore: one writer at a time
-        self.inbox = DbInbox(self.engine, self.clock, config, write_lock, self.database_file)
-        self.outbox = DbOutbox(self.engine, self.clock, write_lock)
+        self.shared = claims.is_postgres(self.engine)  # other daemons may share the store
+        # see pbm.mailstore: one writer at a time on SQLite, claims on PostgreSQL
+        self.write_lock: WriteLock = contextlib.nullcontext() if self.shared else threading.Lock()
+        self.inbox = DbInbox(
+            self.engine,
+            self.clock,
+            config,
+            self.write_lock,
+            self.database_file,
+            claim_batch=PG_CLAIM_BATCH if self.shared else PROCESS_CHUNK,
+        )
+        self.outbox = DbOutbox(self.engine, self.clock, self.write_lock)
+        self.daemon_id = 0  # the heartbeat row, once registered (prepare_store)
+        self._listener: threading.Thread | None = None  # LISTEN/NOTIFY (PostgreSQL)
         self.transport: Transport
         relay = self.settings.relay
         if relay is not None:
@@ -164,6 +191,14 @@ class Daemon:
             loop.add_signal_handler(sig, self.request_stop, sig.name)
         await asyncio.to_thread(self.prepare_store)
         await self._start_listeners()
+        listener = threading.Thread(
+            target=claims.listen,
+            args=(self.engine, self._notified(loop), self._thread_stop),
+            name="pbm-listen",
+            daemon=True,
+        )
+        listener.start()
+        self._listener = listener
         tasks = [
             asyncio.create_task(self._processor(), name="processor"),
             asyncio.create_task(self._sender(), name="outbox"),
@@ -178,7 +213,14 @@ class Daemon:
                 store_many=self.store_many_for("imap"),
             )
             tasks.append(asyncio.create_task(self.imap.run(), name="imap"))
-        log.info(kv("started", pid=os.getpid(), database=self.config.database_url))
+        log.info(
+            kv(
+                "started",
+                pid=os.getpid(),
+                daemon=self.daemon_id,
+                database=self.config.database_url,
+            )
+        )
         self._write_status("running")
         try:
             await self.stop.wait()
@@ -188,11 +230,54 @@ class Daemon:
                 loop.remove_signal_handler(sig)
 
     def prepare_store(self) -> None:
-        """Create or upgrade the schema where pbm may (SQLite), else check it is current
-        (SchemaNotReady names `pbm db upgrade`); then keep to the database file."""
+        """Be the one daemon on a SQLite file (a second one stops here, naming the
+        first); create or upgrade the schema where pbm may (SQLite), else check it is
+        current (SchemaNotReady names `pbm db upgrade`); keep to the database file; and
+        register this daemon's heartbeat row, the owner of its claims."""
+        if self.database_file is not None:
+            self.database_file.hold_for_serve()
         ensure_schema(self.engine)
         if self.database_file is not None:
             self.database_file.arm(self.engine)
+        s = self.settings
+        listen = " ".join(
+            f"{name} {endpoint}"
+            for name, endpoint in (("smtp", s.smtp_listen), ("lmtp", s.lmtp_listen))
+            if endpoint is not None
+        )
+        with self.write_lock, unavailable_on_failure(), session_for(self.engine) as session:
+            self.daemon_id = claims.register_daemon(
+                session,
+                host=socket.gethostname(),
+                pid=os.getpid(),
+                now=self.clock.now(),
+                listen=listen,
+            )
+            session.commit()
+        self.inbox.owner = self.outbox.owner = self.daemon_id
+
+    def heartbeat(self) -> None:
+        """Tell the cluster this daemon lives (renewing its claims) and release the
+        claims of daemons silent past their lease."""
+        with self.write_lock, unavailable_on_failure(), session_for(self.engine) as session:
+            claims.beat(session, self.daemon_id, self.clock.now(), self._counter_values())
+            session.commit()
+
+    def _signed_off(self) -> None:
+        with self.write_lock, unavailable_on_failure(), session_for(self.engine) as session:
+            claims.stop_daemon(session, self.daemon_id, self.clock.now())
+            session.commit()
+
+    def _notified(self, loop: asyncio.AbstractEventLoop) -> Callable[[str], None]:
+        """What the LISTEN thread calls: wake the worker the notification is for (both
+        for "", a new connection that may have missed some)."""
+
+        def wake(queue: str) -> None:
+            for name, event in (("inbound", self._process_wake), ("outbox", self._outbox_wake)):
+                if queue in ("", name):
+                    loop.call_soon_threadsafe(event.set)
+
+        return wake
 
     def request_stop(self, reason: str = "request") -> None:
         if not self.stop.is_set():
@@ -226,6 +311,13 @@ class Daemon:
             if not task.cancelled() and task.exception() is not None:
                 log.error(kv("task_failed", task=task.get_name(), error=task.exception()))
         await self.transport.close()
+        if self._listener is not None:
+            await asyncio.to_thread(self._listener.join, 5)
+        if self.daemon_id:
+            try:
+                await asyncio.to_thread(self._signed_off)
+            except StoreUnavailable as exc:  # its claims then run out with the lease
+                log.warning(kv("sign_off_failed", error=exc))
         self._write_status("stopped")
         await asyncio.to_thread(self.engine.dispose)
         if self.database_file is not None:
@@ -288,7 +380,15 @@ class Daemon:
     async def _periodic(self, job: PeriodicJob) -> None:
         while not self.stop.is_set():
             try:
-                await asyncio.to_thread(job.run, self.engine, self.clock, self.config)
+                await asyncio.to_thread(
+                    run_for_cluster,
+                    self.engine,
+                    self.clock,
+                    self.config,
+                    job.name,
+                    job.every_seconds,
+                    job.run,
+                )
             except Exception as exc:
                 if store_failure(exc) is None:
                     log.exception(kv("job_failed", job=job.name, error=repr(exc)))
@@ -300,14 +400,23 @@ class Daemon:
                 await asyncio.wait_for(self.stop.wait(), job.every_seconds)
 
     async def _reporter(self) -> None:
-        last_health = last_counts = time.monotonic()
-        counts_failing = False
+        last_health = last_counts = last_beat = time.monotonic()
+        counts_failing = beat_failing = False
         while not self.stop.is_set():
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(self.stop.wait(), STATUS_SECONDS)
             if self.stop.is_set():
                 break
             now = time.monotonic()
+            if now - last_beat >= HEARTBEAT_SECONDS:
+                last_beat = now
+                try:
+                    await asyncio.to_thread(self.heartbeat)
+                    beat_failing = False
+                except Exception as exc:
+                    if not beat_failing:
+                        log.warning(kv("heartbeat_failed", error=repr(exc)))
+                    beat_failing = True
             if now - last_counts >= COUNTS_SECONDS or not self._last_counts:
                 last_counts = now
                 try:
@@ -343,6 +452,18 @@ class Daemon:
             return "off"
         return "connected" if self.imap.state.connected else "disconnected"
 
+    def _counter_values(self) -> dict[str, int]:
+        c = self.counters
+        return {
+            "received": c.received,
+            "duplicates": c.duplicates,
+            "processed": c.processed,
+            "failed": c.statuses.get("failed", 0),
+            "sent": self.sender.sent,
+            "send_deferred": self.sender.deferred,
+            "send_failed": self.sender.failed,
+        }
+
     def status(self, state: str) -> dict[str, Any]:
         c = self.counters
         s = self.settings
@@ -361,6 +482,7 @@ class Daemon:
         return {
             "state": state,
             "pid": os.getpid(),
+            "daemon_id": self.daemon_id,
             "started_at": self.started_at.isoformat(timespec="seconds"),
             "updated_at": self.clock.now().isoformat(timespec="seconds"),
             "listen": {

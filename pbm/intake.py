@@ -24,30 +24,40 @@ from datetime import datetime, timedelta
 from email.parser import BytesHeaderParser
 from email.policy import compat32
 
-from sqlalchemy import ColumnElement, bindparam
+from sqlalchemy import bindparam
 from sqlalchemy import select as sa_select
 from sqlalchemy.engine import Engine
-from sqlmodel import Session, col, or_, select
+from sqlmodel import Session, col, select
 
 from pbm.clock import Clock
 from pbm.config import Config
 from pbm.errors import StoreUnavailable
 from pbm.logfmt import kv
 from pbm.pipeline import StoredMessage, handle_message
-from pbm.store import queries
+from pbm.store import claims, queries
 from pbm.store.db import session_for, store_failure, table_of, unavailable_on_failure
 from pbm.store.models import InboundMessage
 
 log = logging.getLogger(__name__)
 
 _INBOUND = table_of(InboundMessage)
-_LOAD = sa_select(_INBOUND.c.id, _INBOUND.c.message_id, _INBOUND.c.raw, _INBOUND.c.status).where(
-    _INBOUND.c.id == bindparam("row_id")
+# FOR UPDATE (PostgreSQL): a second daemon or pipe that took the same message waits for
+# this transaction and then finds it processed, so a message never runs twice.
+_LOAD = (
+    sa_select(_INBOUND.c.id, _INBOUND.c.message_id, _INBOUND.c.raw, _INBOUND.c.status)
+    .where(_INBOUND.c.id == bindparam("row_id"))
+    .with_for_update()
 )
 _FINISH = (
     _INBOUND.update()
     .where(_INBOUND.c.id == bindparam("row_id"))
-    .values(status=bindparam("new_status"), error=None, processed_at=bindparam("at"))
+    .values(
+        status=bindparam("new_status"),
+        error=None,
+        processed_at=bindparam("at"),
+        claimed_by=None,
+        claimed_until=None,
+    )
 )
 
 
@@ -157,6 +167,7 @@ def _process(
             session.flush()
             params = {"row_id": stored.id, "new_status": status, "at": clock.now()}
             session.connection().execute(_FINISH, params)
+            claims.notify(session, "outbox")  # wake a daemon to send the replies
             session.commit()
             return status
         except Exception as exc:
@@ -214,6 +225,7 @@ def _defer(
             delay = retry.delay(row.attempts)
             row.status = "new"
             row.next_attempt_at = now + delay
+            row.claimed_by = row.claimed_until = None  # the retry is any daemon's
             row.error = f"attempt {row.attempts}: the store failed ({reason.kind}): {reason}"
             status = "deferred"
         session.add(row)
@@ -224,17 +236,6 @@ def _defer(
     else:
         log.warning(kv("process_deferred", **fields, retry_in=delay, error=str(reason)))
     return status
-
-
-def due_filter(now: datetime) -> tuple[ColumnElement[bool], ...]:
-    """The stored messages due for processing: `new`, and not waiting for a retry."""
-    return (
-        col(InboundMessage.status) == "new",
-        or_(
-            col(InboundMessage.next_attempt_at).is_(None),
-            col(InboundMessage.next_attempt_at) <= now,
-        ),
-    )
 
 
 def retry_failed(

@@ -8,11 +8,16 @@ a digest's JobMark for the day), so running the job again, or after a restart, n
 repeats anything; a job missed while the server was down does its work once when it
 comes back. The daemon runs `run_due` every JOB_SECONDS (registered in pbm.daemon.PERIODIC_JOBS);
 `pbm jobs run` runs it once, for cron.
+
+Several daemons on one PostgreSQL run each job through `run_for_cluster`: one of them,
+under the job's advisory lock, once per due time (pbm.store.claims), since two runs of
+one board's forfeit at the same moment would both see it due.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from datetime import UTC, datetime
 from functools import partial
 from typing import TypeVar
 
@@ -27,7 +32,8 @@ from pbm.services.context import Context
 from pbm.services.digest import digest_readers, send_digest
 from pbm.services.timeouts import apply, due
 from pbm.services.vacation import account, exhausted, running_end, stop
-from pbm.store.db import session_for
+from pbm.store import claims
+from pbm.store.db import session_for, unavailable_on_failure
 from pbm.store.models import Game, User
 from pbm.texts import use_templates
 
@@ -46,6 +52,37 @@ def _in_transaction(
             queue_replies(ctx, None, ctx.replies, inbound_id=None)
         session.commit()
         return result
+
+
+def due_time(now: datetime, every_seconds: float) -> datetime:
+    """The due time `now` falls in: the last multiple of `every_seconds` since the epoch,
+    the same on every host."""
+    return datetime.fromtimestamp(now.timestamp() // every_seconds * every_seconds, UTC)
+
+
+def run_for_cluster(
+    engine: Engine,
+    clock: Clock,
+    config: Config,
+    name: str,
+    every_seconds: float,
+    run: Callable[[Engine, Clock, Config], object],
+) -> bool:
+    """Run the job `name` unless another daemon is running it or it already ran for
+    the current due time; returns whether it ran. On SQLite (one daemon per file) it
+    simply runs. The lock and the mark are one transaction, held while the job runs in
+    its own: a daemon that dies mid-run leaves no mark, so another runs the due time."""
+    if not claims.is_postgres(engine):
+        run(engine, clock, config)
+        return True
+    due_at = due_time(clock.now(), every_seconds)
+    with unavailable_on_failure(), session_for(engine) as lock:
+        if not claims.try_job_lock(lock, name) or not claims.job_due(lock, name, due_at):
+            return False
+        run(engine, clock, config)
+        claims.mark_job(lock, name, due_at)
+        lock.commit()
+    return True
 
 
 def run_due(engine: Engine, clock: Clock, config: Config) -> dict[str, int]:

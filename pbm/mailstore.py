@@ -4,10 +4,12 @@
 no-op) and processes stored ones one by one. `DbOutbox` hands due outbox rows to the
 sender and records what became of them.
 
-Every transaction in one process goes through one lock: SQLite allows one writer (and
-pbm's engine begins every transaction IMMEDIATE, reads too), and queueing on a Python lock
-is prompt where SQLite's busy handler sleeps and retries. The busy timeout still covers
-other processes (`pbm mail process` from a pipe, the CLI).
+On SQLite every transaction in one process goes through one lock: SQLite allows one
+writer (and pbm's engine begins every transaction IMMEDIATE, reads too), and queueing on
+a Python lock is prompt where SQLite's busy handler sleeps and retries. The busy timeout
+still covers other processes (`pbm mail process` from a pipe, the CLI). On PostgreSQL
+there is no such lock (the daemon passes a null one): the work is claimed in the
+database (pbm.store.claims), so several threads and several daemons share it.
 
 A store failure (pbm.store.db.store_failure) leaves here as StoreUnavailable, so the
 listeners answer 451 and the IMAP intake leaves the message in the folder.
@@ -18,32 +20,38 @@ from __future__ import annotations
 import asyncio
 import threading
 from collections.abc import Sequence
+from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from datetime import timedelta
+from typing import Any
 
-from sqlalchemy import func, or_
+from sqlalchemy import func
 from sqlalchemy.engine import Engine
-from sqlmodel import col, select
+from sqlmodel import select
 
 from pbm.clock import Clock
 from pbm.config import Config
 from pbm.errors import StoreUnavailable
-from pbm.intake import due_filter, process_inbound, store_inbound
+from pbm.intake import process_inbound, store_inbound
 from pbm.mail.smtp_out import OutgoingMail, SendOutcome
 from pbm.services.outbox import (
-    due_mail,
     mark_failed,
     mark_retry,
     mark_sent,
     outbox_depth,
     recipients_of,
 )
+from pbm.store import claims
 from pbm.store.db import DatabaseFile, session_for, unavailable_on_failure
 from pbm.store.models import InboundMessage, OutboxMail
 
 # How the daemon's own intake stores messages; see DbInbox.pending_ids.
 OWN_VIAS = ("imap", "lmtp", "smtp")
 FOREIGN_GRACE = timedelta(seconds=60)
+# How many stored messages one claim takes: small, so that idle daemons find work too.
+CLAIM_BATCH = 20
+
+WriteLock = AbstractContextManager[Any]
 
 
 @dataclass
@@ -60,14 +68,20 @@ class DbInbox:
         engine: Engine,
         clock: Clock,
         config: Config,
-        write_lock: threading.Lock | None = None,
+        write_lock: WriteLock | None = None,
         watch: DatabaseFile | None = None,
+        *,
+        owner: int = 0,
+        claim_batch: int = CLAIM_BATCH,
     ) -> None:
         self.engine = engine
         self.clock = clock
         self.config = config
         self.write_lock = write_lock or threading.Lock()
         self.watch = watch
+        # the daemon (pbm.store.claims) whose claims these are; 0 for none registered
+        self.owner = owner
+        self.claim_batch = claim_batch
 
     def store_now(self, raw: bytes, via: str) -> tuple[int, bool]:
         """Store and commit `raw`; returns (id, created). Raises StoreUnavailable when
@@ -75,6 +89,7 @@ class DbInbox:
         may have gone into the old file: the sender must deliver it again)."""
         with self.write_lock, unavailable_on_failure(), session_for(self.engine) as session:
             inbound_id, created = store_inbound(session, raw, via=via, now=self.clock.now())
+            claims.notify(session, "inbound")
             session.commit()
             if self.watch is not None:
                 self.watch.check()
@@ -88,6 +103,7 @@ class DbInbox:
         with self.write_lock, unavailable_on_failure(), session_for(self.engine) as session:
             now = self.clock.now()
             results = [store_inbound(session, raw, via=via, now=now) for raw in raws]
+            claims.notify(session, "inbound")
             session.commit()
             if self.watch is not None:
                 self.watch.check()
@@ -97,26 +113,23 @@ class DbInbox:
         return await asyncio.to_thread(self.store_many_now, raws, via)
 
     def pending_ids(self, limit: int) -> list[int]:
-        """Stored messages to process: this daemon's own, and other processes' (`pbm mail
-        process` from a pipe) only once they have waited FOREIGN_GRACE, so a pipe process
-        that died before processing is covered without racing one that is still at work;
-        none that waits for a retry after a store failure."""
+        """Claim stored messages to process: the daemons' own, and other processes'
+        (`pbm mail process` from a pipe) only once they have waited FOREIGN_GRACE, so a
+        pipe process that died before processing is covered without racing one that is
+        still at work; none that waits for a retry after a store failure, none another
+        live daemon holds."""
         now = self.clock.now()
-        cutoff = now - FOREIGN_GRACE
         with self.write_lock, unavailable_on_failure(), session_for(self.engine) as session:
-            query = (
-                select(InboundMessage.id)
-                .where(*due_filter(now))
-                .where(
-                    or_(
-                        col(InboundMessage.via).in_(OWN_VIAS),
-                        col(InboundMessage.received_at) <= cutoff,
-                    )
-                )
-                .order_by(col(InboundMessage.id))
-                .limit(limit)
+            ids = claims.claim_inbound(
+                session,
+                owner=self.owner,
+                now=now,
+                limit=limit,
+                own_vias=OWN_VIAS,
+                foreign_before=now - FOREIGN_GRACE,
             )
-            return [i for i in session.exec(query) if i is not None]
+            session.commit()
+            return ids
 
     def process_some(self, stop: threading.Event, limit: int = 200) -> ProcessResult:
         """Process stored messages one at a time (each its own transaction) until none is
@@ -126,7 +139,7 @@ class DbInbox:
         result = ProcessResult()
         try:
             while result.processed < limit and not stop.is_set():
-                ids = self.pending_ids(min(20, limit - result.processed))
+                ids = self.pending_ids(min(self.claim_batch, limit - result.processed))
                 if not ids:
                     break
                 for inbound_id in ids:
@@ -161,15 +174,23 @@ class DbOutbox:
     """The sender's OutboxQueue over the outbox table."""
 
     def __init__(
-        self, engine: Engine, clock: Clock, write_lock: threading.Lock | None = None
+        self,
+        engine: Engine,
+        clock: Clock,
+        write_lock: WriteLock | None = None,
+        *,
+        owner: int = 0,
     ) -> None:
         self.engine = engine
         self.clock = clock
         self.write_lock = write_lock or threading.Lock()
+        self.owner = owner  # the daemon whose claims these are (pbm.store.claims)
 
     def _due(self, limit: int) -> list[OutgoingMail]:
+        """Claim due mail: no other daemon sends it while this one's heartbeat lasts."""
         with self.write_lock, unavailable_on_failure(), session_for(self.engine) as session:
-            rows = due_mail(session, self.clock.now(), limit)
+            rows = claims.claim_outbox(session, owner=self.owner, now=self.clock.now(), limit=limit)
+            session.commit()
             return [
                 OutgoingMail(
                     id=row.saved_id,
@@ -196,6 +217,7 @@ class DbOutbox:
                     mark_retry(session, o.mail_id, now, o.error or "", o.delay)
                 else:
                     mark_failed(session, o.mail_id, now, o.error or "")
+            claims.release_outbox(session, [o.mail_id for o in outcomes])
             session.commit()
 
     async def record(self, outcomes: Sequence[SendOutcome]) -> None:

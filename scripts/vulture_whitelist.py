@@ -61,3 +61,9 @@ _.down_revision
 _.branch_labels
 _.depends_on
 _.downgrade
+
+# pbm/bots: what a bot's decision tells its caller (the bot accounts and worker pool of
+# issue 14 read them; tests/bots and benchmarks/bots.py do today).
+_.accepts_draw
+_.fallback
+_.engine_name

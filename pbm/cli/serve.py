@@ -100,6 +100,7 @@ def status_command(
     running = _running(status)
     status["running"] = running
     status["database"] = _db_counts(cfg)
+    status["daemons"] = _db_daemons(cfg)
     if as_json:
         typer.echo(json.dumps(status, indent=2))
     else:
@@ -142,6 +143,58 @@ def _db_counts(cfg: Config) -> dict[str, dict[str, int]] | str:
         engine.dispose()
 
 
+def _db_daemons(cfg: Config) -> list[dict[str, Any]] | str:
+    """Every daemon the database knows (the cluster: several on PostgreSQL), whether it
+    is running, stopped or gone (silent past its lease, its work released), and the
+    messages and mails it holds."""
+    from pbm.clock import SystemClock
+    from pbm.store import claims
+    from pbm.store.db import describe_failure, make_engine, session_for, sqlite_file
+
+    path = sqlite_file(cfg.database_url)
+    if path is not None and not path.exists():
+        return f"unavailable: no database file at {path}"
+    engine = make_engine(cfg.database_url)
+    try:
+        with session_for(engine) as session:
+            found = claims.daemons(session, SystemClock().now())
+    except Exception as exc:  # an old schema or a missing database: status still reports
+        return f"unavailable: {describe_failure(exc)}"
+    finally:
+        engine.dispose()
+    return [
+        {
+            "id": d.id,
+            "host": d.host,
+            "pid": d.pid,
+            "state": d.state,
+            "started_at": d.started_at.isoformat(timespec="seconds"),
+            "last_seen": d.last_seen.isoformat(timespec="seconds"),
+            "listen": d.listen,
+            "holds_messages": d.messages,
+            "holds_mails": d.mails,
+            "counters": d.counters,
+        }
+        for d in found
+    ]
+
+
+def _print_daemons(daemons: list[dict[str, Any]] | str) -> None:
+    if isinstance(daemons, str):
+        typer.echo(f"  daemons: {daemons}")
+        return
+    shown = [d for d in daemons if d["state"] != "stopped"]
+    if shown:
+        typer.echo("daemons (the cluster):")
+    for d in shown:
+        typer.echo(
+            f"  #{d['id']} {d['host']} pid {d['pid']}: {d['state']}, last seen "
+            f"{d['last_seen']}, holds {d['holds_messages']} messages and "
+            f"{d['holds_mails']} mails; processed {d['counters'].get('processed', 0)}, "
+            f"sent {d['counters'].get('sent', 0)}" + (f" ({d['listen']})" if d["listen"] else "")
+        )
+
+
 def _print_status(status: dict[str, Any], path: Path) -> None:
     if status["running"]:
         typer.echo(f"pbm serve: running (pid {status['pid']}, since {status['started_at']})")
@@ -174,3 +227,4 @@ def _print_status(status: dict[str, Any], path: Path) -> None:
         counts = db.get(table, {})
         text = ", ".join(f"{k} {v}" for k, v in sorted(counts.items())) or "empty"
         typer.echo(f"  {table} messages: {text}")
+    _print_daemons(status.get("daemons", []))

@@ -47,17 +47,6 @@ def queue_many(session: Session, rows: Sequence[dict[str, object]]) -> None:
         session.connection().execute(_QUEUE, list(rows))
 
 
-def due_mail(session: Session, now: datetime, limit: int) -> list[OutboxMail]:
-    """Queued mail whose next attempt is due, oldest first."""
-    query = (
-        select(OutboxMail)
-        .where(OutboxMail.status == "queued", OutboxMail.next_attempt_at <= now)
-        .order_by(col(OutboxMail.next_attempt_at), col(OutboxMail.id))
-        .limit(limit)
-    )
-    return list(session.exec(query))
-
-
 def _get(session: Session, mail_id: int) -> OutboxMail:
     mail = session.get(OutboxMail, mail_id)
     if mail is None:

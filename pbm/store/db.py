@@ -6,6 +6,7 @@ file, so that it never writes into a file that replaced its database."""
 from __future__ import annotations
 
 import errno
+import fcntl
 import logging
 import os
 import re
@@ -399,6 +400,7 @@ class DatabaseFile:
         self._incident: str | None = None
         self._database_id = 0  # the file's user_version (see arm)
         self._lock = threading.Lock()
+        self._serve_fd: int | None = None  # see hold_for_serve
 
     @classmethod
     def of(cls, url: str) -> DatabaseFile | None:
@@ -435,10 +437,42 @@ class DatabaseFile:
 
     def close(self) -> None:
         """Let go of the file (after the engine is disposed: closing a descriptor of a
-        file drops the process's SQLite locks on it)."""
+        file drops the process's SQLite locks on it), and of the serve lock."""
         with self._lock:
             self._release()
             self._armed = False
+        if self._serve_fd is not None:
+            os.close(self._serve_fd)  # drops the flock
+            self._serve_fd = None
+
+    @property
+    def serve_lock_path(self) -> Path:
+        return self.path.with_name(self.path.name + ".serve-lock")
+
+    def hold_for_serve(self) -> None:
+        """Be the one daemon on this file, or raise StoreUnavailable naming the other.
+
+        An OS lock on a file beside the database (not a row in it: a daemon killed
+        with SIGKILL leaves a fresh row behind, but the kernel drops its lock), held
+        until `close`; the file keeps the holder's pid for the message."""
+        if self._serve_fd is not None:
+            return
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        fd = os.open(self.serve_lock_path, os.O_RDWR | os.O_CREAT, 0o600)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            holder = os.pread(fd, 32, 0).decode("ascii", "replace").strip() or "?"
+            os.close(fd)
+            raise StoreUnavailable(
+                f"the database file {self.path} is in use by another pbm serve (pid "
+                f"{holder}): SQLite takes one daemon per file; several daemons need "
+                "PostgreSQL (docs/scale-out.md)",
+                "busy",
+            ) from None
+        os.ftruncate(fd, 0)
+        os.pwrite(fd, f"{os.getpid()}\n".encode("ascii"), 0)
+        self._serve_fd = fd
 
     def check(self) -> None:
         """Raise StoreUnavailable unless the file at `path` is the one in use (after a

@@ -160,6 +160,9 @@ class InboundMessage(Stored, SQLModel, table=True):
     # Temporary failures (store locked, disk full): tries so far and when to try again.
     attempts: int = Field(default=0, sa_column_kwargs={"server_default": "0"})
     next_attempt_at: datetime | None = Field(default=None, sa_column=_ts(nullable=True))
+    # The daemon processing it and until when (pbm.store.claims): another takes it after.
+    claimed_by: int | None = None
+    claimed_until: datetime | None = Field(default=None, sa_column=_ts(nullable=True))
 
 
 class OutboxMail(Stored, SQLModel, table=True):
@@ -184,7 +187,11 @@ class OutboxMail(Stored, SQLModel, table=True):
     sent_at: datetime | None = Field(default=None, sa_column=_ts(nullable=True))
     message_id: str = Field(max_length=255)
     inbound_id: int | None = Field(default=None, foreign_key="inbound_messages.id", index=True)
+    # The daemon sending it and until when (pbm.store.claims): another takes it after.
+    claimed_by: int | None = None
+    claimed_until: datetime | None = Field(default=None, sa_column=_ts(nullable=True))
 
 
 from pbm.store import models_correspondence  # noqa: E402,F401,I001  (correspondence tables)
 from pbm.store import models_tournament  # noqa: E402,F401  (tournament tables)
+from pbm.store import models_cluster  # noqa: E402,F401  (the daemons table)

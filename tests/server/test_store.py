@@ -18,7 +18,7 @@ from pbm.games import get_game
 from pbm.intake import message_id_of, store_inbound
 from pbm.services import outbox
 from pbm.services.boards import replay
-from pbm.store import queries
+from pbm.store import claims, queries
 from pbm.store.db import current_revision, init_db, make_engine, session_for
 from pbm.store.models import User
 from pbm.store.types import Stored, UnsavedRowError
@@ -83,12 +83,16 @@ def test_outbox_contract(server: Server) -> None:
         session.commit()
         assert mail.id is not None
         assert outbox.outbox_depth(session) == 1
-        assert [m.id for m in outbox.due_mail(session, START, 10)] == [mail.id]
+        assert [m.id for m in claims.claim_outbox(session, owner=1, now=START, limit=10)] == [
+            mail.id
+        ]
         outbox.mark_retry(session, mail.id, START, "421 busy", timedelta(minutes=5))
         session.commit()
-        assert outbox.due_mail(session, START, 10) == []
+        assert claims.claim_outbox(session, owner=1, now=START, limit=10) == []
         later = START + timedelta(minutes=6)
-        assert [m.id for m in outbox.due_mail(session, later, 10)] == [mail.id]
+        assert [m.id for m in claims.claim_outbox(session, owner=1, now=later, limit=10)] == [
+            mail.id
+        ]
         outbox.mark_sent(session, mail.id, later)
         session.commit()
         row = session.get(type(mail), mail.id)

@@ -1,0 +1,66 @@
+"""SQLite keeps one daemon per database file (docs/scale-out.md): a second `pbm serve`
+on the same file refuses to start and names the first; once the first stops, it may."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+
+from pbm.cli import app
+from pbm.config import Config, load_config
+from pbm.daemon import Daemon
+from pbm.errors import StoreUnavailable
+from pbm.store import claims
+from pbm.store.db import session_for
+from tests.server.conftest import runner
+
+
+def stop(daemon: Daemon) -> None:
+    daemon.engine.dispose()
+    assert daemon.database_file is not None
+    daemon.database_file.close()
+
+
+def test_a_second_daemon_on_one_sqlite_file_refuses_to_start(config: Config) -> None:
+    first = Daemon(config)
+    first.prepare_store()
+    second = Daemon(config)
+    try:
+        with pytest.raises(StoreUnavailable, match="in use by another pbm serve") as refused:
+            second.prepare_store()
+        assert f"pid {os.getpid()}" in str(refused.value)
+        assert refused.value.kind == "busy"
+        first.heartbeat()
+        with session_for(first.engine) as session:
+            [row] = claims.daemons(session, first.clock.now())
+        assert (row.id, row.pid, row.state) == (first.daemon_id, os.getpid(), "running")
+    finally:
+        stop(first)
+    second.prepare_store()  # the first one is gone: the file is free
+    try:
+        assert second.daemon_id > first.daemon_id
+    finally:
+        stop(second)
+
+
+def test_mail_status_lists_the_daemons_and_the_work_they_hold(cfg: Path) -> None:
+    daemon = Daemon(load_config(cfg))
+    daemon.prepare_store()
+    try:
+        daemon.heartbeat()
+        result = runner.invoke(app, ["mail", "status", "--json"])
+        assert result.exit_code == 3, result.output  # no status file: not running here
+        [listed] = json.loads(result.output)["daemons"]
+        assert (listed["id"], listed["pid"], listed["state"]) == (
+            daemon.daemon_id,
+            os.getpid(),
+            "running",
+        )
+        assert (listed["holds_messages"], listed["holds_mails"]) == (0, 0)
+        text = runner.invoke(app, ["mail", "status"]).output
+        assert f"#{daemon.daemon_id} " in text and ": running, last seen" in text
+    finally:
+        stop(daemon)
