@@ -21,6 +21,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
             "pbm.logfmt",
             "pbm.timecontrol",
             "pbm.games",
+            "pbm.bots",
             "pbm.ratings",
             "pbm.tournaments",
             "pbm.pictures",
@@ -208,6 +209,19 @@ def test_pictures_know_only_the_games() -> None:
         if module == "pbm.pictures" or module.startswith("pbm.pictures.")
         for target in sorted(targets)
         if target.partition(".")[2].partition(".")[0] not in ("games", "pictures")
+    ]
+    assert found == []
+
+
+def test_bots_know_only_the_games() -> None:
+    """The computer players meet the games through the game protocol, and nothing else
+    of pbm: the server calls them, never the other way round."""
+    found = [
+        f"{module} imports {target}"
+        for module, targets in sorted(GRAPH.items())
+        if module == "pbm.bots" or module.startswith("pbm.bots.")
+        for target in sorted(targets)
+        if target.partition(".")[2].partition(".")[0] not in ("games", "bots")
     ]
     assert found == []
 
