@@ -365,7 +365,9 @@ def queue_replies(
     returns the queued Message-IDs."""
     queued: list[dict[str, object]] = []
     host = ctx.config.server_host
-    quote = mask_text(quotable_original(mail)) if mail is not None else None
+    # The masked original, made only when a reply quotes it (most answers to moves don't).
+    quoting = mail is not None and any(r.quote_original for r in replies)
+    quote = mask_text(quotable_original(mail)) if mail is not None and quoting else None
     sender = f"{ctx.config.server_name} <{ctx.config.server_address}>"
     counts = _move_counts(ctx, replies)
     for reply in replies:
