@@ -73,8 +73,8 @@ def _merge_answers(answers: list[Reply]) -> Reply:
         ]
         body = phrase("answers_intro", count=len(answers)) + "\n\n" + "\n\n".join(sections) + "\n"
     # A token is only right when every answer is about the same board for the same player.
-    same_board = {(r.game_id, r.user_id) for r in answers}
-    game_id, user_id = same_board.pop() if len(same_board) == 1 else (None, None)
+    same_board = len({(r.game_id, r.user_id) for r in answers}) == 1
+    last = answers[-1]
     subject = (
         first.subject
         if len(answers) == 1
@@ -85,8 +85,10 @@ def _merge_answers(answers: list[Reply]) -> Reply:
         subject=subject,
         body=_capped(body, ANSWER_MAX_BYTES - _QUOTE_ROOM),
         kind=first.kind if len(answers) == 1 else "answers",
-        game_id=game_id,
-        user_id=user_id,
+        game_id=last.game_id if same_board else None,
+        user_id=last.user_id if same_board else None,
+        token=last.token if same_board else None,
+        move_count=last.move_count if same_board else None,
         quote_original=quote,
         to_sender=True,
         answer=True,
@@ -126,18 +128,18 @@ def _one_notice(to: list[str], group: list[Reply]) -> Reply:
     body = base.body
     if others:
         body = "\n\n".join(r.body.rstrip("\n") for r in (*others, base)) + "\n"
-    user_id = (
-        base.user_id
-        if base.user_id is not None
-        else next((r.user_id for r in group if r.user_id is not None), None)
-    )
+    # The reader's account and token from the board mail, else from any notice that has
+    # them (a chat to a player carries his token like his board mails).
+    seat = base if base.user_id is not None else next((r for r in group if r.user_id), base)
     return Reply(
         to=to,
         subject=base.subject,
         body=_capped(body, ANSWER_MAX_BYTES),
         kind=base.kind,
         game_id=base.game_id,
-        user_id=user_id,
+        user_id=seat.user_id,
+        token=seat.token,
+        move_count=base.move_count if base.move_count is not None else seat.move_count,
         quote_original=False,
         to_sender=any(r.to_sender for r in group),
         answer=False,

@@ -33,7 +33,7 @@ from pbm.services.accounts import record_auth_failures
 from pbm.services.boards import Board, board_by_id
 from pbm.services.challenges import ChallengeError
 from pbm.services.context import Context, Reply
-from pbm.services.mailing import board_facts
+from pbm.services.mailing import board_facts, board_reply
 from pbm.services.outbox import outbox_values, queue_many
 from pbm.services.render import summary
 from pbm.store import queries
@@ -275,14 +275,12 @@ def _error_reply(
     line = mask_line(line)  # the password stays out of the log and the reply
     log.info("command %r from %s refused: %s", line, ctx.sender, exc)
     rules = inv.rules if inv else None
-    game_id = None
-    user_id = None
+    board = None
+    reader = None
     body = wrap(str(exc))
     if isinstance(exc, BoardError):
         board = board_by_id(ctx, exc.board_id)
-        game_id = board.id
         reader = inv.token_user if inv and inv.token_user else _player_reader(ctx, board)
-        user_id = reader.id if reader is not None else None
         subject = phrase("subject_board_error", label=board.label)
         shown = summary(
             board,
@@ -297,19 +295,25 @@ def _error_reply(
         subject = phrase("subject_game_error", game=rules.title)
     else:
         subject = phrase("subject_error")
-    ctx.reply(
-        Reply(
+    text = _fold_last_line(render("error", message=body.rstrip(), command=line))
+    if board is None:
+        reply = Reply(
+            [ctx.sender], subject, text, "error", quote_original=True, to_sender=True, answer=True
+        )
+    else:
+        reply = board_reply(
+            ctx,
+            board,
+            reader,
             to=[ctx.sender],
             subject=subject,
-            body=_fold_last_line(render("error", message=body.rstrip(), command=line)),
+            body=text,
             kind="error",
-            game_id=game_id,
-            user_id=user_id,
-            quote_original=True,
             to_sender=True,
             answer=True,
+            quote_original=True,
         )
-    )
+    ctx.reply(reply)
 
 
 def _fold_last_line(text: str) -> str:
@@ -351,13 +355,6 @@ def thread_id(ctx: Context, game_id: int) -> str:
     return f"<pbm-board-{game_id}@{ctx.config.server_host}>"
 
 
-def _move_counts(ctx: Context, replies: Sequence[Reply]) -> dict[int, int]:
-    """Each board's move count now, which its mails carry beside the reply token: the
-    last mail per board and reader is queued, so it shows this position."""
-    ids = {r.game_id for r in replies if r.game_id is not None and r.user_id is not None}
-    return queries.move_counts(ctx.session, ids) if ids else {}
-
-
 def queue_replies(
     ctx: Context, mail: InboundMail | None, replies: Sequence[Reply], inbound_id: int | None
 ) -> list[str]:
@@ -369,16 +366,11 @@ def queue_replies(
     quoting = mail is not None and any(r.quote_original for r in replies)
     quote = mask_text(quotable_original(mail)) if mail is not None and quoting else None
     sender = f"{ctx.config.server_name} <{ctx.config.server_address}>"
-    counts = _move_counts(ctx, replies)
     for reply in replies:
         to = [a for a in reply.to if a]
         if not to:
             continue
-        token: str | None = None
-        move: int | None = None
-        if reply.game_id is not None and reply.user_id is not None:
-            token = tokens.token_for(ctx, reply.game_id, reply.user_id)
-            move = counts.get(reply.game_id)
+        token, move = reply.token, reply.move_count
         message_id = message_id_for(token, host, move)
         references: list[str] = []
         if reply.game_id is not None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from pbm.services import lists
 from pbm.services.boards import Board
 from pbm.services.context import Context, Reply
+from pbm.services.mailing import board_reply
 from pbm.services.render import subject_for
 from pbm.store.models import User
 
@@ -15,24 +16,31 @@ def answer(
     body: str,
     kind: str,
     *,
-    game_id: int | None = None,
-    user_id: int | None = None,
+    board: Board | None = None,
+    reader: User | None = None,
     to: list[str] | None = None,
 ) -> None:
+    """Mail `body` back; about a `board`, it threads with the board's mails, and to one
+    of its players (`reader`) it carries his reply token."""
     recipients = to if to is not None else ([ctx.sender] if ctx.sender else [])
-    ctx.reply(
-        Reply(
+    text = body.rstrip("\n") + "\n"
+    # Mailed to the sender alone, it is one of the message's answers.
+    alone = bool(ctx.sender) and recipients == [ctx.sender]
+    if board is None:
+        reply = Reply(recipients, subject, text, kind, to_sender=True, answer=alone)
+    else:
+        reply = board_reply(
+            ctx,
+            board,
+            reader,
             to=recipients,
             subject=subject,
-            body=body.rstrip("\n") + "\n",
+            body=text,
             kind=kind,
-            game_id=game_id,
-            user_id=user_id,
             to_sender=True,
-            # Mailed to the sender alone, it is one of the message's answers.
-            answer=bool(ctx.sender) and recipients == [ctx.sender],
+            answer=alone,
         )
-    )
+    ctx.reply(reply)
 
 
 def mail_show(ctx: Context, board: Board, reader: User | None, upto: int | None) -> None:
@@ -42,6 +50,6 @@ def mail_show(ctx: Context, board: Board, reader: User | None, upto: int | None)
         subject_for(board),
         lists.show_text(ctx, board, reader, upto),
         "board",
-        game_id=board.id,
-        user_id=reader.id if reader and board.index_of(reader.id) is not None else None,
+        board=board,
+        reader=reader,
     )

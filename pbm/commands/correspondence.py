@@ -156,7 +156,7 @@ class Record(Command):
             phrase("subject_record", label=board.label),
             records.export(ctx, board),
             "list",
-            game_id=board.id,
+            board=board,
         )
 
 

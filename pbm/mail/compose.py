@@ -18,11 +18,12 @@ would file personal game mail with newsletters.
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 from collections.abc import Sequence
 from datetime import UTC, datetime
 from email import policy
 from email.errors import HeaderParseError
-from email.headerregistry import Address
+from email.headerregistry import Address, BaseHeader
 from email.message import EmailMessage
 
 from pbm.mail.headers import HEADER_CLASSES, clean
@@ -69,6 +70,15 @@ def _mailbox(value: str) -> str:
         return value
 
 
+@lru_cache(maxsize=8)
+def _from_header(sender: str) -> BaseHeader:
+    """The From header of the server's own address, parsed once per process: every mail
+    pbm sends has the same one, and the policy stores a header object of the matching
+    name as it is (`Policy.header_store_parse`) instead of parsing its text again.
+    Header objects are immutable, so one may sit in many messages."""
+    return _POLICY.header_factory("From", _mailbox(sender))
+
+
 def _body_with_quote(body: str, quote: str | None) -> str:
     text = clean(body).replace("\r\n", "\n").replace("\r", "\n")
     if quote is not None:
@@ -103,7 +113,7 @@ def compose(
     "Original message follows:").
     """
     msg = EmailMessage(policy=_POLICY)
-    msg["From"] = _mailbox(sender)
+    msg["From"] = _from_header(sender)
     msg["To"] = ", ".join(_mailbox(address) for address in to)
     msg["Subject"] = _one_line(subject)
     msg["Date"] = date if date.tzinfo is not None else date.replace(tzinfo=UTC)

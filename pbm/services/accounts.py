@@ -379,3 +379,9 @@ def delete_user(ctx: Context, user: User) -> None:
 def reply_addresses(ctx: Context, user: User) -> list[str]:
     """Where mail for `user` goes: the first registered address."""
     return queries.addresses_of(ctx.session, user.saved_id)[:1]
+
+
+def reply_addresses_of(ctx: Context, users: Sequence[User]) -> dict[int, list[str]]:
+    """`reply_addresses` of each of `users` (by user id), asked at once."""
+    first = queries.first_addresses(ctx.session, [u.saved_id for u in users])
+    return {u.saved_id: [first[u.saved_id]] if u.saved_id in first else [] for u in users}

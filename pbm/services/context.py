@@ -22,7 +22,11 @@ class Reply:
     body: str
     kind: str  # board | error | list | help | account | chat | message ...
     game_id: int | None = None  # the board this mail is about, for threading
-    user_id: int | None = None  # the recipient's account, for his reply token
+    user_id: int | None = None  # the recipient's account
+    # A player's reply token on that board and the move count of the position the mail
+    # shows: the reply address and Message-ID carry both (pbm.mail.addressing).
+    token: str | None = None
+    move_count: int | None = None
     quote_original: bool = False  # errors quote the message they answer (as pbmserv)
     to_sender: bool = False  # a direct answer: In-Reply-To the inbound message
     # An answer to what the sender asked (help, lists, show, refusals), as opposed to a

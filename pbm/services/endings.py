@@ -18,8 +18,8 @@ from dataclasses import dataclass
 from pbm.services.accounts import reply_addresses
 from pbm.services.boards import Board, save_board
 from pbm.services.clocks import charged, time_control
-from pbm.services.context import Context, Reply
-from pbm.services.mailing import readers
+from pbm.services.context import Context
+from pbm.services.mailing import board_reply, readers
 from pbm.store import queries
 from pbm.store.models import Subscription
 from pbm.texts import phrase
@@ -91,13 +91,14 @@ def remove(ctx: Context, board: Board, reason: str, loser_id: int | None = None)
         to = reply_addresses(ctx, reader)
         if to:
             ctx.reply(
-                Reply(
+                board_reply(
+                    ctx,
+                    board,
+                    reader,
                     to=to,
                     subject=subject,
                     body=body,
                     kind="removed",
-                    game_id=board.id,
-                    user_id=reader.id,
                     to_sender=ctx.sender in to,
                 )
             )

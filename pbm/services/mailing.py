@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from pbm.services.accounts import reply_addresses
+from pbm.services import tokens
+from pbm.services.accounts import reply_addresses, reply_addresses_of
 from pbm.services.boards import Board
 from pbm.services.clocks import shows_timing, timing_lines
 from pbm.services.context import Context, Reply
@@ -76,6 +77,36 @@ def readers(ctx: Context, board: Board, subscribers: Sequence[User] | None = Non
     return result
 
 
+def board_reply(
+    ctx: Context,
+    board: Board,
+    reader: User | None,
+    *,
+    to: list[str],
+    subject: str,
+    body: str,
+    kind: str,
+    to_sender: bool = False,
+    answer: bool = False,
+    quote_original: bool = False,
+) -> Reply:
+    """A mail about `board` to `reader`: it threads with the board's other mails and,
+    to a player, carries his reply token and the move count of the position now."""
+    return Reply(
+        to=to,
+        subject=subject,
+        body=body,
+        kind=kind,
+        game_id=board.id,
+        user_id=None if reader is None else reader.id,
+        token=None if reader is None else tokens.token_for(ctx, board, reader),
+        move_count=board.row.move_count,
+        to_sender=to_sender,
+        answer=answer,
+        quote_original=quote_original,
+    )
+
+
 def mail_board(
     ctx: Context,
     board: Board,
@@ -93,8 +124,10 @@ def mail_board(
     subscribers = queries.subscribers_of(ctx.session, board.id)
     facts = board_facts(ctx, board, subscribers=subscribers)
     held = _held_for_digest(ctx, board, new, only)
-    for user in readers(ctx, board, subscribers) if only is None else only:
-        to = reply_addresses(ctx, user)
+    people = readers(ctx, board, subscribers) if only is None else only
+    addresses = reply_addresses_of(ctx, people)
+    for user in people:
+        to = addresses[user.saved_id]
         mine = (private or {}).get(user.saved_id, ())
         if not to or (user.id in held and ctx.sender not in to and not mine):
             continue
@@ -107,13 +140,14 @@ def mail_board(
             last_rows=None if new else ctx.config.move_rows,
         )
         ctx.reply(
-            Reply(
+            board_reply(
+                ctx,
+                board,
+                user,
                 to=to,
                 subject=subject,
                 body=body,
                 kind="new-board" if new else "board",
-                game_id=board.id,
-                user_id=user.id,
                 to_sender=ctx.sender in to,
             )
         )
@@ -147,13 +181,14 @@ def mail_notifiers(ctx: Context, board: Board, events: Sequence[str]) -> None:
         if to:
             body = summary(board, facts, title=title, reader=user, events=events)
             ctx.reply(
-                Reply(
+                board_reply(
+                    ctx,
+                    board,
+                    user,
                     to=to,
                     subject=phrase("subject_notification", label=board.label),
                     body=body,
                     kind="notification",
-                    game_id=board.id,
-                    user_id=user.id,
                 )
             )
 

@@ -15,9 +15,9 @@ from pbm.services import conditional
 from pbm.services.accounts import reply_addresses
 from pbm.services.boards import Board, replay, rules_for, save_board, state_at
 from pbm.services.clocks import charge_move
-from pbm.services.context import Context, Reply
+from pbm.services.context import Context
 from pbm.services.endings import finish, player_leaves, remove
-from pbm.services.mailing import board_facts, mail_board, readers, title_for
+from pbm.services.mailing import board_facts, board_reply, mail_board, readers, title_for
 from pbm.services.ratings import forget_rating
 from pbm.services.render import summary
 from pbm.services.secrecy import HIDDEN_TEXT, hidden_moves, may_hide
@@ -409,13 +409,14 @@ def _mail_preview(
         now=board.state,
     )
     ctx.reply(
-        Reply(
+        board_reply(
+            ctx,
+            board,
+            reader,
             to=[ctx.sender] if ctx.sender else [],
             subject=phrase("subject_preview", kind=kind, label=board.label),
             body=body,
             kind="preview",
-            game_id=board.id,
-            user_id=reader.id if reader else None,
             to_sender=True,
             answer=True,
         )
@@ -446,7 +447,10 @@ def chat(ctx: Context, board: Board, user: User, text: str) -> None:
         to = reply_addresses(ctx, reader)
         if to:
             ctx.reply(
-                Reply(
+                board_reply(
+                    ctx,
+                    board,
+                    reader,
                     to=to,
                     subject=phrase(
                         "subject_chat",
@@ -456,8 +460,6 @@ def chat(ctx: Context, board: Board, user: User, text: str) -> None:
                     ),
                     body=body + "\n",
                     kind="chat",
-                    game_id=board.id,
-                    user_id=reader.id,
                     to_sender=ctx.sender in to,
                 )
             )

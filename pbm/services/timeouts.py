@@ -21,9 +21,9 @@ from pbm.services.clocks import (
     span_text,
     time_control,
 )
-from pbm.services.context import Context, Reply
+from pbm.services.context import Context
 from pbm.services.endings import finish, player_leaves
-from pbm.services.mailing import board_facts, mail_board, title_for
+from pbm.services.mailing import board_facts, board_reply, mail_board, title_for
 from pbm.services.render import subject_for, summary
 from pbm.services.vacation import left_days
 from pbm.store.models_correspondence import JobMark
@@ -140,13 +140,14 @@ def send_nag(ctx: Context, board: Board) -> None:
     to = reply_addresses(ctx, user)
     if to:
         ctx.reply(
-            Reply(
+            board_reply(
+                ctx,
+                board,
+                user,
                 to=to,
                 subject=phrase("subject_nag", label=board.label, userid=user.userid),
                 body=body,
                 kind="nag",
-                game_id=board.id,
-                user_id=user.id,
             )
         )
     ctx.session.flush()

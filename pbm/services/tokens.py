@@ -16,9 +16,10 @@ import hmac
 import secrets
 from dataclasses import dataclass
 
+from pbm.services.boards import Board
 from pbm.services.context import Context
 from pbm.store import queries
-from pbm.store.models import GamePlayer, User
+from pbm.store.models import User
 
 TOKEN_LENGTH = 20
 
@@ -35,17 +36,15 @@ def new_token(ctx: Context, game_id: int, user_id: int) -> str:
     return _encode(secrets.token_bytes(16))
 
 
-def token_for(ctx: Context, game_id: int, user_id: int) -> str | None:
+def token_for(ctx: Context, board: Board, user: User) -> str | None:
     """The token of a player of a board; None for anyone who does not play it."""
-    found = queries.seat_token(ctx.session, game_id, user_id)
-    if found is None:
-        return None
-    if found.token is not None:
-        return found.token
-    gp = ctx.session.get_one(GamePlayer, found.seat_id)  # a board created before tokens
-    gp.token = new_token(ctx, game_id, user_id)
-    ctx.session.add(gp)
-    return gp.token
+    for gp, player in board.players:
+        if player.id == user.id:
+            if gp.token is None:  # a board created before tokens
+                gp.token = new_token(ctx, board.id, user.saved_id)
+                ctx.session.add(gp)
+            return gp.token
+    return None
 
 
 @dataclass(frozen=True)

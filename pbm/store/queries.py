@@ -9,7 +9,7 @@ work; they flush pending changes first, as the ORM's autoflush would.
 from __future__ import annotations
 
 import unicodedata
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from datetime import datetime
 from typing import Any, NamedTuple
 
@@ -86,6 +86,17 @@ def addresses_of(session: Session, user_id: int) -> list[str]:
     return list(core_rows(session, _ADDRESSES_OF, {"user_id": user_id}).scalars())
 
 
+_FIRST_ADDRESSES = sa_select(_ADDRESS.user_id, _ADDRESS.address).where(
+    _ADDRESS.user_id.in_(bindparam("user_ids", expanding=True)), _ADDRESS.position == 0
+)
+
+
+def first_addresses(session: Session, user_ids: Sequence[int]) -> dict[int, str]:
+    """Each user's first registered address (users without one are left out)."""
+    rows = core_rows(session, _FIRST_ADDRESSES, {"user_ids": list(user_ids)})
+    return {user_id: address for user_id, address in rows}
+
+
 def set_addresses(session: Session, user_id: int, addresses: Sequence[str]) -> None:
     for row in session.exec(select(UserAddress).where(UserAddress.user_id == user_id)):
         session.delete(row)
@@ -109,12 +120,6 @@ def game_by_board(session: Session, game: str, board: str) -> Game | None:
     """The board, row-locked until the transaction ends where the database can (PostgreSQL),
     so two messages about one board are applied one after the other."""
     return session.exec(_GAME_BY_BOARD, params={"game": game, "board": board.lower()}).first()
-
-
-def move_counts(session: Session, game_ids: Iterable[int]) -> dict[int, int]:
-    """The move count of each board, by game id."""
-    query = select(Game.id, Game.move_count).where(col(Game.id).in_(list(game_ids)))
-    return {game_id: count for game_id, count in session.exec(query) if game_id is not None}
 
 
 def next_board_number(session: Session, game: str) -> int:
@@ -159,24 +164,6 @@ def board_with_players(session: Session, game: str, board: str) -> LoadedBoard |
         row = game_by_board(session, game, board)
         return None if row is None else LoadedBoard(row, players_of(session, row.saved_id))
     return LoadedBoard(rows[0][0], [(gp, user) for _, gp, user in rows])
-
-
-_SEAT = GamePlayer.__table__.c  # type: ignore[attr-defined]
-_SEAT_TOKEN = sa_select(_SEAT.id, _SEAT.token).where(
-    _SEAT.game_id == bindparam("game_id"), _SEAT.user_id == bindparam("user_id")
-)
-
-
-class SeatToken(NamedTuple):
-    seat_id: int  # the GamePlayer row
-    token: str | None  # None on a board created before tokens existed
-
-
-def seat_token(session: Session, game_id: int, user_id: int) -> SeatToken | None:
-    """A player's reply token on a board; None when he does not play it. Every mail
-    about a board asks, so it reads one column, not the ORM object."""
-    row = core_rows(session, _SEAT_TOKEN, {"game_id": game_id, "user_id": user_id}).first()
-    return None if row is None else SeatToken._make(row)
 
 
 _PREFERENCE = MailPreference.__table__.c  # type: ignore[attr-defined]
