@@ -21,7 +21,7 @@ import asyncio
 import threading
 from collections.abc import Sequence
 from contextlib import AbstractContextManager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import timedelta
 from typing import Any
 
@@ -34,6 +34,7 @@ from pbm.config import Config
 from pbm.errors import StoreUnavailable
 from pbm.intake import process_inbound, store_inbound
 from pbm.mail.smtp_out import OutgoingMail, SendOutcome
+from pbm.services.mail_html import html_inputs, with_html_parts
 from pbm.services.outbox import (
     mark_failed,
     mark_retry,
@@ -187,21 +188,28 @@ class DbOutbox:
         self.owner = owner  # the daemon whose claims these are (pbm.store.claims)
 
     def _due(self, limit: int) -> list[OutgoingMail]:
-        """Claim due mail: no other daemon sends it while this one's heartbeat lasts."""
+        """Claim due mail: no other daemon sends it while this one's heartbeat lasts.
+        What each mail's HTML part needs is read in the claim's transaction; the boards
+        are drawn after it, outside the lock (pbm.services.mail_html)."""
         with self.write_lock, unavailable_on_failure(), session_for(self.engine) as session:
             rows = claims.claim_outbox(session, owner=self.owner, now=self.clock.now(), limit=limit)
-            session.commit()
-            return [
-                OutgoingMail(
-                    id=row.saved_id,
-                    envelope_from=row.envelope_from,
-                    recipients=tuple(recipients_of(row)),
-                    raw=row.raw,
-                    attempts=row.attempts,
-                    message_id=row.message_id,
+            claimed = [
+                (
+                    OutgoingMail(
+                        id=row.saved_id,
+                        envelope_from=row.envelope_from,
+                        recipients=tuple(recipients_of(row)),
+                        raw=row.raw,
+                        attempts=row.attempts,
+                        message_id=row.message_id,
+                    ),
+                    html_inputs(session, row.html, recipients_of(row)),
                 )
                 for row in rows
             ]
+            session.commit()
+        finished = with_html_parts([(mail.raw, drawings) for mail, drawings in claimed])
+        return [replace(mail, raw=raw) for (mail, _), raw in zip(claimed, finished, strict=True)]
 
     async def due(self, limit: int) -> list[OutgoingMail]:
         return await asyncio.to_thread(self._due, limit)

@@ -89,6 +89,8 @@ def _merge_answers(answers: list[Reply]) -> Reply:
         user_id=last.user_id if same_board else None,
         token=last.token if same_board else None,
         move_count=last.move_count if same_board else None,
+        # Each answer's boards, in the order of the sections (`show 101 102`).
+        pictures=tuple(p for r in answers for p in r.pictures),
         quote_original=quote,
         to_sender=True,
         answer=True,
@@ -140,6 +142,8 @@ def _one_notice(to: list[str], group: list[Reply]) -> Reply:
         user_id=seat.user_id,
         token=seat.token,
         move_count=base.move_count if base.move_count is not None else seat.move_count,
+        # The picture of the board mail kept: the newest state, as its text.
+        pictures=base.pictures,
         quote_original=False,
         to_sender=any(r.to_sender for r in group),
         answer=False,

@@ -33,6 +33,7 @@ from pbm.services.accounts import record_auth_failures
 from pbm.services.boards import Board, board_by_id
 from pbm.services.challenges import ChallengeError
 from pbm.services.context import Context, Reply
+from pbm.services.mail_html import html_order
 from pbm.services.mailing import board_facts, board_reply
 from pbm.services.outbox import outbox_values, queue_many
 from pbm.services.render import summary
@@ -394,7 +395,15 @@ def queue_replies(
             date=ctx.now(),
             quote=quote if reply.quote_original else None,
         )
-        row = outbox_values(ctx.now(), ctx.config.server_address, to, reply.subject, body, raw)
+        row = outbox_values(
+            ctx.now(),
+            ctx.config.server_address,
+            to,
+            reply.subject,
+            body,
+            raw,
+            html_order(reply.user_id, reply.pictures),
+        )
         row["message_id"] = message_id
         row["inbound_id"] = inbound_id
         queued.append(row)

@@ -25,6 +25,7 @@ def use_templates(directory: Path) -> None:
         _directory = directory
         _phrases.cache_clear()
         _template.cache_clear()
+        _html_template.cache_clear()
 
 
 @cache
@@ -46,6 +47,17 @@ def phrase(key: str, **values: object) -> str:
 def render(name: str, **values: object) -> str:
     """A reply body template (templates/NAME.txt) with its placeholders filled."""
     return _template(_directory, name).substitute(values)
+
+
+@cache
+def _html_template(directory: Path, name: str) -> Template:
+    return Template((directory / f"{name}.html").read_text(encoding="utf-8"))
+
+
+def render_html(name: str, **values: str) -> str:
+    """An HTML template (templates/NAME.html) with its placeholders filled; the values
+    are HTML already (the caller escapes text)."""
+    return _html_template(_directory, name).substitute(values)
 
 
 # Mail programs show plain text at about 72 columns, and so do pbmserv's mails.

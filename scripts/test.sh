@@ -12,6 +12,13 @@ if ! ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1; then
   as_root apt-get update -qq
   as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq postgresql >/dev/null
 fi
+# The browser tests (tests/server/test_mail_browser.py) look at the HTML part of mails
+# in headless Chromium.
+if ! command -v chromium >/dev/null 2>&1; then
+  as_root() { if [ "$(id -u)" = 0 ]; then "$@"; else sudo "$@"; fi; }
+  as_root apt-get update -qq
+  as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null
+fi
 .venv/bin/ruff check .
 .venv/bin/ruff format --check .
 bash scripts/check.sh  # mypy (strict on games, ratings, tournaments, store, services) and vulture

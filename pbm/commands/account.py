@@ -8,7 +8,7 @@ from pbm.commands.base import Command, Invocation
 from pbm.commands.helptext import general_help, topic_help
 from pbm.commands.registry import register
 from pbm.errors import NotFoundError, UsageError
-from pbm.services import accounts, lists
+from pbm.services import accounts, lists, mail_html
 from pbm.services.accounts import find_user
 from pbm.services.boards import board_from_row, rules_for
 from pbm.services.context import Context
@@ -87,6 +87,30 @@ class Signoff(Command):
             phrase("signed_off", userid=user.userid),
             "account",
         )
+
+
+class Set(Command):
+    name = "set"
+    usage = "userid password format html|text"
+    summary = (
+        "How your mails come: html (the default) adds a drawn board and the text in a "
+        "fixed-width font for mail programs that show text in a proportional font; "
+        "text sends the plain text alone."
+    )
+    scope = "account"
+
+    def run(self, ctx: Context, inv: Invocation) -> None:
+        user, rest = self.user_only(ctx, inv)
+        what = rest[0].lower() if rest else ""
+        if what != "format" or len(rest) > 2:
+            raise UsageError(phrase("set_usage"), self.full_usage())
+        if len(rest) == 2:
+            value = rest[1].lower()
+            if value not in mail_html.FORMATS:
+                raise UsageError(phrase("set_usage"), self.full_usage())
+            mail_html.set_format(ctx.session, user, value)
+        value = mail_html.mail_format(ctx.session, user.saved_id)
+        answer(ctx, phrase("subject_set", userid=user.userid), phrase(f"format_{value}"), "account")
 
 
 class Delete(Command):
@@ -217,6 +241,7 @@ register(
     Signup(),
     Change(),
     Signoff(),
+    Set(),
     Delete(),
     Help(),
     ListCommand(),

@@ -8,6 +8,7 @@ from pbm.services.context import Context, Reply
 from pbm.services.mailing import board_reply
 from pbm.services.render import subject_for
 from pbm.store.models import User
+from pbm.texts import phrase
 
 
 def answer(
@@ -18,10 +19,12 @@ def answer(
     *,
     board: Board | None = None,
     reader: User | None = None,
+    upto: int | None = None,
     to: list[str] | None = None,
 ) -> None:
-    """Mail `body` back; about a `board`, it threads with the board's mails, and to one
-    of its players (`reader`) it carries his reply token."""
+    """Mail `body` back; about a `board`, it threads with the board's mails, to one of
+    its players (`reader`) it carries his reply token, and its HTML part draws the
+    board (after `upto` moves when given)."""
     recipients = to if to is not None else ([ctx.sender] if ctx.sender else [])
     text = body.rstrip("\n") + "\n"
     # Mailed to the sender alone, it is one of the message's answers.
@@ -39,17 +42,25 @@ def answer(
             kind=kind,
             to_sender=True,
             answer=alone,
+            upto=upto,
         )
     ctx.reply(reply)
 
 
 def mail_show(ctx: Context, board: Board, reader: User | None, upto: int | None) -> None:
-    """The summary of a board (after `upto` moves when given), for `show` and `all show`."""
+    """The summary of a board (after `upto` moves when given), for `show` and `all show`.
+    A view of an earlier position says so in its Subject too, rather than naming who
+    is to move now."""
+    total = board.row.move_count
+    earlier = upto is not None and upto < total
     answer(
         ctx,
-        subject_for(board),
+        phrase("subject_position", label=board.label, number=upto, total=total)
+        if earlier
+        else subject_for(board),
         lists.show_text(ctx, board, reader, upto),
         "board",
         board=board,
         reader=reader,
+        upto=upto,
     )

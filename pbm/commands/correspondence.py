@@ -12,12 +12,13 @@ from pbm.services.accounts import find_user
 from pbm.services.boards import board_by_id, board_from_row, load_board
 from pbm.services.clocks import days_text
 from pbm.services.context import Context
+from pbm.services.echoes import last_moves
 from pbm.services.lists import games_table
 from pbm.services.rating_lists import history_boards, ratings_table, standings_text
 from pbm.services.secrecy import hidden_moves
 from pbm.store import queries
 from pbm.store.models import User
-from pbm.texts import phrase
+from pbm.texts import phrase, wrap
 
 
 class Vacation(Command):
@@ -122,12 +123,12 @@ class History(Command):
         rules = self.rules_of(inv)
         users = [find_user(ctx, w) for w in inv.words]
         boards = history_boards(ctx, rules, users)
-        answer(
-            ctx,
-            phrase("subject_history", game=rules.title),
-            games_table(boards) if boards else phrase("no_history", game=rules.title),
-            "list",
-        )
+        if boards:
+            ends = "\n".join(wrap(line) for line in last_moves(ctx, boards))
+            text = games_table(boards) + "\n\n" + phrase("history_last_moves") + "\n" + ends
+        else:
+            text = phrase("no_history", game=rules.title)
+        answer(ctx, phrase("subject_history", game=rules.title), text, "list")
 
 
 class Record(Command):

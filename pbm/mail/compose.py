@@ -5,10 +5,18 @@ Every mail is an `email.message.EmailMessage` written by the `email` package wit
 lines ending in CRLF, which is what smtplib and aiosmtplib send as-is. Nothing here
 writes MIME or folds headers by hand; this module only decides what goes in.
 
-Plain text only. An ASCII body whose lines fit in SMTP's 998 octets goes out as 7bit,
-untouched, so 72-column boards and long comment lines reach the player exactly as
+The text is the mail: an ASCII body whose lines fit in SMTP's 998 octets goes out as
+7bit, untouched, so 72-column boards and long comment lines reach the player exactly as
 rendered; anything else is UTF-8 quoted-printable (soft line breaks that every mail
-program joins again).
+program joins again). `compose` writes that text mail, which the outbox queues.
+
+Most mail programs show text/plain in a proportional font, so when the mail is sent
+`with_html` makes it `multipart/alternative`: the text part unchanged, then an HTML
+part with the same text in a `<pre>` (monospace, columns kept) and, above it, the drawn
+boards given as `InlinePicture`s, each an inline PNG of a `multipart/related` part
+named by `cid:`, with its alt text and a visually hidden list of the position for
+screen readers. The HTML (templates/mail.html) loads nothing from the network: no URL,
+no remote style, font or image.
 
 No "Precedence: bulk": RFC 3834 `Auto-Submitted` already tells standard responders
 not to answer, `X-Auto-Response-Suppress: All` tells Exchange, and bulk precedence
@@ -17,17 +25,21 @@ would file personal game mail with newsletters.
 
 from __future__ import annotations
 
+import hashlib
 import re
-from functools import lru_cache
 from collections.abc import Sequence
+from dataclasses import dataclass
 from datetime import UTC, datetime
-from email import policy
+from email import message_from_bytes, policy
 from email.errors import HeaderParseError
 from email.headerregistry import Address, BaseHeader
-from email.message import EmailMessage
+from email.message import EmailMessage, MIMEPart
+from functools import lru_cache
+from html import escape
 
 from pbm.mail.headers import HEADER_CLASSES, clean
 from pbm.mail.quoting import quote_lines
+from pbm.texts import render_html
 
 # RFC 5322 section 2.1.1: at most 998 characters per line, excluding the CRLF.
 MAX_LINE_OCTETS = 998
@@ -43,6 +55,19 @@ def _one_line(value: str) -> str:
     """Header values never carry line breaks (they would inject headers) nor control
     characters (shown as U+FFFD)."""
     return _CONTROLS.sub("\ufffd", " ".join(value.split()))
+
+
+@dataclass(frozen=True, slots=True)
+class InlinePicture:
+    """A drawn board for the HTML part: `png` bytes of `width` x `height` pixels, the
+    `alt` text and `words`, the position line by line (read out by screen readers).
+    The services draw it; the transport only places it."""
+
+    png: bytes
+    width: int
+    height: int
+    alt: str
+    words: tuple[str, ...] = ()
 
 
 def _mailbox(value: str) -> str:
@@ -126,9 +151,86 @@ def compose(
         msg["Reply-To"] = _mailbox(reply_to)
     msg["Auto-Submitted"] = _one_line(auto_submitted)
     msg["X-Auto-Response-Suppress"] = "All"
-    text = _body_with_quote(body, quote)
-    if _fits_7bit(text):
-        msg.set_content(text, subtype="plain", charset="us-ascii", cte="7bit")
-    else:
-        msg.set_content(text, subtype="plain", charset="utf-8", cte="quoted-printable")
+    _set_text(msg, _body_with_quote(body, quote), "plain")
     return msg.as_bytes()
+
+
+def with_html(raw: bytes, pictures: Sequence[InlinePicture]) -> bytes:
+    """`raw`, a mail `compose` wrote, as `multipart/alternative`: its text part as it
+    was, then the HTML part with `pictures` drawn above the same text."""
+    msg = message_from_bytes(raw, policy=_POLICY)
+    assert isinstance(msg, EmailMessage)  # the policy's message factory
+    text = str(msg.get_content()).replace("\r\n", "\n")  # the parser keeps CRLF
+    message_id = str(msg["Message-ID"] or "")
+    cids = [_content_id(i, message_id) for i in range(len(pictures))]
+    part = EmailMessage(policy=_POLICY)
+    page = html_page(str(msg["Subject"] or ""), text, list(zip(cids, pictures, strict=True)))
+    _set_text(part, page, "html")
+    for number, (cid, picture) in enumerate(zip(cids, pictures, strict=True), 1):
+        part.add_related(
+            picture.png,
+            maintype="image",
+            subtype="png",
+            cid=f"<{cid}>",
+            disposition="inline",
+            filename=f"board{number}.png",
+        )
+    msg.make_alternative()
+    msg.attach(part)
+    _set_boundaries(msg, [message_id, text, page, *(p.png for p in pictures)])
+    return msg.as_bytes()
+
+
+def _set_boundaries(msg: MIMEPart, content: Sequence[str | bytes]) -> None:
+    """Boundaries made from a digest of what the mail holds instead of random ones: the
+    same mail is the same bytes (golden files, a mail sent again), and a boundary that
+    is a digest of the content cannot occur in it by any practical chance."""
+    seed = hashlib.sha256()
+    for item in content:
+        data = item.encode("utf-8", "surrogateescape") if isinstance(item, str) else item
+        seed.update(len(data).to_bytes(8, "big") + data)
+    for number, part in enumerate(p for p in msg.walk() if p.is_multipart()):
+        digest = seed.copy()
+        digest.update(f"part {number}".encode())
+        part.set_boundary(f"=_pbm{number}_{digest.hexdigest()[:32]}")
+    for part in msg.walk():
+        # The email package marks the parts it makes; only the message needs it.
+        if part is not msg:
+            del part["MIME-Version"]
+
+
+def _set_text(part: MIMEPart, text: str, subtype: str) -> None:
+    if _fits_7bit(text):
+        part.set_content(text, subtype=subtype, charset="us-ascii", cte="7bit")
+    else:
+        part.set_content(text, subtype=subtype, charset="utf-8", cte="quoted-printable")
+
+
+def _content_id(index: int, message_id: str) -> str:
+    """A Content-ID unique to this mail and short enough not to fold: the picture's
+    number, a digest of the Message-ID and its host (an addr-spec, as RFC 2392 asks)."""
+    host = re.sub(r"[^A-Za-z0-9.-]", "", message_id.rpartition("@")[2]) or "pbm"
+    digest = hashlib.sha256(message_id.encode("utf-8", "replace")).hexdigest()[:16]
+    return f"board{index + 1}.{digest}@{host}"
+
+
+def html_page(title: str, text: str, pictures: Sequence[tuple[str, InlinePicture]]) -> str:
+    """The HTML part: every `(cid, picture)` drawn in order, then `text` in a `<pre>`.
+    Everything put in is escaped; the page is templates/mail.html."""
+    drawn = "".join(
+        render_html(
+            "mail_picture",
+            cid=escape(cid),
+            width=str(picture.width),
+            height=str(picture.height),
+            alt=escape(_one_line(picture.alt)),
+            words="\n".join(f"<li>{escape(_one_line(w))}</li>" for w in picture.words),
+        )
+        for cid, picture in pictures
+    )
+    return render_html(
+        "mail",
+        title=escape(_one_line(title)),
+        pictures=drawn,
+        text=escape(text.rstrip("\n"), quote=False),
+    )

@@ -13,6 +13,17 @@ from pbm.clock import Clock
 from pbm.config import Config
 
 
+@dataclass(frozen=True)
+class PictureOrder:
+    """A board to draw in a mail's HTML part (pbm.services.mail_html): the position
+    after `upto` moves, seen from `seat` (None: as an observer sees it, which is every
+    seat's view where the game hides nothing)."""
+
+    game_id: int
+    upto: int
+    seat: int | None
+
+
 @dataclass
 class Reply:
     """One mail to send. The pipeline composes it (threading headers, token, quote)."""
@@ -27,6 +38,9 @@ class Reply:
     # shows: the reply address and Message-ID carry both (pbm.mail.addressing).
     token: str | None = None
     move_count: int | None = None
+    # The boards the HTML part draws above the text, in the order of the boards in
+    # `body` (pbm.services.mail_html; drawn when the mail is sent).
+    pictures: tuple[PictureOrder, ...] = ()
     quote_original: bool = False  # errors quote the message they answer (as pbmserv)
     to_sender: bool = False  # a direct answer: In-Reply-To the inbound message
     # An answer to what the sender asked (help, lists, show, refusals), as opposed to a

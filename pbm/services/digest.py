@@ -12,6 +12,7 @@ from pbm.services.accounts import reply_addresses
 from pbm.services.boards import board_from_row
 from pbm.services.context import Context, Reply
 from pbm.services.lists import status_text
+from pbm.services.mail_html import picture_order
 from pbm.services.mailing import board_facts, title_for
 from pbm.services.render import STARS, summary
 from pbm.store.models import Game, GamePlayer, User
@@ -85,6 +86,7 @@ def send_digest(ctx: Context, user: User) -> bool:
             ),
             kind="digest",
             user_id=user.id,
+            pictures=tuple(picture_order(b, user) for b in boards),
         )
     )
     ctx.session.add(JobMark(kind="digest", key=key, at=ctx.now()))

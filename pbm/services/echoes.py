@@ -11,7 +11,11 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 
 from pbm.games import AnyGame as Rules
+from pbm.services.boards import Board
+from pbm.services.context import Context
+from pbm.services.render import last_move_line
 from pbm.services.secrecy import ShownMove
+from pbm.store import queries
 from pbm.store.queries import MoveRecord
 
 
@@ -30,3 +34,15 @@ def with_echoes(
         filled.append(MoveRecord(move.number, move.player, move.text, move.auto, echo))
         state = rules.apply(state, parsed)
     return filled
+
+
+def last_moves(ctx: Context, boards: Sequence[Board]) -> list[str]:
+    """Each finished board's last move with its echo, `101: alice c7-c8 converts d8`
+    (for `history`, under pbmserv's table, whose lines scripts read unchanged). A
+    finished board hides nothing, so every echo is shown."""
+    lines = []
+    for board in boards:
+        moves = with_echoes(board.rules, board.options, queries.move_records(ctx.session, board.id))
+        if moves:
+            lines.append(f"{board.row.board}: {last_move_line(board, moves, set())}")
+    return lines

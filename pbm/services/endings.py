@@ -99,6 +99,7 @@ def remove(ctx: Context, board: Board, reason: str, loser_id: int | None = None)
                     subject=subject,
                     body=body,
                     kind="removed",
+                    drawn=False,
                     to_sender=ctx.sender in to,
                 )
             )

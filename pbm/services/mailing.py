@@ -11,6 +11,7 @@ from pbm.services.boards import Board
 from pbm.services.clocks import shows_timing, timing_lines
 from pbm.services.context import Context, Reply
 from pbm.services.echoes import with_echoes
+from pbm.services.mail_html import picture_order
 from pbm.services.matches import match_lines
 from pbm.services.ratings import rating_lines
 from pbm.services.render import BoardFacts, Timing, subject_for, summary
@@ -89,9 +90,13 @@ def board_reply(
     to_sender: bool = False,
     answer: bool = False,
     quote_original: bool = False,
+    drawn: bool = True,
+    upto: int | None = None,
 ) -> Reply:
     """A mail about `board` to `reader`: it threads with the board's other mails and,
-    to a player, carries his reply token and the move count of the position now."""
+    to a player, carries his reply token and the move count of the position now. Its
+    HTML part draws the board as `reader` sees it (after `upto` moves when given),
+    unless not `drawn` (the mail shows no board)."""
     return Reply(
         to=to,
         subject=subject,
@@ -104,6 +109,7 @@ def board_reply(
         to_sender=to_sender,
         answer=answer,
         quote_original=quote_original,
+        pictures=(picture_order(board, reader, upto),) if drawn else (),
     )
 
 

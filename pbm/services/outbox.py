@@ -22,8 +22,10 @@ def outbox_values(
     subject: str,
     body: str,
     raw: bytes,
+    html: str | None = None,
 ) -> dict[str, object]:
-    """The columns of a freshly queued mail but its Message-ID and inbound message."""
+    """The columns of a freshly queued mail but its Message-ID and inbound message;
+    `html` is the order for its HTML part (pbm.services.mail_html.html_order)."""
     return {
         "created_at": now,
         "envelope_from": envelope_from,
@@ -31,6 +33,7 @@ def outbox_values(
         "subject": subject,
         "body": body,
         "raw": raw,
+        "html": html,
         "status": "queued",
         "attempts": 0,
         "next_attempt_at": now,

@@ -417,6 +417,7 @@ def _mail_preview(
             subject=phrase("subject_preview", kind=kind, label=board.label),
             body=body,
             kind="preview",
+            drawn=False,
             to_sender=True,
             answer=True,
         )
@@ -460,6 +461,7 @@ def chat(ctx: Context, board: Board, user: User, text: str) -> None:
                     ),
                     body=body + "\n",
                     kind="chat",
+                    drawn=False,
                     to_sender=ctx.sender in to,
                 )
             )

@@ -180,6 +180,9 @@ class OutboxMail(Stored, SQLModel, table=True):
     subject: str = Field(sa_column=Column(Text, nullable=False))
     body: str = Field(sa_column=Column(Text, nullable=False))
     raw: bytes = Field(sa_column=Column(LargeBinary, nullable=False))
+    # The order for the HTML part (JSON, pbm.services.mail_html), made when the mail is
+    # sent; NULL: the text part alone.
+    html: str | None = Field(default=None, sa_column=Column(Text, nullable=True))
     status: str = Field(default="queued", max_length=8)  # queued | sent | failed
     attempts: int = 0
     next_attempt_at: datetime = Field(sa_column=_ts())

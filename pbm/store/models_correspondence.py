@@ -102,10 +102,13 @@ class JobMark(Stored, SQLModel, table=True):
 
 
 class MailPreference(Stored, SQLModel, table=True):
-    """How a player wants board mail: every move (default) or one daily digest."""
+    """How a player wants board mail: every move (default) or one daily digest, with
+    an HTML part (default) or as text alone."""
 
     __tablename__ = "mail_preferences"
 
     id: int | None = Field(default=None, primary_key=True)
     user_id: int = Field(foreign_key="users.id", unique=True)
     digest: bool = False
+    # "html": a text part and an HTML part with the drawn board; "text": the text alone.
+    format: str = Field(default="html", max_length=8, sa_column_kwargs={"server_default": "html"})

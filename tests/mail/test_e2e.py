@@ -85,7 +85,8 @@ def play_by_mail(
         last = boxes[player].wait_for(board_mail, n=moves + 1)[-1]
         # a finished board names no one to move, and its mail says when it ended
         assert re.search(rf"Board {board}$", str(last["Subject"]))
-        assert "Game ended" in last.get_content()
+        plain = last.get_body(preferencelist=("plain",))  # the text part of the alternative
+        assert plain is not None and "Game ended" in plain.get_content()
     return board, moves, outcome
 
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 from datetime import timedelta
 
 import pytest
+from sqlmodel import select
 
 from pbm.errors import PbmError
 from pbm.ratings import pbmserv
@@ -14,6 +15,7 @@ from pbm.services.boards import load_board, rules_for
 from pbm.services.context import Context
 from pbm.services.ratings import recompute, snapshot
 from pbm.store.db import session_for
+from pbm.store.models import Game, Move
 from tests.server.conftest import Server, legal_texts
 
 HOUR = timedelta(hours=1)
@@ -75,9 +77,21 @@ def test_pbmserv_sample_numbers_through_mail(server: Server, people: dict[str, s
     server.send(bob, "quadrature history alice")
     [history] = server.new_mail()
     assert history.subject == "Historical List of Quadrature games"
-    rows = [line for line in history.body.splitlines() if line.strip()[:3] in ("101", "102")]
+    table, _, ends = history.body.partition("The last move of each board:\n")
+    rows = [line for line in table.splitlines() if line.strip()[:3] in ("101", "102")]
     assert [r.split()[0] for r in rows] == ["102", "101"]  # latest first
     assert "alice Won" in rows[0] and "game was a tie" in rows[1]
+    # Under pbmserv's table, each board's last move with what the rules said of it.
+    last = ends.splitlines()
+    assert [line.split(":")[0] for line in last] == ["102", "101"]
+    for line in last:
+        number, _, move = line.partition(": ")
+        with session_for(server.engine) as session:
+            game = session.exec(select(Game).where(Game.board == number)).one()
+            final = session.exec(
+                select(Move).where(Move.game_id == game.id, Move.number == game.move_count)
+            ).one()
+        assert move.endswith(final.text) or (final.echo is not None and final.echo in move)
 
 
 def test_unrated_challenge(server: Server, people: dict[str, str]) -> None:

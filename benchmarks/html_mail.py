@@ -1,0 +1,68 @@
+"""What the HTML part of a board mail costs when the mail is sent (issue 13).
+
+The move's transaction queues the text mail and an order for its HTML part; the sender
+makes that part outside any transaction: it replays the position (and the one before
+it, to mark the last move), draws it and adds the HTML alternative to the queued text
+(pbm.services.mail_html.with_html_part). For a middle position of a seeded random game
+of each game's default rules this prints the PNG's size, the mail's size with and
+without the HTML part, and the milliseconds of CPU per mail for the whole send-side
+work, then for drawing alone (median of ROUNDS).
+
+    .venv/bin/python benchmarks/html_mail.py
+"""
+
+from __future__ import annotations
+
+import random
+import statistics
+import time
+from datetime import UTC, datetime
+
+from pbm.games import GAMES
+from pbm.mail.compose import compose
+from pbm.services.mail_html import Drawing, picture, with_html_part
+
+ROUNDS = 30
+
+
+def _median_ms(work: object) -> float:
+    assert callable(work)
+    times = []
+    for _ in range(ROUNDS):
+        began = time.process_time()
+        work()
+        times.append(time.process_time() - began)
+    return statistics.median(times) * 1000
+
+
+def main() -> None:
+    print(
+        f"{'game':<11} {'png':>7} {'mail html':>10} {'mail text':>10} {'send ms':>8} {'draw ms':>8}"
+    )
+    for name, game in GAMES.items():
+        rng = random.Random(13)
+        states = [game.new_state()]
+        moves: list[str] = []
+        while game.to_move(states[-1]) is not None and len(states) < 400:
+            move = rng.choice(game.legal_moves(states[-1]))
+            moves.append(game.format_move(states[-1], move))
+            states.append(game.apply(states[-1], move))
+        middle = max(1, len(states) // 2)
+        drawing = Drawing(game, (), tuple(moves[:middle]), None, f"{game.title} Board 101")
+        text = compose(
+            sender="PBeM Server <pbm@example.org>",
+            to=["alice@players.example"],
+            subject=f"{game.title} Board 101 alice",
+            body=game.render(states[middle], None),
+            message_id="<pbm.k3q9z7m2p4x8.1@example.org>",
+            date=datetime(2026, 11, 22, tzinfo=UTC),
+        )
+        both = with_html_part(text, [drawing])
+        send = _median_ms(lambda: with_html_part(text, [drawing]))  # noqa: B023
+        drawn = _median_ms(lambda: picture(drawing))  # noqa: B023
+        png = len(picture(drawing).png)
+        print(f"{name:<11} {png:>7} {len(both):>10} {len(text):>10} {send:>8.1f} {drawn:>8.1f}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,233 @@
+"""The HTML part of every mail (issue 13): multipart/alternative with the text part as
+before, boards drawn as inline PNGs named by cid:, nothing remote, and `set ... format
+text` for the text alone. The outbox queues the text; the HTML part is made when the
+daemon's sender takes the mail (pbm.mailstore.DbOutbox), so these tests read the mail
+from there, as it leaves."""
+
+from __future__ import annotations
+
+import asyncio
+import re
+from email import message_from_bytes, policy
+from email.message import EmailMessage
+from html import escape
+
+from sqlmodel import col, select
+
+from pbm.mail import parse_message
+from pbm.mail.smtp_out import SendOutcome
+from pbm.mailstore import DbOutbox
+from pbm.store.db import session_for
+from pbm.store.models import Move, OutboxMail
+from tests.server.conftest import Sent, Server, legal_texts
+from tests.server.test_quadrupel_server import BLACK_SETUP
+
+# Anything an HTML part could load from elsewhere: a URL scheme other than cid:, a
+# protocol-relative address, a stylesheet link, an @import or a url() in CSS.
+REMOTE = re.compile(r"(https?:|ftp:|//[a-z0-9]|<link\b|@import|url\(|<script\b|<iframe\b)", re.I)
+
+
+def sent_mail(server: Server) -> list[Sent]:
+    """The mail queued since the last read of the outbox, as the sender sends it (all
+    due mail is then marked sent)."""
+    after = server.seen
+    outbox = DbOutbox(server.engine, server.clock)
+    mails = sorted(asyncio.run(outbox.due(1000)), key=lambda m: m.id)
+    asyncio.run(outbox.record([SendOutcome(m.id, "sent") for m in mails]))
+    server.new_mail()  # the queued (text) copies, read past
+    with session_for(server.engine) as session:
+        subjects = {r.id: r.subject for r in session.exec(select(OutboxMail))}
+    return [
+        Sent(
+            list(m.recipients),
+            subjects[m.id],
+            parse_message(m.raw).text,
+            m.raw,
+            parse_message(m.raw),
+            m.id,
+        )
+        for m in mails
+        if m.id > after
+    ]
+
+
+def parsed(sent: Sent) -> EmailMessage:
+    msg = message_from_bytes(sent.raw, policy=policy.default)
+    assert isinstance(msg, EmailMessage)
+    assert not msg.defects
+    return msg
+
+
+def html_of(msg: EmailMessage) -> str:
+    part = msg.get_body(("html",))
+    assert part is not None
+    return str(part.get_content()).replace("\r\n", "\n")
+
+
+def check_html_mail(sent: Sent, pictures: int) -> EmailMessage:
+    """A mail as every html reader gets it: the text part unchanged, then the HTML
+    (with `pictures` boards in a multipart/related)."""
+    msg = parsed(sent)
+    assert msg.get_content_type() == "multipart/alternative"
+    text, rich = list(msg.iter_parts())
+    assert text.get_content_type() == "text/plain"
+    assert text.get_content().replace("\r\n", "\n") == sent.body
+    html = html_of(msg)
+    assert not REMOTE.search(html), REMOTE.search(html)
+    assert "<pre " in html
+    # The text is all there, escaped.
+    assert escape(sent.body.rstrip("\n"), quote=False) in html
+    if not pictures:
+        assert rich.get_content_type() == "text/html"
+        return msg
+    assert rich.get_content_type() == "multipart/related"
+    images = [p for p in rich.iter_parts() if p.get_content_type() == "image/png"]
+    assert len(images) == pictures
+    for image in images:
+        cid = str(image["Content-ID"]).strip().strip("<>")
+        assert f'src="cid:{cid}"' in html
+        png = image.get_content()
+        assert png.startswith(b"\x89PNG") and len(png) <= 40 * 1024
+    assert html.count('alt="') == pictures
+    assert html.count("<li>") >= pictures  # the position in words, for screen readers
+    return msg
+
+
+def test_board_mails_carry_the_drawn_board(server: Server) -> None:
+    alice = server.signup("alice")
+    bob = server.signup("bob")
+    server.send(alice, "quarto challenge alice bob")
+    for sent in sent_mail(server):
+        check_html_mail(sent, pictures=1)
+    move = legal_texts(server, "quarto")[0]
+    assert server.send(alice, f"quarto move 101 alice secret {move}") == "done"
+    mails = sent_mail(server)
+    assert sorted(m.to[0] for m in mails) == [alice, bob]
+    for sent in mails:
+        html = html_of(check_html_mail(sent, pictures=1))
+        assert 'alt="Quarto Board 101 after move 1' in html
+
+
+def test_errors_and_help_have_an_html_part_without_pictures(server: Server) -> None:
+    alice = server.signup("alice")
+    server.send(alice, "help")
+    (help_mail,) = sent_mail(server)
+    check_html_mail(help_mail, pictures=0)
+    server.send(alice, "quarto move 999 alice secret <b>&amp;")
+    (error,) = sent_mail(server)
+    html = html_of(check_html_mail(error, pictures=0))
+    assert "<b>" not in html  # the player's words are text, never markup
+
+
+def test_format_text_sends_the_text_alone(server: Server) -> None:
+    alice = server.signup("alice")
+    bob = server.signup("bob")
+    server.send(alice, "set alice secret format text")
+    (answer,) = sent_mail(server)
+    assert "plain text alone" in answer.body
+    assert parsed(answer).get_content_type() == "text/plain"
+    server.send(alice, "quarto challenge alice bob")
+    mails = {m.to[0]: m for m in sent_mail(server)}
+    assert parsed(mails[alice]).get_content_type() == "text/plain"
+    check_html_mail(mails[bob], pictures=1)
+    # An answer with no account named (help) follows the sender's address too.
+    server.send(alice, "help")
+    (help_mail,) = sent_mail(server)
+    assert parsed(help_mail).get_content_type() == "text/plain"
+    server.send(alice, "set alice secret format html")
+    (answer,) = sent_mail(server)
+    assert "HTML part" in answer.body
+    check_html_mail(answer, pictures=0)
+
+
+def test_set_refuses_what_it_does_not_know(server: Server) -> None:
+    alice = server.signup("alice")
+    for line in ("set alice secret format rtf", "set alice secret colour blue"):
+        server.send(alice, line)
+        (error,) = sent_mail(server)
+        assert "set userid password format html|text" in error.body
+    server.send(alice, "set alice secret format")
+    (status,) = sent_mail(server)
+    assert "HTML part" in status.body
+
+
+def test_merged_answers_keep_each_board_picture(server: Server) -> None:
+    alice = server.signup("alice")
+    server.signup("bob")
+    server.send(alice, "quarto challenge alice bob")
+    server.send(alice, "quadrature challenge alice bob")
+    sent_mail(server)
+    server.send(alice, "multiple", "quarto show 101\nquadrature show 101")
+    (answer,) = sent_mail(server)
+    html = html_of(check_html_mail(answer, pictures=2))
+    assert html.index('alt="Quarto Board 101') < html.index('alt="Quadrature Board 101')
+
+
+def png_of(sent: Sent) -> bytes:
+    (image,) = [p for p in parsed(sent).walk() if p.get_content_type() == "image/png"]
+    return bytes(image.get_content())
+
+
+def test_a_hidden_setup_stays_hidden_in_the_picture(server: Server) -> None:
+    alice = server.signup("alice")
+    bob = server.signup("bob")
+    carol = server.signup("carol")
+    server.send(alice, "quadrupel-points challenge alice bob")
+    server.send(carol, "quadrupel subscribe 101 carol secret")
+    sent_mail(server)
+    assert server.send(alice, f"quadrupel move 101 alice secret {BLACK_SETUP}") == "done"
+    mails = {m.to[0]: m for m in sent_mail(server)}
+    assert set(mails) == {alice, bob, carol}
+    # Bob and the observer see the same picture: the dots of alice's setup hidden;
+    # alice sees her own setup.
+    assert png_of(mails[bob]) == png_of(mails[carol]) != png_of(mails[alice])
+    # The words for screen readers hide as much as the picture.
+    assert "c3 (dots not shown yet)" in html_of(parsed(mails[bob]))
+    assert "c3 (dots not shown yet)" in html_of(parsed(mails[carol]))
+    assert "c3 (dots not shown yet)" not in html_of(parsed(mails[alice]))
+
+
+def test_show_of_an_earlier_position_draws_that_position(server: Server) -> None:
+    alice = server.signup("alice")
+    server.signup("bob")
+    server.send(alice, "quarto challenge alice bob")
+    move = legal_texts(server, "quarto")[0]
+    assert server.send(alice, f"quarto move 101 alice secret {move}") == "done"
+    sent_mail(server)
+    server.send(alice, "quarto show 101#0")
+    (shown,) = sent_mail(server)
+    assert shown.subject == "Quarto Board 101 after move 0 of 1"
+    html = html_of(check_html_mail(shown, pictures=1))
+    assert 'alt="Quarto Board 101 at the start' in html
+
+
+def _set_last_order(server: Server, order: str) -> None:
+    with session_for(server.engine) as session:
+        row = session.exec(select(OutboxMail).order_by(col(OutboxMail.id).desc())).first()
+        assert row is not None and row.html is not None
+        row.html = order
+        session.add(row)
+        session.commit()
+
+
+def test_a_mail_whose_picture_cannot_be_made_goes_as_text(server: Server) -> None:
+    alice = server.signup("alice")
+    server.signup("bob")
+    server.send(alice, "quarto challenge alice bob")
+    sent_mail(server)
+    move = legal_texts(server, "quarto")[0]
+    assert server.send(alice, f"quarto move 101 alice secret {move}") == "done"
+    with session_for(server.engine) as session:
+        stored = session.exec(select(Move)).one()
+        stored.text = "not a quarto move"  # the replay for the picture fails
+        session.add(stored)
+        session.commit()
+    server.send(alice, "help")
+    _set_last_order(server, "not json")
+    server.send(alice, "help")
+    _set_last_order(server, '{"reader": null, "pictures": [[1, 0]]}')
+    mails = sent_mail(server)
+    assert len(mails) == 4  # two board mails, two answers to help
+    for sent in mails:
+        assert parsed(sent).get_content_type() == "text/plain", (sent.subject, sent.id)
+        assert sent.body.strip()
