@@ -216,6 +216,10 @@ class Config:
     move_rows: Annotated[int, In("limits", "move_rows")] = 4
     # Plies of conditional moves one player may set on one board, all lines together.
     conditional_plies: Annotated[int, In("limits", "conditional_plies")] = 40
+    # Computer players (docs/bots.md): the worker processes `pbm serve` thinks in for
+    # them, and the time a bot's move may take.
+    bot_workers: Annotated[int, In("bots", "workers")] = Field(default=1, ge=1)
+    bot_seconds: Annotated[float, In("bots", "seconds_per_move")] = Field(default=2.0, gt=0)
     # The mail transport (pbm.mail.settings): the listeners, IMAP intake, the SMTP relay
     # (without one, outgoing mail goes into the Maildir outbox_maildir).
     smtp_listen: Annotated[Listener, In("mail.listen", "smtp")] = Endpoint("127.0.0.1", 2525)

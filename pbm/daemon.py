@@ -27,28 +27,39 @@ import asyncio
 import contextlib
 import json
 import logging
+import multiprocessing
 import os
 import signal
 import socket
 import threading
 import time
 from collections.abc import Callable
+from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from sqlalchemy.engine import Engine
 
 from pbm.clock import Clock, SystemClock
 from pbm.config import Config
 from pbm.errors import StoreUnavailable
-from pbm.jobs import JOB_SECONDS, run_due, run_for_cluster
+from pbm.jobs import (
+    JOB_SECONDS,
+    apply_bot_answer,
+    bot_task,
+    due_bot_turns,
+    run_due,
+    run_for_cluster,
+)
 from pbm.logfmt import kv
 from pbm.mail.imap_in import ImapIntake
 from pbm.mail.lmtp_in import start_listener
 from pbm.mail.settings import MailSettings, mail_settings
 from pbm.mail.smtp_out import MaildirTransport, OutboxSender, RetryPolicy, SmtpRelay, Transport
 from pbm.mailstore import DbInbox, DbOutbox, WriteLock
+from pbm.services.bots import Answer, think
 from pbm.store import claims
 from pbm.store.db import (
     DatabaseFile,
@@ -60,6 +71,7 @@ from pbm.store.db import (
     unavailable_on_failure,
 )
 
+T = TypeVar("T")
 log = logging.getLogger("pbm.daemon")
 
 STATUS_FILE = "daemon-status.json"
@@ -203,6 +215,7 @@ class Daemon:
             asyncio.create_task(self._processor(), name="processor"),
             asyncio.create_task(self._sender(), name="outbox"),
             asyncio.create_task(self._reporter(), name="reporter"),
+            asyncio.create_task(self._bots(), name="bots"),
             *(asyncio.create_task(self._periodic(job), name=job.name) for job in PERIODIC_JOBS),
         ]
         if self.settings.imap is not None:
@@ -380,7 +393,7 @@ class Daemon:
     async def _periodic(self, job: PeriodicJob) -> None:
         while not self.stop.is_set():
             try:
-                await asyncio.to_thread(
+                ran = await asyncio.to_thread(
                     run_for_cluster,
                     self.engine,
                     self.clock,
@@ -389,6 +402,8 @@ class Daemon:
                     job.every_seconds,
                     job.run,
                 )
+                if ran:  # which daemon ran which due time, for the operator
+                    log.info(kv("job_ran", job=job.name))
             except Exception as exc:
                 if store_failure(exc) is None:
                     log.exception(kv("job_failed", job=job.name, error=repr(exc)))
@@ -398,6 +413,77 @@ class Daemon:
                     )
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(self.stop.wait(), job.every_seconds)
+
+    async def _bots(self) -> None:
+        """Play the bots' due moves: think in a pool of at most `[bots] workers` worker
+        processes (intake and the outbox never wait on thinking), then apply each answer
+        in its own transaction. A board is thought about by one worker at a time here;
+        daemons sharing a PostgreSQL database may think about the same move, and the
+        move-number check when applying lets only the first answer count."""
+        loop = asyncio.get_running_loop()
+        workers = self.config.bot_workers
+        # spawn: the daemon has threads, and a forked child would inherit their locks.
+        pool = ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn"))
+        thinking: dict[asyncio.Future[Answer], int] = {}  # an answer to come: its board
+        try:
+            while not self.stop.is_set():
+                try:
+                    await self._start_thinking(loop, pool, thinking)
+                except Exception as exc:
+                    self._bot_failure("bots_read_failed", exc)
+                if not thinking:
+                    with contextlib.suppress(TimeoutError):
+                        await asyncio.wait_for(self.stop.wait(), IDLE_TICK_SECONDS)
+                    continue
+                done, _ = await asyncio.wait(
+                    thinking, timeout=IDLE_TICK_SECONDS, return_when=asyncio.FIRST_COMPLETED
+                )
+                for future in done:
+                    thinking.pop(future)
+                    try:
+                        answer = future.result()
+                        result = await asyncio.to_thread(self._apply_bot, answer)
+                    except Exception as exc:
+                        self._bot_failure("bot_move_failed", exc)
+                        continue
+                    log.info(kv("bot", board=answer.task.turn.game_id, result=result))
+                    self._outbox_wake.set()
+        finally:
+            pool.shutdown(wait=False, cancel_futures=True)
+
+    async def _start_thinking(
+        self,
+        loop: asyncio.AbstractEventLoop,
+        pool: ProcessPoolExecutor,
+        thinking: dict[asyncio.Future[Answer], int],
+    ) -> None:
+        if len(thinking) >= self.config.bot_workers:
+            return
+        turns = await asyncio.to_thread(self._locked, due_bot_turns)
+        for turn in turns:
+            if len(thinking) >= self.config.bot_workers:
+                return
+            if turn.game_id in thinking.values():
+                continue
+            task = await asyncio.to_thread(self._locked, partial(bot_task, turn=turn))
+            if task is not None:
+                thinking[loop.run_in_executor(pool, think, task)] = turn.game_id
+
+    def _locked(self, read: Callable[[Engine, Clock, Config], T]) -> T:
+        """A read of the bots' work under the daemon's write lock, as every transaction
+        of this process on SQLite (see pbm.mailstore)."""
+        with self.write_lock, unavailable_on_failure():
+            return read(self.engine, self.clock, self.config)
+
+    def _apply_bot(self, answer: Answer) -> str:
+        with self.write_lock, unavailable_on_failure():
+            return apply_bot_answer(self.engine, self.clock, self.config, answer)
+
+    def _bot_failure(self, event: str, exc: Exception) -> None:
+        if store_failure(exc) is None:
+            log.exception(kv(event, error=repr(exc)))
+        else:  # the move is still due, and is thought again
+            log.warning(kv(event, error=describe_failure(exc)))
 
     async def _reporter(self) -> None:
         last_health = last_counts = last_beat = time.monotonic()

@@ -7,7 +7,8 @@ done is recorded in the database (a board's result, a nag's JobMark for the move
 a digest's JobMark for the day), so running the job again, or after a restart, never
 repeats anything; a job missed while the server was down does its work once when it
 comes back. The daemon runs `run_due` every JOB_SECONDS (registered in pbm.daemon.PERIODIC_JOBS);
-`pbm jobs run` runs it once, for cron.
+`pbm jobs run` runs it once, for cron, and plays the bots' due moves (`play_bots`; the
+daemon thinks for them in worker processes instead, see pbm.daemon).
 
 Several daemons on one PostgreSQL run each job through `run_for_cluster`: one of them,
 under the job's advisory lock, once per due time (pbm.store.claims), since two runs of
@@ -27,12 +28,14 @@ from sqlmodel import select
 from pbm.clock import Clock
 from pbm.config import Config
 from pbm.pipeline import queue_replies
+from pbm.services import bots
 from pbm.services.boards import board_from_row
 from pbm.services.context import Context
 from pbm.services.digest import digest_readers, send_digest
 from pbm.services.timeouts import apply, due
 from pbm.services.vacation import account, exhausted, running_end, stop
 from pbm.store import claims
+from pbm.store.bots import BotTurn
 from pbm.store.db import session_for, unavailable_on_failure
 from pbm.store.models import Game, User
 from pbm.texts import use_templates
@@ -133,3 +136,53 @@ def _board(ctx: Context, game_id: int | None) -> str:
 def _digest(ctx: Context, user_id: int) -> int:
     user = ctx.session.get(User, user_id)
     return int(user is not None and send_digest(ctx, user))
+
+
+def bot_task(
+    engine: Engine, clock: Clock, config: Config, turn: BotTurn, iterations: int | None = None
+) -> bots.Task | None:
+    """Read what a bot needs to think about `turn`, in a transaction closed before the
+    thinking starts."""
+    with session_for(engine) as session:
+        ctx = Context(session=session, clock=clock, config=config, sender="")
+        return bots.prepare(ctx, turn, iterations=iterations)
+
+
+def due_bot_turns(engine: Engine, clock: Clock, config: Config) -> list[BotTurn]:
+    with session_for(engine) as session:
+        return bots.due(Context(session=session, clock=clock, config=config, sender=""))
+
+
+def apply_bot_answer(engine: Engine, clock: Clock, config: Config, answer: bots.Answer) -> str:
+    """Play a bot's answer in its own transaction, with the board mails it causes."""
+    use_templates(config.templates_dir)
+    return _in_transaction(engine, clock, config, partial(bots.apply, answer=answer))
+
+
+def play_bots(
+    engine: Engine,
+    clock: Clock,
+    config: Config,
+    *,
+    limit: int | None = None,
+    iterations: int | None = None,
+) -> int:
+    """Play the bots' due moves (and draw answers) here, one after the other, until no
+    bot has anything to do or `limit` were played; returns how many were. Bots playing
+    each other play on until their games end."""
+    use_templates(config.templates_dir)
+    played = 0
+    while limit is None or played < limit:
+        progress = False
+        for turn in due_bot_turns(engine, clock, config):
+            if limit is not None and played >= limit:
+                break
+            task = bot_task(engine, clock, config, turn, iterations)
+            if task is None:
+                continue
+            if apply_bot_answer(engine, clock, config, bots.think(task)) != "stale":
+                played += 1
+                progress = True
+        if not progress:
+            break
+    return played

@@ -62,8 +62,6 @@ _.branch_labels
 _.depends_on
 _.downgrade
 
-# pbm/bots: what a bot's decision tells its caller (the bot accounts and worker pool of
-# issue 14 read them; tests/bots and benchmarks/bots.py do today).
-_.accepts_draw
-_.fallback
+# pbm/bots: the name an outside engine gives itself (its protocol's `name` answer); only
+# tests/bots/test_external.py reads it so far (`pbm bot show` does not print it yet).
 _.engine_name

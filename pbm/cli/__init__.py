@@ -14,6 +14,7 @@ from typing import Annotated, Any
 import typer
 
 from pbm.cli import (
+    bot,
     db,
     game,
     helpcmd,
@@ -84,6 +85,16 @@ user_app.command("disable")(user.disable)
 user_app.command("enable")(user.enable)
 user_app.command("delete")(user.delete)
 app.add_typer(user_app, name="user")
+
+bot_app = typer.Typer(help="Manage computer players (docs/bots.md).", **HELP)
+bot_app.command("add")(bot.add)
+bot_app.command("add-builtin")(bot.add_builtin)
+bot_app.command("list")(bot.list_bots)
+bot_app.command("show")(bot.show)
+bot_app.command("disable")(bot.disable)
+bot_app.command("enable")(bot.enable)
+bot_app.command("remove")(bot.remove)
+app.add_typer(bot_app, name="bot")
 
 game_app = typer.Typer(help="Inspect and manage boards.", **HELP)
 game_app.command("list")(game.list_games)

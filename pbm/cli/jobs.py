@@ -1,5 +1,5 @@
-"""`pbm jobs run`: the periodic jobs once (reminders, timeouts, vacations, digests), for
-installations that run them from cron instead of `pbm serve`."""
+"""`pbm jobs run`: the periodic jobs once (reminders, timeouts, vacations, digests) and
+the bots' due moves, for installations that run them from cron instead of `pbm serve`."""
 
 from __future__ import annotations
 
@@ -9,16 +9,18 @@ import typer
 
 from pbm.cli.common import JsonOption, config, engine
 from pbm.clock import SystemClock
-from pbm.jobs import run_due
+from pbm.jobs import play_bots, run_due
 
 
 def run(cli: typer.Context, as_json: JsonOption = False) -> None:
     """Send due reminders and digests, forfeit boards whose time is up, end used-up
-    vacations. Safe to run as often as you like: nothing is ever done twice."""
+    vacations, play the bots' due moves. Safe to run as often as you like: nothing is
+    ever done twice."""
     cfg = config(cli)
     eng = engine(cfg)
     try:
         done = run_due(eng, SystemClock(), cfg)
+        done["bot_moves"] = play_bots(eng, SystemClock(), cfg)
     finally:
         eng.dispose()
     if as_json:

@@ -8,6 +8,7 @@ import typer
 
 from pbm.cli.common import JsonOption, admin_context, emit
 from pbm.services.boards import rules_for
+from pbm.services.bots import label
 from pbm.services.ratings import ratings_of_type, recompute, snapshot
 
 
@@ -23,6 +24,7 @@ def show(
         data = [
             {
                 "userid": u.userid,
+                "bot": u.bot,
                 "rating": round(r.value, 2),
                 "games": r.games,
                 "won": r.won,
@@ -39,7 +41,7 @@ def show(
             ["userid", "rating", "games", "W", "L", "T", "glicko-2", "RD"],
             [
                 [
-                    d["userid"],
+                    label(u),
                     d["rating"],
                     d["games"],
                     d["won"],
@@ -48,7 +50,7 @@ def show(
                     d["glicko"],
                     d["rd"],
                 ]
-                for d in data
+                for d, (_, u) in zip(data, rows, strict=True)
             ],
         )
 

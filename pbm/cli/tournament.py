@@ -11,6 +11,7 @@ from pbm.games import GameError
 from pbm.games.base import parse_option_pairs
 from pbm.services import tournaments
 from pbm.services.accounts import find_user
+from pbm.services.bots import label
 from pbm.texts import phrase
 
 NameArg = Annotated[str, typer.Argument(metavar="NAME", help="The tournament's name.")]
@@ -31,6 +32,9 @@ def create(
     forfeittime: Annotated[
         float, typer.Option(help="Days before a forfeit.")
     ] = tournaments.FORFEIT_DAYS,
+    bots: Annotated[
+        bool, typer.Option("--bots", help="Computer players may enter (pbm bot ...).")
+    ] = False,
 ) -> None:
     """Open a tournament for entries."""
     try:
@@ -47,8 +51,12 @@ def create(
             params=params,
             nag_days=nagtime,
             forfeit_days=forfeittime,
+            bots=bots,
         )
-        typer.echo(f"{t.name}: {tournaments.kind_text(t)} of {tournaments.game_title(t)}, open")
+        also = ", bots may enter" if t.bots else ""
+        typer.echo(
+            f"{t.name}: {tournaments.kind_text(t)} of {tournaments.game_title(t)}, open{also}"
+        )
 
 
 def list_tournaments(cli: typer.Context, as_json: JsonOption = False) -> None:
@@ -66,6 +74,7 @@ def list_tournaments(cli: typer.Context, as_json: JsonOption = False) -> None:
                     "status": t.status,
                     "entrants": count,
                     "prefix": t.prefix,
+                    "bots": t.bots,
                 }
             )
     emit(data, as_json, ["name", "game", "type", "status", "entrants", "prefix"], rows)
@@ -81,7 +90,8 @@ def show(cli: typer.Context, name: NameArg) -> None:
         typer.echo(
             f"boards {t.prefix}101..., reminder {t.nag_days:g} d, forfeit {t.forfeit_days:g} d"
         )
-        typer.echo("entrants: " + " ".join(u.userid for _, u in people))
+        typer.echo("bots " + ("allowed" if t.bots else "not allowed"))
+        typer.echo("entrants: " + ", ".join(label(u) for _, u in people))
         typer.echo("")
         typer.echo(tournaments.pairings_text(ctx.session, t))
         if t.status != "open":

@@ -1,7 +1,7 @@
 """The `tournament` mail command:
 
 tournament create userid password NAME GAME [type=swiss] [rounds=N] [nagtime=D]
-                  [forfeittime=D] [-option=value...]
+                  [forfeittime=D] [bots=yes] [-option=value...]
 tournament join|leave|start NAME userid password
 tournament standings|pairings NAME [round]
 tournament list
@@ -20,7 +20,7 @@ from pbm.store.models import User
 from pbm.store.models_tournament import Tournament
 from pbm.texts import phrase, render
 
-SETTINGS = ("type", "rounds", "nagtime", "forfeittime")
+SETTINGS = ("type", "rounds", "nagtime", "forfeittime", "bots")
 
 
 class TournamentCommand(Command):
@@ -28,7 +28,7 @@ class TournamentCommand(Command):
     aliases = ("tourney",)
     usage = (
         "create userid password NAME GAME [type=roundrobin|double|swiss|knockout] [rounds=N] "
-        "[-option=value...] | join|leave|start NAME userid password | "
+        "[bots=yes] [-option=value...] | join|leave|start NAME userid password | "
         "standings|pairings NAME [round] | list"
     )
     summary = "Create, enter, start and follow tournaments."
@@ -79,6 +79,7 @@ class TournamentCommand(Command):
             nag_days=_number(settings.get("nagtime", str(tournaments.NAG_DAYS))),
             forfeit_days=_number(settings.get("forfeittime", str(tournaments.FORFEIT_DAYS))),
             creator=user,
+            bots=_yes(settings.get("bots", "no")),
         )
         text = phrase(
             "tournament_created",
@@ -159,6 +160,16 @@ def table_mail(ctx: Context, t: Tournament) -> str:
         standings=tournaments.standings_text(ctx.session, t),
         signature=ctx.config.server_name,
     ).rstrip()
+
+
+def _yes(text: str) -> bool:
+    """`bots=yes|no`: whether computer players may enter."""
+    word = text.lower()
+    if word not in ("yes", "no"):
+        raise UsageError(
+            phrase("tournament_bad_setting", word=f"bots={text}"), TournamentCommand().full_usage()
+        )
+    return word == "yes"
 
 
 def _number(text: str) -> float:

@@ -40,6 +40,13 @@ class Board:
     def userids(self) -> list[str]:
         return [u.userid for _, u in self.players]
 
+    @property
+    def labels(self) -> list[str]:
+        """The players as board mails and lists name them: `pbmbot (bot)` for a bot."""
+        return [
+            phrase("bot_label", userid=u.userid) if u.bot else u.userid for _, u in self.players
+        ]
+
     def index_of(self, user_id: int | None) -> int | None:
         for gp, user in self.players:
             if user.id == user_id:

@@ -13,6 +13,7 @@ from pbm.games import GameError
 from pbm.games.quadrupel_match import next_first_player
 from pbm.services.accounts import shown, wrapped
 from pbm.services.boards import Board, board_from_row, save_board
+from pbm.services.bots import challenge_refusal
 from pbm.services.clocks import validate as validate_time_options
 from pbm.services.context import Context
 from pbm.services.mailing import auto_subscribers, mail_board
@@ -119,6 +120,7 @@ def create_game(
     unknown: list[str] = []
     refusing: list[str] = []
     full: list[str] = []
+    bots: list[str] = []  # why a bot named does not take the board
     for userid in userids:
         user = queries.user_by_userid(ctx.session, userid)
         if user is None or not user.password_hash:
@@ -134,6 +136,8 @@ def create_game(
             and queries.active_count(ctx.session, user.saved_id, rules.name) >= limit
         ):
             full.append(user.userid)
+        elif (refusal := challenge_refusal(ctx, user, rules, entered=entered)) is not None:
+            bots.append(wrapped(refusal))
         users.append(user)
     problems: list[str] = []
     if unknown:
@@ -144,6 +148,7 @@ def create_game(
         )
     if full:
         problems.append(phrase("challenge_full", game=rules.title, userids="\n\t".join(full)))
+    problems.extend(bots)
     if len({u.id for u in users}) < len(users):
         problems.append(phrase("challenge_twice"))
     if problems:

@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from pbm.games import GAMES
 from pbm.games import AnyGame as Rules
 from pbm.services.boards import Board, board_from_row, state_at
+from pbm.services.bots import label
 from pbm.services.context import Context
 from pbm.services.mailing import board_facts, title_for
 from pbm.services.render import summary
@@ -87,20 +88,21 @@ def status_text(board: Board) -> str:
 
 def games_table(boards: Sequence[Board]) -> str:
     """pbmserv's `games` table: Board, Move, the players, Board Status."""
-    width = max([10, *(len(u) for b in boards for u in b.userids)])
+    width = max([10, *(len(u) for b in boards for u in b.labels)])
     players = max([2, *(len(b.players) for b in boards)])
     head = ["Board Move " + " ".join("".ljust(width) for _ in range(players)) + " Board Status"]
     head.append("----- ---- " + " ".join("-" * width for _ in range(players)) + " " + "-" * 19)
     lines = []
     for b in boards:
-        names = " ".join(u.ljust(width) for u in b.userids + [""] * (players - len(b.userids)))
+        names = " ".join(u.ljust(width) for u in b.labels + [""] * (players - len(b.userids)))
         lines.append(f"{b.row.board:>5} {b.row.move_count:>4} {names} {status_text(b)}".rstrip())
     return "\n".join([h.rstrip() for h in head] + lines)
 
 
 @dataclass
 class Standing:
-    userid: str
+    userid: str  # the key ratings are matched by
+    label: str = ""  # how tables print the player: `pbmbot (bot)` for a bot
     won: int = 0
     lost: int = 0
     ties: int = 0
@@ -120,7 +122,7 @@ def standings(ctx: Context, rules: Rules) -> list[Standing]:
     for row in queries.games_of_type(ctx.session, rules.name, ("finished", "active")):
         players = queries.players_of(ctx.session, row.saved_id)
         for gp, user in players:
-            entry = table.setdefault(user.saved_id, Standing(user.userid))
+            entry = table.setdefault(user.saved_id, Standing(user.userid, label(user)))
             if row.status == "active":
                 entry.active += 1
             elif not row.rated:
@@ -135,7 +137,7 @@ def standings(ctx: Context, rules: Rules) -> list[Standing]:
         account = ctx.session.get(User, setting.user_id)
         if account is None:
             continue
-        entry = table.setdefault(setting.user_id, Standing(account.userid))
+        entry = table.setdefault(setting.user_id, Standing(account.userid, label(account)))
         entry.limit = setting.game_limit
         entry.seeking = setting.seeking
     return rank(list(table.values()))

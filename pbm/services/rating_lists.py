@@ -11,6 +11,7 @@ from sqlmodel import col, select
 from pbm.games import AnyGame as Rules
 from pbm.ratings.pbmserv import PROVISIONAL_GAMES, Rating
 from pbm.services.boards import Board, board_from_row
+from pbm.services.bots import label
 from pbm.services.context import Context
 from pbm.services.lists import Standing, standings
 from pbm.services.ratings import ratings_of_type
@@ -57,7 +58,7 @@ def _row(rank: int, e: Entry, flag: str = "") -> str:
     seeking = str(s.seeking) if s.seeking else ""
     lead = f"{rank:>3}{flag or ' '}"  # the E/P/I flag right after the rank, in the gap
     return (
-        f"{lead} {s.userid:<16} {e.shown:>6} {s.won:>4} {s.lost:>4} {s.ties:>4}   "
+        f"{lead} {s.label or s.userid:<16} {e.shown:>6} {s.won:>4} {s.lost:>4} {s.ties:>4}   "
         f"{active:^12}  {seeking:>7}"
     ).rstrip()
 
@@ -93,7 +94,7 @@ def ratings_table(ctx: Context, rules: Rules) -> str:
     for i, (r, user) in enumerate(rows, 1):
         mark = "P" if r.games < PROVISIONAL_GAMES else " "
         lines.append(
-            f"{i:>3}  {user.userid:<16} {Rating(r.value, r.games).shown:>5}{mark} {r.games:>5}  "
+            f"{i:>3}  {label(user):<16} {Rating(r.value, r.games).shown:>5}{mark} {r.games:>5}  "
             f"{int(r.glicko + 0.5):>8} {int(r.glicko_rd + 0.5):>5}"
         )
     lines.append("")

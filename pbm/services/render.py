@@ -99,13 +99,13 @@ def _move_columns(
     if last_rows is not None and len(cells) > last_rows:
         cells = cells[-last_rows:]
     sides = [board.rules.seat_name(seats[i]) for i in range(n)]
-    widest = max([len(c) for r in cells for c in r] + [len(s) for s in sides + board.userids])
+    widest = max([len(c) for r in cells for c in r] + [len(s) for s in sides + board.labels])
     width = max(12, widest + 2)
 
     def line(values: Sequence[str]) -> str:
         return (INDENT + "".join(v.ljust(width) for v in values)).rstrip()
 
-    return "\n".join([line(sides), line(board.userids), *(line(r) for r in cells)])
+    return "\n".join([line(sides), line(board.labels), *(line(r) for r in cells)])
 
 
 def drawing(board: Board, state: State, seat: int | None, *, final: bool = False) -> str:

@@ -20,6 +20,7 @@ from pbm.errors import NotFoundError, PbmError
 from pbm.games import GameError, find_game
 from pbm.services.accounts import reply_addresses
 from pbm.services.boards import board_by_id, rules_for
+from pbm.services.bots import challenge_refusal, label
 from pbm.services.challenges import ChallengeError, create_game
 from pbm.services.clocks import days_text
 from pbm.services.context import Context, Reply
@@ -125,8 +126,10 @@ def create(
     nag_days: float = NAG_DAYS,
     forfeit_days: float = FORFEIT_DAYS,
     creator: User | None = None,
+    bots: bool = False,
 ) -> Tournament:
-    """A tournament open for entries; `kind` is roundrobin, double, swiss or knockout."""
+    """A tournament open for entries; `kind` is roundrobin, double, swiss or knockout;
+    computer players may enter only when `bots` is true."""
     key = name.lower()
     if not NAME_PATTERN.match(key):
         raise TournamentError(phrase("tournament_bad_name", name=name))
@@ -157,6 +160,7 @@ def create(
         prefix=_free_prefix(ctx.session),
         nag_days=nag_days,
         forfeit_days=forfeit_days,
+        bots=bots,
         created_by=creator.id if creator else None,
         created_at=ctx.now(),
     )
@@ -180,9 +184,16 @@ def _open(t: Tournament) -> None:
 
 
 def join(ctx: Context, t: Tournament, user: User) -> TournamentEntry:
+    """Enter `user`; a bot only where the tournament takes bots and only when it plays
+    the game (refused now, rather than as a drawn pairing once started)."""
     _open(t)
     if _entry(ctx.session, t, user) is not None:
         raise TournamentError(phrase("tournament_already_in", name=t.name, userid=user.userid))
+    if user.bot and not t.bots:
+        raise TournamentError(phrase("bot_tournament", userid=user.userid, name=t.name))
+    refusal = challenge_refusal(ctx, user, rules_for(t.game), entered=True)
+    if refusal is not None:
+        raise TournamentError(refusal)
     entry = TournamentEntry(tournament_id=t.saved_id, user_id=user.saved_id, joined_at=ctx.now())
     ctx.session.add(entry)
     ctx.session.flush()
@@ -615,7 +626,8 @@ def champion(session: Session, t: Tournament, rows: Sequence[Row[int]]) -> str:
 
 
 def _names(session: Session, t: Tournament) -> dict[int, str]:
-    return {u.saved_id: u.userid for _, u in entries(session, t)}
+    """The entrants as tables and mails name them: `pbmbot1 (bot)` for a bot."""
+    return {u.saved_id: label(u) for _, u in entries(session, t)}
 
 
 def _tell(ctx: Context, people: Sequence[User], subject: str, body: str) -> None:

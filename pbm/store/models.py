@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from sqlalchemy import Column, Index, LargeBinary, Text, UniqueConstraint
+from sqlalchemy import Column, Index, LargeBinary, Text, UniqueConstraint, false
 from sqlmodel import Field, SQLModel
 
 from pbm.store.types import Stored, UTCDateTime
@@ -25,6 +25,8 @@ class User(Stored, SQLModel, table=True):
     password_hash: str = Field(max_length=255)
     created_at: datetime = Field(sa_column=_ts())
     disabled: bool = False
+    # A computer player (its settings: pbm.store.models_bots.Bot); it has no address.
+    bot: bool = Field(default=False, sa_column_kwargs={"server_default": false()})
 
 
 class UserAddress(Stored, SQLModel, table=True):
@@ -198,3 +200,4 @@ class OutboxMail(Stored, SQLModel, table=True):
 from pbm.store import models_correspondence  # noqa: E402,F401,I001  (correspondence tables)
 from pbm.store import models_tournament  # noqa: E402,F401  (tournament tables)
 from pbm.store import models_cluster  # noqa: E402,F401  (the daemons table)
+from pbm.store import models_bots  # noqa: E402,F401  (the bots table)

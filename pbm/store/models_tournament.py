@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from sqlalchemy import Column, Text, UniqueConstraint
+from sqlalchemy import Column, Text, UniqueConstraint, false
 from sqlmodel import Field, SQLModel
 
 from pbm.store.types import Stored, UTCDateTime
@@ -28,6 +28,8 @@ class Tournament(Stored, SQLModel, table=True):
     prefix: str = Field(max_length=8, unique=True)  # board names: prefix + 101, 102...
     nag_days: float = 1.0
     forfeit_days: float = 7.0
+    # Computer players may enter (`--bots`); others refuse them (docs/bots.md).
+    bots: bool = Field(default=False, sa_column_kwargs={"server_default": false()})
     status: str = Field(default="open", max_length=16)  # open|running|finished|cancelled
     current_round: int = 0
     boards_made: int = 0  # how many board names were given out

@@ -1,0 +1,70 @@
+"""Queries about bots: their settings rows, and the boards where one has to act."""
+
+from __future__ import annotations
+
+import json
+from typing import NamedTuple
+
+from sqlalchemy import func
+from sqlmodel import Session, col, select
+
+from pbm.store.models import Game, GamePlayer, User
+from pbm.store.models_bots import Bot
+
+
+class BotTurn(NamedTuple):
+    """A board where a bot has something to do, as it stood when it was read."""
+
+    game_id: int
+    user_id: int  # the bot's account
+    position: int  # its challenge-order index on the board
+    move_count: int  # the board's move count then: the move must still follow it
+    kind: str  # "move" (its turn) or "draw" (a draw proposal it has not answered)
+
+
+def bot_of(session: Session, user_id: int) -> Bot | None:
+    return session.exec(select(Bot).where(Bot.user_id == user_id)).first()
+
+
+def all_bots(session: Session) -> list[tuple[Bot, User]]:
+    query = select(Bot, User).join(User, col(User.id) == col(Bot.user_id)).order_by(User.userid_key)
+    return [(bot, user) for bot, user in session.exec(query)]
+
+
+def active_boards(session: Session, user_id: int) -> int:
+    """The user's active boards, in every game."""
+    query = (
+        select(func.count())
+        .select_from(Game)
+        .join(GamePlayer, col(GamePlayer.game_id) == col(Game.id))
+        .where(GamePlayer.user_id == user_id, Game.status == "active")
+    )
+    return int(session.exec(query).one())
+
+
+def due_turns(session: Session) -> list[BotTurn]:
+    """Every active board where an enabled bot is to move (oldest move first), or has
+    another player's draw or undo proposal to answer."""
+    base = (
+        select(Game, GamePlayer)
+        .join(GamePlayer, col(GamePlayer.game_id) == col(Game.id))
+        .join(User, col(User.id) == col(GamePlayer.user_id))
+        .join(Bot, col(Bot.user_id) == col(User.id))
+        .where(Game.status == "active", col(User.bot), col(Bot.disabled).is_(False))
+    )
+    turns: list[BotTurn] = []
+    moving = base.where(col(Game.to_move) == col(GamePlayer.position)).order_by(
+        col(Game.last_move_at), col(Game.id)
+    )
+    for game, gp in session.exec(moving):
+        turns.append(BotTurn(game.saved_id, gp.user_id, gp.position, game.move_count, "move"))
+    # A proposal made while the bot is to move is answered with its move (it accepts a
+    # draw instead of moving, or moves, which clears the proposal as a player's does).
+    proposed = base.where(
+        col(Game.proposal).in_(("draw", "undo")), col(Game.to_move) != col(GamePlayer.position)
+    ).order_by(col(Game.id))
+    for game, gp in session.exec(proposed):
+        if gp.position not in json.loads(game.proposal_votes or "[]"):
+            kind = game.proposal or ""
+            turns.append(BotTurn(game.saved_id, gp.user_id, gp.position, game.move_count, kind))
+    return turns

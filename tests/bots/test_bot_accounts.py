@@ -1,0 +1,56 @@
+"""`pbm bot ...` at the command line: adding, listing, showing, disabling and removing
+bots, through the same service the server uses; `pbm jobs run` plays their moves."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from typer.testing import CliRunner
+
+from pbm.cli import app
+from tests.server.conftest import cli_ok
+
+runner = CliRunner()
+
+
+def test_bots_are_added_listed_shown_disabled_and_removed(cfg: Path) -> None:
+    out = cli_ok(
+        "bot", "add", "quartobot", "--games", "quarto,quad", "--level", "2", "--max-games", "3"
+    )
+    assert "quartobot: level 2, builtin, games quarto,quad, max 3" in out
+    assert "pbmbot1" in cli_ok("bot", "add-builtin")
+    assert "there already" in cli_ok("bot", "add-builtin")
+    listed = json.loads(cli_ok("bot", "list", "--json"))
+    assert [b["userid"] for b in listed] == [
+        "pbmbot1",
+        "pbmbot2",
+        "pbmbot3",
+        "pbmbot4",
+        "quartobot",
+    ]
+    assert [b["level"] for b in listed] == [1, 2, 3, 4, 2]
+    shown = json.loads(cli_ok("bot", "show", "quartobot", "--json"))
+    assert shown["games"] == ["quarto", "quad"] and shown["failures"] == 0
+    cli_ok("bot", "disable", "quartobot")
+    assert json.loads(cli_ok("bot", "show", "quartobot", "--json"))["disabled"] is True
+    cli_ok("bot", "enable", "quartobot")
+    cli_ok("bot", "remove", "quartobot")
+    result = runner.invoke(app, ["bot", "show", "quartobot"])
+    assert result.exit_code != 0 and "no bot named quartobot" in result.output
+    # A bot's name is a userid like any other: taken is taken.
+    result = runner.invoke(app, ["bot", "add", "pbmbot1"])
+    assert result.exit_code != 0
+    result = runner.invoke(app, ["bot", "add", "weird", "--level", "7"])
+    assert result.exit_code != 0 and "level 7" in result.output
+
+
+def test_jobs_run_plays_the_bots_moves(cfg: Path) -> None:
+    cli_ok("bot", "add", "one", "--level", "1")
+    cli_ok("bot", "add", "two", "--level", "1")
+    cli_ok("game", "new", "quarto", "one", "two")
+    done = json.loads(cli_ok("jobs", "run", "--json"))
+    assert done["bot_moves"] >= 9  # a Quarto game lasts at least nine moves
+    listed = json.loads(cli_ok("game", "list", "--json"))
+    assert [(g["moves"], g["status"]) for g in listed] == [(done["bot_moves"], "finished")]
+    assert json.loads(cli_ok("jobs", "run", "--json"))["bot_moves"] == 0
