@@ -1,14 +1,19 @@
-"""Moves per second with 1, 2 and 3 daemons on one PostgreSQL, and one on SQLite.
+"""Moves per second end to end with 1, 2 and 3 `pbm serve` daemons on one PostgreSQL,
+and one daemon on SQLite beside them.
 
-Each daemon is a process running the daemon's processor (DbInbox.process_some with its
-own owner: claims in the database, no process lock), as `pbm serve` runs it. Move
-messages for many quarto boards are stored a round at a time (every board's next move,
-as players answer their board mails) and the daemons share them; a round ends when all
-its messages are done. Reported: moves/s, the daemons' CPU seconds per move (not the
-database server's), and the ratio to one daemon. Listeners and the outbox sender are
-left out: they are the same per message on every setup.
+End to end: each move is a mail delivered over LMTP to a daemon's listener (round-robin
+over the daemons, on persistent connections, as Postfix spreads deliveries), stored,
+claimed, processed, and its replies written by a daemon's outbox sender to its Maildir
+and marked sent. Moves go a round at a time (every board's next move, as players answer
+their board mails); a round ends when every board has its move, and the run when every
+message is done and every reply sent.
 
-Usage: .venv/bin/python benchmarks/scale_out.py [--boards 60] [--rounds 8]
+Reported per setup: moves/s; CPU seconds per move of the daemons alone, and of the whole
+machine (daemons, PostgreSQL, this sender: /proc/stat); the ratio to one daemon on
+PostgreSQL. On a machine with C cores the whole-machine figure bounds the rate at
+C / (CPU per move), however many daemons run.
+
+Usage: .venv/bin/python benchmarks/scale_out.py [--boards 60] [--rounds 6]
 Needs PostgreSQL's binaries and psycopg (as the tests: tests/pg_cluster.py).
 """
 
@@ -16,189 +21,166 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import multiprocessing as mp
-import random
+import os
+import smtplib
 import sys
 import tempfile
 import threading
 import time
-from datetime import UTC, datetime
-from email.message import EmailMessage
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from sqlalchemy import func
-from sqlmodel import select
-
-from pbm.clock import FrozenClock, SystemClock
-from pbm.config import Config
-from pbm.games import get_game
-from pbm.intake import process_message
-from pbm.mailstore import DbInbox
-from pbm.store.db import init_db, make_engine, session_for
-from pbm.store.models import InboundMessage
+from pbm.store.db import init_db, make_engine
 from tests import pg_cluster
+from tests.pg.test_scale_out_daemons import (
+    PASSWORD,
+    RULES,
+    SERVER,
+    Daemon,
+    address,
+    behind,
+    config_for,
+    message,
+    mover,
+    plan,
+    set_up_boards,
+    unfinished,
+    wait_for,
+)
 
-START = datetime(2026, 1, 1, tzinfo=UTC)
+TICKS = os.sysconf("SC_CLK_TCK")
+LANES = 3  # sending threads, each on its own LMTP connection to one daemon
+ROUND_SECONDS = 120.0
 
 
-def mail(sender: str, subject: str, n: int) -> bytes:
-    msg = EmailMessage()
-    msg["From"] = sender
-    msg["To"] = "pbm@example.org"
-    msg["Subject"] = subject
-    msg["Message-ID"] = f"<bench.{n}.{time.time_ns()}@players.example>"
-    msg.set_content("\n")
-    return msg.as_bytes()
+def process_cpu(pid: int) -> float:
+    """User + system CPU seconds of process `pid` so far."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / TICKS
 
 
-def config_for(url: str, data: Path) -> Config:
-    return Config(
-        data_dir=data, database_url=url, server_address="pbm@example.org", password_cost=4
+def machine_cpu() -> float:
+    """CPU seconds spent by every process on the machine so far (not idle, not iowait)."""
+    user, nice, system, _idle, _iowait, irq, softirq, steal = (
+        int(x) for x in Path("/proc/stat").read_text().split()[1:9]
     )
+    return (user + nice + system + irq + softirq + steal) / TICKS
 
 
-def setup(url: str, data: Path, boards: int) -> None:
+@contextlib.contextmanager
+def daemons(url: str, root: Path, n: int) -> Iterator[list[Daemon]]:
+    root.mkdir()
+    running = [Daemon(root, f"d{k}", url) for k in range(n)]
+    try:
+        for daemon in running:
+            daemon.spawn()
+        for daemon in running:
+            if not wait_for(daemon.running, 60):
+                raise RuntimeError(f"a daemon did not start: {daemon.log()}")
+        yield running
+    finally:
+        for daemon in running:
+            daemon.stop()
+
+
+def send_round(running: list[Daemon], moves: list[list[str]], ply: int) -> None:
+    """Every board's `ply`-th move, spread over LANES threads, lane k to daemon k % n."""
+    failures: list[BaseException] = []
+
+    def lane(k: int) -> None:
+        daemon = running[k % len(running)]
+        try:
+            with smtplib.LMTP("127.0.0.1", daemon.port, timeout=60) as lmtp:
+                for i in range(k, len(moves), LANES):
+                    who = mover(i, ply)
+                    subject = f"quarto move {101 + i} {who} {PASSWORD} {moves[i][ply]}#{ply + 1}"
+                    raw = message(address(who), subject, f"<b{i}.{ply}.{time.time_ns()}@bench>")
+                    lmtp.sendmail(address(who), [SERVER], raw)
+        except BaseException as exc:
+            failures.append(exc)
+
+    threads = [threading.Thread(target=lane, args=(k,)) for k in range(LANES)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(ROUND_SECONDS)
+    if failures:
+        raise failures[0]
+
+
+def run(url: str, root: Path, n: int, moves: list[list[str]]) -> dict[str, float]:
+    """One setup's figures; the daemons' directories under `root` (made here)."""
     engine = make_engine(url)
-    init_db(engine)
-    cfg = config_for(url, data)
-    clock = FrozenClock(START)
-    n = 0
-    for i in range(boards):
-        for who in (f"b{i}a", f"b{i}b"):
-            n += 1
-            process_message(
-                engine,
-                mail(f"{who}@p.example", f"signup {who} pw", n),
-                via="cli",
-                clock=clock,
-                config=cfg,
-            )
-        n += 1
-        subject = f"quarto challenge b{i}a b{i}b"
-        process_message(
-            engine, mail(f"b{i}a@p.example", subject, n), via="cli", clock=clock, config=cfg
-        )
-    engine.dispose()
-
-
-def scripts(boards: int, rounds: int) -> list[list[str]]:
-    """Per round, the move subjects of every board still playing (legal, seeded)."""
-    rules = get_game("quarto")
-    rng = random.Random(16)
-    states = [rules.new_state() for _ in range(boards)]
-    out: list[list[str]] = []
-    for ply in range(1, rounds + 1):
-        subjects = []
-        for i, state in enumerate(states):
-            if rules.outcome(state) is not None:
-                continue
-            move = rng.choice(list(rules.legal_moves(state)))
-            who = f"b{i}a" if rules.to_move(state) == 0 else f"b{i}b"
-            text = rules.format_move(state, move)
-            subjects.append(f"{who}|quarto move {101 + i} {who} pw {text}#{ply}")
-            states[i] = rules.apply(state, move)
-        out.append(subjects)
-    return out
-
-
-def worker(url: str, data: str, owner: int, stop: Any, cpu: Any, shared: bool) -> None:
-    engine = make_engine(url)
-    lock = contextlib.nullcontext() if shared else None
-    inbox = DbInbox(
-        engine, SystemClock(), config_for(url, Path(data)), lock, owner=owner, claim_batch=4
-    )
-    busy = 0.0
-    keep_going = threading.Event()  # never set: `stop` ends the loop between runs
-    while not stop.is_set():
-        began = time.process_time()
-        result = inbox.process_some(keep_going, 10)
-        if result.processed:
-            busy += time.process_time() - began
-        else:
-            time.sleep(0.02)  # an idle daemon waits (pbm serve: NOTIFY or 1 s)
-    cpu[owner] = busy
-    engine.dispose()
-
-
-def run(
-    url: str, data: Path, daemons: int, plan: list[list[str]], shared: bool
-) -> dict[str, float]:
-    ctx = mp.get_context("spawn")
-    stop = ctx.Event()
-    manager = ctx.Manager()
-    cpu = manager.dict()
-    procs = [
-        ctx.Process(target=worker, args=(url, str(data), o, stop, cpu, shared))
-        for o in range(1, daemons + 1)
-    ]
-    for p in procs:
-        p.start()
-    engine = make_engine(url)
-    store = DbInbox(engine, SystemClock(), config_for(url, data))
-    time.sleep(2.0)  # the workers have started (spawn imports pbm)
-    moves = 0
-    began = time.monotonic()
-    deadline = began + 300
-    n = 0
-    for subjects in plan:
-        raws = []
-        for item in subjects:
-            who, subject = item.split("|", 1)
-            n += 1
-            raws.append(mail(f"{who}@p.example", subject, n))
-        store.store_many_now(raws, "lmtp")
-        moves += len(raws)
-        while time.monotonic() < deadline:
-            with session_for(engine) as session:
-                left = session.exec(
-                    select(func.count()).where(InboundMessage.status == "new")
-                ).one()
-            if not left:
-                break
-            time.sleep(0.005)
-    wall = time.monotonic() - began
-    stop.set()
-    for p in procs:
-        p.join(30)
-    engine.dispose()
-    total_cpu = sum(cpu.values())
-    manager.shutdown()
-    return {"moves": moves, "wall": wall, "per_s": moves / wall, "cpu_per_move": total_cpu / moves}
+    try:
+        with daemons(url, root, n) as running:
+            # the replies of the set-up (welcomes, new boards) go out first
+            if not wait_for(lambda: unfinished(engine) == (0, 0), 120, 0.05):
+                raise RuntimeError("the set-up's mail was not sent")
+            pids = [d.proc.pid for d in running if d.proc is not None]
+            cpu0, all0, began = sum(map(process_cpu, pids)), machine_cpu(), time.monotonic()
+            for ply in range(len(moves[0])):
+                send_round(running, moves, ply)
+                if not wait_for(lambda p=ply: behind(engine, p + 1) == 0, ROUND_SECONDS, 0.01):
+                    raise RuntimeError(f"round {ply} did not finish")
+            if not wait_for(lambda: unfinished(engine) == (0, 0), ROUND_SECONDS, 0.01):
+                raise RuntimeError("the replies were not all sent")
+            wall = time.monotonic() - began
+            cpu = sum(map(process_cpu, pids)) - cpu0
+            everything = machine_cpu() - all0
+    finally:
+        engine.dispose()
+    count = sum(len(m) for m in moves)
+    return {
+        "moves": count,
+        "wall": wall,
+        "per_s": count / wall,
+        "cpu": cpu / count,
+        "all": everything / count,
+    }
 
 
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--boards", type=int, default=60)
-    parser.add_argument("--rounds", type=int, default=8)
+    parser.add_argument("--rounds", type=int, default=6)
     args = parser.parse_args()
-    plan = scripts(args.boards, args.rounds)
+    moves = plan(args.boards, args.rounds)
     rows: list[tuple[str, dict[str, float]]] = []
     cluster = pg_cluster.start_cluster()
     try:
-        with tempfile.TemporaryDirectory() as tmp:
-            data = Path(tmp)
+        with tempfile.TemporaryDirectory(prefix="pbm-bench-") as tmp:
+            root = Path(tmp)
             template = pg_cluster.create_database(cluster, "bench_template")
-            setup(template, data, args.boards)
-            for daemons in (1, 2, 3):
-                url = pg_cluster.create_database(cluster, f"bench_{daemons}", "bench_template")
-                rows.append(
-                    (f"PostgreSQL, {daemons} daemon(s)", run(url, data, daemons, plan, True))
-                )
-            sqlite = f"sqlite:///{data / 'bench.sqlite3'}"
-            setup(sqlite, data, args.boards)
-            rows.append(("SQLite, 1 daemon", run(sqlite, data, 1, plan, False)))
+            engine = make_engine(template)
+            init_db(engine)
+            set_up_boards(engine, config_for(template, root), args.boards)
+            engine.dispose()
+            for n in (1, 2, 3):
+                url = pg_cluster.create_database(cluster, f"bench_{n}", "bench_template")
+                rows.append((f"PostgreSQL, {n} daemon(s)", run(url, root / f"pg{n}", n, moves)))
+            sqlite = f"sqlite:///{root / 'bench.sqlite3'}"
+            engine = make_engine(sqlite)
+            init_db(engine)
+            set_up_boards(engine, config_for(sqlite, root), args.boards)
+            engine.dispose()
+            rows.append(("SQLite, 1 daemon", run(sqlite, root / "sqlite", 1, moves)))
     finally:
         cluster.stop()
     one = rows[0][1]["per_s"]
-    print(f"{args.boards} boards, {args.rounds} rounds; daemons' CPU only (not the server's)")
-    print(f"{'setup':<26} {'moves':>6} {'moves/s':>8} {'CPU ms/move':>12} {'ratio':>6}")
+    print(
+        f"{RULES.title}: {args.boards} boards x {args.rounds} rounds, end to end "
+        f"(LMTP in, Maildir out); {os.cpu_count()} cores"
+    )
+    print(
+        f"{'setup':<26} {'moves':>6} {'seconds':>8} {'moves/s':>8} "
+        f"{'daemons CPU ms/move':>20} {'all CPU ms/move':>16} {'ratio':>6}"
+    )
     for name, r in rows:
         print(
-            f"{name:<26} {int(r['moves']):>6} {r['per_s']:>8.1f} "
-            f"{r['cpu_per_move'] * 1000:>12.2f} {r['per_s'] / one:>6.2f}"
+            f"{name:<26} {int(r['moves']):>6} {r['wall']:>8.1f} {r['per_s']:>8.1f} "
+            f"{r['cpu'] * 1000:>20.1f} {r['all'] * 1000:>16.1f} {r['per_s'] / one:>6.2f}"
         )
 
 

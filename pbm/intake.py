@@ -86,6 +86,9 @@ class Backoff:
 
 
 RETRY = Backoff()
+# How many times a message whose transaction PostgreSQL aborted for a conflict with
+# another daemon's (a deadlock) runs again at once before it waits like a store failure.
+CONFLICT_RETRIES = 3
 
 
 def message_id_of(raw: bytes) -> str:
@@ -120,16 +123,27 @@ def process_inbound(
 ) -> str:
     """Process one stored message in its own transaction; returns its final status, or
     "deferred" when a store failure sent it back to wait (status `new`, `attempts` and
-    `next_attempt_at` updated; "failed" once `retry` gives up). Raises StoreUnavailable
-    when even that could not be written: the message then stays as it was, due."""
+    `next_attempt_at` updated; "failed" once `retry` gives up). A transaction PostgreSQL
+    aborted for a conflict with another daemon's (a deadlock) runs again at once, up to
+    CONFLICT_RETRIES times. Raises StoreUnavailable when even that could not be written:
+    the message then stays as it was, due."""
 
     def begin(session: Session) -> StoredMessage | str:
         return _stored_or_status(session, inbound_id)
 
-    try:
-        return _process(engine, begin, via="", clock=clock, config=config)
-    except StoreUnavailable as exc:
-        return _defer(engine, inbound_id, exc, clock.now(), retry)
+    attempt = 0
+    while True:
+        try:
+            return _process(engine, begin, via="", clock=clock, config=config)
+        except StoreUnavailable as exc:
+            # Two daemons locking one message's boards in opposite orders: PostgreSQL
+            # aborts one whole transaction, which runs again at once (not after the
+            # backoff of a store failure); the other goes on.
+            if claims.conflict(exc) and attempt < CONFLICT_RETRIES:
+                attempt += 1
+                log.info(kv("process_conflict", id=inbound_id, attempt=attempt, error=exc))
+                continue
+            return _defer(engine, inbound_id, exc, clock.now(), retry)
 
 
 def _stored_or_status(

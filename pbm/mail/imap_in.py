@@ -121,17 +121,23 @@ class ImapIntake:
         self._stop = stop
         self._ssl_context = ssl_context
         self._lost = asyncio.Event()
+        self._established = False  # whether the current session got past its log-in
         self.state = ImapState()
 
     async def run(self) -> None:
         delay = self.settings.reconnect_min_seconds
         while not self._stop.is_set():
+            self._established = False
             try:
                 await self._session()
                 delay = self.settings.reconnect_min_seconds
             except Exception as exc:
                 # a server gone away, a refused command or a store that failed: the
                 # messages stay unseen in the folder and the next session takes them
+                if self._established:
+                    # The session worked before it failed: a new outage, whose backoff
+                    # starts over rather than where the last outage's ended.
+                    delay = self.settings.reconnect_min_seconds
                 self.state.connected = False
                 self.state.last_error = f"{type(exc).__name__}: {exc}"
                 self.state.reconnects += 1
@@ -145,6 +151,7 @@ class ImapIntake:
         client = await self._connect()
         try:
             await self._prepare(client)
+            self._established = True
             self.state.connected = True
             self.state.last_error = None
             log.info(kv("imap_connected", host=self.settings.host, user=self.settings.user))
@@ -238,7 +245,9 @@ class ImapIntake:
     async def _file_away(self, client: aioimaplib.IMAP4, uid_set: str) -> None:
         folder = self.settings.processed_folder
         if folder and self.state.move_supported:
-            _check(await client.uid("move", uid_set, folder), "UID MOVE")
+            response = await client.uid("move", uid_set, folder)
+            if not _taken_meanwhile(response):
+                _check(response, "UID MOVE")
             return
         if folder:
             response = await client.uid("copy", uid_set, folder)
@@ -248,6 +257,8 @@ class ImapIntake:
                     await client.uid("expunge", uid_set)
                 else:
                     await client.expunge()
+                return
+            if _taken_meanwhile(response):
                 return
             log.warning(kv("imap_copy_failed", folder=folder, answer=_text(response)))
         _check(await client.uid("store", uid_set, "+FLAGS.SILENT", r"(\Seen)"), "STORE")
@@ -310,6 +321,18 @@ class ImapIntake:
 def _check(response: aioimaplib.Response, what: str) -> None:
     if response.result != "OK":
         raise ImapFailure(f"{what}: {response.result} {_text(response)}")
+
+
+def _taken_meanwhile(response: aioimaplib.Response) -> bool:
+    """NO [EXPUNGEISSUED] (RFC 9051, 7.1): another client of the mailbox, such as another
+    pbm daemon on a shared mailbox, filed some of the batch away first. Every message of
+    it is stored already; whatever the server left in the folder is still unseen, and
+    the next pass takes it again (a copy stored again is a no-op), so this is no failure
+    of the connection."""
+    taken = response.result == "NO" and "[EXPUNGEISSUED]" in _text(response)
+    if taken:
+        log.info(kv("imap_taken_meanwhile", answer=_text(response)))
+    return taken
 
 
 def _text(response: aioimaplib.Response) -> str:

@@ -56,6 +56,21 @@ def is_postgres(where: Session | Engine) -> bool:
     return bind.dialect.name == "postgresql"
 
 
+def conflict(exc: BaseException) -> bool:
+    """Whether `exc` (or what it was raised from) is PostgreSQL aborting a transaction
+    for a conflict with another one (SQLSTATE class 40: a deadlock, a serialization
+    failure): nothing of it was kept, and running it again at once is right."""
+    current: BaseException | None = exc
+    for _ in range(5):
+        if current is None:
+            return False
+        state = getattr(getattr(current, "orig", None), "sqlstate", None)
+        if isinstance(state, str) and state.startswith("40"):
+            return True
+        current = current.__cause__
+    return False
+
+
 def _free_for(table: Any, owner: int, now: datetime) -> Any:
     """Rows nobody holds, whose claim ran out, or that `owner` holds already (its own
     worker asking again, after a shutdown or a store failure cut a run short)."""

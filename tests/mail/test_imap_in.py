@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import logging
 import time
 from collections.abc import Awaitable, Callable
 from pathlib import Path
@@ -195,7 +196,9 @@ def test_copy_delete_expunge_without_move(stack, inbox: DbInbox) -> None:
     assert stack.count("pbm", "Processed") == 2
 
 
-def test_reconnects_after_dovecot_restarts(stack, inbox: DbInbox) -> None:
+def test_reconnects_after_dovecot_restarts(
+    stack, inbox: DbInbox, caplog: pytest.LogCaptureFixture
+) -> None:
     store: Callable[[bytes], Awaitable[object]] = lambda raw: inbox.store(raw, "imap")  # noqa: E731
 
     async def scenario() -> ImapIntake:
@@ -207,18 +210,24 @@ def test_reconnects_after_dovecot_restarts(stack, inbox: DbInbox) -> None:
                 break
             await asyncio.sleep(0.05)
         assert intake.state.connected
-        await asyncio.to_thread(stack.script, "restart-imap")
-        await asyncio.to_thread(stack.send, "alice", "pbm@example.test", "after restart")
-        deadline = time.monotonic() + 30
-        while intake.state.stored < 1 and time.monotonic() < deadline:
-            await asyncio.sleep(0.1)
+        for n in range(2):
+            await asyncio.to_thread(stack.script, "restart-imap")
+            await asyncio.to_thread(stack.send, "alice", "pbm@example.test", f"after restart {n}")
+            deadline = time.monotonic() + 30
+            while intake.state.stored < n + 1 and time.monotonic() < deadline:
+                await asyncio.sleep(0.1)
         stop.set()
         await asyncio.wait_for(task, 15)
         return intake
 
-    intake = asyncio.run(scenario())
-    assert intake.state.reconnects >= 1
-    assert [b"after restart" in row.raw for row in stored_rows(inbox)] == [True]
+    with caplog.at_level(logging.WARNING, logger="pbm.mail.imap_in"):
+        intake = asyncio.run(scenario())
+    assert intake.state.reconnects >= 2
+    assert sorted(row.raw.count(b"after restart") for row in stored_rows(inbox)) == [1, 1]
+    # Each outage after a working session waits the shortest delay first, not where the
+    # previous outage's backoff ended.
+    waits = [r.getMessage() for r in caplog.records if "imap_disconnected" in r.getMessage()]
+    assert sum("retry_in=0.2" in w for w in waits) >= 2, waits
 
 
 def test_idle_is_reissued_and_still_hears_new_mail(stack, inbox: DbInbox) -> None:

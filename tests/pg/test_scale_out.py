@@ -21,6 +21,7 @@ from sqlmodel import col, select
 from pbm.clock import Clock, FrozenClock
 from pbm.config import Config
 from pbm.games import get_game
+from pbm.intake import process_inbound
 from pbm.jobs import run_for_cluster
 from pbm.mail.smtp_out import OutboxSender, OutgoingMail
 from pbm.mailstore import DbInbox, DbOutbox
@@ -267,3 +268,61 @@ def test_storing_a_message_notifies_listening_daemons(server: Server) -> None:
         stop.set()
         listener.join(10)
     assert not listener.is_alive()
+
+
+def blocked(server: Server, query: str, holder_pid: object) -> bool:
+    """Whether a backend other than the holder waits for a lock (asked on a connection
+    of its own: pg_stat_activity is a snapshot per transaction)."""
+    with server.engine.connect() as conn:
+        return bool(conn.exec_driver_sql(query, {"pid": holder_pid}).scalar())
+
+
+def test_a_deadlock_between_two_daemons_is_retried_at_once(server: Server) -> None:
+    """A `multiple` message moving on boards 101 then 102, while another daemon's
+    transaction holds 102 and then asks for 101: PostgreSQL aborts one of the two
+    (SQLSTATE 40P01). The message's whole transaction runs again at once, and both of
+    its moves are applied once (not deferred for the store-failure backoff)."""
+    server.signup("alice")
+    server.signup("bob")
+    for _ in range(2):
+        assert server.send("alice@players.example", "quarto challenge alice bob") == "done"
+    first, second = legal_texts(server, "quarto", "101")[0], legal_texts(server, "quarto", "102")[1]
+    body = f"quarto move 101 alice secret {first}\nquarto move 102 alice secret {second}\n"
+    inbox = inbox_of(server, 1)
+    inbound_id, _ = inbox.store_now(server.raw("alice@players.example", "multiple", body), "lmtp")
+    statuses: list[str] = []
+    holder = server.engine.connect()
+    holder_pid = holder.exec_driver_sql("SELECT pg_backend_pid()").scalar()
+    try:
+        # (in the transaction the query above began) the other daemon's deadlock check
+        # comes after this one's: this message is the transaction PostgreSQL aborts
+        holder.exec_driver_sql("SET LOCAL deadlock_timeout = '30s'")
+        lock = "SELECT id FROM games WHERE game = 'quarto' AND board = %(board)s FOR UPDATE"
+        holder.exec_driver_sql(lock, {"board": "102"})
+        worker = threading.Thread(
+            target=lambda: statuses.append(
+                process_inbound(server.engine, inbound_id, clock=server.clock, config=server.config)
+            )
+        )
+        worker.start()
+        waiting = (
+            "SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock'"
+            " AND pid <> %(pid)s AND datname = current_database()"
+        )
+        deadline = time.monotonic() + 20
+        while not blocked(server, waiting, holder_pid):
+            assert time.monotonic() < deadline and worker.is_alive()
+            time.sleep(0.02)
+        holder.exec_driver_sql(lock, {"board": "101"})  # the cycle: one of us is aborted
+        holder.rollback()
+    finally:
+        holder.close()
+    worker.join(DEADLINE_SECONDS)
+    assert statuses == ["done"]
+    with session_for(server.engine) as session:
+        row = session.get(InboundMessage, inbound_id)
+        assert row is not None and (row.status, row.attempts) == ("done", 0)
+        for board, text in (("101", first), ("102", second)):
+            game = queries.game_by_board(session, "quarto", board)
+            assert game is not None
+            assert [m.text for m in queries.moves_of(session, game.saved_id)] == [text]
