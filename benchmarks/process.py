@@ -185,6 +185,21 @@ def raw_mail(sender: str, subject: str, n: int) -> bytes:
     return msg.as_bytes()
 
 
+def move_messages(engine, active: list[tuple], rng: random.Random, count: int) -> list[bytes]:
+    """`count` move commands, each to a different board, by the player to move."""
+    messages = []
+    for n, (name, board, user) in enumerate(rng.sample(active, min(count, len(active)))):
+        rules = GAMES[name]
+        with session_for(engine) as session:
+            row = queries.game_by_board(session, name, board)
+            assert row is not None
+            state = rules.load(row.position)
+        move = rules.format_move(state, rng.choice(rules.legal_moves(state)))
+        subject = f"{name} move {board} user{user} {PASSWORD} {move}"
+        messages.append(raw_mail(f"user{user}@players.example", subject, n))
+    return messages
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--games", type=int, default=10_000)
@@ -210,18 +225,7 @@ def main() -> None:
     )
     clock = FrozenClock(START + timedelta(days=1))
 
-    # Move commands: each to a different board, by the player to move.
-    picks = rng.sample(active, min(args.messages + WARM_UP, len(active)))
-    messages = []
-    for n, (name, board, user) in enumerate(picks):
-        rules = GAMES[name]
-        with session_for(engine) as session:
-            row = queries.game_by_board(session, name, board)
-            assert row is not None
-            state = rules.load(row.position)
-        move = rules.format_move(state, rng.choice(rules.legal_moves(state)))
-        subject = f"{name} move {board} user{user} {PASSWORD} {move}"
-        messages.append(raw_mail(f"user{user}@players.example", subject, n))
+    messages = move_messages(engine, active, rng, args.messages + WARM_UP)
     # A running server has checked these passwords before (see passwords._verified).
     digest = hash_password(PASSWORD)
     t = time.perf_counter()

@@ -26,10 +26,8 @@ import process  # benchmarks/process.py, beside this script: its set-up
 
 from pbm.clock import FrozenClock
 from pbm.config import Config
-from pbm.games import GAMES
 from pbm.intake import process_message
 from pbm.services.passwords import verify_password
-from pbm.store import queries
 from pbm.store.db import init_db, make_engine, session_for
 from pbm.store.models import User
 
@@ -48,16 +46,7 @@ def inner(count: int) -> None:
     init_db(engine)
     active = process.build(engine, 300, 20, 100, rng)
     clock = FrozenClock(process.START + timedelta(days=1))
-    messages = []
-    for n, (name, board, user) in enumerate(rng.sample(active, WARM_UP + MOVES)):
-        rules = GAMES[name]
-        with session_for(engine) as session:
-            row = queries.game_by_board(session, name, board)
-            assert row is not None
-            state = rules.load(row.position)
-        move = rules.format_move(state, rng.choice(rules.legal_moves(state)))
-        subject = f"{name} move {board} user{user} {process.PASSWORD} {move}"
-        messages.append(process.raw_mail(f"user{user}@players.example", subject, n))
+    messages = process.move_messages(engine, active, rng, WARM_UP + MOVES)
     with session_for(engine) as session:
         stored = session.get(User, 1)
         assert stored is not None
