@@ -9,6 +9,7 @@ Tests that use it are marked `mailstack`.
 from __future__ import annotations
 
 import email
+import email.message
 import email.policy
 import imaplib
 import json
@@ -359,6 +360,25 @@ lmtp = "127.0.0.1:{stack.pbm_lmtp_port}"
                 return list(session.exec(select(model).order_by(model.id)))  # type: ignore[attr-defined]
         finally:
             reader.dispose()
+
+
+def sign_up(server: PbmServer, *users: str) -> dict[str, Postbox]:
+    """Sign `users` up by mail (password `secret`) and wait for each one's welcome;
+    their Postboxes, by userid."""
+    boxes = {u: Postbox(server.stack, u) for u in users}
+    for user in users:
+        server.stack.send(user, "pbm@example.test", f"signup {user} secret")
+    for user, box in boxes.items():
+        welcome = box.wait_for(lambda m, u=user: str(m["Subject"]).endswith(f", {u}"), timeout=60)
+        assert welcome, f"no welcome for {user}: {box.subjects()} {server.log()}"
+    return boxes
+
+
+def plain_text(mail: email.message.EmailMessage) -> str:
+    """The text part of a mail pbm sent (the first part of its multipart/alternative)."""
+    body = mail.get_body(preferencelist=("plain",))
+    assert body is not None
+    return str(body.get_content())  # type: ignore[attr-defined]
 
 
 def wait_until(predicate: Callable[[], bool], timeout: float = 30.0) -> bool:

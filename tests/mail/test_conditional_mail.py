@@ -9,26 +9,17 @@ import email.message
 
 import pytest
 
-from .conftest import PbmServer, Postbox
+from .conftest import PbmServer, plain_text, sign_up
 
 pytestmark = [pytest.mark.mailstack, pytest.mark.slow]
 
 PBM = "pbm@example.test"
 
 
-def text(mail: email.message.EmailMessage) -> str:
-    body = mail.get_body(preferencelist=("plain",))
-    assert body is not None
-    return str(body.get_content())  # type: ignore[attr-defined]
-
-
 def test_a_tree_by_reply_mail_answers_the_opponent_at_once(pbm_server: PbmServer) -> None:
     pbm_server.start()
     stack = pbm_server.stack
-    boxes = {u: Postbox(stack, u) for u in ("alice", "bob")}
-    for user, box in boxes.items():
-        stack.send(user, PBM, f"signup {user} secret")
-        assert box.wait_for(lambda m: str(m["Subject"]).startswith("Welcome")), box.subjects()
+    boxes = sign_up(pbm_server, "alice", "bob")
     stack.send("alice", PBM, "quarto challenge alice bob")
     [new] = boxes["bob"].wait_for(lambda m: str(m["Subject"]) == "New Quarto Board 101 alice")
 
@@ -36,14 +27,14 @@ def test_a_tree_by_reply_mail_answers_the_opponent_at_once(pbm_server: PbmServer
     stack.send(
         "bob", str(new["Reply-To"]), "Re: New Quarto Board 101 alice", "if give TLRH then b2 SDQF\n"
     )
-    set_ = boxes["bob"].wait_for(lambda m: "Your conditional moves are set" in text(m))
+    set_ = boxes["bob"].wait_for(lambda m: "Your conditional moves are set" in plain_text(m))
     assert set_, f"{boxes['bob'].subjects()}\n{pbm_server.log()}"
-    assert "  1. give TLRH; b2 SDQF" in text(set_[0])
+    assert "  1. give TLRH; b2 SDQF" in plain_text(set_[0])
 
     stack.send("alice", PBM, "quarto move 101 alice secret give TLRH")
 
     def both_moves(mail: email.message.EmailMessage) -> bool:
-        body = text(mail)
+        body = plain_text(mail)
         return "1 give TLRH" in body and "2 b2 SDQF" in body
 
     for user, box in boxes.items():
@@ -51,11 +42,11 @@ def test_a_tree_by_reply_mail_answers_the_opponent_at_once(pbm_server: PbmServer
         assert len(found) == 1, f"{user}: {box.subjects()}\n{pbm_server.log()}"
         [board] = found
         assert str(board["Subject"]) == "Quarto Board 101 alice"
-        assert "It is alice's turn." in text(board)
+        assert "It is alice's turn." in plain_text(board)
         played = "Your conditional move b2 SDQF was played (move 2), answering give TLRH."
-        assert (played in text(board)) == (user == "bob")
+        assert (played in plain_text(board)) == (user == "bob")
         if user == "alice":
-            assert "onditional" not in text(board)
+            assert "onditional" not in plain_text(board)
     # alice's mailbox: the new board and the board of the two moves; bob's: those and
     # the answer to his conditional moves. Nothing else came.
     assert [str(m["Subject"]) for m in boxes["alice"].mail[1:]] == [

@@ -20,22 +20,12 @@ from pbm.store.db import session_for
 from pbm.store.models import Game as GameRow
 from pbm.store.models import InboundMessage, OutboxMail, User
 
-from .conftest import PbmServer, Postbox, wait_until
+from .conftest import PbmServer, Postbox, plain_text, sign_up, wait_until
 
 pytestmark = [pytest.mark.mailstack, pytest.mark.slow]
 
 MOVE_TIMEOUT = 30.0
 MAX_MOVES = 250
-
-
-def sign_up(server: PbmServer, *users: str) -> dict[str, Postbox]:
-    boxes = {u: Postbox(server.stack, u) for u in users}
-    for user in users:
-        server.stack.send(user, "pbm@example.test", f"signup {user} secret")
-    for user, box in boxes.items():
-        welcome = box.wait_for(lambda m, u=user: str(m["Subject"]).endswith(f", {u}"), timeout=60)
-        assert welcome, f"no welcome for {user}: {box.subjects()} {server.log()}"
-    return boxes
 
 
 def choose(game: Game, state: object, rng: random.Random) -> object:
@@ -85,8 +75,7 @@ def play_by_mail(
         last = boxes[player].wait_for(board_mail, n=moves + 1)[-1]
         # a finished board names no one to move, and its mail says when it ended
         assert re.search(rf"Board {board}$", str(last["Subject"]))
-        plain = last.get_body(preferencelist=("plain",))  # the text part of the alternative
-        assert plain is not None and "Game ended" in plain.get_content()
+        assert "Game ended" in plain_text(last)
     return board, moves, outcome
 
 

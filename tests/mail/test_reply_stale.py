@@ -9,31 +9,22 @@ import email.message
 
 import pytest
 
-from .conftest import PbmServer, Postbox
+from .conftest import PbmServer, plain_text, sign_up
 
 pytestmark = [pytest.mark.mailstack, pytest.mark.slow]
 
 PBM = "pbm@example.test"
 
 
-def text(mail: email.message.EmailMessage) -> str:
-    body = mail.get_body(preferencelist=("plain",))
-    assert body is not None
-    return str(body.get_content())  # type: ignore[attr-defined]
-
-
 def test_a_move_answering_an_older_board_mail_is_refused(pbm_server: PbmServer) -> None:
     pbm_server.start()
     stack = pbm_server.stack
-    boxes = {u: Postbox(stack, u) for u in ("alice", "bob")}
-    for user, box in boxes.items():
-        stack.send(user, PBM, f"signup {user} secret")
-        assert box.wait_for(lambda m: str(m["Subject"]).startswith("Welcome")), box.subjects()
+    boxes = sign_up(pbm_server, "alice", "bob")
     stack.send("alice", PBM, "quarto challenge alice bob")
     [new] = boxes["bob"].wait_for(lambda m: str(m["Subject"]) == "New Quarto Board 101 alice")
     assert str(new["Reply-To"]).endswith(".0@example.test")
     stack.send("alice", PBM, "quarto move 101 alice secret give TLRH")
-    [moved] = boxes["bob"].wait_for(lambda m: "1 give TLRH" in text(m))
+    [moved] = boxes["bob"].wait_for(lambda m: "1 give TLRH" in plain_text(m))
     assert str(moved["Reply-To"]).endswith(".1@example.test")
 
     def reply(to: email.message.EmailMessage) -> None:
@@ -44,11 +35,11 @@ def test_a_move_answering_an_older_board_mail_is_refused(pbm_server: PbmServer) 
         )
 
     reply(new)
-    found = boxes["bob"].wait_for(lambda m: "was not played" in text(m))
+    found = boxes["bob"].wait_for(lambda m: "was not played" in plain_text(m))
     assert found, f"{boxes['bob'].subjects()}\n{pbm_server.log()}"
     [refusal] = found
     assert str(refusal["Subject"]) == "Quarto Board 101 Error"
-    flat = " ".join(text(refusal).split())
+    flat = " ".join(plain_text(refusal).split())
     assert "it answers the board mail sent when the board started" in flat
     assert "write b2 SDQF#2 to play it as move 2" in flat
     assert "Summary of Quarto Board 101" in flat and "1 give TLRH" in flat
@@ -56,5 +47,5 @@ def test_a_move_answering_an_older_board_mail_is_refused(pbm_server: PbmServer) 
 
     reply(moved)
     for user, box in boxes.items():
-        played = box.wait_for(lambda m: "2 b2 SDQF" in text(m))
+        played = box.wait_for(lambda m: "2 b2 SDQF" in plain_text(m))
         assert len(played) == 1, f"{user}: {box.subjects()}\n{pbm_server.log()}"
