@@ -193,20 +193,18 @@ class DbOutbox:
         are drawn after it, outside the lock (pbm.services.mail_html)."""
         with self.write_lock, unavailable_on_failure(), session_for(self.engine) as session:
             rows = claims.claim_outbox(session, owner=self.owner, now=self.clock.now(), limit=limit)
-            claimed = [
-                (
-                    OutgoingMail(
-                        id=row.saved_id,
-                        envelope_from=row.envelope_from,
-                        recipients=tuple(recipients_of(row)),
-                        raw=row.raw,
-                        attempts=row.attempts,
-                        message_id=row.message_id,
-                    ),
-                    html_inputs(session, row.html, recipients_of(row)),
+            claimed = []
+            for row in rows:
+                recipients = tuple(recipients_of(row))
+                mail = OutgoingMail(
+                    id=row.saved_id,
+                    envelope_from=row.envelope_from,
+                    recipients=recipients,
+                    raw=row.raw,
+                    attempts=row.attempts,
+                    message_id=row.message_id,
                 )
-                for row in rows
-            ]
+                claimed.append((mail, html_inputs(session, row.html, recipients)))
             session.commit()
         finished = with_html_parts([(mail.raw, drawings) for mail, drawings in claimed])
         return [replace(mail, raw=raw) for (mail, _), raw in zip(claimed, finished, strict=True)]

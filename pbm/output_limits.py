@@ -132,7 +132,11 @@ def _one_notice(to: list[str], group: list[Reply]) -> Reply:
         body = "\n\n".join(r.body.rstrip("\n") for r in (*others, base)) + "\n"
     # The reader's account and token from the board mail, else from any notice that has
     # them (a chat to a player carries his token like his board mails).
-    seat = base if base.user_id is not None else next((r for r in group if r.user_id), base)
+    seat = (
+        base
+        if base.user_id is not None
+        else next((r for r in group if r.user_id is not None), base)
+    )
     return Reply(
         to=to,
         subject=base.subject,

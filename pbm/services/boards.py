@@ -20,6 +20,11 @@ from pbm.store.models import Game, GamePlayer, User
 from pbm.texts import phrase
 
 
+def board_label(rules: Rules, board: str) -> str:
+    """`Quarto Board 101`, as subjects, titles and pictures name a board."""
+    return f"{rules.title} Board {board}"
+
+
 @dataclass
 class Board:
     row: Game
@@ -33,8 +38,7 @@ class Board:
 
     @property
     def label(self) -> str:
-        """`Quarto Board 101`, as subjects and titles name it."""
-        return f"{self.rules.title} Board {self.row.board}"
+        return board_label(self.rules, self.row.board)
 
     @property
     def userids(self) -> list[str]:

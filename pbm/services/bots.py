@@ -28,7 +28,7 @@ import logging
 import shlex
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from datetime import datetime
 
 from pbm.bots import DRAWN, LEVELS, WON, Decision, choose, seed_for
@@ -78,20 +78,9 @@ class BotInfo:
     last_failure_at: datetime | None
 
     def as_dict(self) -> dict[str, object]:
-        return {
-            "userid": self.userid,
-            "games": list(self.games),
-            "level": self.level,
-            "engine": self.engine,
-            "max_games": self.max_games,
-            "disabled": self.disabled,
-            "active": self.active,
-            "moves": self.moves,
-            "failures": self.failures,
-            "fallbacks": self.fallbacks,
-            "last_failure": self.last_failure,
-            "last_failure_at": None if self.last_failure_at is None else str(self.last_failure_at),
-        }
+        """For `--json`: the fields, with the games as a list and the time as text."""
+        at = self.last_failure_at
+        return {**asdict(self), "games": list(self.games), "last_failure_at": at and str(at)}
 
 
 # -- accounts --------------------------------------------------------------------------

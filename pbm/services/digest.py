@@ -15,20 +15,19 @@ from pbm.services.lists import status_text
 from pbm.services.mail_html import picture_order
 from pbm.services.mailing import board_facts, title_for
 from pbm.services.render import STARS, summary
+from pbm.store import queries
 from pbm.store.models import Game, GamePlayer, User
 from pbm.store.models_correspondence import JobMark, MailPreference
 from pbm.texts import phrase, render
 
 
 def wants_digest(session: Session, user_id: int) -> bool:
-    query = select(MailPreference).where(MailPreference.user_id == user_id)
-    found = session.exec(query).first()
+    found = queries.mail_preference(session, user_id)
     return bool(found and found.digest)
 
 
 def set_digest(session: Session, user: User, on: bool) -> None:
-    query = select(MailPreference).where(MailPreference.user_id == user.id)
-    found = session.exec(query).first() or MailPreference(user_id=user.saved_id)
+    found = queries.mail_preference(session, user.saved_id) or MailPreference(user_id=user.saved_id)
     found.digest = on
     session.add(found)
     session.flush()

@@ -26,7 +26,7 @@ from sqlmodel import Session, col, select
 from pbm.games import AnyGame
 from pbm.mail.compose import InlinePicture, with_html
 from pbm.pictures import draw
-from pbm.services.boards import Board, replay, rules_for
+from pbm.services.boards import Board, board_label, replay, rules_for
 from pbm.services.context import PictureOrder
 from pbm.services.secrecy import may_hide
 from pbm.store import queries
@@ -42,14 +42,12 @@ FORMATS = ("html", "text")
 def mail_format(session: Session, user_id: int) -> str:
     """The format of his mails: "html" (a text part and an HTML part with the drawn
     board, the default) or "text" (the text part alone)."""
-    query = select(MailPreference.format).where(MailPreference.user_id == user_id)
-    found = session.exec(query).first()
-    return found if found in FORMATS else "html"
+    found = queries.mail_preference(session, user_id)
+    return found.format if found is not None and found.format in FORMATS else "html"
 
 
 def set_format(session: Session, user: User, value: str) -> None:
-    query = select(MailPreference).where(MailPreference.user_id == user.id)
-    found = session.exec(query).first() or MailPreference(user_id=user.saved_id)
+    found = queries.mail_preference(session, user.saved_id) or MailPreference(user_id=user.saved_id)
     found.format = value
     session.add(found)
     session.flush()
@@ -118,7 +116,7 @@ def _inputs(
             continue
         rules = rules_for(row.game)
         texts = tuple(m.text for m in queries.moves_of(session, row.saved_id)[:upto])
-        label = f"{rules.title} Board {row.board}"
+        label = board_label(rules, row.board)
         heading = (
             phrase("picture_heading", label=label, number=len(texts))
             if texts

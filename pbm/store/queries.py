@@ -166,6 +166,12 @@ def board_with_players(session: Session, game: str, board: str) -> LoadedBoard |
     return LoadedBoard(rows[0][0], [(gp, user) for _, gp, user in rows])
 
 
+def mail_preference(session: Session, user_id: int) -> MailPreference | None:
+    """A player's mail preferences (digest, format); None while he has set none."""
+    query = select(MailPreference).where(MailPreference.user_id == user_id)
+    return session.exec(query).first()
+
+
 _PREFERENCE = MailPreference.__table__.c  # type: ignore[attr-defined]
 _DIGEST_AMONG = sa_select(_PREFERENCE.user_id).where(
     _PREFERENCE.digest.is_(True), _PREFERENCE.user_id.in_(bindparam("among", expanding=True))
