@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from datetime import timedelta
 
+from pbm.mail.identity import mailbox_key
 from pbm.services.context import Context
 from pbm.store import queries
 
@@ -16,7 +17,8 @@ _WINDOW = timedelta(hours=1)
 
 def take(ctx: Context, address: str) -> bool:
     """Whether one more mail may go to `address` this hour; if so, it is counted."""
-    key = address.lower()
+    # One budget per mailbox, however its address is spelled (`+tag`, IDN, case).
+    key = mailbox_key(address)
     spent = queries.count_events(ctx.session, _KIND, key, ctx.now() - _WINDOW)
     if spent >= ctx.config.replies_per_address_hour:
         return False
