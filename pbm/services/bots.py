@@ -33,6 +33,8 @@ from datetime import datetime
 
 from pbm.bots import DRAWN, LEVELS, WON, Decision, choose, seed_for
 from pbm.bots.external import ExternalEngine
+from pbm.bots.sandbox import Limits, Sandbox
+from pbm.config import Config
 from pbm.errors import PbmError
 from pbm.games import AnyGame as Rules
 from pbm.games import GameError, find_game, get_game
@@ -264,6 +266,7 @@ class Task:
     moves: tuple[str, ...]
     iterations: int | None = None
     mine: bool = True  # whether the bot itself is to move
+    sandbox: Sandbox = field(default_factory=Sandbox)  # how an outside engine is run
 
 
 @dataclass(frozen=True)
@@ -283,6 +286,18 @@ class Answer:
 def due(ctx: Context) -> list[BotTurn]:
     """The boards where an enabled bot has to act now."""
     return store.due_turns(ctx.session)
+
+
+def engine_sandbox(config: Config) -> Sandbox:
+    """How outside engines are run, from the [bots] settings."""
+    limits = Limits(
+        cpu_seconds=config.engine_cpu_seconds,
+        memory_mb=config.engine_memory_mb,
+        open_files=config.engine_open_files,
+        file_mb=config.engine_file_mb,
+        stderr_kb=config.engine_stderr_kb,
+    )
+    return Sandbox(limits=limits, user=config.engine_user)
 
 
 def prepare(ctx: Context, turn: BotTurn, *, iterations: int | None = None) -> Task | None:
@@ -312,6 +327,7 @@ def prepare(ctx: Context, turn: BotTurn, *, iterations: int | None = None) -> Ta
         moves=tuple(m.text for m in queries.moves_of(ctx.session, row.saved_id)),
         iterations=iterations,
         mine=mine,
+        sandbox=engine_sandbox(ctx.config),
     )
 
 
@@ -342,7 +358,7 @@ def think(task: Task) -> Answer:
             iterations=task.iterations,
         )
     else:
-        with ExternalEngine(task.engine) as engine:
+        with ExternalEngine(task.engine, sandbox=task.sandbox) as engine:
             reply = engine.choose(
                 rules,
                 state,
