@@ -220,6 +220,10 @@ class Config:
     # them, and the time a bot's move may take.
     bot_workers: Annotated[int, In("bots", "workers")] = Field(default=1, ge=1)
     bot_seconds: Annotated[float, In("bots", "seconds_per_move")] = Field(default=2.0, gt=0)
+    # Active boards against bots one player may have; a challenge past it is refused.
+    bot_games_per_player: Annotated[int, In("bots", "max_games_per_player")] = Field(
+        default=5, ge=1
+    )
     # Outside engines (docs/engines.md): the user they run as when pbm runs as root
     # ("" for pbm's own), and what one engine process may use.
     engine_user: Annotated[str, In("bots", "engine_user")] = ""

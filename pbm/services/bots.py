@@ -19,6 +19,10 @@ crash while thinking loses nothing:
 A bot never chats, never proposes a draw and never submits conditional moves; it
 accepts a draw only when its search finds the position drawn or lost, rejects undo
 proposals, and resigns only when its engine says so (docs/bots.md).
+
+The due turns are served round robin over the human players waiting (`BotQueue`), and a
+player has at most `[bots] max_games_per_player` active boards against bots, so that
+one player cannot hold the bots for everybody else.
 """
 
 from __future__ import annotations
@@ -27,9 +31,10 @@ import json
 import logging
 import shlex
 import time
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass, field
 from datetime import datetime
+from itertools import count
 
 from pbm.bots import DRAWN, LEVELS, WON, Decision, choose, seed_for
 from pbm.bots.external import ExternalEngine
@@ -248,6 +253,19 @@ def challenge_refusal(ctx: Context, user: User, rules: Rules, *, entered: bool) 
     return None
 
 
+def player_limit_refusal(ctx: Context, users: Iterable[User]) -> str | None:
+    """Why a new board of `users` against a bot is refused: a human player among them
+    has `[bots] max_games_per_player` active boards against bots (None: it is not)."""
+    players = list(users)
+    if not any(user.bot for user in players):
+        return None
+    limit = ctx.config.bot_games_per_player
+    for user in players:
+        if not user.bot and store.boards_against_bots(ctx.session, user.saved_id) >= limit:
+            return phrase("bot_player_full", userid=user.userid, limit=limit)
+    return None
+
+
 # -- moves -----------------------------------------------------------------------------
 
 
@@ -286,6 +304,32 @@ class Answer:
 def due(ctx: Context) -> list[BotTurn]:
     """The boards where an enabled bot has to act now."""
     return store.due_turns(ctx.session)
+
+
+class BotQueue:
+    """Round robin over the human players waiting for bots: each turn is served in the
+    order of `order`, where the player served longest ago (or never) comes first with
+    the oldest of their turns, then the next player, and so on, before anyone's second
+    turn. Boards of bots only wait together, as one player."""
+
+    def __init__(self) -> None:
+        self._served: dict[int | None, int] = {}  # a waiting player: when last served
+        self._clock = count(1)
+
+    def order(self, turns: Sequence[BotTurn]) -> list[BotTurn]:
+        """`turns` (oldest first, as `due` lists them) in the order to serve them."""
+        queues: dict[int | None, list[BotTurn]] = {}
+        for turn in turns:
+            queues.setdefault(turn.waiting, []).append(turn)
+        players = sorted(queues, key=lambda player: self._served.get(player, 0))
+        ordered: list[BotTurn] = []
+        for depth in range(max((len(q) for q in queues.values()), default=0)):
+            ordered += [queues[p][depth] for p in players if depth < len(queues[p])]
+        return ordered
+
+    def served(self, turn: BotTurn) -> None:
+        """Record that `turn` is being served: its player goes to the back."""
+        self._served[turn.waiting] = next(self._clock)
 
 
 def engine_sandbox(config: Config) -> Sandbox:
