@@ -288,10 +288,11 @@ class ExternalEngine:
         engine never blocks on a full pipe of it)."""
         proc = self._proc
         assert proc is not None and proc.stdout is not None and proc.stderr is not None
-        out, err = proc.stdout.fileno(), proc.stderr.fileno()
+        out = proc.stdout.fileno()
+        err = None if proc.stderr.closed else proc.stderr.fileno()  # closed at its end
         with selectors.DefaultSelector() as selector:
             selector.register(out, selectors.EVENT_READ)
-            with contextlib.suppress(ValueError, OSError):  # closed: nothing more to read
+            if err is not None:
                 selector.register(err, selectors.EVENT_READ)
             while b"\n" not in self._buffer:
                 if len(self._buffer) > MAX_LINE:

@@ -19,6 +19,7 @@ Usage: fake_engine.py MODE [FILE]. It answers the handshake, then at `go`:
   hog      allocates FILE megabytes of memory, then plays `give TLRH`
   spin     computes without end
   bigfile  writes a file of FILE megabytes in its directory, then plays `give TLRH`
+  nostderr closes its standard error at once, then plays `give TLRH`
 """
 
 import json
@@ -86,6 +87,8 @@ if mode == "flaky":
         first_run = True
     except FileExistsError:
         first_run = False
+if mode == "nostderr":
+    os.close(2)
 child = None
 if mode == "spawn":
     sleeper = "import time; time.sleep(60)"

@@ -131,6 +131,14 @@ def test_a_child_that_left_the_engines_session_is_killed_with_it() -> None:
     assert _gone(child)
 
 
+def test_an_engine_that_closes_its_standard_error_plays_on() -> None:
+    with ExternalEngine([*FAKE, "nostderr"]) as engine:
+        for _ in range(3):
+            reply = _move(engine)
+            assert not reply.fallback and reply.failures == ()
+        assert engine.stderr.total == 0
+
+
 @pytest.mark.skipif(sys.platform != "linux", reason="the parent-death signal is Linux's")
 def test_an_engine_dies_when_pbm_is_killed() -> None:
     script = (
