@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import json
 import logging
+import os
 import shlex
 import time
 from collections.abc import Iterable, Sequence
@@ -141,7 +142,23 @@ def _check_settings(level: int, engine: str, max_games: int | None) -> str:
             raise BotError(f"engine command {engine!r}: {exc}") from None
         if not argv:
             raise BotError("an engine command is needed")
+        _check_paths(engine, argv)
     return engine
+
+
+def _check_paths(engine: str, argv: Sequence[str]) -> None:
+    """Refuse a path relative to this directory: an engine runs in an empty directory of
+    its own (pbm.bots.sandbox), where it would not find the file."""
+    for word in argv:
+        relative = not os.path.isabs(word) and (
+            os.sep in word if word is argv[0] else os.path.isfile(word)
+        )
+        if relative:
+            raise BotError(
+                f"engine command {engine!r}: {word} is a path relative to this directory, "
+                "but an engine runs in an empty directory of its own: write it as "
+                f"{os.path.abspath(word)}"
+            )
 
 
 def add_bot(
