@@ -23,6 +23,7 @@ import logging
 import os
 import selectors
 import shlex
+import signal
 import subprocess
 import time
 from collections.abc import Sequence
@@ -44,6 +45,12 @@ MAX_LINE = 65536
 STDERR_TAIL = 400
 # Of the head of an engine's stderr, this much goes into pbm's log when it ends.
 STDERR_LOGGED = 2000
+
+# Signals that end an engine past one of its limits (pbm.bots.sandbox), as the admin reads them.
+PAST_LIMIT: dict[int, str] = {
+    signal.SIGXCPU: "SIGXCPU: past its processor time, [bots] engine_cpu_seconds",
+    signal.SIGXFSZ: "SIGXFSZ: past its file size, [bots] engine_file_mb",
+}
 
 log = logging.getLogger(__name__)
 
@@ -343,6 +350,8 @@ class ExternalEngine:
             with contextlib.suppress(subprocess.TimeoutExpired):
                 code = proc.wait(timeout=1.0)
         detail = "the engine exited" + (f" with status {code}" if code is not None else "")
+        if code is not None and -code in PAST_LIMIT:
+            detail += f" ({PAST_LIMIT[-code]})"
         return Failure(CRASH, detail, self._stderr_tail())
 
     def _stderr_tail(self) -> str:
