@@ -4,9 +4,17 @@ boards against bots (a challenge past it is refused with the reason)."""
 
 from __future__ import annotations
 
+import dataclasses
+
+import pytest
+
+from pbm.games import get_game
 from pbm.jobs import due_bot_turns
 from pbm.services.bots import BotQueue
+from pbm.services.challenges import ChallengeError, create_game
+from pbm.services.context import Context
 from pbm.store.bots import BotTurn
+from pbm.store.db import session_for
 from tests.bots.helpers import add_bot, play
 from tests.server.conftest import Server, board_row
 
@@ -77,3 +85,18 @@ def test_challenges_past_a_players_limit_of_bot_boards_are_refused(server: Serve
     server.new_mail()
     assert server.send(alice, "quarto challenge alice pbmbot") == "done"
     assert board_row(server, "quarto", "107") is not None
+
+
+def test_a_tournaments_pairings_are_not_refused_by_the_limit(server: Server) -> None:
+    server.config = dataclasses.replace(server.config, bot_games_per_player=1)
+    alice = server.signup("alice")
+    add_bot(server, "pbmbot")
+    assert server.send(alice, "quarto challenge alice pbmbot") == "done"
+    server.new_mail()
+    quarto = get_game("quarto")
+    with session_for(server.engine) as session:
+        ctx = Context(session=session, clock=server.clock, config=server.config, sender="")
+        with pytest.raises(ChallengeError, match="alice has 1 active boards against"):
+            create_game(ctx, quarto, ["alice", "pbmbot"])
+        assert create_game(ctx, quarto, ["pbmbot", "alice"], entered=True).active
+        session.commit()
