@@ -8,6 +8,7 @@ import contextlib
 import dataclasses
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -148,7 +149,7 @@ def test_an_engine_dies_when_pbm_is_killed() -> None:
         "q = GAMES['quarto']\n"
         f"e = ExternalEngine({[*FAKE, 'report']!r})\n"
         "e.choose(q, q.new_state(), 0, level=1, seconds=5.0, seed=0)\n"
-        "print(json.loads(bytes(e.stderr.head).decode().splitlines()[0])['pid'], flush=True)\n"
+        "print(bytes(e.stderr.head).decode().splitlines()[0], flush=True)\n"
         "time.sleep(60)\n"
     )
     pbm = subprocess.Popen(
@@ -156,14 +157,15 @@ def test_an_engine_dies_when_pbm_is_killed() -> None:
     )
     try:
         assert pbm.stdout is not None
-        engine_pid = int(pbm.stdout.readline())
-        assert not _gone(engine_pid, seconds=0.2)
+        facts = json.loads(pbm.stdout.readline())
+        assert not _gone(facts["pid"], seconds=0.2)
     finally:
         pbm.send_signal(signal.SIGKILL)
         pbm.wait(timeout=10)
         if pbm.stdout is not None:
             pbm.stdout.close()
-    assert _gone(engine_pid)
+    assert _gone(facts["pid"])
+    shutil.rmtree(facts["cwd"])  # what a killed pbm leaves behind (docs/engines.md)
 
 
 def _python_for(user: str) -> str | None:
