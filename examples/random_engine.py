@@ -3,7 +3,9 @@
 
 Standalone on purpose (it does not import pbm): it reads Quarto's one-line position text,
 places the piece it holds on a random empty square and gives a random piece left. Run it
-as a bot with `pbm bot add NAME --games quarto --engine "python3 examples/random_engine.py"`.
+as a bot with `pbm bot add NAME --games quarto --engine "python3 /ABSOLUTE/PATH/TO/pbm/
+examples/random_engine.py"` (an engine runs in an empty directory of its own, so paths
+are absolute).
 Other games: it resigns. `--seed N` makes it repeatable.
 """
 

@@ -220,6 +220,18 @@ class Config:
     # them, and the time a bot's move may take.
     bot_workers: Annotated[int, In("bots", "workers")] = Field(default=1, ge=1)
     bot_seconds: Annotated[float, In("bots", "seconds_per_move")] = Field(default=2.0, gt=0)
+    # Active boards against bots one player may have; a challenge past it is refused.
+    bot_games_per_player: Annotated[int, In("bots", "max_games_per_player")] = Field(
+        default=5, ge=1
+    )
+    # Outside engines (docs/engines.md): the user they run as when pbm runs as root
+    # ("" for pbm's own), and what one engine process may use.
+    engine_user: Annotated[str, In("bots", "engine_user")] = ""
+    engine_cpu_seconds: Annotated[int, In("bots", "engine_cpu_seconds")] = Field(default=60, ge=1)
+    engine_memory_mb: Annotated[int, In("bots", "engine_memory_mb")] = Field(default=2048, ge=16)
+    engine_open_files: Annotated[int, In("bots", "engine_open_files")] = Field(default=64, ge=8)
+    engine_file_mb: Annotated[int, In("bots", "engine_file_mb")] = Field(default=16, ge=0)
+    engine_stderr_kb: Annotated[int, In("bots", "engine_stderr_kb")] = Field(default=64, ge=1)
     # The mail transport (pbm.mail.settings): the listeners, IMAP intake, the SMTP relay
     # (without one, outgoing mail goes into the Maildir outbox_maildir).
     smtp_listen: Annotated[Listener, In("mail.listen", "smtp")] = Endpoint("127.0.0.1", 2525)

@@ -59,7 +59,7 @@ from pbm.mail.lmtp_in import start_listener
 from pbm.mail.settings import MailSettings, mail_settings
 from pbm.mail.smtp_out import MaildirTransport, OutboxSender, RetryPolicy, SmtpRelay, Transport
 from pbm.mailstore import DbInbox, DbOutbox, WriteLock
-from pbm.services.bots import Answer, think
+from pbm.services.bots import Answer, BotQueue, think
 from pbm.store import claims
 from pbm.store.db import (
     DatabaseFile,
@@ -425,10 +425,11 @@ class Daemon:
         # spawn: the daemon has threads, and a forked child would inherit their locks.
         pool = ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn"))
         thinking: dict[asyncio.Future[Answer], int] = {}  # an answer to come: its board
+        queue = BotQueue()  # round robin over the players waiting
         try:
             while not self.stop.is_set():
                 try:
-                    await self._start_thinking(loop, pool, thinking)
+                    await self._start_thinking(loop, pool, thinking, queue)
                 except Exception as exc:
                     self._bot_failure("bots_read_failed", exc)
                 if not thinking:
@@ -456,17 +457,19 @@ class Daemon:
         loop: asyncio.AbstractEventLoop,
         pool: ProcessPoolExecutor,
         thinking: dict[asyncio.Future[Answer], int],
+        queue: BotQueue,
     ) -> None:
         if len(thinking) >= self.config.bot_workers:
             return
         turns = await asyncio.to_thread(self._locked, due_bot_turns)
-        for turn in turns:
+        for turn in queue.order(turns):
             if len(thinking) >= self.config.bot_workers:
                 return
             if turn.game_id in thinking.values():
                 continue
             task = await asyncio.to_thread(self._locked, partial(bot_task, turn=turn))
             if task is not None:
+                queue.served(turn)
                 thinking[loop.run_in_executor(pool, think, task)] = turn.game_id
 
     def _locked(self, read: Callable[[Engine, Clock, Config], T]) -> T:

@@ -167,19 +167,22 @@ def play_bots(
     limit: int | None = None,
     iterations: int | None = None,
 ) -> int:
-    """Play the bots' due moves (and draw answers) here, one after the other, until no
-    bot has anything to do or `limit` were played; returns how many were. Bots playing
-    each other play on until their games end."""
+    """Play the bots' due moves (and draw answers) here, one after the other (round
+    robin over the players waiting), until no bot has anything to do or `limit` were
+    played; returns how many were. Bots playing each other play on until their games
+    end."""
     use_templates(config.templates_dir)
     played = 0
+    queue = bots.BotQueue()
     while limit is None or played < limit:
         progress = False
-        for turn in due_bot_turns(engine, clock, config):
+        for turn in queue.order(due_bot_turns(engine, clock, config)):
             if limit is not None and played >= limit:
                 break
             task = bot_task(engine, clock, config, turn, iterations)
             if task is None:
                 continue
+            queue.served(turn)
             if apply_bot_answer(engine, clock, config, bots.think(task)) != "stale":
                 played += 1
                 progress = True

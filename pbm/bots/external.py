@@ -10,24 +10,28 @@ redacted exactly as for the built-in engine (Quadrupel's blind setups).
 A broken engine harms no game: a crash, a timeout, an unparsable or an illegal answer is
 recorded as a `Failure`, the program is killed and started again for the next try, and
 after `tries` failures the move comes from the built-in engine at the bot's level.
+
+The program runs apart from the server (pbm.bots.sandbox): its own environment,
+directory, limits and, if set, user; its standard error is read as it comes and kept up
+to a bound.
 """
 
 from __future__ import annotations
 
 import contextlib
+import logging
 import os
 import selectors
 import shlex
 import signal
 import subprocess
-import tempfile
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from types import TracebackType
-from typing import IO
 
 from pbm.bots.engine import DRAWN, LOST, UNCLEAR, WON, Decision, choose, tactics_for
+from pbm.bots.sandbox import EngineProcess, Sandbox, SandboxError
 from pbm.games import AnyGame, GameError, IllegalMoveError
 from pbm.games.base import Move, State
 
@@ -37,8 +41,18 @@ VERDICTS = (WON, LOST, DRAWN, UNCLEAR)
 START, CRASH, TIMEOUT, GARBAGE, ILLEGAL = "start", "crash", "timeout", "garbage", "illegal"
 # A line longer than this is garbage (an engine stuck printing).
 MAX_LINE = 65536
-# Kept of the engine's stderr for a failure record.
+# Kept of the end of the engine's stderr for a failure record.
 STDERR_TAIL = 400
+# Of the head of an engine's stderr, this much goes into pbm's log when it ends.
+STDERR_LOGGED = 2000
+
+# Signals that end an engine past one of its limits (pbm.bots.sandbox), as the admin reads them.
+PAST_LIMIT: dict[int, str] = {
+    signal.SIGXCPU: "SIGXCPU: past its processor time, [bots] engine_cpu_seconds",
+    signal.SIGXFSZ: "SIGXFSZ: past its file size, [bots] engine_file_mb",
+}
+
+log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True, slots=True)
@@ -64,6 +78,32 @@ class EngineDecision:
     engine_name: str = ""
 
 
+class StderrLog:
+    """An engine's standard error as it is read: the first `limit` bytes kept, the rest
+    dropped and counted, and the last STDERR_TAIL bytes of all of it for failures."""
+
+    def __init__(self, limit: int) -> None:
+        self.limit = limit
+        self.head = bytearray()
+        self.total = 0
+        self._tail = b""
+
+    def add(self, chunk: bytes) -> None:
+        self.total += len(chunk)
+        room = self.limit - len(self.head)
+        if room > 0:
+            self.head += chunk[:room]
+        self._tail = (self._tail + chunk)[-STDERR_TAIL:]
+
+    @property
+    def dropped(self) -> int:
+        return self.total - len(self.head)
+
+    def tail(self) -> str:
+        text = self._tail.decode("utf-8", "replace")
+        return " / ".join(line.strip() for line in text.splitlines() if line.strip())
+
+
 class _Failed(Exception):
     def __init__(self, failure: Failure) -> None:
         super().__init__(str(failure))
@@ -76,7 +116,8 @@ class ExternalEngine:
     `command` is the command line (a string split like a shell, or a list). `tries` is
     how many failures a move may meet before the built-in engine plays it;
     `start_seconds` bounds the wait for `ready`; an answer to `go S` may take S plus
-    `grace` seconds (the 10 % of slack a built-in bot gets, at least 0.2 s).
+    `grace` seconds (the 10 % of slack a built-in bot gets, at least 0.2 s). `sandbox`
+    says how the program is kept apart from the server (pbm.bots.sandbox).
     """
 
     def __init__(
@@ -86,6 +127,7 @@ class ExternalEngine:
         tries: int = 3,
         start_seconds: float = 10.0,
         grace: float = 0.1,
+        sandbox: Sandbox | None = None,
     ) -> None:
         self.argv = shlex.split(command) if isinstance(command, str) else list(command)
         if not self.argv:
@@ -93,10 +135,15 @@ class ExternalEngine:
         self.tries = tries
         self.start_seconds = start_seconds
         self.grace = grace
+        self.sandbox = sandbox or Sandbox()
         self.name = ""
-        self._proc: subprocess.Popen[bytes] | None = None
-        self._stderr: IO[bytes] | None = None
+        self._process: EngineProcess | None = None
+        self.stderr = StderrLog(self.sandbox.limits.stderr_kb * 1024)
         self._buffer = b""
+
+    @property
+    def _proc(self) -> subprocess.Popen[bytes] | None:
+        return None if self._process is None else self._process.proc
 
     # -- the public call -----------------------------------------------------------
     def choose(
@@ -216,17 +263,12 @@ class ExternalEngine:
         if self._proc is not None and self._proc.poll() is None:
             return
         self._kill()
-        # Kept open while the engine runs (closed in _kill): the failure records quote it.
-        self._stderr = tempfile.TemporaryFile()  # noqa: SIM115
+        self.stderr = StderrLog(self.sandbox.limits.stderr_kb * 1024)
         try:
-            self._proc = subprocess.Popen(
-                self.argv,
-                stdin=subprocess.PIPE,
-                stdout=subprocess.PIPE,
-                stderr=self._stderr,
-                start_new_session=True,  # its own process group, killed as one
-            )
-        except OSError as exc:
+            self._process = EngineProcess(self.argv, self.sandbox)
+        except SandboxError as exc:
+            raise _Failed(Failure(START, str(exc))) from None
+        except (OSError, subprocess.SubprocessError) as exc:
             raise _Failed(Failure(START, f"cannot run {self.argv[0]!r}: {exc}")) from None
         self._buffer = b""
         self._send([PROTOCOL])
@@ -249,23 +291,57 @@ class ExternalEngine:
             raise _Failed(self._crash_failure()) from None
 
     def _read_line(self, deadline: float) -> str:
+        """The next line of standard output, reading standard error meanwhile (so an
+        engine never blocks on a full pipe of it)."""
         proc = self._proc
-        assert proc is not None and proc.stdout is not None
-        fd = proc.stdout.fileno()
+        assert proc is not None and proc.stdout is not None and proc.stderr is not None
+        out = proc.stdout.fileno()
+        err = None if proc.stderr.closed else proc.stderr.fileno()  # closed at its end
         with selectors.DefaultSelector() as selector:
-            selector.register(fd, selectors.EVENT_READ)
+            selector.register(out, selectors.EVENT_READ)
+            if err is not None:
+                selector.register(err, selectors.EVENT_READ)
             while b"\n" not in self._buffer:
                 if len(self._buffer) > MAX_LINE:
                     raise _Failed(Failure(GARBAGE, "an answer line longer than 64 KiB"))
                 left = deadline - time.perf_counter()
-                if left <= 0 or not selector.select(left):
+                ready = selector.select(left) if left > 0 else []
+                if not ready:
                     raise _Failed(Failure(TIMEOUT, "no answer in time", self._stderr_tail()))
-                chunk = os.read(fd, 65536)
-                if not chunk:
-                    raise _Failed(self._crash_failure())
-                self._buffer += chunk
+                for key, _ in ready:
+                    if key.fd == err:
+                        self._read_stderr(selector)
+                        continue
+                    chunk = os.read(out, 65536)
+                    if not chunk:
+                        raise _Failed(self._crash_failure())
+                    self._buffer += chunk
         line, _, self._buffer = self._buffer.partition(b"\n")
+        self._drain_stderr()
         return line.decode("utf-8", "replace").strip()
+
+    def _read_stderr(self, selector: selectors.BaseSelector) -> None:
+        proc = self._proc
+        assert proc is not None and proc.stderr is not None
+        chunk = os.read(proc.stderr.fileno(), 65536)
+        if chunk:
+            self.stderr.add(chunk)
+        else:  # the engine closed it
+            selector.unregister(proc.stderr.fileno())
+            proc.stderr.close()
+
+    def _drain_stderr(self) -> None:
+        """Read what standard error holds now, without waiting."""
+        proc = self._proc
+        if proc is None or proc.stderr is None or proc.stderr.closed:
+            return
+        with selectors.DefaultSelector() as selector:
+            selector.register(proc.stderr.fileno(), selectors.EVENT_READ)
+            # Bounded: an engine writing without pause must not hold pbm here.
+            for _ in range(64):
+                if proc.stderr.closed or not selector.select(0):
+                    return
+                self._read_stderr(selector)
 
     def _crash_failure(self) -> Failure:
         proc = self._proc
@@ -274,33 +350,34 @@ class ExternalEngine:
             with contextlib.suppress(subprocess.TimeoutExpired):
                 code = proc.wait(timeout=1.0)
         detail = "the engine exited" + (f" with status {code}" if code is not None else "")
+        if code is not None and -code in PAST_LIMIT:
+            detail += f" ({PAST_LIMIT[-code]})"
         return Failure(CRASH, detail, self._stderr_tail())
 
     def _stderr_tail(self) -> str:
-        if self._stderr is None:
-            return ""
-        self._stderr.seek(0, os.SEEK_END)
-        size = self._stderr.tell()
-        self._stderr.seek(max(0, size - STDERR_TAIL))
-        text = self._stderr.read().decode("utf-8", "replace")
-        return " / ".join(line.strip() for line in text.splitlines() if line.strip())
+        self._drain_stderr()
+        return self.stderr.tail()
 
     def _kill(self) -> None:
-        proc, self._proc = self._proc, None
-        if proc is not None:
-            if proc.poll() is None:
-                with contextlib.suppress(ProcessLookupError, PermissionError):
-                    os.killpg(proc.pid, signal.SIGKILL)
-            with contextlib.suppress(subprocess.TimeoutExpired):
-                proc.wait(timeout=2.0)
-            for stream in (proc.stdin, proc.stdout):
-                if stream is not None:
-                    with contextlib.suppress(OSError):
-                        stream.close()
-        if self._stderr is not None:
-            self._stderr.close()
-            self._stderr = None
+        if self._process is None:
+            return
+        self._drain_stderr()
+        process, self._process = self._process, None
+        process.kill()
         self._buffer = b""
+        head = bytes(self.stderr.head[:STDERR_LOGGED]).decode("utf-8", "replace")
+        if self.stderr.dropped:
+            log.warning(
+                "engine %s wrote %d bytes to stderr; %d past the first %d were dropped. "
+                "It began: %s",
+                self.argv[0],
+                self.stderr.total,
+                self.stderr.dropped,
+                self.stderr.limit,
+                head,
+            )
+        elif head.strip():
+            log.debug("engine %s stderr: %s", self.argv[0], head)
 
 
 def _option_text(value: object) -> str:

@@ -6,10 +6,22 @@ from typing import Annotated
 
 import typer
 
-from pbm.cli.common import JsonOption, admin_context, emit
+from pbm.bots.sandbox import SandboxError, user_ids
+from pbm.cli.common import EXIT_CONFIG, JsonOption, admin_context, emit, fail
+from pbm.config import Config
 from pbm.services import bots
 
 NameArg = Annotated[str, typer.Argument(help="The bot's userid.")]
+
+
+def require_engine_user(cfg: Config) -> None:
+    """End a command that runs engines when [bots] engine_user cannot be used (pbm is
+    not root, or there is no such user): a clear line, not a failure at every move."""
+    if cfg.engine_user:
+        try:
+            user_ids(cfg.engine_user)
+        except SandboxError as exc:
+            fail(str(exc), EXIT_CONFIG)
 
 
 def _games_text(info: bots.BotInfo) -> str:

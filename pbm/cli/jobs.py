@@ -7,6 +7,7 @@ import json
 
 import typer
 
+from pbm.cli.bot import require_engine_user
 from pbm.cli.common import JsonOption, config, engine
 from pbm.clock import SystemClock
 from pbm.jobs import play_bots, run_due
@@ -17,6 +18,7 @@ def run(cli: typer.Context, as_json: JsonOption = False) -> None:
     vacations, play the bots' due moves. Safe to run as often as you like: nothing is
     ever done twice."""
     cfg = config(cli)
+    require_engine_user(cfg)
     eng = engine(cfg)
     try:
         done = run_due(eng, SystemClock(), cfg)

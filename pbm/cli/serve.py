@@ -28,11 +28,13 @@ def serve_command(
     log_level: Annotated[str, typer.Option(help="DEBUG, INFO, WARNING or ERROR.")] = "INFO",
 ) -> None:
     """Run the mail server: intake, processing, outbox and periodic jobs, until SIGTERM."""
+    from pbm.cli.bot import require_engine_user
     from pbm.daemon import serve
     from pbm.logfmt import setup_logging
 
     cfg = config(cli)
     mail_settings(cfg)  # a password missing from the environment ends here (exit 78)
+    require_engine_user(cfg)  # so does an engine_user pbm cannot switch to
     setup_logging(log_level)
     # A bad configuration, or a database that cannot be used at start, ends here with one
     # line and its exit code (pbm.cli.common.PbmGroup); once running, the daemon waits for

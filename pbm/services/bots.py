@@ -19,20 +19,28 @@ crash while thinking loses nothing:
 A bot never chats, never proposes a draw and never submits conditional moves; it
 accepts a draw only when its search finds the position drawn or lost, rejects undo
 proposals, and resigns only when its engine says so (docs/bots.md).
+
+The due turns are served round robin over the human players waiting (`BotQueue`), and a
+player has at most `[bots] max_games_per_player` active boards against bots, so that
+one player cannot hold the bots for everybody else.
 """
 
 from __future__ import annotations
 
 import json
 import logging
+import os
 import shlex
 import time
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass, field
 from datetime import datetime
+from itertools import count
 
 from pbm.bots import DRAWN, LEVELS, WON, Decision, choose, seed_for
 from pbm.bots.external import ExternalEngine
+from pbm.bots.sandbox import Limits, Sandbox
+from pbm.config import Config
 from pbm.errors import PbmError
 from pbm.games import AnyGame as Rules
 from pbm.games import GameError, find_game, get_game
@@ -134,7 +142,23 @@ def _check_settings(level: int, engine: str, max_games: int | None) -> str:
             raise BotError(f"engine command {engine!r}: {exc}") from None
         if not argv:
             raise BotError("an engine command is needed")
+        _check_paths(engine, argv)
     return engine
+
+
+def _check_paths(engine: str, argv: Sequence[str]) -> None:
+    """Refuse a path relative to this directory: an engine runs in an empty directory of
+    its own (pbm.bots.sandbox), where it would not find the file."""
+    for word in argv:
+        relative = not os.path.isabs(word) and (
+            os.sep in word if word is argv[0] else os.path.isfile(word)
+        )
+        if relative:
+            raise BotError(
+                f"engine command {engine!r}: {word} is a path relative to this directory, "
+                "but an engine runs in an empty directory of its own: write it as "
+                f"{os.path.abspath(word)}"
+            )
 
 
 def add_bot(
@@ -246,6 +270,19 @@ def challenge_refusal(ctx: Context, user: User, rules: Rules, *, entered: bool) 
     return None
 
 
+def player_limit_refusal(ctx: Context, users: Iterable[User]) -> str | None:
+    """Why a new board of `users` against a bot is refused: a human player among them
+    has `[bots] max_games_per_player` active boards against bots (None: it is not)."""
+    players = list(users)
+    if not any(user.bot for user in players):
+        return None
+    limit = ctx.config.bot_games_per_player
+    for user in players:
+        if not user.bot and store.boards_against_bots(ctx.session, user.saved_id) >= limit:
+            return phrase("bot_player_full", userid=user.userid, limit=limit)
+    return None
+
+
 # -- moves -----------------------------------------------------------------------------
 
 
@@ -264,6 +301,7 @@ class Task:
     moves: tuple[str, ...]
     iterations: int | None = None
     mine: bool = True  # whether the bot itself is to move
+    sandbox: Sandbox = field(default_factory=Sandbox)  # how an outside engine is run
 
 
 @dataclass(frozen=True)
@@ -283,6 +321,44 @@ class Answer:
 def due(ctx: Context) -> list[BotTurn]:
     """The boards where an enabled bot has to act now."""
     return store.due_turns(ctx.session)
+
+
+class BotQueue:
+    """Round robin over the human players waiting for bots: each turn is served in the
+    order of `order`, where the player served longest ago (or never) comes first with
+    the oldest of their turns, then the next player, and so on, before anyone's second
+    turn. Boards of bots only wait together, as one player."""
+
+    def __init__(self) -> None:
+        self._served: dict[int | None, int] = {}  # a waiting player: when last served
+        self._clock = count(1)
+
+    def order(self, turns: Sequence[BotTurn]) -> list[BotTurn]:
+        """`turns` (oldest first, as `due` lists them) in the order to serve them."""
+        queues: dict[int | None, list[BotTurn]] = {}
+        for turn in turns:
+            queues.setdefault(turn.waiting, []).append(turn)
+        players = sorted(queues, key=lambda player: self._served.get(player, 0))
+        ordered: list[BotTurn] = []
+        for depth in range(max((len(q) for q in queues.values()), default=0)):
+            ordered += [queues[p][depth] for p in players if depth < len(queues[p])]
+        return ordered
+
+    def served(self, turn: BotTurn) -> None:
+        """Record that `turn` is being served: its player goes to the back."""
+        self._served[turn.waiting] = next(self._clock)
+
+
+def engine_sandbox(config: Config) -> Sandbox:
+    """How outside engines are run, from the [bots] settings."""
+    limits = Limits(
+        cpu_seconds=config.engine_cpu_seconds,
+        memory_mb=config.engine_memory_mb,
+        open_files=config.engine_open_files,
+        file_mb=config.engine_file_mb,
+        stderr_kb=config.engine_stderr_kb,
+    )
+    return Sandbox(limits=limits, user=config.engine_user)
 
 
 def prepare(ctx: Context, turn: BotTurn, *, iterations: int | None = None) -> Task | None:
@@ -312,6 +388,7 @@ def prepare(ctx: Context, turn: BotTurn, *, iterations: int | None = None) -> Ta
         moves=tuple(m.text for m in queries.moves_of(ctx.session, row.saved_id)),
         iterations=iterations,
         mine=mine,
+        sandbox=engine_sandbox(ctx.config),
     )
 
 
@@ -342,7 +419,7 @@ def think(task: Task) -> Answer:
             iterations=task.iterations,
         )
     else:
-        with ExternalEngine(task.engine) as engine:
+        with ExternalEngine(task.engine, sandbox=task.sandbox) as engine:
             reply = engine.choose(
                 rules,
                 state,

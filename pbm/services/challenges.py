@@ -13,7 +13,7 @@ from pbm.games import GameError
 from pbm.games.quadrupel_match import next_first_player
 from pbm.services.accounts import shown, wrapped
 from pbm.services.boards import Board, board_from_row, save_board
-from pbm.services.bots import challenge_refusal
+from pbm.services.bots import challenge_refusal, player_limit_refusal
 from pbm.services.clocks import validate as validate_time_options
 from pbm.services.context import Context
 from pbm.services.mailing import auto_subscribers, mail_board
@@ -149,6 +149,8 @@ def create_game(
     if full:
         problems.append(phrase("challenge_full", game=rules.title, userids="\n\t".join(full)))
     problems.extend(bots)
+    if not entered and (refusal := player_limit_refusal(ctx, users)) is not None:
+        problems.append(wrapped(refusal))
     if len({u.id for u in users}) < len(users):
         problems.append(phrase("challenge_twice"))
     if problems:

@@ -6,6 +6,7 @@ import json
 from typing import NamedTuple
 
 from sqlalchemy import func
+from sqlalchemy.orm import aliased
 from sqlmodel import Session, col, select
 
 from pbm.store.models import Game, GamePlayer, User
@@ -20,6 +21,7 @@ class BotTurn(NamedTuple):
     position: int  # its challenge-order index on the board
     move_count: int  # the board's move count then: the move must still follow it
     kind: str  # "move" (its turn) or "draw" (a draw proposal it has not answered)
+    waiting: int | None = None  # the board's first human player by seat (None: bots only)
 
 
 def bot_of(session: Session, user_id: int) -> Bot | None:
@@ -42,9 +44,42 @@ def active_boards(session: Session, user_id: int) -> int:
     return int(session.exec(query).one())
 
 
+def boards_against_bots(session: Session, user_id: int) -> int:
+    """The user's active boards on which another player is a bot."""
+    other = aliased(GamePlayer)
+    query = (
+        select(func.count(func.distinct(col(Game.id))))
+        .select_from(Game)
+        .join(GamePlayer, col(GamePlayer.game_id) == col(Game.id))
+        .join(other, col(other.game_id) == col(Game.id))
+        .join(User, col(User.id) == col(other.user_id))
+        .where(
+            GamePlayer.user_id == user_id,
+            Game.status == "active",
+            col(other.user_id) != user_id,
+            col(User.bot),
+        )
+    )
+    return int(session.exec(query).one())
+
+
+def _first_humans(session: Session, game_ids: set[int]) -> dict[int, int]:
+    """Each board's human player first in seat order, by board id."""
+    query = (
+        select(GamePlayer)
+        .join(User, col(User.id) == col(GamePlayer.user_id))
+        .where(col(GamePlayer.game_id).in_(game_ids), col(User.bot).is_(False))
+        .order_by(col(GamePlayer.position))
+    )
+    first: dict[int, int] = {}
+    for gp in session.exec(query):
+        first.setdefault(gp.game_id, gp.user_id)
+    return first
+
+
 def due_turns(session: Session) -> list[BotTurn]:
     """Every active board where an enabled bot is to move (oldest move first), or has
-    another player's draw or undo proposal to answer."""
+    another player's draw or undo proposal to answer, with the human player waiting."""
     base = (
         select(Game, GamePlayer)
         .join(GamePlayer, col(GamePlayer.game_id) == col(Game.id))
@@ -67,4 +102,7 @@ def due_turns(session: Session) -> list[BotTurn]:
         if gp.position not in json.loads(game.proposal_votes or "[]"):
             kind = game.proposal or ""
             turns.append(BotTurn(game.saved_id, gp.user_id, gp.position, game.move_count, kind))
-    return turns
+    if not turns:
+        return turns
+    humans = _first_humans(session, {turn.game_id for turn in turns})
+    return [turn._replace(waiting=humans.get(turn.game_id)) for turn in turns]

@@ -6,12 +6,14 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
 from typer.testing import CliRunner
 
 from pbm.cli import app
 from tests.server.conftest import cli_ok
 
 runner = CliRunner()
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def test_bots_are_added_listed_shown_disabled_and_removed(cfg: Path) -> None:
@@ -43,6 +45,19 @@ def test_bots_are_added_listed_shown_disabled_and_removed(cfg: Path) -> None:
     assert result.exit_code != 0
     result = runner.invoke(app, ["bot", "add", "weird", "--level", "7"])
     assert result.exit_code != 0 and "level 7" in result.output
+
+
+def test_an_engine_command_with_a_relative_path_is_refused_with_the_absolute_one(
+    cfg: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(ROOT)
+    for command in ("python3 examples/random_engine.py", "./examples/random_engine.py"):
+        result = runner.invoke(app, ["bot", "add", "randombot", "--engine", command])
+        assert result.exit_code != 0
+        assert "examples/random_engine.py is a path relative to this directory" in result.output
+        assert f"write it as {ROOT / 'examples' / 'random_engine.py'}" in result.output
+    absolute = f"python3 {ROOT / 'examples' / 'random_engine.py'} --seed 3"
+    assert "randombot" in cli_ok("bot", "add", "randombot", "--engine", absolute)
 
 
 def test_jobs_run_plays_the_bots_moves(cfg: Path) -> None:
