@@ -56,6 +56,8 @@ class Zone:
     txt: dict[str, list[str]] = field(default_factory=dict)  # name -> one text per record
     mx: list[tuple[str, str, int]] = field(default_factory=list)  # (domain, host, preference)
     hosts: list[tuple[str, str]] = field(default_factory=list)  # (name, IP): A and PTR
+    addresses: list[tuple[str, str]] = field(default_factory=list)  # (name, IP): A alone
+    pointers: list[tuple[str, str]] = field(default_factory=list)  # (reverse name, name)
 
     def options(self) -> list[str]:
         lines = []
@@ -67,6 +69,8 @@ class Zone:
                 lines.append(f"txt-record={name},{quoted}")
         lines += [f"mx-host={domain},{host},{pref}" for domain, host, pref in self.mx]
         lines += [f"host-record={name},{ip}" for name, ip in self.hosts]
+        lines += [f"address=/{name}/{ip}" for name, ip in self.addresses]
+        lines += [f"ptr-record={reverse},{name}" for reverse, name in self.pointers]
         return lines
 
 
