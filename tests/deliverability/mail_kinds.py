@@ -124,17 +124,26 @@ def digest(server: Server) -> Sent:
     server.new_mail()
     move(server, alice, "alice")
     server.new_mail()
-    jobs.run_due(server.engine, server.clock, server.config)
+    run_jobs(server)
     return only(server.new_mail(), "Your move summary")
 
 
-def nag(server: Server) -> Sent:
+def idle(server: Server, days: int) -> list[Sent]:
+    """The mails the periodic jobs send when bob has not answered alice's move for `days`."""
     alice, _ = board(server)
     move(server, alice, "alice")
     server.new_mail()
-    server.clock.advance(7 * DAY)
+    server.clock.advance(days * DAY)
+    run_jobs(server)
+    return server.new_mail()
+
+
+def run_jobs(server: Server) -> None:
     jobs.run_due(server.engine, server.clock, server.config)
-    return only(server.new_mail(), "Nag:")
+
+
+def nag(server: Server) -> Sent:
+    return only(idle(server, 7), "Nag:")
 
 
 def reminder(server: Server) -> Sent:
@@ -142,19 +151,14 @@ def reminder(server: Server) -> Sent:
     people = tournament_started(server)
     server.new_mail()
     server.clock.advance(DAY + timedelta(hours=1))
-    jobs.run_due(server.engine, server.clock, server.config)
+    run_jobs(server)
     mails = server.new_mail()
     assert all(m.to[0] in people.values() for m in mails)
     return only(mails, "Nag:")
 
 
 def forfeit(server: Server) -> Sent:
-    alice, _ = board(server)
-    move(server, alice, "alice")
-    server.new_mail()
-    server.clock.advance(21 * DAY)
-    jobs.run_due(server.engine, server.clock, server.config)
-    mails = server.new_mail()
+    mails = idle(server, 21)
     assert all("bob forfeits" in m.body for m in mails)
     return only(mails, "Quarto Board 101")
 
