@@ -212,6 +212,8 @@ def dkim_key(
     path = out or (dkim_cfg.key_file if dkim_cfg else None)
     if path is None:
         fail("say where to write the key: --out FILE (or set [mail.dkim] key_file)", EXIT_USAGE)
+    if not dkim.SELECTOR.fullmatch(selector):
+        fail(f"--selector {selector!r}: write DNS labels, such as pbm1 or 2026-11", EXIT_USAGE)
     pem = dkim.make_key()
     try:
         dkim.write_key(path, pem)

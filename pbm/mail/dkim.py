@@ -21,6 +21,7 @@ from __future__ import annotations
 import asyncio
 import base64
 import os
+import re
 from dataclasses import dataclass, replace
 from email.parser import BytesHeaderParser
 from pathlib import Path
@@ -48,6 +49,9 @@ SIGNED_HEADERS = (
 )
 # Signed one extra time, so that one added later does not pass for the signed one.
 OVERSIGNED_HEADERS = ("from", "subject")
+# A selector is one or more DNS labels (RFC 6376 section 3.1).
+_LABEL = r"[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?"
+SELECTOR = re.compile(rf"{_LABEL}(?:\.{_LABEL})*")
 # A TXT record's strings hold at most 255 octets each (RFC 1035 section 3.3.14).
 TXT_STRING_OCTETS = 255
 
@@ -104,7 +108,15 @@ def load_signer(settings: DkimSettings) -> DkimSigner:
             f"[mail.dkim] key_file {settings.key_file} is not an RSA private key in PEM "
             "(make one with `pbm mail dkim-key`)"
         ) from exc
-    domain = settings.domain.encode("idna").decode("ascii")
+    if not SELECTOR.fullmatch(settings.selector):
+        raise DkimKeyError(
+            f"[mail.dkim] selector {settings.selector!r}: write DNS labels of letters, "
+            "digits and hyphens, such as pbm1 or 2026-11"
+        )
+    try:
+        domain = settings.domain.encode("idna").decode("ascii")
+    except UnicodeError as exc:
+        raise DkimKeyError(f"[mail.dkim] domain {settings.domain!r} is no domain name") from exc
     return DkimSigner(domain, settings.selector, pem)
 
 

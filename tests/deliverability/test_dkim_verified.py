@@ -19,7 +19,14 @@ from typer.testing import CliRunner
 from pbm.cli import app
 from pbm.config import Config, ConfigError, DkimSettings
 from pbm.daemon import Daemon
-from pbm.mail.dkim import OVERSIGNED_HEADERS, SIGNED_HEADERS, SigningTransport, load_signer
+from pbm.mail.dkim import (
+    OVERSIGNED_HEADERS,
+    SIGNED_HEADERS,
+    SigningTransport,
+    load_signer,
+    make_key,
+    write_key,
+)
 from pbm.mail.smtp_out import OutgoingMail
 from pbm.store.db import init_db, make_engine
 from tests.deliverability.conftest import DnsServer, Zone, opendkim_verify, start_dns, stop_dns
@@ -193,6 +200,10 @@ def test_a_key_file_that_is_missing_or_no_key_is_a_configuration_error(tmp_path:
     bad.write_text("not a key\n")
     with pytest.raises(ConfigError, match=r"not an RSA private key in PEM .*pbm mail dkim-key"):
         load_signer(DkimSettings(domain=DOMAIN, selector=SELECTOR, key_file=bad))
+    key_file = tmp_path / "key.pem"
+    write_key(key_file, make_key())
+    with pytest.raises(ConfigError, match="selector 'pbm 1': write DNS labels"):
+        load_signer(DkimSettings(domain=DOMAIN, selector="pbm 1", key_file=key_file))
 
 
 def test_dkim_key_writes_a_private_file_and_never_overwrites(tmp_path: Path) -> None:
