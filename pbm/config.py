@@ -8,8 +8,9 @@ the file, so a typo cannot pass for a default.
 
 Code reads the settings flat (`config.max_commands`). Each field records where the file
 writes it (`In("limits", "max_commands")`) and the tables' models are derived from those
-records, so a setting is declared once. The [mail.imap] and [mail.relay] tables are
-models of their own, which the mail transport takes as they are (pbm.mail.settings).
+records, so a setting is declared once. The [mail.imap], [mail.relay] and [mail.dkim]
+tables are models of their own, which the mail transport takes as they are
+(pbm.mail.settings).
 Relative paths are taken from the current directory (as the default ./var is), the way
 a service's working directory sets them.
 """
@@ -172,6 +173,16 @@ class RelaySettings(Login):
         return self.timeout_seconds
 
 
+class DkimSettings(BaseModel):
+    """[mail.dkim]: pbm signs its outgoing mail with this key (pbm.mail.dkim)."""
+
+    model_config = TABLE
+
+    domain: Annotated[str, Field(min_length=1)]  # the d= of the signature
+    selector: Annotated[str, Field(min_length=1)]  # the key is at SELECTOR._domainkey.DOMAIN
+    key_file: Path  # the RSA private key, PEM (`pbm mail dkim-key` makes one)
+
+
 @settings_dataclass(frozen=True, config=ConfigDict(extra="forbid"))
 class Config:
     """Every setting, flat, with where the file writes it and its default."""
@@ -243,6 +254,10 @@ class Config:
     )
     # How often `pbm serve` logs its health line.
     health_seconds: Annotated[float, In("mail", "health_seconds")] = 60.0
+    # DKIM signing of outgoing mail; none: pbm signs nothing (an MTA may sign).
+    dkim: Annotated[DkimSettings | None, In("mail", "dkim")] = None
+    # The DNS server `pbm mail doctor` asks ("IP" or "IP:PORT"); "": the system's.
+    nameserver: Annotated[str, In("mail", "nameserver")] = ""
 
     @property
     def server_host(self) -> str:

@@ -54,6 +54,7 @@ from pbm.jobs import (
     run_for_cluster,
 )
 from pbm.logfmt import kv
+from pbm.mail.dkim import SigningTransport, load_signer
 from pbm.mail.imap_in import ImapIntake
 from pbm.mail.lmtp_in import start_listener
 from pbm.mail.settings import MailSettings, mail_settings
@@ -143,6 +144,12 @@ class Daemon:
         relay = self.settings.relay
         if relay is not None:
             self.transport = SmtpRelay(relay)
+        else:
+            self.transport = MaildirTransport(self.settings.outbox_maildir)
+        if self.settings.dkim is not None:
+            # signed last, after the HTML part: nothing changes the mail afterwards
+            self.transport = SigningTransport(self.transport, load_signer(self.settings.dkim))
+        if relay is not None:
             self.sender = OutboxSender(
                 self.outbox,
                 self.transport,
@@ -152,7 +159,6 @@ class Daemon:
                 ),
             )
         else:
-            self.transport = MaildirTransport(self.settings.outbox_maildir)
             self.sender = OutboxSender(self.outbox, self.transport)
         self.counters = Counters()
         self.stop = asyncio.Event()

@@ -19,6 +19,17 @@ if ! command -v chromium >/dev/null 2>&1; then
   as_root apt-get update -qq
   as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null
 fi
+# The deliverability tests (tests/deliverability) check pbm's mail with the receivers'
+# own tools: dnsmasq serves a test DNS zone on loopback (dnsmasq-base: the program
+# without the system service), OpenDKIM verifies the signatures, SpamAssassin scores
+# the mails (local tests only).
+if ! [ -x /usr/sbin/dnsmasq ] || ! [ -x /usr/sbin/opendkim ] \
+  || ! command -v spamassassin >/dev/null 2>&1; then
+  as_root() { if [ "$(id -u)" = 0 ]; then "$@"; else sudo "$@"; fi; }
+  as_root apt-get update -qq
+  as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
+    dnsmasq-base opendkim opendkim-tools spamassassin >/dev/null
+fi
 .venv/bin/ruff check .
 .venv/bin/ruff format --check .
 bash scripts/check.sh  # mypy (strict on games, ratings, tournaments, store, services) and vulture

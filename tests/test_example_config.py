@@ -29,6 +29,9 @@ EXAMPLE_VALUES = {
     ("mail.relay", "user"): "a relay may need no AUTH",
     ("mail.relay", "password_env"): "goes with the user",
     ("mail.relay", "password"): "goes with the user",
+    ("mail.dkim", "domain"): "required",
+    ("mail.dkim", "selector"): "required",
+    ("mail.dkim", "key_file"): "required",
 }
 
 

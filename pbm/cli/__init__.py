@@ -116,6 +116,8 @@ mail_app.command("failed")(mail.failed)
 mail_app.command("outbox")(mail.outbox)
 mail_app.command("send")(serve.send_command)
 mail_app.command("status")(serve.status_command)
+mail_app.command("dkim-key")(mail.dkim_key)
+mail_app.command("doctor")(mail.mail_doctor)
 app.add_typer(mail_app, name="mail")
 
 app.command("serve")(serve.serve_command)

@@ -1,4 +1,5 @@
-"""`pbm mail process|retry|failed|outbox`: the message store from the shell.
+"""`pbm mail process|retry|failed|outbox`: the message store from the shell; `pbm mail
+dkim-key|doctor`: the signing key and the DNS records receivers check.
 
 `pbm mail process < message.eml` is what an MTA's pipe delivery runs (like pbmserv's
 procmail setup): exit 0 when the message is stored (whatever its commands did, and even
@@ -9,8 +10,10 @@ a bad configuration), so the MTA keeps it and delivers it again later: never a b
 
 from __future__ import annotations
 
+import json
 import sys
 import traceback
+from dataclasses import asdict
 from email.parser import BytesHeaderParser
 from email.policy import default as default_policy
 from pathlib import Path
@@ -19,7 +22,10 @@ from typing import Annotated, Any
 import typer
 
 from pbm.cli.common import (
+    EXIT_CONFIG,
+    EXIT_REFUSED,
     EXIT_TEMPFAIL,
+    EXIT_USAGE,
     JsonOption,
     config,
     emit,
@@ -31,6 +37,7 @@ from pbm.cli.common import (
 )
 from pbm.clock import SystemClock
 from pbm.intake import failed_messages, process_message, retry_failed
+from pbm.mail import dkim, doctor
 from pbm.services.outbox import list_outbox, recipients_of
 from pbm.store.db import session_for
 
@@ -180,3 +187,98 @@ def outbox(
         ["id", "status", "to", "subject"],
         [[d["id"], d["status"], ", ".join(d["recipients"]), d["subject"]] for d in data],
     )
+
+
+def dkim_key(
+    cli: typer.Context,
+    selector: Annotated[
+        str | None, typer.Option(help="The selector (default: [mail.dkim] selector, or pbm1).")
+    ] = None,
+    domain: Annotated[
+        str | None,
+        typer.Option(help="The signing domain (default: [mail.dkim] domain, or the server's)."),
+    ] = None,
+    out: Annotated[
+        Path | None,
+        typer.Option(help="The key file to write (default: [mail.dkim] key_file)."),
+    ] = None,
+) -> None:
+    """Make a 2048-bit RSA key for DKIM signing (a new file, mode 0600) and print the DNS
+    TXT record that publishes it and the [mail.dkim] table that uses it."""
+    cfg = config(cli)
+    dkim_cfg = cfg.dkim
+    selector = selector or (dkim_cfg.selector if dkim_cfg else "pbm1")
+    domain = domain or (dkim_cfg.domain if dkim_cfg else cfg.server_host)
+    path = out or (dkim_cfg.key_file if dkim_cfg else None)
+    if path is None:
+        fail("say where to write the key: --out FILE (or set [mail.dkim] key_file)", EXIT_USAGE)
+    if not dkim.SELECTOR.fullmatch(selector):
+        fail(f"--selector {selector!r}: write DNS labels, such as pbm1 or 2026-11", EXIT_USAGE)
+    pem = dkim.make_key()
+    try:
+        dkim.write_key(path, pem)
+    except FileExistsError:
+        fail(f"{path} exists; a new key goes in a new file (and under a new selector)")
+    except OSError as exc:
+        fail(f"cannot write {path}: {exc.strerror}")
+    typer.echo(f"wrote {path} (mode 0600)")
+    typer.echo("\nPublish this DNS record:\n")
+    typer.echo(dkim.dns_record(selector, domain, dkim.public_key_der(pem)))
+    typer.echo("\nand sign with it in pbm's configuration:\n")
+    typer.echo(f'[mail.dkim]\ndomain = "{domain}"\nselector = "{selector}"\nkey_file = "{path}"')
+
+
+def mail_doctor(
+    cli: typer.Context,
+    domain: Annotated[
+        str | None,
+        typer.Argument(help="The domain to check (default: [mail.dkim] domain, or the From's)."),
+    ] = None,
+    nameserver: Annotated[
+        str | None,
+        typer.Option(help="Ask this DNS server, IP or IP:PORT (default: [mail] nameserver)."),
+    ] = None,
+    relay: Annotated[
+        str | None,
+        typer.Option(help="The host that sends pbm's mail (default: [mail.relay] host)."),
+    ] = None,
+    as_json: JsonOption = False,
+) -> None:
+    """Check the DNS records receivers look at: MX, SPF (allows the relay?), the DKIM key
+    (matches key_file?), DMARC (policy, aligned with the From) and the relay's PTR.
+    Exit 0 when nothing fails, 1 when something does."""
+    cfg = config(cli)
+    dkim_cfg = cfg.dkim
+    public_key = None
+    if dkim_cfg is not None:
+        try:
+            public_key = dkim.load_signer(dkim_cfg).public_key
+        except dkim.DkimKeyError as exc:
+            fail(str(exc), EXIT_CONFIG)
+    setup = doctor.DomainSetup(
+        domain=domain or (dkim_cfg.domain if dkim_cfg else cfg.server_host),
+        from_domain=cfg.server_host,
+        relay_host=relay or (cfg.relay.host if cfg.relay else None),
+        dkim_domain=dkim_cfg.domain if dkim_cfg else None,
+        dkim_selector=dkim_cfg.selector if dkim_cfg else None,
+        dkim_public_key=public_key,
+    )
+    try:
+        lookup = doctor.Dns(nameserver if nameserver is not None else cfg.nameserver)
+    except ValueError:
+        fail(f"--nameserver {nameserver!r}: write an address, IP or IP:PORT", EXIT_USAGE)
+    checks = doctor.run_checks(setup, lookup)
+    if as_json:
+        typer.echo(
+            json.dumps({"domain": setup.domain, "checks": [asdict(c) for c in checks]}, indent=2)
+        )
+    else:
+        typer.echo(f"domain {setup.domain}, From {cfg.server_address}")
+        for check in checks:
+            typer.echo(f"{check.verdict:<5} {check.name:<6} {check.found}")
+            if check.problem:
+                typer.echo(f"{'':12} wrong: {check.problem}")
+            for line in check.publish.splitlines():
+                typer.echo(f"{'':12} publish: {line}")
+    if any(c.verdict is doctor.Verdict.FAIL for c in checks):
+        raise typer.Exit(EXIT_REFUSED)

@@ -13,13 +13,23 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from pbm.config import Config, ConfigError, Endpoint, ImapSettings, RelaySettings, parse_endpoint
+from pbm.config import (
+    Config,
+    ConfigError,
+    DkimSettings,
+    Endpoint,
+    ImapSettings,
+    RelaySettings,
+    parse_endpoint,
+)
 
 
 @dataclass(frozen=True)
 class MailSettings:
     imap: ImapSettings | None
     relay: RelaySettings | None
+    # signs outgoing mail when set (pbm.mail.dkim)
+    dkim: DkimSettings | None
     smtp_listen: Endpoint | None
     lmtp_listen: Endpoint | None
     outbox_maildir: Path
@@ -43,6 +53,7 @@ def mail_settings(config: Config) -> MailSettings:
     return MailSettings(
         imap=imap,
         relay=relay,
+        dkim=config.dkim,
         smtp_listen=config.smtp_listen,
         lmtp_listen=config.lmtp_listen,
         outbox_maildir=config.outbox_maildir,
@@ -52,6 +63,7 @@ def mail_settings(config: Config) -> MailSettings:
 
 
 __all__ = [
+    "DkimSettings",
     "Endpoint",
     "ImapSettings",
     "MailSettings",
