@@ -8,12 +8,12 @@ import logging
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from pbm.errors import BoardError, PbmError
+from pbm.errors import BoardError, NotAMoveError, PbmError
 from pbm.games import GameError, InvalidMoveError, MoveError
 from pbm.games.base import State
 from pbm.services import conditional
 from pbm.services.accounts import reply_addresses
-from pbm.services.boards import Board, replay, rules_for, save_board, state_at
+from pbm.services.boards import Board, refusal, replay, rules_for, save_board, state_at
 from pbm.services.clocks import charge_move
 from pbm.services.context import Context
 from pbm.services.endings import finish, player_leaves, remove
@@ -93,10 +93,10 @@ def _parse(board: Board, state: State, text: str) -> object:
     try:
         return board.rules.parse_move(state, text)
     except MoveError as exc:
-        hint = ""
         if isinstance(exc, InvalidMoveError):
             hint = "\n" + phrase("notation_hint", notation=board.rules.notation.strip())
-        raise BoardError(str(exc) + hint, board.id) from None
+            raise NotAMoveError(refusal(exc) + hint, board.id) from None
+        raise BoardError(refusal(exc), board.id) from None
 
 
 def _play_one(
@@ -432,7 +432,7 @@ def preview_new(ctx: Context, rules_name: str, texts: Sequence[str]) -> str:
         for text in texts:
             state = rules.apply(state, rules.parse_move(state, text))
     except GameError as exc:
-        raise PbmError(str(exc)) from None
+        raise PbmError(refusal(exc)) from None
     return rules.render(state).rstrip("\n")
 
 
