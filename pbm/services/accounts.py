@@ -25,6 +25,7 @@ from sqlmodel import select
 
 from pbm.errors import AuthError, NotFoundError, PbmError
 from pbm.games import GAMES
+from pbm.mail.visible import hidden_character
 from pbm.services.context import Context
 from pbm.services.passwords import hash_password, verify_password
 from pbm.store import queries
@@ -313,6 +314,7 @@ def create_user(ctx: Context, userid: str, password: str, addresses: Sequence[st
     userid = check_userid(ctx, userid)
     _check_password_text(password)
     addresses = [a.lower() for a in addresses]
+    _refuse_hidden(addresses)
     bad = [a for a in addresses if not valid_address(a)]
     if bad or not addresses:
         raise PbmError(phrase("bad_address", addresses=" ".join(bad) or "(none)"))
@@ -338,11 +340,23 @@ def set_password(ctx: Context, user: User, new_password: str) -> None:
 
 def set_user_addresses(ctx: Context, user: User, addresses: Sequence[str]) -> list[str]:
     addresses = [a.lower() for a in addresses]
+    _refuse_hidden(addresses)
     bad = [a for a in addresses if not valid_address(a)]
     if bad or not addresses:
         raise PbmError(phrase("bad_address", addresses=" ".join(bad) or "(none)"))
     queries.set_addresses(ctx.session, user.saved_id, addresses)
     return addresses
+
+
+def _refuse_hidden(addresses: Sequence[str]) -> None:
+    """An address holding a control, bidi or invisible character is refused with the
+    character named: it would be mailed, and shown to others, as it is."""
+    for address in addresses:
+        char = hidden_character(address)
+        if char is not None:
+            raise PbmError(
+                wrapped(phrase("address_hidden_char", address=shown(address), char=_describe(char)))
+            )
 
 
 def sign_off(ctx: Context, user: User) -> None:
