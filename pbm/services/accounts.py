@@ -30,7 +30,7 @@ from pbm.services.context import Context
 from pbm.services.passwords import hash_password, verify_password
 from pbm.store import queries
 from pbm.store.models import GameTypeSetting, Subscription, User
-from pbm.texts import phrase
+from pbm.texts import echoed, phrase
 
 log = logging.getLogger(__name__)
 
@@ -49,10 +49,12 @@ _INVISIBLE = ("Cc", "Cf", "Cs")
 PAIR_FAILURE = "auth-pair"
 STRANGER_FAILURE = "auth-stranger"
 _MAX_EVENT_KEY = 255  # rate_events.key
+_MAX_ADDRESS_BYTES = 254
 
 
 def valid_address(address: str) -> bool:
-    return bool(_ADDRESS.match(address))
+    # RFC 5321's 254 octets: a longer one is no address any server delivers to.
+    return len(address.encode("utf-8")) <= _MAX_ADDRESS_BYTES and bool(_ADDRESS.match(address))
 
 
 def userid_key(userid: str) -> str:
@@ -145,7 +147,7 @@ def password_problem(password: str) -> str | None:
 def find_user(ctx: Context, userid: str) -> User:
     user = queries.user_by_userid(ctx.session, userid)
     if user is None or (user.disabled and not user.password_hash):
-        raise NotFoundError(phrase("unknown_userid", userid=shown(userid)))
+        raise NotFoundError(phrase("unknown_userid", userid=shown(echoed(userid))))
     return user
 
 
@@ -213,7 +215,7 @@ def authenticate(ctx: Context, userid: str, password: str, known: Sequence[User]
         user = queries.user_by_userid(ctx.session, userid)
     if user is not None:
         key = user.userid_key  # a row stored under an older key form counts under it
-    name = user.userid if user is not None else shown(userid)
+    name = user.userid if user is not None else shown(echoed(userid))
     # A From its domain disowns has a pair of its own: a forger of her address cannot
     # spend the budget of the owner's real mail.
     address = ctx.sender.lower() + (" unverified" if ctx.sender_unverified else "")
@@ -317,7 +319,7 @@ def create_user(ctx: Context, userid: str, password: str, addresses: Sequence[st
     _refuse_hidden(addresses)
     bad = [a for a in addresses if not valid_address(a)]
     if bad or not addresses:
-        raise PbmError(phrase("bad_address", addresses=" ".join(bad) or "(none)"))
+        raise PbmError(phrase("bad_address", addresses=echoed(" ".join(bad)) or "(none)"))
     user = User(
         userid=userid,
         userid_key=userid_key(userid),
@@ -343,7 +345,7 @@ def set_user_addresses(ctx: Context, user: User, addresses: Sequence[str]) -> li
     _refuse_hidden(addresses)
     bad = [a for a in addresses if not valid_address(a)]
     if bad or not addresses:
-        raise PbmError(phrase("bad_address", addresses=" ".join(bad) or "(none)"))
+        raise PbmError(phrase("bad_address", addresses=echoed(" ".join(bad)) or "(none)"))
     queries.set_addresses(ctx.session, user.saved_id, addresses)
     return addresses
 

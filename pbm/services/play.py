@@ -24,7 +24,7 @@ from pbm.services.secrecy import HIDDEN_TEXT, hidden_moves, may_hide
 from pbm.services.timeouts import forfeit_if_due
 from pbm.store import queries
 from pbm.store.models import Move, User
-from pbm.texts import phrase, wrap
+from pbm.texts import echoed, phrase, wrap
 
 log = logging.getLogger(__name__)
 
@@ -165,7 +165,7 @@ def _play_queued(ctx: Context, board: Board, notes: conditional.Notes) -> list[s
             # Everyone reads this event: a game with secret moves keeps the move (and the
             # refusal, which may quote it) back.
             secret = may_hide(board.rules)
-            shown, error = (HIDDEN_TEXT, HIDDEN_TEXT) if secret else (text, str(exc))
+            shown, error = (HIDDEN_TEXT, HIDDEN_TEXT) if secret else (echoed(text), str(exc))
             events.append(phrase("queued_illegal", userid=user.userid, move=shown, error=error))
             break
     return events

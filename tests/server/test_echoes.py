@@ -3,6 +3,8 @@ an answer to a board mail whose first line is no move is told where the move goe
 
 from __future__ import annotations
 
+import pytest
+
 from pbm.texts import ECHO_MAX, echoed
 from tests.server.conftest import Server
 from tests.server.test_reply_moves import answer
@@ -61,3 +63,24 @@ def test_a_full_command_with_a_bad_move_gets_no_first_line_hint(server: Server) 
     [reply] = server.new_mail()
     assert "'hello' is not a move" in reply.body
     assert "first line" not in reply.body
+
+
+@pytest.mark.parametrize(
+    "subject",
+    [
+        "quarto move 101 {word} secret b2",  # an unknown userid
+        "quarto show {word}",  # no such board or player
+        "help {word}",
+        "change {word} alice secret",
+        "all show alice {word}",
+        "quarto limit alice secret {word}",
+        "signup carol secret {word}@x.example",
+    ],
+)
+def test_a_long_word_is_cut_wherever_it_is_quoted(server: Server, subject: str) -> None:
+    _players(server)
+    word = "y" * 3000
+    assert server.send("alice@players.example", subject.format(word=word)) == "done"
+    [reply] = server.new_mail()
+    head = reply.body.split("Original message follows:")[0]
+    assert "y" * 101 not in head, head[:500]
