@@ -46,6 +46,8 @@ def _kept(match: re.Match[str]) -> str:
 def visible(text: str) -> str:
     """`text` without controls, escape sequences and invisible format characters; line
     ends written `\\n` (U+2028 and U+2029 too), tabs kept."""
+    if text.replace("\n", "").replace("\t", "").isprintable():
+        return text  # the common case, at C speed: nothing here is hidden or a control
     text = _LINE_BREAK.sub("\n", _ESCAPE_SEQUENCE.sub("", text))
     return _DROPPED.sub(_kept, text)
 
