@@ -147,7 +147,7 @@ def password_problem(password: str) -> str | None:
 def find_user(ctx: Context, userid: str) -> User:
     user = queries.user_by_userid(ctx.session, userid)
     if user is None or (user.disabled and not user.password_hash):
-        raise NotFoundError(phrase("unknown_userid", userid=shown(echoed(userid))))
+        raise NotFoundError(phrase("unknown_userid", userid=echoed(shown(userid))))
     return user
 
 
@@ -215,7 +215,7 @@ def authenticate(ctx: Context, userid: str, password: str, known: Sequence[User]
         user = queries.user_by_userid(ctx.session, userid)
     if user is not None:
         key = user.userid_key  # a row stored under an older key form counts under it
-    name = user.userid if user is not None else shown(echoed(userid))
+    name = user.userid if user is not None else echoed(shown(userid))
     # A From its domain disowns has a pair of its own: a forger of her address cannot
     # spend the budget of the owner's real mail.
     address = ctx.sender.lower() + (" unverified" if ctx.sender_unverified else "")
@@ -357,7 +357,11 @@ def _refuse_hidden(addresses: Sequence[str]) -> None:
         char = hidden_character(address)
         if char is not None:
             raise PbmError(
-                wrapped(phrase("address_hidden_char", address=shown(address), char=_describe(char)))
+                wrapped(
+                    phrase(
+                        "address_hidden_char", address=echoed(shown(address)), char=_describe(char)
+                    )
+                )
             )
 
 
