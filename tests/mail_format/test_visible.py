@@ -4,9 +4,13 @@ from __future__ import annotations
 
 import sys
 import unicodedata
+from datetime import UTC, datetime
+from email import message_from_bytes, policy
+from email.message import EmailMessage
 
 import pytest
 
+from pbm.mail.compose import compose, with_html
 from pbm.mail.visible import _DROPPED, hidden_character, visible
 
 # What issue 21 found in player text, and what each looks like in the middle of a word.
@@ -73,3 +77,29 @@ def test_hidden_character_names_the_first() -> None:
     assert hidden_character("jörg@bücher.example") is None
     assert hidden_character("al\u200bice@a\u202etest") == "\u200b"
     assert hidden_character("a\u00a0b@x.test") == "\u00a0"
+
+
+@pytest.mark.parametrize("char", UNSEEN)
+def test_composed_text_and_html_parts_carry_none(char: str) -> None:
+    raw = with_html(
+        compose(
+            sender="pbm@example.org",
+            to=["bob@example.net"],
+            subject=f"Quarto Board 101 {char}bob",
+            body=f"alice writes:\ngood{char}luck\n",
+            message_id="<pbm.1@example.org>",
+            date=datetime(2026, 11, 22, tzinfo=UTC),
+            quote=f"Subject: quarto move{char}",
+        ),
+        [],
+    )
+    msg = message_from_bytes(raw, policy=policy.default)
+    assert isinstance(msg, EmailMessage)
+    parts = [
+        str(part.get_content()) for part in msg.walk() if part.get_content_maintype() == "text"
+    ]
+    assert len(parts) == 2  # text and HTML
+    assert all("goodluck" in part for part in parts)
+    unseen = [c for c in char if unicodedata.category(c)[0] == "C"]
+    for text in [*parts, str(msg["Subject"])]:
+        assert not any(c in text for c in unseen), text
