@@ -41,12 +41,14 @@ def main() -> None:
     when = datetime(2026, 11, 22, tzinfo=UTC)
 
     def composed() -> bytes:
+        # The headers of a board mail to bob; only the body matters here.
+        to, subject, message_id = ["bob@example.net"], "Quarto Board 101 bob", "<pbm.1@example.org>"
         return compose(
-            sender="PBeM Server <pbm@example.org>",
-            to=["bob@example.net"],
-            subject="Quarto Board 101 bob",
+            sender="pbm@example.org",
+            to=to,
+            subject=subject,
             body=text,
-            message_id="<pbm.1@example.org>",
+            message_id=message_id,
             date=when,
         )
 

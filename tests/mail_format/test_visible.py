@@ -4,14 +4,14 @@ from __future__ import annotations
 
 import sys
 import unicodedata
-from datetime import UTC, datetime
 from email import message_from_bytes, policy
 from email.message import EmailMessage
 
 import pytest
 
-from pbm.mail.compose import compose, with_html
+from pbm.mail.compose import with_html
 from pbm.mail.visible import _DROPPED, hidden_character, visible
+from tests.mail_format.test_compose import board_mail
 
 # What issue 21 found in player text, and what each looks like in the middle of a word.
 UNSEEN = [
@@ -81,18 +81,12 @@ def test_hidden_character_names_the_first() -> None:
 
 @pytest.mark.parametrize("char", UNSEEN)
 def test_composed_text_and_html_parts_carry_none(char: str) -> None:
-    raw = with_html(
-        compose(
-            sender="pbm@example.org",
-            to=["bob@example.net"],
-            subject=f"Quarto Board 101 {char}bob",
-            body=f"alice writes:\ngood{char}luck\n",
-            message_id="<pbm.1@example.org>",
-            date=datetime(2026, 11, 22, tzinfo=UTC),
-            quote=f"Subject: quarto move{char}",
-        ),
-        [],
+    text = board_mail(
+        subject=f"Quarto Board 101 {char}bob",
+        body=f"alice writes:\ngood{char}luck\n",
+        quote=f"Subject: quarto move{char}",
     )
+    raw = with_html(text, [])
     msg = message_from_bytes(raw, policy=policy.default)
     assert isinstance(msg, EmailMessage)
     parts = [
