@@ -3,13 +3,15 @@ an address holding one is refused with the reason (issue 21, point 7)."""
 
 from __future__ import annotations
 
+import json
 import logging
 from email.message import EmailMessage
+from pathlib import Path
 
 import pytest
 
 from pbm.logfmt import LogfmtFormatter
-from tests.server.conftest import SERVER, Sent, Server
+from tests.server.conftest import SERVER, Sent, Server, cli_ok
 
 # Each character issue 21 found arriving verbatim, between two words.
 CHARS = {
@@ -125,3 +127,14 @@ def test_the_log_shows_controls_escaped(
     lines = [LogfmtFormatter().format(record) for record in caplog.records]
     assert any("b2\\u001b[2J\\u202e\\u200b" in line for line in lines), lines
     assert not any(c in line for line in lines for c in BARE)
+
+
+def test_pbm_run_and_the_outbox_show_no_controls(cfg: Path) -> None:
+    cli_ok("user", "add", "alice", "alice@x.example", "--password", "pw")
+    cli_ok("user", "add", "bob", "bob@x.example", "--password", "pw")
+    comment = "have\x1b[2J\u202e fun"
+    out = cli_ok("run", "quarto challenge alice bob", "--as", "alice", "--body", comment)
+    assert "have fun" in out
+    queued = json.loads(cli_ok("mail", "outbox", "--json"))
+    for text in [out, *(m["body"] for m in queued), *(m["raw"] for m in queued)]:
+        assert "\x1b" not in text and "\u202e" not in text
