@@ -61,6 +61,10 @@ class BoardError(PbmError):
         self.board_id = board_id
 
 
+class NotAMoveError(BoardError):
+    """A move text that is not a move in the game's notation (not merely illegal)."""
+
+
 class StoreUnavailable(Exception):
     """The store cannot be used right now: locked, full, failing, missing, replaced, or
     its schema missing. Never a player's fault nor a bug, so the message waits: the pipe

@@ -16,10 +16,23 @@ def kv(event: str, **fields: Any) -> str:
 
 def _value(value: Any) -> str:
     text = "" if value is None else str(value)
-    if text and not any(c in text for c in ' "=\n\t'):
+    if text and text.isprintable() and not any(c in text for c in ' "='):
         return text
     escaped = text.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n")
-    return f'"{escaped}"'
+    return f'"{_printable(escaped)}"'
+
+
+def _printable(text: str) -> str:
+    """`text` with every character a terminal would act on or hide (controls, ESC, bidi
+    overrides, zero-width spaces: what player text may carry) written `\\uXXXX`."""
+    if text.isprintable():
+        return text
+    return "".join(c if c.isprintable() or c == " " else _escape(c) for c in text)
+
+
+def _escape(char: str) -> str:
+    code = ord(char)
+    return f"\\u{code:04x}" if code <= 0xFFFF else f"\\U{code:08x}"
 
 
 class LogfmtFormatter(logging.Formatter):

@@ -30,7 +30,7 @@ from pbm.mail.inbound import InboundMail, is_from_self, parse_message, quotable_
 from pbm.output_limits import bounded
 from pbm.services import tokens
 from pbm.services.accounts import record_auth_failures
-from pbm.services.boards import Board, board_by_id
+from pbm.services.boards import Board, board_by_id, refusal
 from pbm.services.challenges import ChallengeError
 from pbm.services.context import Context, Reply
 from pbm.services.mail_html import html_order
@@ -39,7 +39,7 @@ from pbm.services.outbox import outbox_values, queue_many
 from pbm.services.render import summary
 from pbm.store import queries
 from pbm.store.models import User
-from pbm.texts import phrase, render, use_templates, wrap
+from pbm.texts import echoed, phrase, render, use_templates, wrap
 
 log = logging.getLogger(__name__)
 
@@ -236,7 +236,7 @@ _SKIPPED_SHOWN = 20
 
 def _listed(lines: list[str]) -> str:
     # Echoed back with their passwords masked, like every command pbm repeats.
-    shown = "\n".join(f"  {mask_line(line)[:200]}" for line in lines[:_SKIPPED_SHOWN])
+    shown = "\n".join(f"  {echoed(mask_line(line))}" for line in lines[:_SKIPPED_SHOWN])
     if len(lines) > _SKIPPED_SHOWN:
         shown += "\n" + phrase("skipped_more", count=len(lines) - _SKIPPED_SHOWN)
     return shown
@@ -273,12 +273,13 @@ def _error_reply(
     inv: Invocation | None,
     line: str,
 ) -> None:
-    line = mask_line(line)  # the password stays out of the log and the reply
+    # The password stays out of the log and the reply; a long line comes back cut.
+    line = echoed(mask_line(line))
     log.info("command %r from %s refused: %s", line, ctx.sender, exc)
     rules = inv.rules if inv else None
     board = None
     reader = None
-    body = wrap(str(exc))
+    body = wrap(refusal(exc) if isinstance(exc, GameError) else str(exc))
     if isinstance(exc, BoardError):
         board = board_by_id(ctx, exc.board_id)
         reader = inv.token_user if inv and inv.token_user else _player_reader(ctx, board)

@@ -62,6 +62,17 @@ def render_html(name: str, **values: str) -> str:
 
 # Mail programs show plain text at about 72 columns, and so do pbmserv's mails.
 WIDTH = 72
+# Player input quoted back in a reply is cut after this many characters, so that a long
+# comment written on the command line does not come back as a wall of text.
+ECHO_MAX = 100
+ECHO_CUT = "..."
+
+
+def echoed(text: str, limit: int = ECHO_MAX) -> str:
+    """Player input as a reply quotes it: on one line, cut after `limit` characters with
+    "..." (the cut is the player's own words; pbm's sentence around it stays whole)."""
+    line = " ".join(text.split())
+    return line if len(line) <= limit else line[:limit].rstrip() + ECHO_CUT
 
 
 def wrap(text: str, width: int = WIDTH, *, reflow: bool = False) -> str:

@@ -13,6 +13,7 @@ import typer
 from pbm.cli.common import config, engine, fail
 from pbm.clock import SystemClock
 from pbm.mail.inbound import parse_message
+from pbm.mail.visible import visible
 from pbm.pipeline import queue_replies, run_mail
 from pbm.services.context import Context
 from pbm.store import queries
@@ -63,10 +64,11 @@ def run(
     finally:
         eng.dispose()
     for reply in ctx.replies:
+        # As the mails themselves: no player's control or bidi character on this terminal.
         typer.echo(f"To: {', '.join(reply.to) or '(nobody)'}")
-        typer.echo(f"Subject: {reply.subject}")
+        typer.echo(f"Subject: {visible(reply.subject)}")
         typer.echo("")
-        typer.echo(reply.body.rstrip("\n"))
+        typer.echo(visible(reply.body).rstrip("\n"))
         typer.echo("")
     if any(r.kind == "error" for r in ctx.replies):
         raise typer.Exit(1)

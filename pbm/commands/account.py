@@ -13,7 +13,7 @@ from pbm.services.accounts import find_user
 from pbm.services.boards import board_from_row, rules_for
 from pbm.services.context import Context
 from pbm.store import queries
-from pbm.texts import phrase, render
+from pbm.texts import echoed, phrase, render
 
 
 class Signup(Command):
@@ -68,7 +68,7 @@ class Change(Command):
             addresses = accounts.set_user_addresses(ctx, user, rest or [ctx.sender])
             text = phrase("address_changed", userid=user.userid, addresses=" ".join(addresses))
         else:
-            raise UsageError(phrase("change_what", word=what), self.full_usage())
+            raise UsageError(phrase("change_what", word=echoed(what)), self.full_usage())
         answer(ctx, phrase("subject_account", userid=user.userid), text, "account")
 
 
@@ -227,7 +227,7 @@ class All(Command):
         user = find_user(ctx, inv.words[1])
         selector = inv.words[2].lower() if len(inv.words) > 2 else "active"
         if selector not in ("next", "active", "all", "inactive"):
-            raise UsageError(phrase("bad_selector", word=selector), self.full_usage())
+            raise UsageError(phrase("bad_selector", word=echoed(selector)), self.full_usage())
         boards = lists.boards_of_users(ctx, None, [user], selector)
         if not boards:
             raise NotFoundError(phrase("no_boards_for", userids=user.userid))

@@ -20,7 +20,7 @@ from pbm.commands.registry import (
 from pbm.config import Config
 from pbm.games import Game as Rules
 from pbm.services import lists
-from pbm.texts import WIDTH, phrase, render, wrap
+from pbm.texts import WIDTH, echoed, phrase, render, wrap
 
 # Topics that are neither a command nor a game (pbmserv's `help commands`, `help tutorial`).
 TOPICS = ("commands", "tutorial")
@@ -161,7 +161,9 @@ def topic_help(topic: str, config: Config) -> str:
         lines = usage_lines(command, indent="")
         summary = textwrap.fill(command.summary, width=WIDTH)
         return "\n".join(lines) + f"\n\n{summary}\n"
-    return wrap(phrase("help_unknown", topic=topic, close=", ".join(closest_topics(word)) or "-"))
+    return wrap(
+        phrase("help_unknown", topic=echoed(topic), close=", ".join(closest_topics(word)) or "-")
+    )
 
 
 def closest_topics(word: str) -> list[str]:

@@ -14,7 +14,7 @@ from pbm.services.boards import board_by_id, board_from_row, load_board
 from pbm.services.context import Context
 from pbm.store import queries
 from pbm.store.models import User
-from pbm.texts import phrase
+from pbm.texts import echoed, phrase
 
 
 def _reader(ctx: Context, inv: Invocation) -> User | None:
@@ -58,11 +58,11 @@ class Show(Command):
                 try:
                     board = load_board(ctx, rules, board_text)
                 except NotFoundError:
-                    missing.append(word)
+                    missing.append(echoed(word))
                     continue
                 number = int(upto) if upto.isdigit() else None
                 if number is not None and not 0 <= number <= board.row.move_count:
-                    missing.append(word)
+                    missing.append(echoed(word))
                     continue
                 mail_show(ctx, board, reader, number)
         else:
@@ -71,7 +71,7 @@ class Show(Command):
                 try:
                     users.append(find_user(ctx, userid))
                 except NotFoundError:
-                    missing.append(userid)
+                    missing.append(echoed(userid))
             boards = lists.boards_of_users(ctx, rules, users, selector or "active")
             for board in boards:
                 mail_show(ctx, board, reader, None)

@@ -8,7 +8,7 @@ import re
 from pbm.commands.answers import answer
 from pbm.commands.base import Command, Invocation
 from pbm.commands.registry import register
-from pbm.errors import BoardError, NotFoundError, UsageError
+from pbm.errors import BoardError, NotAMoveError, NotFoundError, UsageError
 from pbm.services import conditional, play, records
 from pbm.services.boards import board_by_id, load_board
 from pbm.services.challenges import challenger_of, create_game, merge_variant
@@ -63,7 +63,13 @@ class MoveCommand(Command):
         if not rest:
             raise UsageError(phrase("no_move_given"), self.full_usage(inv.rules))
         request = play.split_move_number(" ".join(rest), inv.token_move)
-        play.make_move(ctx, board, user, request, inv.comment)
+        try:
+            play.make_move(ctx, board, user, request, inv.comment)
+        except NotAMoveError as exc:
+            if not inv.by_token:
+                raise
+            # A reply's first line is its move; what came first was something else.
+            raise NotAMoveError(f"{exc}\n{phrase('move_on_first_line')}", board.id) from None
 
 
 class Queue(Command):

@@ -17,7 +17,7 @@ from pbm.games import GAMES, GameError, find_game
 from pbm.games import Game as Rules
 from pbm.services.challenges import SERVER_OPTIONS
 from pbm.store.models import User
-from pbm.texts import phrase
+from pbm.texts import echoed, phrase
 
 # Commands written alone ("signup ...") and after a game name ("quarto move ..."), in
 # the order they registered, and indexed by name and alias.
@@ -144,7 +144,7 @@ def unknown_game(word: str) -> NotFoundError:
     close = _closest(word, game_name_map())
     games = ", ".join(rules.name for rules in GAMES.values())
     near = phrase("unknown_game_close", names=", ".join(close)) if close else ""
-    return NotFoundError(phrase("unknown_game", game=word, games=games, close=near))
+    return NotFoundError(phrase("unknown_game", game=echoed(word), games=games, close=near))
 
 
 def parse_line(line: str, comment: str = "") -> tuple[Command, Invocation]:
@@ -165,14 +165,14 @@ def parse_line(line: str, comment: str = "") -> tuple[Command, Invocation]:
         if game_verb_without_game(" ".join(words)):
             raise unknown_game(words[0])
         suggestions = _closest(first, {**_verb_names(ACCOUNT_VERBS), **game_name_map()})
-        raise UnknownCommandError(words[0], suggestions)
+        raise UnknownCommandError(echoed(words[0]), suggestions)
     rules, variant = found
     if len(words) < 2:
         raise UsageError(phrase("verb_missing", game=rules.title), f"{rules.name} help")
     verb = words[1].lower()
     if verb not in GAME_VERBS:
         suggestions = [f"{rules.name} {v}" for v in _closest(verb, _verb_names(GAME_VERBS))]
-        raise UnknownCommandError(f"{rules.name} {words[1]}", suggestions)
+        raise UnknownCommandError(f"{rules.name} {echoed(words[1])}", suggestions)
     command = GAME_VERBS[verb]
     inv = Invocation(
         line=line, verb=verb, words=words[2:], comment=comment, rules=rules, variant=variant

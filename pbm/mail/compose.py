@@ -39,6 +39,7 @@ from html import escape
 
 from pbm.mail.headers import HEADER_CLASSES, clean
 from pbm.mail.quoting import quote_lines
+from pbm.mail.visible import visible
 from pbm.texts import render_html
 
 # RFC 5322 section 2.1.1: at most 998 characters per line, excluding the CRLF.
@@ -53,8 +54,9 @@ _POLICY = policy.SMTP.clone(header_factory=HEADER_CLASSES)
 
 def _one_line(value: str) -> str:
     """Header values never carry line breaks (they would inject headers) nor control
-    characters (shown as U+FFFD)."""
-    return _CONTROLS.sub("\ufffd", " ".join(value.split()))
+    characters (shown as U+FFFD), nor invisible format characters such as bidi
+    overrides (dropped, see visible.py)."""
+    return visible(_CONTROLS.sub("\ufffd", " ".join(value.split())))
 
 
 @dataclass(frozen=True, slots=True)
@@ -105,9 +107,11 @@ def _from_header(sender: str) -> BaseHeader:
 
 
 def _body_with_quote(body: str, quote: str | None) -> str:
-    text = clean(body).replace("\r\n", "\n").replace("\r", "\n")
+    """The text part: player text in it (comments, chat, echoes, the quote) has no
+    control or bidi character left (visible.py), whichever way it came in."""
+    text = visible(clean(body))
     if quote is not None:
-        text = text.rstrip("\n") + "\n\n" + quote_lines(clean(quote))
+        text = text.rstrip("\n") + "\n\n" + quote_lines(visible(clean(quote)))
     if not text.endswith("\n"):
         text += "\n"
     return text

@@ -77,6 +77,16 @@ def clean(text: str) -> str:
         return data.decode("cp1252", "replace")
 
 
+def unguessed(text: str) -> str:
+    """`text` with raw 8-bit bytes that are not UTF-8 written U+FFFD: for what pbm must
+    not guess, such as the address it would answer (`clean` guesses cp1252)."""
+    try:
+        text.encode("utf-8")
+        return text
+    except UnicodeEncodeError:
+        return text.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
+
+
 def unfold(raw: str) -> str:
     """A raw header value without its folding line breaks (RFC 5322 2.2.3)."""
     return _LINE_BREAKS.sub("", raw)

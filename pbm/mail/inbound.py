@@ -7,6 +7,7 @@ answered at is marked as a robot with a reason.
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -14,7 +15,14 @@ from email import message_from_bytes, policy
 from email.utils import format_datetime, parsedate_to_datetime
 
 from pbm.mail.body import Structure, body_text, structure
-from pbm.mail.headers import Headers, clean, fold_space, strip_subject_prefixes, unfold
+from pbm.mail.headers import (
+    Headers,
+    clean,
+    fold_space,
+    strip_subject_prefixes,
+    unfold,
+    unguessed,
+)
 from pbm.mail.mailbox import AddressError, Mailbox, bare_address, check_addr_spec, parse_mailbox
 from pbm.mail.quoting import first_line, fresh_text
 from pbm.mail.robots import robot_reason
@@ -70,17 +78,24 @@ def sender_of(headers: Headers) -> tuple[Mailbox | None, str | None]:
     """(the one From mailbox, None), or (None, why the mail has no usable sender).
 
     Read strictly (see mailbox.py): a From that is not exactly one valid address, or
-    more than one From header, names nobody, whatever a lenient parser would guess.
+    more than one From header, names nobody, whatever a lenient parser would guess. Raw
+    bytes that are not UTF-8 are never guessed into the address (they refuse it); in
+    the display name they are read as cp1252, since the name is only shown.
     """
-    raws = [clean(raw) for raw in headers.raw("From")]
+    raws = headers.raw("From")
     if not any(raw.strip() for raw in raws):
         return None, NO_SENDER
     if len(raws) > 1:
         return None, f"From is not exactly one valid address: {len(raws)} From headers"
     try:
-        return parse_mailbox(raws[0]), None
+        mailbox = parse_mailbox(unguessed(raws[0]))
     except AddressError as error:
         return None, f"From is not exactly one valid address: {error}"
+    if clean(raws[0]) != raws[0]:
+        # The same tokens with the name's bytes guessed: the address is the one above.
+        with contextlib.suppress(AddressError):
+            mailbox = Mailbox(parse_mailbox(clean(raws[0])).name, mailbox.address)
+    return mailbox, None
 
 
 def _valid_addresses(pairs: Iterable[tuple[str, str]]) -> list[str]:

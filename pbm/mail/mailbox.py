@@ -137,7 +137,10 @@ def _tokens(text: str) -> list[_Token]:
 
 def _check_chars(text: str, where: str) -> None:
     for char in text:
-        if unicodedata.category(char) in _NOT_IN_ADDRESS or char == "\ufffd":
+        if char == "\ufffd":
+            # Bytes no charset could read (headers.unguessed): any reading is a guess.
+            raise AddressError(f"bytes that are not UTF-8 in the {where} (U+FFFD)")
+        if unicodedata.category(char) in _NOT_IN_ADDRESS:
             raise AddressError(f"character {char!r} in the {where}")
 
 

@@ -25,11 +25,12 @@ from sqlmodel import select
 
 from pbm.errors import AuthError, NotFoundError, PbmError
 from pbm.games import GAMES
+from pbm.mail.visible import hidden_character
 from pbm.services.context import Context
 from pbm.services.passwords import hash_password, verify_password
 from pbm.store import queries
 from pbm.store.models import GameTypeSetting, Subscription, User
-from pbm.texts import phrase
+from pbm.texts import echoed, phrase
 
 log = logging.getLogger(__name__)
 
@@ -48,10 +49,12 @@ _INVISIBLE = ("Cc", "Cf", "Cs")
 PAIR_FAILURE = "auth-pair"
 STRANGER_FAILURE = "auth-stranger"
 _MAX_EVENT_KEY = 255  # rate_events.key
+_MAX_ADDRESS_BYTES = 254
 
 
 def valid_address(address: str) -> bool:
-    return bool(_ADDRESS.match(address))
+    # RFC 5321's 254 octets: a longer one is no address any server delivers to.
+    return len(address.encode("utf-8")) <= _MAX_ADDRESS_BYTES and bool(_ADDRESS.match(address))
 
 
 def userid_key(userid: str) -> str:
@@ -144,7 +147,7 @@ def password_problem(password: str) -> str | None:
 def find_user(ctx: Context, userid: str) -> User:
     user = queries.user_by_userid(ctx.session, userid)
     if user is None or (user.disabled and not user.password_hash):
-        raise NotFoundError(phrase("unknown_userid", userid=shown(userid)))
+        raise NotFoundError(phrase("unknown_userid", userid=echoed(shown(userid))))
     return user
 
 
@@ -212,7 +215,7 @@ def authenticate(ctx: Context, userid: str, password: str, known: Sequence[User]
         user = queries.user_by_userid(ctx.session, userid)
     if user is not None:
         key = user.userid_key  # a row stored under an older key form counts under it
-    name = user.userid if user is not None else shown(userid)
+    name = user.userid if user is not None else echoed(shown(userid))
     # A From its domain disowns has a pair of its own: a forger of her address cannot
     # spend the budget of the owner's real mail.
     address = ctx.sender.lower() + (" unverified" if ctx.sender_unverified else "")
@@ -313,9 +316,10 @@ def create_user(ctx: Context, userid: str, password: str, addresses: Sequence[st
     userid = check_userid(ctx, userid)
     _check_password_text(password)
     addresses = [a.lower() for a in addresses]
+    _refuse_hidden(addresses)
     bad = [a for a in addresses if not valid_address(a)]
     if bad or not addresses:
-        raise PbmError(phrase("bad_address", addresses=" ".join(bad) or "(none)"))
+        raise PbmError(phrase("bad_address", addresses=echoed(" ".join(bad)) or "(none)"))
     user = User(
         userid=userid,
         userid_key=userid_key(userid),
@@ -338,11 +342,27 @@ def set_password(ctx: Context, user: User, new_password: str) -> None:
 
 def set_user_addresses(ctx: Context, user: User, addresses: Sequence[str]) -> list[str]:
     addresses = [a.lower() for a in addresses]
+    _refuse_hidden(addresses)
     bad = [a for a in addresses if not valid_address(a)]
     if bad or not addresses:
-        raise PbmError(phrase("bad_address", addresses=" ".join(bad) or "(none)"))
+        raise PbmError(phrase("bad_address", addresses=echoed(" ".join(bad)) or "(none)"))
     queries.set_addresses(ctx.session, user.saved_id, addresses)
     return addresses
+
+
+def _refuse_hidden(addresses: Sequence[str]) -> None:
+    """An address holding a control, bidi or invisible character is refused with the
+    character named: it would be mailed, and shown to others, as it is."""
+    for address in addresses:
+        char = hidden_character(address)
+        if char is not None:
+            raise PbmError(
+                wrapped(
+                    phrase(
+                        "address_hidden_char", address=echoed(shown(address)), char=_describe(char)
+                    )
+                )
+            )
 
 
 def sign_off(ctx: Context, user: User) -> None:

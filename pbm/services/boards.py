@@ -12,12 +12,21 @@ from dataclasses import dataclass
 
 from pbm.errors import NotFoundError
 from pbm.games import AnyGame as Rules
-from pbm.games import GameError, find_game
+from pbm.games import GameError, MoveError, find_game
 from pbm.games.base import State
 from pbm.services.context import Context
 from pbm.store import queries
 from pbm.store.models import Game, GamePlayer, User
-from pbm.texts import phrase
+from pbm.texts import echoed, phrase
+
+
+def refusal(exc: GameError) -> str:
+    """A rules engine's refusal as a reply says it: the move text it quotes is cut
+    (pbm.texts.echoed), the reason stays whole."""
+    if isinstance(exc, MoveError):
+        exc.text = echoed(exc.text)
+        return exc.message()
+    return str(exc)
 
 
 def board_label(rules: Rules, board: str) -> str:

@@ -16,8 +16,8 @@ from typing import Any
 
 from pbm.errors import BoardError
 from pbm.games import GameError, InvalidMoveError
-from pbm.services.boards import Board
-from pbm.texts import phrase
+from pbm.services.boards import Board, refusal
+from pbm.texts import echoed, phrase
 
 # Words that only separate the moves of a line: `if c8-c7 then d3-d4`.
 KEYWORDS = frozenset({"if", "then"})
@@ -110,7 +110,7 @@ def build(board: Board, owner: int, lines: Sequence[Line], limit: int) -> list[P
                 hint = ""
                 if isinstance(exc, InvalidMoveError):
                     hint = phrase("notation_hint", notation=rules.notation.strip())
-                raise _fault(board, line, ply, str(exc), hint) from None
+                raise _fault(board, line, ply, refusal(exc), hint) from None
             canonical = rules.format_move(state, move)
             found = next((p for p in level if p.player == player and p.text == canonical), None)
             if found is None:
@@ -139,7 +139,7 @@ def _fault(board: Board, line: Line, ply: int, reason: str, hint: str = "") -> B
     are written when the move was no move at all."""
     parts = [
         phrase("conditional_bad_ply", line=line.number, ply=ply),
-        f"  {line.text}",
+        f"  {echoed(line.text)}",
         reason,
         *([hint] if hint else []),
         phrase("conditional_not_stored"),

@@ -12,6 +12,7 @@ from datetime import datetime, timedelta
 from sqlalchemy import func, insert
 from sqlmodel import Session, col, select
 
+from pbm.mail.visible import visible
 from pbm.store.models import OutboxMail
 
 
@@ -31,7 +32,7 @@ def outbox_values(
         "envelope_from": envelope_from,
         "recipients": json.dumps(list(recipients)),
         "subject": subject,
-        "body": body,
+        "body": visible(body),  # the text as composed, for `pbm mail outbox`
         "raw": raw,
         "html": html,
         "status": "queued",

@@ -8,12 +8,12 @@ import logging
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from pbm.errors import BoardError, PbmError
+from pbm.errors import BoardError, NotAMoveError, PbmError
 from pbm.games import GameError, InvalidMoveError, MoveError
 from pbm.games.base import State
 from pbm.services import conditional
 from pbm.services.accounts import reply_addresses
-from pbm.services.boards import Board, replay, rules_for, save_board, state_at
+from pbm.services.boards import Board, refusal, replay, rules_for, save_board, state_at
 from pbm.services.clocks import charge_move
 from pbm.services.context import Context
 from pbm.services.endings import finish, player_leaves, remove
@@ -24,7 +24,7 @@ from pbm.services.secrecy import HIDDEN_TEXT, hidden_moves, may_hide
 from pbm.services.timeouts import forfeit_if_due
 from pbm.store import queries
 from pbm.store.models import Move, User
-from pbm.texts import phrase, wrap
+from pbm.texts import echoed, phrase, wrap
 
 log = logging.getLogger(__name__)
 
@@ -93,10 +93,10 @@ def _parse(board: Board, state: State, text: str) -> object:
     try:
         return board.rules.parse_move(state, text)
     except MoveError as exc:
-        hint = ""
         if isinstance(exc, InvalidMoveError):
             hint = "\n" + phrase("notation_hint", notation=board.rules.notation.strip())
-        raise BoardError(str(exc) + hint, board.id) from None
+            raise NotAMoveError(refusal(exc) + hint, board.id) from None
+        raise BoardError(refusal(exc), board.id) from None
 
 
 def _play_one(
@@ -165,7 +165,7 @@ def _play_queued(ctx: Context, board: Board, notes: conditional.Notes) -> list[s
             # Everyone reads this event: a game with secret moves keeps the move (and the
             # refusal, which may quote it) back.
             secret = may_hide(board.rules)
-            shown, error = (HIDDEN_TEXT, HIDDEN_TEXT) if secret else (text, str(exc))
+            shown, error = (HIDDEN_TEXT, HIDDEN_TEXT) if secret else (echoed(text), str(exc))
             events.append(phrase("queued_illegal", userid=user.userid, move=shown, error=error))
             break
     return events
@@ -432,7 +432,7 @@ def preview_new(ctx: Context, rules_name: str, texts: Sequence[str]) -> str:
         for text in texts:
             state = rules.apply(state, rules.parse_move(state, text))
     except GameError as exc:
-        raise PbmError(str(exc)) from None
+        raise PbmError(refusal(exc)) from None
     return rules.render(state).rstrip("\n")
 
 

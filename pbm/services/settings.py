@@ -10,7 +10,7 @@ from pbm.services.boards import Board
 from pbm.services.context import Context
 from pbm.store import queries
 from pbm.store.models import GameTypeSetting, Subscription, User
-from pbm.texts import phrase
+from pbm.texts import echoed, phrase
 
 
 def type_setting(ctx: Context, user: User, rules: Rules) -> GameTypeSetting:
@@ -63,7 +63,7 @@ def set_limit(ctx: Context, user: User, rules: Rules, value: str | None) -> int 
     elif word.isdigit():
         limit = int(word)
     else:
-        raise PbmError(phrase("bad_limit", value=value))
+        raise PbmError(phrase("bad_limit", value=echoed(value)))
     setting.game_limit = limit
     ctx.session.add(setting)
     return limit

@@ -37,6 +37,11 @@ EXPECTED_ROBOT = {
     "from_double_at.eml": NOT_ONE + "more than one '@'",
     "from_nul_byte.eml": NOT_ONE + "control character '\\x00'",
     "from_encoded_word_address.eml": NOT_ONE + "an encoded word in the name decodes to an address",
+    "from_encoded_word_in_addr_spec.eml": NOT_ONE + "an encoded word in the address",
+    "from_latin1_bytes_address.eml": NOT_ONE
+    + "bytes that are not UTF-8 in the local part (U+FFFD)",
+    "from_latin1_bytes_domain.eml": NOT_ONE + "bytes that are not UTF-8 in the domain (U+FFFD)",
+    "from_latin1_bytes_name_only.eml": None,
     "autoreply_chinese_subject.eml": "auto-reply subject",
     "autoreply_russian_subject.eml": "auto-reply subject",
     "mailman_digest.eml": "mailing list mail (X-Mailman-Version)",
@@ -139,3 +144,8 @@ def test_dmarc_failure_of_the_topmost_trusted_header() -> None:
     # The same mail where nobody is trusted: nothing failed, nothing checked.
     untrusted = sender_verdict(mail.authentication_results, [])
     assert not untrusted.failed and not untrusted.checked
+
+
+def test_raw_bytes_only_in_the_name_are_shown_guessed_and_the_address_answered() -> None:
+    mail = load("from_latin1_bytes_name_only.eml")
+    assert (mail.sender, mail.sender_name) == ("rene@a.test", "Ren\u00e9 Dupont")

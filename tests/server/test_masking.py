@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+import logging
+
 import pytest
 
 from pbm.commands.masking import mask_line, mask_text
+from tests.server.conftest import Server
+from tests.server.test_reply_moves import answer
 
 
 @pytest.mark.parametrize(
@@ -32,11 +36,31 @@ from pbm.commands.masking import mask_line, mask_text
         ("chess move 101 alice pw e4", "chess move 101 alice ****** e4"),  # no such game
         ("quarto mvoe2 101 alice pw b2", "quarto mvoe2 101 alice ****** b2"),  # misspelt verb
         ("sigup alice pw", "sigup alice ******"),
+        # an unknown verb after a game: the password where every game command puts it
+        ("quarto plce 103 frank secret a1 SDQF", "quarto plce 103 frank ****** a1 SDQF"),
+        ("quarto plc 101 alice pw b2", "quarto plc 101 alice ****** b2"),
+        ("qarto plce 101 alice pw b2", "qarto plce 101 alice ****** b2"),
+        ("quarto shw 101 alice pw", "quarto shw 101 alice ******"),
+        ("quarto 101 alice pw b2", "quarto 101 alice ****** b2"),  # the verb left out
+        ("mvo 101 alice pw b2", "mvo 101 alice ****** b2"),
+        ("chnage password alice old new", "chnage password alice ****** ******"),
         # nothing secret
         ("quarto challenge -advanced=yes alice bob", "quarto challenge -advanced=yes alice bob"),
         ("quarto show 101 102", "quarto show 101 102"),
         ("help quarto move", "help quarto move"),
+        ("quarto shw 101 102", "quarto shw 101 102"),
+        ("hello there friend", "hello there friend"),
+        # moves and reply forms of every game: never a password in them
         ("b2 SDQF", "b2 SDQF"),
+        ("give TLRH", "give TLRH"),
+        ("move b2 SDQF", "move b2 SDQF"),
+        ("setup c5=1 d4=2 d5=3 c3=4", "setup c5=1 d4=2 d5=3 c3=4"),
+        ("move setup c4=1 d4=2 d5=3 c3=4", "move setup c4=1 d4=2 d5=3 c3=4"),
+        ("d5-b5-b3", "d5-b5-b3"),
+        ("Bc3+Wc4", "Bc3+Wc4"),
+        ("c3<>c4", "c3<>c4"),
+        ("d4-d5", "d4-d5"),
+        ("swap", "swap"),
         ("resign", "resign"),
         ("", ""),
     ],
@@ -64,3 +88,30 @@ def test_mask_text_masks_the_subject_and_command_lines_of_a_quote() -> None:
         "  my comment: move fast, alice secret plans\n"
         "signup bob ******\n"
     )
+
+
+def test_an_unknown_verb_is_masked_in_the_reply_the_quote_and_the_log(
+    server: Server, caplog: pytest.LogCaptureFixture
+) -> None:
+    alice = server.signup("alice")
+    with caplog.at_level(logging.INFO):
+        assert server.send(alice, "quarto plce 103 frank hunter2 a1 SDQF") == "done"
+    [reply] = server.new_mail()
+    assert "(Your command: quarto plce 103 frank ****** a1 SDQF)" in reply.body
+    assert "> Subject: quarto plce 103 frank ****** a1 SDQF" in reply.body
+    assert "hunter2" not in reply.raw.decode()
+    logged = [r.getMessage() for r in caplog.records]
+    assert any("plce 103 frank ******" in line for line in logged)
+    assert not any("hunter2" in line for line in logged)
+
+
+def test_a_hidden_setup_answered_by_reply_is_echoed_as_written(server: Server) -> None:
+    alice = server.signup("alice")
+    server.signup("bob")
+    assert server.send(alice, "quadrupel-points challenge alice bob") == "done"
+    [board_mail] = [m for m in server.new_mail() if alice in m.to]
+    # c5 is no square of alice's setup: refused, and the setup is shown as she wrote it.
+    assert answer(server, board_mail, alice, "setup c5=1 d4=2 d5=3 c3=4\n") == "done"
+    [reply] = server.new_mail()
+    assert "(Your command: setup c5=1 d4=2 d5=3 c3=4)" in reply.body
+    assert "******" not in reply.body
