@@ -56,19 +56,36 @@ def is_postgres(where: Session | Engine) -> bool:
     return bind.dialect.name == "postgresql"
 
 
+# SQLSTATE 23505: two transactions of several daemons inserted the same unique key at
+# once (SQLite, with one writer, never races: there it is a bug).
+UNIQUE_VIOLATION = "23505"
+
+
 def conflict(exc: BaseException) -> bool:
     """Whether `exc` (or what it was raised from) is PostgreSQL aborting a transaction
     for a conflict with another one (SQLSTATE class 40: a deadlock, a serialization
-    failure): nothing of it was kept, and running it again at once is right."""
+    failure; or a unique key another transaction took meanwhile): nothing of it was
+    kept, and running it again at once is right."""
     current: BaseException | None = exc
     for _ in range(5):
         if current is None:
             return False
         state = getattr(getattr(current, "orig", None), "sqlstate", None)
-        if isinstance(state, str) and state.startswith("40"):
+        if isinstance(state, str) and (state.startswith("40") or state == UNIQUE_VIOLATION):
             return True
         current = current.__cause__
     return False
+
+
+def serialise(session: Session, name: str) -> None:
+    """Wait for, then hold until the transaction ends, the cluster-wide lock `name`, so
+    that transactions allocating from one series (the next board number of a game) take
+    turns: the next reads what the previous committed. On SQLite the one writer lock,
+    taken at BEGIN, does this already."""
+    if is_postgres(session):
+        session.connection().execute(
+            text("SELECT pg_advisory_xact_lock(:key)"), {"key": lock_key(name)}
+        )
 
 
 def _free_for(table: Any, owner: int, now: datetime) -> Any:
@@ -282,9 +299,9 @@ def daemons(session: Session, now: datetime) -> list[DaemonInfo]:
 # --- periodic jobs, once per due time for the cluster -----------------------------------
 
 
-def job_lock_key(name: str) -> int:
-    """A stable 63-bit advisory lock key for the job `name`."""
-    return int.from_bytes(hashlib.sha256(f"pbm.job.{name}".encode()).digest()[:8], "big") >> 1
+def lock_key(name: str) -> int:
+    """A stable 63-bit advisory lock key for the lock `name`."""
+    return int.from_bytes(hashlib.sha256(f"pbm.{name}".encode()).digest()[:8], "big") >> 1
 
 
 def try_job_lock(session: Session, name: str) -> bool:
@@ -293,7 +310,7 @@ def try_job_lock(session: Session, name: str) -> bool:
     if not is_postgres(session):
         return True
     found = session.connection().execute(
-        text("SELECT pg_try_advisory_xact_lock(:key)"), {"key": job_lock_key(name)}
+        text("SELECT pg_try_advisory_xact_lock(:key)"), {"key": lock_key(f"job.{name}")}
     )
     return bool(found.scalar())
 

@@ -19,6 +19,7 @@ from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session, col, select
 
+from pbm.store import claims
 from pbm.store.models import (
     Game,
     GamePlayer,
@@ -123,6 +124,10 @@ def game_by_board(session: Session, game: str, board: str) -> Game | None:
 
 
 def next_board_number(session: Session, game: str) -> int:
+    """The next free board number of `game` (101 first, then one past the highest), the
+    series held until the transaction ends: daemons sharing PostgreSQL that start boards
+    at once take turns, so each gets its own number and none is skipped."""
+    claims.serialise(session, f"board-number.{game}")
     query = select(func.max(Game.board_number)).where(Game.game == game)
     highest = session.exec(query).one()
     return max(101, (highest or 100) + 1)
