@@ -32,9 +32,11 @@ from sqlalchemy.engine import Engine
 from sqlmodel import Session, col, select
 
 from pbm.clock import Clock
+from pbm.commands.order import order_keys
 from pbm.config import Config
 from pbm.errors import StoreUnavailable
 from pbm.logfmt import kv
+from pbm.mail.inbound import parse_message
 from pbm.pipeline import StoredMessage, handle_message
 from pbm.store import claims, queries
 from pbm.store.db import (
@@ -112,8 +114,8 @@ def message_id_of(raw: bytes) -> str:
 def store_inbound(
     session: Session, raw: bytes, *, via: str, now: datetime, message_id: str | None = None
 ) -> tuple[int, bool]:
-    """Add the message unless its Message-ID (`message_id_of`, unless given) is known;
-    returns (id, created). The caller commits.
+    """Add the message unless its Message-ID (`message_id_of`, unless given) is known,
+    with what it is about (its order keys); returns (id, created). The caller commits.
     """
     message_id = message_id or message_id_of(raw)
     values = {
@@ -123,7 +125,10 @@ def store_inbound(
         "raw": raw,
         "status": "new",
     }
-    return queries.add_inbound(session, values)
+    inbound_id, created = queries.add_inbound(session, values)
+    if created:
+        queries.add_inbound_keys(session, inbound_id, order_keys(parse_message(raw)))
+    return inbound_id, created
 
 
 def process_inbound(

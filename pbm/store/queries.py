@@ -24,6 +24,7 @@ from pbm.store.models import (
     Game,
     GamePlayer,
     GameTypeSetting,
+    InboundKey,
     InboundMessage,
     Move,
     OutboxMail,
@@ -402,3 +403,13 @@ def add_inbound(session: Session, values: Mapping[str, Any]) -> tuple[int, bool]
     # Known already (or stored meanwhile by another process): that copy wins.
     found = conn.execute(_INBOUND_ID_OF, {"message_id": values["message_id"]}).scalar_one()
     return int(found), False
+
+
+_INBOUND_KEYS = InboundKey.__table__  # type: ignore[attr-defined]
+
+
+def add_inbound_keys(session: Session, inbound_id: int, keys: Sequence[str]) -> None:
+    """What the stored message `inbound_id` is about, for its order (pbm.commands.order)."""
+    if keys:
+        rows = [{"inbound_id": inbound_id, "key": key} for key in keys]
+        session.connection().execute(insert(_INBOUND_KEYS), rows)
