@@ -42,13 +42,16 @@ Postfix has delivered what the dead run handed it, is listed after each kill), s
 reply delivered again after a kill counts as a duplicate of that kill.
 
 Besides, from the stored messages: how many were processed before a message of the
-same loop (the same players, the same boards) accepted earlier ("out of order"), and
-the longest wait from acceptance to processing, which a kill and the restart cause.
+same loop (the same players, the same boards) accepted earlier ("out of order"), the
+longest wait from acceptance to processing (kills in a row add up here), and the
+longest wait after a restart: from the moment the killed daemon answered again to the
+processing of a message accepted before.
 
 Exits 1 when a move was lost or applied twice, a position differs from its replay, or
 the run did not complete (fewer kills than asked, a loop stalled); with `--strict` also
 when a kill caused more than one duplicate reply, a message was processed out of order,
-or one waited longer than STRICT_WAIT_SECONDS. Traffic goes to 127.0.0.1 only.
+or one waited longer than STRICT_WAIT_SECONDS after a restart. Traffic goes to
+127.0.0.1 only.
 """
 
 from __future__ import annotations
@@ -72,9 +75,10 @@ import subprocess
 import sys
 import tempfile
 import time
+from bisect import bisect_right
 from collections import Counter
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import UTC, datetime
 from email.message import EmailMessage
 from email.utils import formatdate, make_msgid
 from pathlib import Path
@@ -106,8 +110,9 @@ POLL_SECONDS = 0.05  # how often the driver reads the move counts
 STALL_SECONDS = 60.0  # an accepted move not applied within this long stalls its loop
 READY_SECONDS = 60.0  # a restarted daemon must answer within this long
 DRAIN_SECONDS = 60.0  # after the traffic: queues empty within this long
-# --strict: no accepted message waits longer than this for processing, restarts included
-# (a dead daemon's claims are taken at once, well inside the 30 s lease).
+# --strict: a message accepted before a kill is processed within this long after the
+# daemon is up again (a dead daemon's claims are taken at once, not after the 30 s lease;
+# the rest is the backlog of the kill, processed in the order accepted).
 STRICT_WAIT_SECONDS = 20.0
 # Every restart empties the daemon's cache of verified passwords, so each player's first
 # move after a kill pays a full scrypt; a cheaper hash keeps restarts short (the cost
@@ -647,6 +652,8 @@ class RunLog:
     kills: int = 0
     kill_uptimes: list[float] = field(default_factory=list)
     restart_seconds: list[float] = field(default_factory=list)
+    # when each restarted daemon answered again (naive UTC, as the database stores times)
+    restarted_at: list[datetime] = field(default_factory=list)
     drained: bool = False
     term_code: int | None = None
     errors: list[str] = field(default_factory=list)
@@ -690,6 +697,7 @@ async def drive(
             t0 = time.monotonic()
             await server.start()
             log.restart_seconds.append(time.monotonic() - t0)
+            log.restarted_at.append(datetime.now(UTC).replace(tzinfo=None))
             progress(
                 f"kill {k}/{args.kills} ({server.workdir.name}) after {uptime:.2f} s; up "
                 f"again in {log.restart_seconds[-1]:.2f} s; {driver.tally.accepted} accepted"
@@ -774,18 +782,26 @@ class Verdict:
     duplicates_by_kill: list[int] = field(default_factory=list)
     out_of_order: int = 0  # processed before a message of its loop accepted earlier
     longest_wait: float = 0.0  # seconds from acceptance (stored) to processing
+    # seconds from a restart to the processing of a message accepted before it: what a
+    # dead daemon's claims cost (a lease would show here), whatever the kill rate
+    longest_wait_after_restart: float = 0.0
     details: list[str] = field(default_factory=list)
 
 
 def verify(
-    db_path: Path | str, rules_name: str, loops: list[Loop], deliveries: Deliveries, kills: int
+    db_path: Path | str,
+    rules_name: str,
+    loops: list[Loop],
+    deliveries: Deliveries,
+    kills: int,
+    restarts: list[datetime] | None = None,
 ):
     rules = get_game(rules_name)
     v = Verdict()
     db = Reader(db_path)
     try:
         for loop in loops:
-            check_order(db, loop, v)
+            check_order(db, loop, v, sorted(restarts or []))
         games = {
             int(r[0]): r
             for r in db.execute(
@@ -858,10 +874,11 @@ def verify(
     return v
 
 
-def check_order(db: Reader, loop: Loop, v: Verdict) -> None:
+def check_order(db: Reader, loop: Loop, v: Verdict, restarts: list[datetime]) -> None:
     """Count the loop's messages processed before one it had accepted earlier (its two
-    players, its boards: each waits for the one before), and the longest wait from
-    acceptance to processing."""
+    players, its boards: each waits for the one before), and the longest waits: from
+    acceptance to processing, and from the last restart (`restarts`, sorted) before its
+    processing to it, for a message accepted before that restart."""
     latest: datetime | None = None
     for mid in loop.order:
         row = db.execute(
@@ -871,6 +888,10 @@ def check_order(db: Reader, loop: Loop, v: Verdict) -> None:
             continue  # never stored or never processed: counted as lost
         received, processed = instant(row[0]), instant(row[1])
         v.longest_wait = max(v.longest_wait, (processed - received).total_seconds())
+        last = bisect_right(restarts, processed) - 1
+        if last >= 0 and received < restarts[last]:
+            waited = (processed - restarts[last]).total_seconds()
+            v.longest_wait_after_restart = max(v.longest_wait_after_restart, waited)
         if latest is not None and processed < latest:
             v.out_of_order += 1
             v.details.append(f"  {mid}: processed before a message of its loop accepted earlier")
@@ -908,9 +929,10 @@ def report(
         ("moves lost", v.lost, "0"),
         ("moves applied twice", v.twice, "0"),
         ("messages processed out of order", v.out_of_order, "0"),
+        ("longest wait, accepted to processed", f"{v.longest_wait:.2f} s", ""),
         (
-            "longest wait, accepted to processed (restarts included)",
-            f"{v.longest_wait:.2f} s",
+            "longest wait after a restart, to processed",
+            f"{v.longest_wait_after_restart:.2f} s",
             f"<= {STRICT_WAIT_SECONDS:.0f} s",
         ),
         ("moves stored without a 250 (time ran out)", v.applied_unacknowledged, ""),
@@ -959,8 +981,9 @@ def report(
         problems.append("duplicate deliveries above 1 per kill")
     if args.strict and v.out_of_order:
         problems.append(f"{v.out_of_order} messages processed out of order")
-    if args.strict and v.longest_wait > STRICT_WAIT_SECONDS:
-        problems.append(f"a message waited {v.longest_wait:.1f} s (restarts included)")
+    if args.strict and v.longest_wait_after_restart > STRICT_WAIT_SECONDS:
+        waited = v.longest_wait_after_restart
+        problems.append(f"a message waited {waited:.1f} s after a restart")
     if run.errors:
         print("the run was cut short: moves accepted but never applied count as lost")
     for line in v.details[:40]:
@@ -993,6 +1016,7 @@ def report(
         "same_run_duplicates": v.same_run_duplicates,
         "out_of_order": v.out_of_order,
         "longest_wait": v.longest_wait,
+        "longest_wait_after_restart": v.longest_wait_after_restart,
         "duplicates_by_kill": per_kill,
         "max_duplicates_per_kill": worst,
         "stalled": stalled,
@@ -1098,7 +1122,7 @@ def main(argv: list[str] | None = None) -> int:
         maildirs = [home / "var" / "outbox" for home in homes]
         deliveries = Deliveries(None if stack else maildirs[0], stack, tuple(maildirs[1:]))
         run = asyncio.run(drive(args, rng, servers, driver, loops, deliveries, db_target, started))
-        verdict = verify(db_target, args.game, loops, deliveries, run.kills)
+        verdict = verify(db_target, args.game, loops, deliveries, run.kills, run.restarted_at)
         figures = report(args, shown, time.monotonic() - started, driver, loops, run, verdict)
         if args.json is not None:
             args.json.write_text(json.dumps(figures, indent=2) + "\n", encoding="utf-8")
