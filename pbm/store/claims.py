@@ -255,6 +255,14 @@ def beat(session: Session, daemon_id: int, now: datetime, counters: dict[str, in
     conn.execute(_BEAT.delete().where(_BEAT.c.last_seen < now - FORGET_AFTER))
 
 
+# The ids of the daemons whose liveness lock is held (in this database), :space bound.
+_LIVE_DAEMONS = (
+    "SELECT objid::bigint FROM pg_locks WHERE locktype = 'advisory' AND granted "
+    "AND classid = :space AND objsubid = 2 "
+    "AND database = (SELECT oid FROM pg_database WHERE datname = current_database())"
+)
+
+
 def release_dead(session: Session, owner: int) -> None:
     """Free at once the claims of daemons known dead, so their work waits for no lease.
     On SQLite a daemon is the only one on its file (the serve lock), so every claim not
@@ -274,10 +282,7 @@ def release_dead(session: Session, owner: int) -> None:
             text(
                 f"UPDATE {table.name} SET claimed_by = NULL, claimed_until = NULL "
                 "WHERE status = :waiting AND claimed_by IS NOT NULL AND claimed_by <> :owner "
-                "AND claimed_by NOT IN (SELECT objid::bigint FROM pg_locks "
-                "WHERE locktype = 'advisory' AND granted AND classid = :space "
-                "AND objsubid = 2 AND database = "
-                "(SELECT oid FROM pg_database WHERE datname = current_database()))"
+                f"AND claimed_by NOT IN ({_LIVE_DAEMONS})"
             ),
             {"waiting": waiting, "owner": owner, "space": LIVENESS_SPACE},
         )
@@ -362,8 +367,13 @@ class DaemonInfo:
 
 def daemons(session: Session, now: datetime) -> list[DaemonInfo]:
     """Every daemon known, oldest first, with the messages and mails it holds (a live
-    claim: one that has not run out)."""
+    claim: one that has not run out). On PostgreSQL a daemon without its liveness lock
+    is gone at once, whatever its last heartbeat."""
     held: dict[tuple[str, int], int] = {}
+    live: set[int] | None = None
+    if is_postgres(session):
+        found_live = session.connection().execute(text(_LIVE_DAEMONS), {"space": LIVENESS_SPACE})
+        live = {int(i) for i in found_live.scalars()}
     for name, table, waiting in (("in", _IN, "new"), ("out", _OUT, "queued")):
         query = (
             sa_select(table.c.claimed_by, func.count())
@@ -379,6 +389,7 @@ def daemons(session: Session, now: datetime) -> list[DaemonInfo]:
     found = []
     for row in session.exec(select(DaemonBeat).order_by(col(DaemonBeat.id))):
         alive = row.stopped_at is None and row.last_seen + LEASE > now
+        alive = alive and (live is None or row.saved_id in live)
         found.append(
             DaemonInfo(
                 id=row.saved_id,
