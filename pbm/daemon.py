@@ -212,6 +212,10 @@ class Daemon:
         )
         listener.start()
         self._listener = listener
+        # What waits from before the start (a killed predecessor's mail) goes first, now,
+        # not at the first idle tick.
+        self._process_wake.set()
+        self._outbox_wake.set()
         tasks = [
             asyncio.create_task(self._processor(), name="processor"),
             asyncio.create_task(self._sender(), name="outbox"),
