@@ -3,10 +3,15 @@ and check that no move was lost or applied twice and that replies were not repea
 
     .venv/bin/python benchmarks/soak.py [--kills 30] [--boards 20] [--seconds 600]
                                         [--seed N] [--stack] [--game quadrature]
+                                        [--postgres [--daemons 3]] [--ahead 2] [--strict]
 
 Everything lives in a fresh temporary directory: a configuration file, the SQLite
 database, the daemon's log of each run (`run-NN.log`) and, by default, the Maildir
 outbox. Players and boards are created through pbm's services before the daemon starts.
+`--postgres` runs `--daemons` (3) daemons on one database of a private PostgreSQL
+cluster (tests/pg_cluster.py), each with its own listener and Maildir; the players
+spread their mail over them (the next one when one is down), and each kill hits one
+daemon chosen at random.
 
 Mail in and out:
 - default: players submit over SMTP to pbm's own listener on 127.0.0.1; pbm writes its
@@ -21,8 +26,11 @@ Mail in and out:
 The driver runs one closed loop per board (`--boards` at once, interleaved): it keeps its
 own copy of the position, mails a random legal move for the player to move as
 `GAME move BOARD USERID PASSWORD MOVE#N` (the `#N` makes a repeated delivery harmless and
-detectable), and sends the board's next move once the database shows this one applied.
-A finished game makes its loop go on with the next board of its pool.
+detectable), and sends the board's next move once the database shows the move `--ahead`
+before it applied: with 2 (the default) the next move, the other player's, goes out
+right after this one's 250, before pbm processed it, so that mail processed out of
+order after a kill is refused ("not your move") and counted. A finished game makes its
+loop go on with the next board of its pool.
 
 Meanwhile `pbm serve` is killed with SIGKILL after a uniformly random 0.2-2 s of uptime,
 restarted and waited for (its listener answers), `--kills` times; then the loops stop,
@@ -33,9 +41,17 @@ to the daemon run that sent it (the Maildir, or the players' Dovecot mailbox onc
 Postfix has delivered what the dead run handed it, is listed after each kill), so a
 reply delivered again after a kill counts as a duplicate of that kill.
 
+Besides, from the stored messages: how many were processed before a message of the
+same loop (the same players, the same boards) accepted earlier ("out of order"), the
+longest wait from acceptance to processing (kills in a row add up here), and the
+longest wait after a restart: from the moment the killed daemon answered again to the
+processing of a message accepted before.
+
 Exits 1 when a move was lost or applied twice, a position differs from its replay, or
 the run did not complete (fewer kills than asked, a loop stalled); with `--strict` also
-when a kill caused more than one duplicate reply. Traffic goes to 127.0.0.1 only.
+when a kill caused more than one duplicate reply, a message was processed out of order,
+or one waited longer than STRICT_WAIT_SECONDS after a restart. Traffic goes to
+127.0.0.1 only.
 """
 
 from __future__ import annotations
@@ -59,8 +75,10 @@ import subprocess
 import sys
 import tempfile
 import time
+from bisect import bisect_right
 from collections import Counter
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from email.message import EmailMessage
 from email.utils import formatdate, make_msgid
 from pathlib import Path
@@ -92,6 +110,10 @@ POLL_SECONDS = 0.05  # how often the driver reads the move counts
 STALL_SECONDS = 60.0  # an accepted move not applied within this long stalls its loop
 READY_SECONDS = 60.0  # a restarted daemon must answer within this long
 DRAIN_SECONDS = 60.0  # after the traffic: queues empty within this long
+# --strict: a message accepted before a kill is processed within this long after the
+# daemon is up again (a dead daemon's claims are taken at once, not after the 30 s lease;
+# the rest is the backlog of the kill, processed in the order accepted).
+STRICT_WAIT_SECONDS = 20.0
 # Every restart empties the daemon's cache of verified passwords, so each player's first
 # move after a kill pays a full scrypt; a cheaper hash keeps restarts short (the cost
 # changes nothing the soak checks).
@@ -111,6 +133,40 @@ def free_ports(n: int) -> list[int]:
 
 def progress(text: str) -> None:
     print(text, file=sys.stderr, flush=True)
+
+
+class Reader:
+    """A read-only look at the database the daemons write: the SQLite file (opened
+    read-only) or a PostgreSQL database (autocommit: every query sees the latest
+    commits). Queries are written with `?` placeholders."""
+
+    def __init__(self, target: Path | str) -> None:
+        self.postgres = isinstance(target, str) and target.startswith("postgresql")
+        self.conn: Any
+        if self.postgres:
+            import psycopg  # only with --postgres
+
+            url = str(target).replace("postgresql+psycopg://", "postgresql://", 1)
+            self.conn = psycopg.connect(url, autocommit=True)
+        else:
+            self.conn = sqlite3.connect(
+                f"file:{target}?mode=ro", uri=True, isolation_level=None, check_same_thread=False
+            )
+
+    def execute(self, sql: str, params: tuple[Any, ...] = ()) -> Any:
+        return self.conn.execute(sql.replace("?", "%s") if self.postgres else sql, params)
+
+    def close(self) -> None:
+        self.conn.close()
+
+
+# A database that is busy or briefly away (a writer killed under us): read again later.
+READ_ERRORS: tuple[type[Exception], ...] = (sqlite3.OperationalError,)
+
+
+def instant(value: object) -> datetime:
+    """A stored timestamp (naive UTC): SQLite gives its text, PostgreSQL a datetime."""
+    return value if isinstance(value, datetime) else datetime.fromisoformat(str(value))
 
 
 # --- the real mail stack (--stack) ----------------------------------------------------
@@ -190,8 +246,11 @@ class Deliveries:
     after) which it arrived: `close_run` is called after each kill, once the dead run's
     mail can no longer be on its way."""
 
-    def __init__(self, maildir: Path | None, stack: Stack | None) -> None:
-        self.maildir = maildir
+    def __init__(
+        self, maildir: Path | None, stack: Stack | None, more: tuple[Path, ...] = ()
+    ) -> None:
+        # the Maildir outboxes: one per daemon (`more`: the other daemons' with --postgres)
+        self.maildirs = [*([maildir] if maildir is not None else []), *more]
         self.stack = stack
         self.run_of: dict[str, int] = {}  # Maildir file name or IMAP UID -> run
         self.mids: dict[str, str] = {}  # the same key -> Message-ID
@@ -205,17 +264,18 @@ class Deliveries:
                 self.run_of.setdefault(str(uid), run)
                 self.mids.setdefault(str(uid), mid)
             return
-        assert self.maildir is not None
-        for sub in ("new", "cur"):  # tmp/ holds only what a killed writer left half done
-            folder = self.maildir / sub
-            if not folder.is_dir():
-                continue
-            for path in folder.iterdir():
-                if path.name in self.run_of:
+        for maildir in self.maildirs:
+            for sub in ("new", "cur"):  # tmp/ holds only what a killed writer left half done
+                folder = maildir / sub
+                if not folder.is_dir():
                     continue
-                self.run_of[path.name] = run
-                with path.open("rb") as fh:
-                    self.mids[path.name] = message_id_of(fh.read(16384))
+                for path in folder.iterdir():
+                    key = str(path)
+                    if key in self.run_of:
+                        continue
+                    self.run_of[key] = run
+                    with path.open("rb") as fh:
+                        self.mids[key] = message_id_of(fh.read(16384))
 
     def copies(self) -> dict[str, list[int]]:
         """Message-ID -> the runs that delivered a copy of it, in order."""
@@ -332,6 +392,7 @@ class Loop:
     message_ids: dict[int, list[str]] = field(default_factory=dict)
     states: dict[int, State] = field(default_factory=dict)  # the driver's copy of each board
     unacknowledged: dict[int, str] = field(default_factory=dict)  # sent, never a 250
+    order: list[str] = field(default_factory=list)  # Message-IDs in the order accepted
     stalled: str | None = None
 
 
@@ -350,15 +411,16 @@ class Driver:
         self,
         args: argparse.Namespace,
         rng: random.Random,
-        db_path: Path,
-        smtp_port: int,
+        db_path: Path | str,
+        smtp_ports: list[int],
         to_address: str,
     ) -> None:
         self.args = args
         self.rules = get_game(args.game)
         self.rng = rng
-        self.db_path = db_path
-        self.smtp_port = smtp_port
+        self.db_path = db_path  # the SQLite file, or the PostgreSQL URL
+        # the listeners mail is submitted to: the next one while one does not answer
+        self.smtp_ports = smtp_ports
         self.to_address = to_address
         self.tally = Tally()
         self.stop_traffic = asyncio.Event()
@@ -370,16 +432,14 @@ class Driver:
 
     async def poll(self, until: asyncio.Event) -> None:
         """Read every board's move count, read-only, every POLL_SECONDS."""
-        db = sqlite3.connect(
-            f"file:{self.db_path}?mode=ro", uri=True, isolation_level=None, check_same_thread=False
-        )
+        db = Reader(self.db_path)
         try:
             while not until.is_set():
                 try:
                     rows = await asyncio.to_thread(
                         lambda: db.execute("SELECT id, move_count FROM games").fetchall()
                     )
-                except sqlite3.OperationalError:
+                except READ_ERRORS:
                     rows = []  # locked by a writer dying under us: read again next time
                 if rows:
                     async with self.changed:
@@ -419,9 +479,14 @@ class Driver:
                 loop.accepted.setdefault(board.game_id, []).append(text)
                 loop.states[board.game_id] = self.rules.apply(state, move)
                 loop.message_ids.setdefault(board.game_id, []).append(str(msg["Message-ID"]))
-                if not await self.wait_applied(board.game_id, number):
+                loop.order.append(str(msg["Message-ID"]))
+                # the next move goes out before this one is applied (--ahead 2), but not
+                # before the one before it; the last move of a board waits for itself
+                waited = number if self.rules.to_move(loop.states[board.game_id]) is None else 0
+                waited = max(waited, number - self.args.ahead + 1)
+                if waited and not await self.wait_applied(board.game_id, waited):
                     loop.stalled = (
-                        f"move {number} of board {board.number} ({msg['Message-ID']}) "
+                        f"move {waited} of board {board.number} "
                         f"not applied within {STALL_SECONDS:.0f} s"
                     )
                     break
@@ -455,7 +520,8 @@ class Driver:
             connected = False
             try:
                 if smtp is None or not smtp.is_connected:
-                    smtp = aiosmtplib.SMTP(hostname=HOST, port=self.smtp_port, timeout=10)
+                    port = self.smtp_ports[(self.rng.randrange(len(self.smtp_ports)))]
+                    smtp = aiosmtplib.SMTP(hostname=HOST, port=port, timeout=10)
                     await smtp.connect(start_tls=False)
                 connected = True
                 await smtp.send_message(msg)
@@ -496,8 +562,15 @@ class Driver:
 
 
 def write_config(
-    path: Path, data: Path, listen_port: int, stack: Stack | None, maildir: Path
+    path: Path,
+    data: Path,
+    listen_port: int,
+    stack: Stack | None,
+    maildir: Path,
+    database_url: str | None = None,
 ) -> None:
+    """A daemon's configuration; `database_url` None: SQLite in `data`."""
+    database_url = database_url or f"sqlite:///{data / 'pbm.sqlite3'}"
     if stack is None:
         mail = f"""
 [mail]
@@ -531,7 +604,7 @@ address = "pbm@{DOMAIN}"
 data_dir = "{data}"
 
 [store]
-database_url = "sqlite:///{data / "pbm.sqlite3"}"
+database_url = "{database_url}"
 
 [security]
 password_cost = {PASSWORD_COST}
@@ -579,6 +652,8 @@ class RunLog:
     kills: int = 0
     kill_uptimes: list[float] = field(default_factory=list)
     restart_seconds: list[float] = field(default_factory=list)
+    # when each restarted daemon answered again (naive UTC, as the database stores times)
+    restarted_at: list[datetime] = field(default_factory=list)
     drained: bool = False
     term_code: int | None = None
     errors: list[str] = field(default_factory=list)
@@ -587,11 +662,11 @@ class RunLog:
 async def drive(
     args: argparse.Namespace,
     rng: random.Random,
-    server: Server,
+    servers: list[Server],
     driver: Driver,
     loops: list[Loop],
     deliveries: Deliveries,
-    db_path: Path,
+    db_path: Path | str,
     started: float,
 ) -> RunLog:
     log = RunLog()
@@ -601,9 +676,11 @@ async def drive(
     polling_done = asyncio.Event()
     poller = asyncio.create_task(driver.poll(polling_done))
     players: list[asyncio.Task[None]] = []
+    server = servers[0]
     try:
-        await server.start()
-        progress(f"pbm serve up (run 0, log {server.log_path})")
+        for server in servers:
+            await server.start()
+            progress(f"pbm serve up (run 0, log {server.log_path})")
         players = [asyncio.create_task(driver.play(loop)) for loop in loops]
         for k in range(1, args.kills + 1):
             uptime = rng.uniform(*KILL_AFTER)
@@ -611,19 +688,22 @@ async def drive(
                 log.errors.append(f"--seconds ran out after {log.kills} kills")
                 break
             await asyncio.sleep(uptime)
+            server = rng.choice(servers)
             await server.kill()
+            # the replies delivered so far: before kill k (the duplicates' reference)
+            await asyncio.to_thread(deliveries.close_run, log.kills)
             log.kills += 1
             log.kill_uptimes.append(uptime)
-            await asyncio.to_thread(deliveries.close_run, server.run)
             t0 = time.monotonic()
             await server.start()
             log.restart_seconds.append(time.monotonic() - t0)
+            log.restarted_at.append(datetime.now(UTC).replace(tzinfo=None))
             progress(
-                f"kill {k}/{args.kills} after {uptime:.2f} s; up again in "
-                f"{log.restart_seconds[-1]:.2f} s; {driver.tally.accepted} moves accepted"
+                f"kill {k}/{args.kills} ({server.workdir.name}) after {uptime:.2f} s; up "
+                f"again in {log.restart_seconds[-1]:.2f} s; {driver.tally.accepted} accepted"
             )
         # one more stretch of traffic after the last restart, then let the loops finish
-        # the move in hand and the daemon drain its queues
+        # the move in hand and the daemons drain their queues
         await asyncio.sleep(
             min(rng.uniform(*KILL_AFTER), max(0, driver.deadline - time.monotonic()))
         )
@@ -646,23 +726,25 @@ async def drive(
                 log.errors.append(f"driver loop failed: {task.exception()!r}")
     polling_done.set()
     await poller
-    if server.proc is not None and server.proc.returncode is None:
+    if all(s.proc is not None and s.proc.returncode is None for s in servers):
         left = min(DRAIN_SECONDS, max(1.0, driver.hard_deadline - time.monotonic()))
         log.drained = await asyncio.to_thread(wait_drained, db_path, left)
-        log.term_code = await server.terminate()
-        if log.term_code != 0:
-            log.errors.append(f"pbm serve exited with {log.term_code} on SIGTERM")
-    await asyncio.to_thread(deliveries.close_run, server.run)
+    for server in servers:
+        code = await server.terminate()
+        if code != 0:
+            log.errors.append(f"pbm serve ({server.workdir.name}) exited with {code} on SIGTERM")
+        log.term_code = code if log.term_code in (None, 0) else log.term_code
+    await asyncio.to_thread(deliveries.close_run, log.kills)
     return log
 
 
-def wait_drained(db_path: Path, timeout: float) -> bool:
+def wait_drained(db_path: Path | str, timeout: float) -> bool:
     """Whether every stored message was handled and every reply sent within `timeout`."""
     deadline = time.monotonic() + timeout
-    db = sqlite3.connect(f"file:{db_path}?mode=ro", uri=True, isolation_level=None)
+    db = Reader(db_path)
     try:
         while True:
-            with contextlib.suppress(sqlite3.OperationalError):
+            with contextlib.suppress(*READ_ERRORS):
                 (new,) = db.execute(
                     "SELECT count(*) FROM inbound_messages WHERE status = 'new'"
                 ).fetchone()
@@ -698,14 +780,28 @@ class Verdict:
     duplicates: int = 0
     same_run_duplicates: int = 0
     duplicates_by_kill: list[int] = field(default_factory=list)
+    out_of_order: int = 0  # processed before a message of its loop accepted earlier
+    longest_wait: float = 0.0  # seconds from acceptance (stored) to processing
+    # seconds from a restart to the processing of a message accepted before it: what a
+    # dead daemon's claims cost (a lease would show here), whatever the kill rate
+    longest_wait_after_restart: float = 0.0
     details: list[str] = field(default_factory=list)
 
 
-def verify(db_path: Path, rules_name: str, loops: list[Loop], deliveries: Deliveries, kills: int):
+def verify(
+    db_path: Path | str,
+    rules_name: str,
+    loops: list[Loop],
+    deliveries: Deliveries,
+    kills: int,
+    restarts: list[datetime] | None = None,
+):
     rules = get_game(rules_name)
     v = Verdict()
-    db = sqlite3.connect(f"file:{db_path}?mode=ro", uri=True, isolation_level=None)
+    db = Reader(db_path)
     try:
+        for loop in loops:
+            check_order(db, loop, v, sorted(restarts or []))
         games = {
             int(r[0]): r
             for r in db.execute(
@@ -778,6 +874,30 @@ def verify(db_path: Path, rules_name: str, loops: list[Loop], deliveries: Delive
     return v
 
 
+def check_order(db: Reader, loop: Loop, v: Verdict, restarts: list[datetime]) -> None:
+    """Count the loop's messages processed before one it had accepted earlier (its two
+    players, its boards: each waits for the one before), and the longest waits: from
+    acceptance to processing, and from the last restart (`restarts`, sorted) before its
+    processing to it, for a message accepted before that restart."""
+    latest: datetime | None = None
+    for mid in loop.order:
+        row = db.execute(
+            "SELECT received_at, processed_at FROM inbound_messages WHERE message_id = ?", (mid,)
+        ).fetchone()
+        if row is None or row[1] is None:
+            continue  # never stored or never processed: counted as lost
+        received, processed = instant(row[0]), instant(row[1])
+        v.longest_wait = max(v.longest_wait, (processed - received).total_seconds())
+        last = bisect_right(restarts, processed) - 1
+        if last >= 0 and received < restarts[last]:
+            waited = (processed - restarts[last]).total_seconds()
+            v.longest_wait_after_restart = max(v.longest_wait_after_restart, waited)
+        if latest is not None and processed < latest:
+            v.out_of_order += 1
+            v.details.append(f"  {mid}: processed before a message of its loop accepted earlier")
+        latest = processed if latest is None else max(latest, processed)
+
+
 # --- the report -------------------------------------------------------------------------------
 
 
@@ -794,6 +914,8 @@ def report(
     worst = max(per_kill, default=0)
     stalled = [loop.stalled for loop in loops if loop.stalled]
     mode = "Postfix -> LMTP in, relay out to Dovecot" if args.stack else "SMTP listener, Maildir"
+    if args.postgres:
+        mode += f"; PostgreSQL, {args.daemons} daemons"
     restart = sorted(run.restart_seconds)
     rows: list[tuple[str, object, str]] = [
         ("SIGKILLs of pbm serve (then restarted)", run.kills, f"{args.kills}"),
@@ -806,6 +928,13 @@ def report(
         ("moves applied (stored)", v.applied, "= accepted"),
         ("moves lost", v.lost, "0"),
         ("moves applied twice", v.twice, "0"),
+        ("messages processed out of order", v.out_of_order, "0"),
+        ("longest wait, accepted to processed", f"{v.longest_wait:.2f} s", ""),
+        (
+            "longest wait after a restart, to processed",
+            f"{v.longest_wait_after_restart:.2f} s",
+            f"<= {STRICT_WAIT_SECONDS:.0f} s",
+        ),
         ("moves stored without a 250 (time ran out)", v.applied_unacknowledged, ""),
         ("positions that differ from a replay", v.differ, "0"),
         ("boards played / games finished", f"{v.boards_played} / {v.games_finished}", ""),
@@ -823,7 +952,7 @@ def report(
             "",
         ),
     ]
-    print(f"pbm crash soak: {args.boards} boards of {args.game}, {mode}")
+    print(f"pbm crash soak: {args.boards} boards of {args.game} (--ahead {args.ahead}), {mode}")
     print(f"command: {shlex.join(argv)}")
     print(f"elapsed: {elapsed:.1f} s (of --seconds {args.seconds:g})")
     print()
@@ -850,6 +979,11 @@ def report(
         problems.append(f"{v.outbox_undelivered} queued mails never delivered")
     if args.strict and (worst > 1 or v.same_run_duplicates):
         problems.append("duplicate deliveries above 1 per kill")
+    if args.strict and v.out_of_order:
+        problems.append(f"{v.out_of_order} messages processed out of order")
+    if args.strict and v.longest_wait_after_restart > STRICT_WAIT_SECONDS:
+        waited = v.longest_wait_after_restart
+        problems.append(f"a message waited {waited:.1f} s after a restart")
     if run.errors:
         print("the run was cut short: moves accepted but never applied count as lost")
     for line in v.details[:40]:
@@ -880,6 +1014,9 @@ def report(
         "outbox_undelivered": v.outbox_undelivered,
         "duplicates": v.duplicates,
         "same_run_duplicates": v.same_run_duplicates,
+        "out_of_order": v.out_of_order,
+        "longest_wait": v.longest_wait,
+        "longest_wait_after_restart": v.longest_wait_after_restart,
         "duplicates_by_kill": per_kill,
         "max_duplicates_per_kill": worst,
         "stalled": stalled,
@@ -898,7 +1035,18 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     parser.add_argument("--game", default="quadrature", help="the game played on every board")
     parser.add_argument("--pool", type=int, default=6, help="boards per loop, played in turn")
     parser.add_argument("--max-moves", type=int, default=None, help="stop sending after this")
-    parser.add_argument("--strict", action="store_true", help="fail above 1 duplicate per kill")
+    parser.add_argument(
+        "--strict",
+        action="store_true",
+        help="fail above 1 duplicate per kill, on mail out of order, on a long wait",
+    )
+    parser.add_argument(
+        "--ahead", type=int, default=2, help="moves of a board sent before the first applied"
+    )
+    parser.add_argument(
+        "--postgres", action="store_true", help="daemons on a private PostgreSQL cluster"
+    )
+    parser.add_argument("--daemons", type=int, default=None, help="with --postgres (3)")
     parser.add_argument("--json", type=Path, default=None, help="also write the figures here")
     parser.add_argument("--keep", action="store_true", help="keep the temporary directory")
     args = parser.parse_args(argv)
@@ -906,7 +1054,24 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
         args.seed = random.SystemRandom().randrange(10**6)
     if args.kills < 0 or args.boards < 1 or args.pool < 1 or args.seconds <= 0:
         parser.error("--kills >= 0, --boards >= 1, --pool >= 1 and --seconds > 0")
+    if args.ahead < 1:
+        parser.error("--ahead >= 1")
+    if args.daemons is None:
+        args.daemons = 3 if args.postgres else 1
+    if args.daemons != 1 and not args.postgres:
+        parser.error("several daemons need --postgres (SQLite takes one daemon per file)")
+    if args.postgres and args.stack:
+        parser.error("--postgres runs with pbm's own listeners, not with --stack")
     return args
+
+
+def start_postgres() -> tuple[Any, str]:
+    """A private PostgreSQL cluster (tests/pg_cluster.py) and a database in it."""
+    sys.path.insert(0, str(ROOT))
+    from tests import pg_cluster  # only with --postgres: the tests' helper
+
+    cluster = pg_cluster.start_cluster()
+    return cluster, pg_cluster.create_database(cluster, "soak")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -919,45 +1084,58 @@ def main(argv: list[str] | None = None) -> int:
     rng = random.Random(args.seed)
     # not a 0700 mkdtemp under a private tmp: Postfix's and Dovecot's users must traverse it
     workdir = Path(tempfile.mkdtemp(prefix="pbm-soak-", dir="/tmp"))
-    data = workdir / "var"
-    data.mkdir()
-    maildir = data / "outbox"
-    db_path = data / "pbm.sqlite3"
     stack: Stack | None = None
-    if args.stack:
-        ms = workdir / "mailstack"
-        ms.mkdir()
-        workdir.chmod(0o755)
-        stack = Stack(ms, *free_ports(4))
-        progress(f"starting Postfix and Dovecot in {ms}")
-        stack.run("start")
-    (listen_port,) = free_ports(1)
-    config_path = workdir / "pbm.toml"
-    write_config(config_path, data, listen_port, stack, maildir)
+    cluster: Any = None
     ok = False
     try:
-        loops = create_players_and_boards(config_path, args)
+        db_target: Path | str = workdir / "var" / "pbm.sqlite3"
+        url: str | None = None
+        if args.postgres:
+            progress("starting a private PostgreSQL cluster")
+            cluster, url = start_postgres()
+            db_target = url
+        if args.stack:
+            ms = workdir / "mailstack"
+            ms.mkdir()
+            workdir.chmod(0o755)
+            stack = Stack(ms, *free_ports(4))
+            progress(f"starting Postfix and Dovecot in {ms}")
+            stack.run("start")
+        # one directory per daemon (data, Maildir, logs); the first is `workdir` itself
+        homes = [workdir] + [workdir / f"d{n}" for n in range(1, args.daemons)]
+        ports = free_ports(len(homes))
+        for home, port in zip(homes, ports, strict=True):
+            (home / "var").mkdir(parents=True)
+            maildir = home / "var" / "outbox"
+            write_config(home / "pbm.toml", home / "var", port, stack, maildir, url)
+        loops = create_players_and_boards(workdir / "pbm.toml", args)
         progress(f"{2 * args.boards} players, {args.boards * args.pool} boards in {workdir}")
         if stack is not None:
-            driver = Driver(args, rng, db_path, stack.smtp, f"pbm-lmtp@{DOMAIN}")
-            server = Server(workdir, config_path, stack.pbm_lmtp)
+            driver = Driver(args, rng, db_target, [stack.smtp], f"pbm-lmtp@{DOMAIN}")
+            servers = [Server(workdir, workdir / "pbm.toml", stack.pbm_lmtp)]
         else:
-            driver = Driver(args, rng, db_path, listen_port, f"pbm@{DOMAIN}")
-            server = Server(workdir, config_path, listen_port)
-        deliveries = Deliveries(None if stack else maildir, stack)
-        run = asyncio.run(drive(args, rng, server, driver, loops, deliveries, db_path, started))
-        verdict = verify(db_path, args.game, loops, deliveries, run.kills)
+            driver = Driver(args, rng, db_target, ports, f"pbm@{DOMAIN}")
+            servers = [
+                Server(home, home / "pbm.toml", port)
+                for home, port in zip(homes, ports, strict=True)
+            ]
+        maildirs = [home / "var" / "outbox" for home in homes]
+        deliveries = Deliveries(None if stack else maildirs[0], stack, tuple(maildirs[1:]))
+        run = asyncio.run(drive(args, rng, servers, driver, loops, deliveries, db_target, started))
+        verdict = verify(db_target, args.game, loops, deliveries, run.kills, run.restarted_at)
         figures = report(args, shown, time.monotonic() - started, driver, loops, run, verdict)
         if args.json is not None:
             args.json.write_text(json.dumps(figures, indent=2) + "\n", encoding="utf-8")
         ok = bool(figures["passed"])
         if not ok:
-            print(f"daemon logs: {workdir}/run-*.log (kept)")
+            print(f"daemon logs: {workdir}/**/run-*.log (kept)")
         return 0 if ok else 1
     finally:
         if stack is not None:
             with contextlib.suppress(subprocess.SubprocessError):
                 stack.run("stop")
+        if cluster is not None:
+            cluster.stop()
         if ok and not args.keep:
             shutil.rmtree(workdir, ignore_errors=True)
         else:

@@ -139,6 +139,7 @@ class Daemon:
         )
         self.outbox = DbOutbox(self.engine, self.clock, self.write_lock)
         self.daemon_id = 0  # the heartbeat row, once registered (prepare_store)
+        self.liveness: claims.Liveness | None = None  # PostgreSQL: the sign of life
         self._listener: threading.Thread | None = None  # LISTEN/NOTIFY (PostgreSQL)
         self.transport: Transport
         relay = self.settings.relay
@@ -217,6 +218,10 @@ class Daemon:
         )
         listener.start()
         self._listener = listener
+        # What waits from before the start (a killed predecessor's mail) goes first, now,
+        # not at the first idle tick.
+        self._process_wake.set()
+        self._outbox_wake.set()
         tasks = [
             asyncio.create_task(self._processor(), name="processor"),
             asyncio.create_task(self._sender(), name="outbox"),
@@ -251,8 +256,9 @@ class Daemon:
     def prepare_store(self) -> None:
         """Be the one daemon on a SQLite file (a second one stops here, naming the
         first); create or upgrade the schema where pbm may (SQLite), else check it is
-        current (SchemaNotReady names `pbm db upgrade`); keep to the database file; and
-        register this daemon's heartbeat row, the owner of its claims."""
+        current (SchemaNotReady names `pbm db upgrade`); keep to the database file;
+        register this daemon's heartbeat row, the owner of its claims (on PostgreSQL
+        with its liveness lock); and take over the claims of daemons known dead."""
         if self.database_file is not None:
             self.database_file.hold_for_serve()
         ensure_schema(self.engine)
@@ -273,11 +279,23 @@ class Daemon:
                 listen=listen,
             )
             session.commit()
+        if self.shared:
+            self.liveness = claims.Liveness(self.engine, self.daemon_id)
+            with unavailable_on_failure():
+                self.liveness.renew()
+        # A predecessor killed a moment ago left claims: its mail is ours now, not after
+        # the lease, and before any newer mail.
+        with self.write_lock, unavailable_on_failure(), session_for(self.engine) as session:
+            claims.release_dead(session, self.daemon_id)
+            session.commit()
         self.inbox.owner = self.outbox.owner = self.daemon_id
 
     def heartbeat(self) -> None:
-        """Tell the cluster this daemon lives (renewing its claims) and release the
-        claims of daemons silent past their lease."""
+        """Tell the cluster this daemon lives (renewing its claims and its liveness
+        lock) and release the claims of daemons known dead or silent past their lease."""
+        if self.liveness is not None:
+            with unavailable_on_failure():
+                self.liveness.renew()
         with self.write_lock, unavailable_on_failure(), session_for(self.engine) as session:
             claims.beat(session, self.daemon_id, self.clock.now(), self._counter_values())
             session.commit()
@@ -337,6 +355,8 @@ class Daemon:
                 await asyncio.to_thread(self._signed_off)
             except StoreUnavailable as exc:  # its claims then run out with the lease
                 log.warning(kv("sign_off_failed", error=exc))
+        if self.liveness is not None:
+            self.liveness.close()
         self._write_status("stopped")
         await asyncio.to_thread(self.engine.dispose)
         if self.database_file is not None:

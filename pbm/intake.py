@@ -9,6 +9,8 @@ Two kinds of failure, kept apart:
   back to `new` with `attempts` counted and `next_attempt_at` pushed back (30 s doubling
   to an hour; after two days it is marked failed with the reason); the pipe raises
   StoreUnavailable, so its sender (the MTA) keeps the message and delivers it again.
+  A conflict with another daemon's transaction (PostgreSQL: a deadlock, a unique key
+  taken meanwhile) counts as one too, after a few tries again at once.
 - the code raised anything else (a bug): the message's work is rolled back and it is
   marked failed with the traceback, for `pbm mail failed` and `pbm mail retry`.
 """
@@ -30,12 +32,20 @@ from sqlalchemy.engine import Engine
 from sqlmodel import Session, col, select
 
 from pbm.clock import Clock
+from pbm.commands.order import order_keys
 from pbm.config import Config
 from pbm.errors import StoreUnavailable
 from pbm.logfmt import kv
+from pbm.mail.inbound import parse_message
 from pbm.pipeline import StoredMessage, handle_message
 from pbm.store import claims, queries
-from pbm.store.db import session_for, store_failure, table_of, unavailable_on_failure
+from pbm.store.db import (
+    describe_failure,
+    session_for,
+    store_failure,
+    table_of,
+    unavailable_on_failure,
+)
 from pbm.store.models import InboundMessage
 
 log = logging.getLogger(__name__)
@@ -104,8 +114,8 @@ def message_id_of(raw: bytes) -> str:
 def store_inbound(
     session: Session, raw: bytes, *, via: str, now: datetime, message_id: str | None = None
 ) -> tuple[int, bool]:
-    """Add the message unless its Message-ID (`message_id_of`, unless given) is known;
-    returns (id, created). The caller commits.
+    """Add the message unless its Message-ID (`message_id_of`, unless given) is known,
+    with what it is about (its order keys); returns (id, created). The caller commits.
     """
     message_id = message_id or message_id_of(raw)
     values = {
@@ -115,7 +125,10 @@ def store_inbound(
         "raw": raw,
         "status": "new",
     }
-    return queries.add_inbound(session, values)
+    inbound_id, created = queries.add_inbound(session, values)
+    if created:
+        queries.add_inbound_keys(session, inbound_id, order_keys(parse_message(raw)))
+    return inbound_id, created
 
 
 def process_inbound(
@@ -124,9 +137,10 @@ def process_inbound(
     """Process one stored message in its own transaction; returns its final status, or
     "deferred" when a store failure sent it back to wait (status `new`, `attempts` and
     `next_attempt_at` updated; "failed" once `retry` gives up). A transaction PostgreSQL
-    aborted for a conflict with another daemon's (a deadlock) runs again at once, up to
-    CONFLICT_RETRIES times. Raises StoreUnavailable when even that could not be written:
-    the message then stays as it was, due."""
+    aborted for a conflict with another daemon's (a deadlock, a unique key taken
+    meanwhile) runs again at once, up to CONFLICT_RETRIES times, then waits like a store
+    failure: a race is never marked failed. Raises StoreUnavailable when even that could
+    not be written: the message then stays as it was, due."""
 
     def begin(session: Session) -> StoredMessage | str:
         return _stored_or_status(session, inbound_id)
@@ -136,9 +150,9 @@ def process_inbound(
         try:
             return _process(engine, begin, via="", clock=clock, config=config)
         except StoreUnavailable as exc:
-            # Two daemons locking one message's boards in opposite orders: PostgreSQL
-            # aborts one whole transaction, which runs again at once (not after the
-            # backoff of a store failure); the other goes on.
+            # Two daemons locking one message's boards in opposite orders, or inserting
+            # one unique key: PostgreSQL aborts one whole transaction, which runs again
+            # at once (not after the backoff of a store failure); the other goes on.
             if claims.conflict(exc) and attempt < CONFLICT_RETRIES:
                 attempt += 1
                 log.info(kv("process_conflict", id=inbound_id, attempt=attempt, error=exc))
@@ -187,6 +201,8 @@ def _process(
         except Exception as exc:
             if store_failure(exc) is not None:
                 raise
+            if claims.conflict(exc):  # a unique key another daemon took meanwhile
+                raise StoreUnavailable(describe_failure(exc), "busy") from exc
             session.rollback()
             log.exception("message %s failed", stored.message_id)
             # The first line says what happened (`pbm mail failed` shows it).

@@ -8,6 +8,13 @@ next claim by any daemon takes them over. A claim decides who works on a row, ne
 whether the work happens twice: the processing transaction locks the message row and
 checks its status (pbm.intake), and a mail marked sent is not due again.
 
+A dead daemon's claims do not wait for the lease: on PostgreSQL each daemon holds a
+liveness lock on a connection of its own, which the server drops the moment the process
+dies, and the next heartbeat of any daemon (or the restarted daemon's start) frees the
+claims of daemons without one; on SQLite a starting daemon is the only one on its file
+and frees every claim. Messages are claimed in the order they were accepted, and one
+that shares its sender or a board with an earlier unprocessed message waits for it.
+
 Cluster-wide periodic jobs run under a transaction-scoped advisory lock, and a JobMark
 per job records the due time last run, so that each due time runs once for the cluster.
 
@@ -33,7 +40,7 @@ from sqlalchemy.engine import Engine
 from sqlmodel import Session, col, select
 
 from pbm.store.db import table_of
-from pbm.store.models import InboundMessage, OutboxMail
+from pbm.store.models import InboundKey, InboundMessage, OutboxMail
 from pbm.store.models_cluster import DaemonBeat
 from pbm.store.models_correspondence import JobMark
 
@@ -42,10 +49,13 @@ from pbm.store.models_correspondence import JobMark
 LEASE = timedelta(seconds=30)
 # Rows of daemons silent this long are dropped from the table (and from status).
 FORGET_AFTER = timedelta(days=7)
+# The first key of a daemon's liveness lock (the second is its id): "pbm" in ASCII.
+LIVENESS_SPACE = 0x70626D
 # The NOTIFY channel that wakes idle daemons; the payload says which queue has work.
 CHANNEL = "pbm_work"
 
 _IN = table_of(InboundMessage)
+_KEYS = table_of(InboundKey)
 _OUT = table_of(OutboxMail)
 _BEAT = table_of(DaemonBeat)
 
@@ -56,19 +66,36 @@ def is_postgres(where: Session | Engine) -> bool:
     return bind.dialect.name == "postgresql"
 
 
+# SQLSTATE 23505: two transactions of several daemons inserted the same unique key at
+# once (SQLite, with one writer, never races: there it is a bug).
+UNIQUE_VIOLATION = "23505"
+
+
 def conflict(exc: BaseException) -> bool:
     """Whether `exc` (or what it was raised from) is PostgreSQL aborting a transaction
     for a conflict with another one (SQLSTATE class 40: a deadlock, a serialization
-    failure): nothing of it was kept, and running it again at once is right."""
+    failure; or a unique key another transaction took meanwhile): nothing of it was
+    kept, and running it again at once is right."""
     current: BaseException | None = exc
     for _ in range(5):
         if current is None:
             return False
         state = getattr(getattr(current, "orig", None), "sqlstate", None)
-        if isinstance(state, str) and state.startswith("40"):
+        if isinstance(state, str) and (state.startswith("40") or state == UNIQUE_VIOLATION):
             return True
         current = current.__cause__
     return False
+
+
+def serialise(session: Session, name: str) -> None:
+    """Wait for, then hold until the transaction ends, the cluster-wide lock `name`, so
+    that transactions allocating from one series (the next board number of a game) take
+    turns: the next reads what the previous committed. On SQLite the one writer lock,
+    taken at BEGIN, does this already."""
+    if is_postgres(session):
+        session.connection().execute(
+            text("SELECT pg_advisory_xact_lock(:key)"), {"key": lock_key(name)}
+        )
 
 
 def _free_for(table: Any, owner: int, now: datetime) -> Any:
@@ -84,6 +111,24 @@ def _free_for(table: Any, owner: int, now: datetime) -> Any:
 # --- inbound messages -------------------------------------------------------------------
 
 
+def _waits_for_earlier() -> Any:
+    """A message that shares a key (its sender, a board: pbm.commands.order) with an
+    earlier accepted one still unprocessed, which must run first. Ids follow acceptance:
+    a message sent after another's acceptance was stored after it committed."""
+    mine, earlier, message = _KEYS.alias("mine"), _KEYS.alias("earlier"), _IN.alias("before")
+    return (
+        sa_select(mine.c.id)
+        .join(earlier, earlier.c.key == mine.c.key)
+        .join(message, message.c.id == earlier.c.inbound_id)
+        .where(
+            mine.c.inbound_id == _IN.c.id,
+            earlier.c.inbound_id < _IN.c.id,
+            message.c.status == "new",
+        )
+        .exists()
+    )
+
+
 def claim_inbound(
     session: Session,
     *,
@@ -94,9 +139,10 @@ def claim_inbound(
     foreign_before: datetime,
 ) -> list[int]:
     """Claim up to `limit` stored messages due for processing (status new, no retry
-    waiting, unclaimed or their claim run out) for daemon `owner`, oldest first; the
-    caller commits. Messages stored by other processes (via not in `own_vias`: a pipe
-    that processes its own) are taken only once received before `foreign_before`."""
+    waiting, unclaimed or their claim run out, no earlier message of the same sender or
+    board unprocessed) for daemon `owner`, oldest first; the caller commits. Messages
+    stored by other processes (via not in `own_vias`: a pipe that processes its own)
+    are taken only once received before `foreign_before`."""
     query = (
         sa_select(_IN.c.id)
         .where(
@@ -104,10 +150,11 @@ def claim_inbound(
             or_(_IN.c.next_attempt_at.is_(None), _IN.c.next_attempt_at <= now),
             or_(_IN.c.via.in_(list(own_vias)), _IN.c.received_at <= foreign_before),
             _free_for(_IN, owner, now),
+            ~_waits_for_earlier(),
         )
         .order_by(_IN.c.id)
         .limit(limit)
-        .with_for_update(skip_locked=True)
+        .with_for_update(of=_IN, skip_locked=True)
     )
     conn = session.connection()
     ids = [int(i) for i in conn.execute(query).scalars()]
@@ -180,8 +227,10 @@ def register_daemon(session: Session, *, host: str, pid: int, now: datetime, lis
 
 def beat(session: Session, daemon_id: int, now: datetime, counters: dict[str, int]) -> None:
     """The heartbeat: the daemon is alive at `now`, its claims run until `now + LEASE`,
-    and the claims of daemons silent past their lease are released."""
+    and the claims of daemons known dead (release_dead) or silent past their lease are
+    released."""
     until = now + LEASE
+    release_dead(session, daemon_id)
     conn = session.connection()
     conn.execute(
         _BEAT.update()
@@ -204,6 +253,80 @@ def beat(session: Session, daemon_id: int, now: datetime, counters: dict[str, in
             .values(claimed_by=None, claimed_until=None)
         )
     conn.execute(_BEAT.delete().where(_BEAT.c.last_seen < now - FORGET_AFTER))
+
+
+# The ids of the daemons whose liveness lock is held (in this database), :space bound.
+_LIVE_DAEMONS = (
+    "SELECT objid::bigint FROM pg_locks WHERE locktype = 'advisory' AND granted "
+    "AND classid = :space AND objsubid = 2 "
+    "AND database = (SELECT oid FROM pg_database WHERE datname = current_database())"
+)
+
+
+def release_dead(session: Session, owner: int) -> None:
+    """Free at once the claims of daemons known dead, so their work waits for no lease.
+    On SQLite a daemon is the only one on its file (the serve lock), so every claim not
+    `owner`'s is a dead predecessor's. On PostgreSQL a daemon lives while its liveness
+    lock (Liveness) is held: the server drops it when the daemon's connection closes,
+    at once when the process dies, even by SIGKILL."""
+    conn = session.connection()
+    for table, waiting in ((_IN, "new"), (_OUT, "queued")):
+        if not is_postgres(session):
+            conn.execute(
+                table.update()
+                .where(table.c.claimed_by.is_not(None), table.c.claimed_by != owner)
+                .values(claimed_by=None, claimed_until=None)
+            )
+            continue
+        conn.execute(
+            text(
+                f"UPDATE {table.name} SET claimed_by = NULL, claimed_until = NULL "
+                "WHERE status = :waiting AND claimed_by IS NOT NULL AND claimed_by <> :owner "
+                f"AND claimed_by NOT IN ({_LIVE_DAEMONS})"
+            ),
+            {"waiting": waiting, "owner": owner, "space": LIVENESS_SPACE},
+        )
+
+
+class Liveness:
+    """A daemon's sign of life on PostgreSQL: a session-level advisory lock (keys
+    LIVENESS_SPACE and the daemon's id) held on a connection of its own for as long as
+    the daemon runs. PostgreSQL drops it when that connection closes, which the kernel
+    does the moment the process dies, so the others know a dead daemon at once
+    (release_dead) instead of after its lease. A lost connection is opened again at the
+    next `renew`; meanwhile the daemon may lose claims, which costs at most work done
+    twice in vain, never a message processed twice (see the module docstring)."""
+
+    def __init__(self, engine: Engine, daemon_id: int) -> None:
+        self.engine = engine
+        self.daemon_id = daemon_id
+        self._raw: Any = None
+
+    def renew(self) -> None:
+        """Hold the lock (again, after a lost connection); StoreUnavailable-free: a
+        failure here is retried at the next heartbeat."""
+        if self._raw is not None:
+            try:
+                self._raw.driver_connection.execute("SELECT 1")
+                return
+            except Exception:
+                self.close()
+        raw = self.engine.raw_connection()
+        try:
+            driver: Any = raw.driver_connection
+            driver.set_autocommit(True)
+            driver.execute("SELECT pg_advisory_lock(%s, %s)", (LIVENESS_SPACE, self.daemon_id))
+        except Exception:
+            with contextlib.suppress(Exception):
+                raw.invalidate()
+            raise
+        self._raw = raw
+
+    def close(self) -> None:
+        raw, self._raw = self._raw, None
+        if raw is not None:
+            with contextlib.suppress(Exception):
+                raw.invalidate()  # never back to the pool: it holds the lock
 
 
 def stop_daemon(session: Session, daemon_id: int, now: datetime) -> None:
@@ -244,8 +367,13 @@ class DaemonInfo:
 
 def daemons(session: Session, now: datetime) -> list[DaemonInfo]:
     """Every daemon known, oldest first, with the messages and mails it holds (a live
-    claim: one that has not run out)."""
+    claim: one that has not run out). On PostgreSQL a daemon without its liveness lock
+    is gone at once, whatever its last heartbeat."""
     held: dict[tuple[str, int], int] = {}
+    live: set[int] | None = None
+    if is_postgres(session):
+        found_live = session.connection().execute(text(_LIVE_DAEMONS), {"space": LIVENESS_SPACE})
+        live = {int(i) for i in found_live.scalars()}
     for name, table, waiting in (("in", _IN, "new"), ("out", _OUT, "queued")):
         query = (
             sa_select(table.c.claimed_by, func.count())
@@ -261,6 +389,7 @@ def daemons(session: Session, now: datetime) -> list[DaemonInfo]:
     found = []
     for row in session.exec(select(DaemonBeat).order_by(col(DaemonBeat.id))):
         alive = row.stopped_at is None and row.last_seen + LEASE > now
+        alive = alive and (live is None or row.saved_id in live)
         found.append(
             DaemonInfo(
                 id=row.saved_id,
@@ -282,9 +411,9 @@ def daemons(session: Session, now: datetime) -> list[DaemonInfo]:
 # --- periodic jobs, once per due time for the cluster -----------------------------------
 
 
-def job_lock_key(name: str) -> int:
-    """A stable 63-bit advisory lock key for the job `name`."""
-    return int.from_bytes(hashlib.sha256(f"pbm.job.{name}".encode()).digest()[:8], "big") >> 1
+def lock_key(name: str) -> int:
+    """A stable 63-bit advisory lock key for the lock `name`."""
+    return int.from_bytes(hashlib.sha256(f"pbm.{name}".encode()).digest()[:8], "big") >> 1
 
 
 def try_job_lock(session: Session, name: str) -> bool:
@@ -293,7 +422,7 @@ def try_job_lock(session: Session, name: str) -> bool:
     if not is_postgres(session):
         return True
     found = session.connection().execute(
-        text("SELECT pg_try_advisory_xact_lock(:key)"), {"key": job_lock_key(name)}
+        text("SELECT pg_try_advisory_xact_lock(:key)"), {"key": lock_key(f"job.{name}")}
     )
     return bool(found.scalar())
 

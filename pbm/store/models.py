@@ -167,6 +167,19 @@ class InboundMessage(Stored, SQLModel, table=True):
     claimed_until: datetime | None = Field(default=None, sa_column=_ts(nullable=True))
 
 
+class InboundKey(Stored, SQLModel, table=True):
+    """What a stored message is about, for its order (pbm.ordering): its sender's mailbox
+    and each board its command lines name. A message waits while an earlier accepted one
+    sharing a key is still unprocessed (pbm.store.claims.claim_inbound)."""
+
+    __tablename__ = "inbound_keys"
+    __table_args__ = (Index("ix_inbound_keys_key_inbound", "key", "inbound_id"),)
+
+    id: int | None = Field(default=None, primary_key=True)
+    inbound_id: int = Field(foreign_key="inbound_messages.id", index=True)
+    key: str = Field(max_length=255)
+
+
 class OutboxMail(Stored, SQLModel, table=True):
     __tablename__ = "outbox"
     __table_args__ = (

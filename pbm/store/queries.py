@@ -19,10 +19,12 @@ from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session, col, select
 
+from pbm.store import claims
 from pbm.store.models import (
     Game,
     GamePlayer,
     GameTypeSetting,
+    InboundKey,
     InboundMessage,
     Move,
     OutboxMail,
@@ -123,6 +125,10 @@ def game_by_board(session: Session, game: str, board: str) -> Game | None:
 
 
 def next_board_number(session: Session, game: str) -> int:
+    """The next free board number of `game` (101 first, then one past the highest), the
+    series held until the transaction ends: daemons sharing PostgreSQL that start boards
+    at once take turns, so each gets its own number and none is skipped."""
+    claims.serialise(session, f"board-number.{game}")
     query = select(func.max(Game.board_number)).where(Game.game == game)
     highest = session.exec(query).one()
     return max(101, (highest or 100) + 1)
@@ -397,3 +403,13 @@ def add_inbound(session: Session, values: Mapping[str, Any]) -> tuple[int, bool]
     # Known already (or stored meanwhile by another process): that copy wins.
     found = conn.execute(_INBOUND_ID_OF, {"message_id": values["message_id"]}).scalar_one()
     return int(found), False
+
+
+_INBOUND_KEYS = InboundKey.__table__  # type: ignore[attr-defined]
+
+
+def add_inbound_keys(session: Session, inbound_id: int, keys: Sequence[str]) -> None:
+    """What the stored message `inbound_id` is about, for its order (pbm.commands.order)."""
+    if keys:
+        rows = [{"inbound_id": inbound_id, "key": key} for key in keys]
+        session.connection().execute(insert(_INBOUND_KEYS), rows)

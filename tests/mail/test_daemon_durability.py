@@ -13,6 +13,7 @@ import email
 import json
 import logging
 import os
+import random
 import shutil
 import signal
 import smtplib
@@ -21,6 +22,7 @@ import subprocess
 import sys
 import tempfile
 import threading
+import time
 from collections.abc import Iterator, Sequence
 from contextlib import closing, contextmanager
 from datetime import UTC, datetime
@@ -33,7 +35,9 @@ from aiosmtpd.smtp import SMTP, Envelope, Session
 
 import pbm.store.db as store_db
 from pbm.clock import SystemClock
-from pbm.config import Config
+from pbm.config import Config, load_config
+from pbm.games import get_game
+from pbm.intake import process_message
 from pbm.mail.compose import compose
 from pbm.mail.lmtp_in import start_listener
 from pbm.mail.settings import Endpoint
@@ -434,3 +438,138 @@ def test_a_daemon_that_cannot_use_its_database_says_so_in_one_line(serve: Serve)
     assert cli.stderr.decode() == (
         "error: the database cannot be used (unavailable): file is not a database\n"
     )
+
+
+# --- SIGKILLs under a stream of two-step sequences: each applied in order ---------------
+
+SEQUENCE_BOARDS = 60  # at most; half move-then-resign, half submit-then-confirm
+SEQUENCE_KILLS = 3
+SEQUENCE_PAUSE = 0.1  # seconds between two sequences, so that the stream spans the kills
+QUARTO = get_game("quarto")
+
+
+def first_move() -> str:
+    state = QUARTO.new_state()
+    return QUARTO.format_move(state, next(iter(QUARTO.legal_moves(state))))
+
+
+def seq_mail(sender: str, subject: str, message_id: str) -> bytes:
+    return (
+        f"From: {sender}\r\nTo: pbm@example.org\r\nSubject: {subject}\r\n"
+        f"Message-ID: {message_id}\r\n\r\n\r\n"
+    ).encode()
+
+
+def set_up_sequence_boards(serve: Serve) -> None:
+    """Two players per board and their Quarto board, through the mail commands, before
+    the daemon starts."""
+    config = load_config(serve.config)
+    engine = make_engine(config.database_url)
+    init_db(engine)
+    clock = SystemClock()
+    try:
+        for i in range(SEQUENCE_BOARDS):
+            a, b = f"s{i}a", f"s{i}b"
+            for n, subject in enumerate((f"signup {a} pw", f"signup {b} pw")):
+                raw = seq_mail(f"{(a, b)[n]}@example.org", subject, f"<up.{i}.{n}@x.org>")
+                assert process_message(engine, raw, via="cli", clock=clock, config=config) == "done"
+            raw = seq_mail(f"{a}@example.org", f"quarto challenge {a} {b}", f"<ch.{i}@x.org>")
+            assert process_message(engine, raw, via="cli", clock=clock, config=config) == "done"
+    finally:
+        engine.dispose()
+
+
+def send_until_accepted(serve: Serve, raw: bytes, seconds: float = 30) -> None:
+    """As an MTA: the same mail again while the daemon is down or answers 4xx."""
+    assert wait_until(lambda: _accepted(serve, raw), seconds)
+
+
+def _accepted(serve: Serve, raw: bytes) -> bool:
+    try:
+        return serve.send(raw) == 250
+    except (OSError, smtplib.SMTPException):
+        return False
+
+
+@pytest.mark.slow
+def test_sigkills_under_two_step_sequences_apply_every_sequence_in_order(
+    tmp_path: Path,
+) -> None:
+    serve = Serve(tmp_path, "[security]\npassword_cost = 4\n")
+    set_up_sequence_boards(serve)
+    move = first_move()
+    serve.start()
+    sent, killed = threading.Event(), threading.Event()
+    failures: list[BaseException] = []
+    used: list[int] = []
+
+    def players() -> None:
+        """Each board's two mails back to back: the second right after the 250 of the
+        first, with no wait for it to be processed; until the kills are over."""
+        try:
+            for i in range(SEQUENCE_BOARDS):
+                if killed.is_set():
+                    break
+                used.append(i)
+                time.sleep(SEQUENCE_PAUSE)
+                a, board = f"s{i}a", str(101 + i)
+                if i % 2:
+                    steps = [
+                        f"quarto submit {board} {a} pw {move}",
+                        f"quarto confirm {board} {a} pw",
+                    ]
+                else:
+                    steps = [f"quarto move {board} {a} pw {move}", f"quarto resign {board} {a} pw"]
+                for n, subject in enumerate(steps):
+                    send_until_accepted(
+                        serve, seq_mail(f"{a}@example.org", subject, f"<q.{i}.{n}@x.org>")
+                    )
+        except BaseException as exc:  # reported below
+            failures.append(exc)
+        finally:
+            sent.set()
+
+    thread = threading.Thread(target=players)
+    thread.start()
+    rng = random.Random(21)
+    kills = 0
+    try:
+        while kills < SEQUENCE_KILLS and not sent.is_set():
+            time.sleep(rng.uniform(0.3, 1.0))
+            assert serve.stop(signal.SIGKILL) == -signal.SIGKILL
+            kills += 1
+            serve.start()
+        time.sleep(0.5)  # a few sequences more after the last start
+        killed.set()
+        thread.join(60)
+        assert not thread.is_alive() and failures == []
+        assert kills == SEQUENCE_KILLS, "the mail was all sent before the kills"
+        assert wait_until(lambda: _waiting(serve.database) == 0, 20), serve.log()
+    finally:
+        serve.stop()
+    with closing(sqlite3.connect(f"file:{serve.database}?mode=ro", uri=True)) as db:
+        statuses = dict(db.execute("SELECT status, count(*) FROM inbound_messages GROUP BY 1"))
+        assert statuses == {"done": 3 * SEQUENCE_BOARDS + 2 * len(used)}
+        for i in used:
+            game_id, status, count = db.execute(
+                "SELECT id, status, move_count FROM games WHERE board = ?", (str(101 + i),)
+            ).fetchone()
+            moves = [
+                t for (t,) in db.execute("SELECT text FROM moves WHERE game_id = ?", (game_id,))
+            ]
+            assert moves == [move] and count == 1, (101 + i, moves)
+            # move then resign: the game ended by the resignation after the move (a
+            # resignation first would have left no move); submit then confirm: the
+            # submitted move played, nothing left submitted
+            assert (status == "active") == bool(i % 2), (101 + i, status)
+            submitted = db.execute(
+                "SELECT submitted_move FROM game_players WHERE game_id = ?", (game_id,)
+            )
+            assert [s for (s,) in submitted if s is not None] == []
+
+
+def _waiting(database: Path) -> int:
+    with closing(sqlite3.connect(f"file:{database}?mode=ro", uri=True)) as db:
+        return int(
+            db.execute("SELECT count(*) FROM inbound_messages WHERE status = 'new'").fetchone()[0]
+        )

@@ -52,6 +52,11 @@ def test_a_small_soak_kills_restarts_and_loses_no_move(tmp_path: Path) -> None:
     assert figures["applied"] == figures["accepted"]
     assert (figures["lost"], figures["twice"], figures["differ"]) == (0, 0, 0)
     assert figures["max_duplicates_per_kill"] <= 1
+    # each board's next move went out before the last was processed (--ahead 2): after
+    # the kills, still processed in the order accepted, and none waited for a lease
+    assert figures["out_of_order"] == 0
+    assert 0 < figures["longest_wait_after_restart"] <= figures["longest_wait"]
+    assert figures["longest_wait_after_restart"] <= 20
     # every queued reply (the board mails of the start and of each move) arrived
     assert figures["outbox_undelivered"] == 0
     assert figures["delivered"] >= figures["outbox_rows"] >= 2 * figures["accepted"]
@@ -89,10 +94,24 @@ def test_the_checks_count_a_lost_move_a_wrong_position_and_a_duplicate(
     (maildir / "new" / "2.again").write_bytes(reply)
     deliveries.close_run(1)
 
-    v = soak.verify(db_path, "quarto", [loop], deliveries, 1)
+    # two messages of the loop processed the other way round from their acceptance
+    loop.order = ["<first.1@example.test>", "<second.1@example.test>"]
+    with sqlite3.connect(db_path) as db:
+        for mid, processed in zip(loop.order, ("12:00:09", "12:00:05"), strict=True):
+            db.execute(
+                "INSERT INTO inbound_messages (message_id, received_at, via, raw, status, "
+                "processed_at, attempts) VALUES (?, ?, 'smtp', x'00', 'done', ?, 0)",
+                (mid, "2026-11-26 12:00:00.000000", f"2026-11-26 {processed}.000000"),
+            )
+    db.close()
+
+    restarted = soak.datetime.fromisoformat("2026-11-26 12:00:02")
+    v = soak.verify(db_path, "quarto", [loop], deliveries, 1, [restarted])
 
     assert (v.accepted, v.applied, v.lost, v.twice) == (1, 0, 1, 0)
     assert v.differ == 1
+    assert v.out_of_order == 1 and v.longest_wait == 9.0
+    assert v.longest_wait_after_restart == 7.0  # processed at :09, up again at :02
     assert "<lost.1@example.test>: never stored" in "\n".join(v.details)
     assert v.duplicates == 1 and v.duplicates_by_kill == [0, 1]
     assert v.same_run_duplicates == 0

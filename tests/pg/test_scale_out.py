@@ -176,7 +176,8 @@ def test_a_dead_daemons_messages_are_processed_once_after_its_lease(server: Serv
         for _ in range(3)
     ]
     dead, alive = inbox_of(server, 1, batch=10), inbox_of(server, 2, batch=10)
-    assert dead.pending_ids(10) == inbox_ids  # claimed, then the daemon dies
+    # claimed, then the daemon dies; one sender's later mail waits for the first
+    assert dead.pending_ids(10) == inbox_ids[:1]
     assert alive.process_some(threading.Event()).processed == 0
     server.clock.advance(claims.LEASE + timedelta(seconds=1))
     result = alive.process_some(threading.Event())
@@ -187,15 +188,26 @@ def test_a_dead_daemons_messages_are_processed_once_after_its_lease(server: Serv
     assert len(help_mails) == 3
 
 
+def two_live_daemons(server: Server) -> tuple[int, int, list[claims.Liveness]]:
+    """Four mails queued and two daemons registered, each holding its liveness lock."""
+    queue_mail(server, 4)
+    now = server.clock.now()
+    with session_for(server.engine) as session:
+        one = claims.register_daemon(session, host="h1", pid=11, now=now, listen="lmtp a")
+        two = claims.register_daemon(session, host="h2", pid=22, now=now, listen="")
+        session.commit()
+    lives = [claims.Liveness(server.engine, daemon) for daemon in (one, two)]
+    for life in lives:
+        life.renew()
+    return one, two, lives
+
+
 def test_heartbeats_show_the_cluster_and_release_a_silent_daemons_claims(
     server: Server,
 ) -> None:
     clock = server.clock
-    queue_mail(server, 4)
-    with session_for(server.engine) as session:
-        one = claims.register_daemon(session, host="h1", pid=11, now=clock.now(), listen="lmtp a")
-        two = claims.register_daemon(session, host="h2", pid=22, now=clock.now(), listen="")
-        session.commit()
+    # both processes live (their liveness locks held); one stops beating, as if hung
+    one, two, lives = two_live_daemons(server)
     assert len(asyncio.run(DbOutbox(server.engine, clock, NO_LOCK, owner=one).due(3))) == 3
     clock.advance(claims.LEASE - timedelta(seconds=5))
     with session_for(server.engine) as session:
@@ -217,6 +229,38 @@ def test_heartbeats_show_the_cluster_and_release_a_silent_daemons_claims(
         claims.stop_daemon(session, two, clock.now())
         session.commit()
         assert claims.daemons(session, clock.now())[1].state == "stopped"
+    for life in lives:
+        life.close()
+
+
+def test_a_dead_daemons_claims_are_released_at_the_next_beat_not_after_the_lease(
+    server: Server,
+) -> None:
+    """A daemon whose process died (its liveness lock gone with its connection) loses
+    its claims at the next heartbeat of any daemon, well inside its lease."""
+    clock = server.clock
+    dead, alive, (dead_life, alive_life) = two_live_daemons(server)
+    taken = asyncio.run(DbOutbox(server.engine, clock, NO_LOCK, owner=dead).due(3))
+    assert len(taken) == 3
+    with session_for(server.engine) as session:
+        claims.beat(session, alive, clock.now(), {})
+        session.commit()
+    # alive: the claims hold
+    assert len(asyncio.run(DbOutbox(server.engine, clock, NO_LOCK, owner=alive).due(10))) == 1
+    dead_life.close()  # the process dies: PostgreSQL drops its lock with the connection
+    clock.advance(timedelta(seconds=1))
+    for _ in range(50):  # the server ends the closed connection's session within moments
+        with session_for(server.engine) as session:
+            claims.beat(session, alive, clock.now(), {})
+            session.commit()
+            states = {d.id: d.state for d in claims.daemons(session, clock.now())}
+        if states[dead] == "gone":
+            break
+        time.sleep(0.1)
+    assert states == {dead: "gone", alive: "running"}  # at once, not after the lease
+    again = asyncio.run(DbOutbox(server.engine, clock, NO_LOCK, owner=alive).due(10))
+    assert {m.id for m in taken} <= {m.id for m in again}
+    alive_life.close()
 
 
 def test_a_periodic_job_runs_once_per_due_time_while_two_daemons_run(server: Server) -> None:

@@ -64,3 +64,40 @@ def test_mail_status_lists_the_daemons_and_the_work_they_hold(cfg: Path) -> None
         assert f"#{daemon.daemon_id} " in text and ": running, last seen" in text
     finally:
         stop(daemon)
+
+
+def test_a_starting_daemon_takes_its_killed_predecessors_claims_and_keeps_the_order(
+    config: Config,
+) -> None:
+    """A daemon killed after claiming leaves its claims behind; the next one on the file
+    takes them at its start, with no lease to wait out, and processes a sender's and a
+    board's mail in the order accepted: a later message waits while an earlier one of
+    the same sender, or naming the same board, is unprocessed."""
+    killed = Daemon(config)
+    killed.prepare_store()
+    mail = [
+        ("alice@example.org", "quarto move 101 alice pw a1", "<a1@x>"),
+        ("carol@example.org", "quarto resign 101 carol pw", "<c1@x>"),  # board 101 again
+        ("alice@example.org", "help", "<a2@x>"),  # alice again
+        ("bob@example.org", "help", "<b1@x>"),  # neither
+    ]
+    ids = [
+        killed.inbox.store_now(
+            f"From: {who}\r\nSubject: {subject}\r\nMessage-ID: {mid}\r\n\r\n\r\n".encode(), "smtp"
+        )[0]
+        for who, subject, mid in mail
+    ]
+    assert killed.inbox.pending_ids(10) == [ids[0], ids[3]]  # the others wait for the first
+    stop(killed)  # as by SIGKILL: no sign-off, the claims stay in the file
+    restarted = Daemon(config)
+    restarted.prepare_store()
+    try:
+        assert restarted.inbox.pending_ids(10) == [ids[0], ids[3]]  # at once, no lease
+        with session_for(restarted.engine) as session:
+            session.connection().exec_driver_sql(
+                f"UPDATE inbound_messages SET status = 'done' WHERE id = {ids[0]}"
+            )
+            session.commit()
+        assert restarted.inbox.pending_ids(10) == ids[1:]  # its own claim on ids[3] too
+    finally:
+        stop(restarted)
