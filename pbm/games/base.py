@@ -181,6 +181,9 @@ class Game(Generic[StateT, MoveT]):
     # Names under which a variant can be challenged, with the options they stand for
     # (`quadrupel-added` -> {"variant": "added"}); `pbm.games.find_game` resolves them.
     variant_aliases: ClassVar[Mapping[str, Mapping[str, Any]]] = {}
+    # The one-word moves the game knows ("pass", "swap"): `help GAME` lists the verbs
+    # of those words only.
+    move_words: ClassVar[frozenset[str]] = frozenset()
 
     # -- options --------------------------------------------------------------
     def resolve_options(self, options: Mapping[str, Any]) -> dict[str, Any]:

@@ -266,6 +266,7 @@ class Quadrature(Game[QuadratureState, QuadratureMove]):
     name = "quadrature"
     title = "Quadrature"
     aliases = ("quadr",)
+    move_words = frozenset({"pass"})
     seats = SIDE_NAMES
     options = (
         Option(

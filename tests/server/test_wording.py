@@ -203,3 +203,39 @@ def test_a_subject_with_a_verb_second_is_no_command_unless_it_fits(
     server.send(alice, "chess move 101 alice pw e2-e4")
     [err] = server.new_mail()
     assert "No game called 'chess'" in err.body and "alice ******" in err.body
+
+
+def test_a_fischer_board_names_no_forfeit_timeout(server: Server, pair: tuple[str, str]) -> None:
+    alice, _ = pair
+    server.send(alice, "quarto challenge alice bob --fischer=2/1/3")
+    body = server.new_mail()[0].body
+    assert "Fischer clock: 2 days, 1 day added per move" in body
+    assert "Nag Timeout set to 7 days" in body and "Forfeit Timeout" not in body
+
+
+def test_help_on_an_unknown_topic_names_close_ones_only_when_there_are(server: Server) -> None:
+    server.send("who@x.example", "help chess")
+    [far] = server.new_mail()
+    assert far.body.startswith("There is no help about 'chess'.\n")
+    assert "Closest topics" not in far.body
+    server.send("who2@x.example", "help quartoo")
+    [near] = server.new_mail()
+    assert "Closest topics: quarto" in near.body
+
+
+@pytest.mark.parametrize(
+    ("game", "listed", "unlisted"),
+    [
+        ("quarto", set(), {"swap", "pass"}),
+        ("quarod", {"swap"}, {"pass"}),
+        ("quadrature", {"pass"}, {"swap"}),
+        ("quadrupel", set(), {"swap", "pass"}),
+    ],
+)
+def test_help_game_lists_swap_and_pass_only_where_they_are_moves(
+    server: Server, game: str, listed: set[str], unlisted: set[str]
+) -> None:
+    server.send("who@x.example", f"help {game}")
+    [reply] = server.new_mail()
+    verbs = {line.split()[1] for line in reply.body.splitlines() if line.startswith(f"  {game} ")}
+    assert "move" in verbs and listed <= verbs and not unlisted & verbs
