@@ -220,6 +220,11 @@ class Config:
     # them, and the time a bot's move may take.
     bot_workers: Annotated[int, In("bots", "workers")] = Field(default=1, ge=1)
     bot_seconds: Annotated[float, In("bots", "seconds_per_move")] = Field(default=2.0, gt=0)
+    # The vacation days a new account starts with (docs/correspondence.md); more accrue
+    # at 30 a year, at most 60 banked.
+    vacation_start_days: Annotated[float, In("vacation", "start_days")] = Field(
+        default=7.0, ge=0, le=60
+    )
     # The mail transport (pbm.mail.settings): the listeners, IMAP intake, the SMTP relay
     # (without one, outgoing mail goes into the Maildir outbox_maildir).
     smtp_listen: Annotated[Listener, In("mail.listen", "smtp")] = Endpoint("127.0.0.1", 2525)

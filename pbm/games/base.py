@@ -216,6 +216,12 @@ class Game(Generic[StateT, MoveT]):
     def parse_move(self, state: StateT, text: str) -> MoveT:
         raise NotImplementedError
 
+    def answer_example(self, state: StateT) -> str:
+        """A move as a player writes it in positions of `state`'s kind (a give or a
+        placement, a setup or a move), for the line of a board mail that says how to
+        answer: the notation, not advice (it need not be legal in `state`)."""
+        raise NotImplementedError
+
     def apply(self, state: StateT, move: MoveT) -> StateT:
         raise NotImplementedError
 

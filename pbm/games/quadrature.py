@@ -386,6 +386,9 @@ b6-b7 converts d7 f7."""
         )
 
     # -- move text -------------------------------------------------------------------
+    def answer_example(self, state: QuadratureState) -> str:
+        return "b3-b4"
+
     def format_move(self, state: QuadratureState, move: QuadratureMove) -> str:
         if move == qb.PASS:
             return "pass"

@@ -260,6 +260,9 @@ There is no pass to type: when no move exists the game is over."""
         return Outcome(1 - last, reason, scores)
 
     # -- notation -----------------------------------------------------------------
+    def answer_example(self, state: QuarodState) -> str:
+        return "Bc3+Wc4"
+
     def format_move(self, state: QuarodState, move: QuarodMove) -> str:
         if move == PIE:
             return "swap"

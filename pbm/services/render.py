@@ -222,6 +222,11 @@ def summary(
         author = phrase("comment_by", userid=board.row.comment_by or "")
         comment = "\n".join(["", STARS, "", author, board.row.comment.rstrip()])
     timing_text = "\n" + STARS + "\n\n" + timing_block(board, facts.timing) if facts.timing else ""
+    answer = ""
+    if index is not None and board.active and not past and board.row.to_move == index:
+        # The player to move learns here how to play, in this position's notation.
+        example = board.rules.answer_example(state)
+        answer = "\n" + phrase("answer_line", example=example, game=board.rules.name) + "\n"
     return (
         render(
             "board",
@@ -235,6 +240,7 @@ def summary(
             timing=timing_text,
         ).rstrip()
         + "\n"
+        + answer
     )
 
 

@@ -239,3 +239,36 @@ def test_help_game_lists_swap_and_pass_only_where_they_are_moves(
     [reply] = server.new_mail()
     verbs = {line.split()[1] for line in reply.body.splitlines() if line.startswith(f"  {game} ")}
     assert "move" in verbs and listed <= verbs and not unlisted & verbs
+
+
+def test_the_board_mail_to_the_player_to_move_says_how_to_answer(
+    server: Server, pair: tuple[str, str]
+) -> None:
+    alice, bob = pair
+    server.send(alice, "quarto challenge alice bob")
+    mails = {m.to[0]: m.body for m in server.new_mail()}
+    assert mails[alice].endswith("\nReply with your move, e.g. give TLRH (help quarto)\n")
+    assert "Reply with your move" not in mails[bob]  # not his turn
+    server.send(alice, "quarto move 101 alice secret give SDQF")
+    mails = {m.to[0]: m.body for m in server.new_mail()}
+    assert mails[bob].endswith("\nReply with your move, e.g. b2 SDQF (help quarto)\n")
+    assert "Reply with your move" not in mails[alice]
+
+
+def test_a_hidden_setup_mail_shows_a_setup(server: Server, pair: tuple[str, str]) -> None:
+    alice, _ = pair
+    server.send(alice, "quadrupel-points challenge alice bob")
+    [first] = [m for m in server.new_mail() if m.to == [alice]]
+    last = first.body.rstrip("\n").splitlines()[-1]
+    assert last == "Reply with your move, e.g. setup c4=1 d4=2 d5=3 c3=4 (help quadrupel)"
+    assert len(last) <= 72
+
+
+def test_a_new_account_has_its_vacation_allowance(server: Server, pair: tuple[str, str]) -> None:
+    alice, _ = pair
+    server.send(alice, "vacation alice secret status")
+    [status] = server.new_mail()
+    assert "You are not on vacation; 7 days of vacation are banked" in status.body
+    server.send(alice, "vacation alice secret start")
+    [started] = server.new_mail()
+    assert "Your vacation has started" in started.body and "7 days of vacation" in started.body
