@@ -95,24 +95,24 @@ def test_no_command_but_db_init_makes_a_database(
     assert not database.exists() and not database.parent.exists()
 
 
-def test_db_init_makes_the_database_and_its_marker(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    configure(tmp_path, monkeypatch)
-    database = tmp_path / "var" / "pbm.sqlite3"
-    assert runner.invoke(app, ["db", "init"]).exit_code == 0
-    assert heads_of(database) == schema_heads()
-    assert creation_marker(database).exists()
+def test_db_init_makes_the_database_and_its_marker(ready: Path) -> None:
+    assert heads_of(ready) == schema_heads()
+    assert creation_marker(ready).exists()
     listed = runner.invoke(app, ["user", "list"])
     assert listed.exit_code == 0 and listed.stdout.startswith("userid")
 
 
-def test_a_file_without_the_schema_is_not_filled_in(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+@pytest.fixture
+def data_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A configured data directory with no database yet; returns the database's path."""
     configure(tmp_path, monkeypatch)
     database = tmp_path / "var" / "pbm.sqlite3"
     database.parent.mkdir()
+    return database
+
+
+def test_a_file_without_the_schema_is_not_filled_in(data_dir: Path) -> None:
+    database = data_dir
     database.touch()
     listed = runner.invoke(app, ["user", "list"])
     assert listed.exit_code == 78
@@ -133,28 +133,19 @@ def test_mail_status_looks_without_creating(
     assert not (tmp_path / "var" / "pbm.sqlite3").exists()
 
 
-def test_a_piped_message_waits_for_a_missing_database(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    configure(tmp_path, monkeypatch)
-    database = tmp_path / "var" / "pbm.sqlite3"
-    assert runner.invoke(app, ["db", "init"]).exit_code == 0
+def test_a_piped_message_waits_for_a_missing_database(ready: Path) -> None:
     assert runner.invoke(app, ["mail", "process"], input=RAW).stdout == "done\n"
-    database.unlink()
+    ready.unlink()
     result = runner.invoke(app, ["mail", "process"], input=RAW.replace(b"first.1", b"first.2"))
     assert result.exit_code == 75  # the MTA keeps the message
     assert "does not exist: create it with `pbm db init`" in one_error_line(result)
-    assert not database.exists()
+    assert not ready.exists()
 
 
-def test_an_old_schema_is_upgraded_by_any_command(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_an_old_schema_is_upgraded_by_any_command(data_dir: Path) -> None:
     from alembic import command
 
-    configure(tmp_path, monkeypatch)
-    database = tmp_path / "var" / "pbm.sqlite3"
-    database.parent.mkdir()
+    database = data_dir
     engine = make_engine(f"sqlite:///{database}")
     command.upgrade(alembic_config(engine), "0003")
     engine.dispose()
