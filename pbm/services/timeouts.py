@@ -134,6 +134,7 @@ def send_nag(ctx: Context, board: Board) -> None:
             board_facts(ctx, board, timing=True),
             title=title_for(board, "Nag"),
             reader=user,
+            answer_line=True,
         ),
     )
     ctx.session.add(JobMark(kind="nag", key=_nag_key(board), at=now))

@@ -201,6 +201,14 @@ def test_weekend_free_clock(server: Server) -> None:
     assert run_jobs(server)["nags"] == 1
 
 
+def test_the_nag_says_how_to_answer(server: Server) -> None:
+    challenge(server)
+    server.clock.advance(8 * DAY)
+    assert run_jobs(server)["nags"] == 1
+    [nag] = server.new_mail()
+    assert nag.body.rstrip("\n").endswith("\nReply with your move, e.g. b3-b4 (help quadrature)")
+
+
 def test_vacation_pauses_the_clocks(server: Server) -> None:
     alice, bob = challenge(server, member=360 * DAY)  # a year on, 30 vacation days
     move(server, alice, "alice")

@@ -253,6 +253,10 @@ def test_the_board_mail_to_the_player_to_move_says_how_to_answer(
     mails = {m.to[0]: m.body for m in server.new_mail()}
     assert mails[bob].endswith("\nReply with your move, e.g. b2 SDQF (help quarto)\n")
     assert "Reply with your move" not in mails[alice]
+    # `show` may answer for many boards in one mail: no reply there plays on one board.
+    server.send(bob, "quarto show 101")
+    [shown] = server.new_mail()
+    assert "It is bob's turn." in shown.body and "Reply with your move" not in shown.body
 
 
 def test_a_hidden_setup_mail_shows_a_setup(server: Server, pair: tuple[str, str]) -> None:
