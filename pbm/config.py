@@ -243,6 +243,11 @@ class Config:
     engine_open_files: Annotated[int, In("bots", "engine_open_files")] = Field(default=64, ge=8)
     engine_file_mb: Annotated[int, In("bots", "engine_file_mb")] = Field(default=16, ge=0)
     engine_stderr_kb: Annotated[int, In("bots", "engine_stderr_kb")] = Field(default=64, ge=1)
+    # The vacation days a new account starts with (docs/correspondence.md); more accrue
+    # at 30 a year, at most 60 banked.
+    vacation_start_days: Annotated[float, In("vacation", "start_days")] = Field(
+        default=7.0, ge=0, le=60
+    )
     # The mail transport (pbm.mail.settings): the listeners, IMAP intake, the SMTP relay
     # (without one, outgoing mail goes into the Maildir outbox_maildir).
     smtp_listen: Annotated[Listener, In("mail.listen", "smtp")] = Endpoint("127.0.0.1", 2525)

@@ -64,9 +64,11 @@ from pbm.services.bots import Answer, BotQueue, think
 from pbm.store import claims
 from pbm.store.db import (
     DatabaseFile,
+    creation_marker,
     describe_failure,
     ensure_schema,
     make_engine,
+    mark_created,
     session_for,
     store_failure,
     unavailable_on_failure,
@@ -125,7 +127,14 @@ class Daemon:
         self.clock = clock or SystemClock()
         self.settings: MailSettings = mail_settings(config)
         self.database_file = DatabaseFile.of(config.database_url)
-        self.engine = make_engine(config.database_url, watch=self.database_file)
+        # A first serve on a data directory that never held a database makes one; after
+        # that a missing database is lost, and is never quietly made anew.
+        self.first_run = self.database_file is not None and not (
+            creation_marker(self.database_file.path).exists()
+        )
+        self.engine = make_engine(
+            config.database_url, watch=self.database_file, create=self.first_run
+        )
         self.shared = claims.is_postgres(self.engine)  # other daemons may share the store
         # see pbm.mailstore: one writer at a time on SQLite, claims on PostgreSQL
         self.write_lock: WriteLock = contextlib.nullcontext() if self.shared else threading.Lock()
@@ -255,15 +264,17 @@ class Daemon:
 
     def prepare_store(self) -> None:
         """Be the one daemon on a SQLite file (a second one stops here, naming the
-        first); create or upgrade the schema where pbm may (SQLite), else check it is
-        current (SchemaNotReady names `pbm db upgrade`); keep to the database file;
-        register this daemon's heartbeat row, the owner of its claims (on PostgreSQL
-        with its liveness lock); and take over the claims of daemons known dead."""
+        first); upgrade the schema where pbm may (SQLite; created only on a first run),
+        else check it is current (SchemaNotReady names `pbm db init` or `pbm db
+        upgrade`); keep to the database file, marked as created; register this daemon's
+        heartbeat row, the owner of its claims (on PostgreSQL with its liveness lock);
+        and take over the claims of daemons known dead."""
         if self.database_file is not None:
             self.database_file.hold_for_serve()
-        ensure_schema(self.engine)
+        ensure_schema(self.engine, create=self.first_run)
         if self.database_file is not None:
             self.database_file.arm(self.engine)
+            mark_created(self.database_file.path)
         s = self.settings
         listen = " ".join(
             f"{name} {endpoint}"

@@ -113,11 +113,11 @@ def _end_vacation(ctx: Context, user_id: int) -> int:
     user = ctx.session.get(User, user_id)
     if user is None:
         return 0
-    row = account(ctx.session, user, ctx.now())
+    row = account(ctx.session, user, ctx.now(), allowance=ctx.config.vacation_start_days)
     end = running_end(row)
     if end is None or end > ctx.now():
         return 0  # stopped, or restarted with more days, since the list was read
-    stop(ctx.session, user, ctx.now())
+    stop(ctx.session, user, ctx.now(), allowance=ctx.config.vacation_start_days)
     return 1
 
 

@@ -9,8 +9,8 @@ import random
 
 import pytest
 
-from pbm.games import GAMES, Game
-from pbm.games.base import AmbiguousMoveError, MoveError
+from pbm.games import GAMES, Game, get_game
+from pbm.games.base import AmbiguousMoveError, InvalidMoveError, MoveError
 
 PLAYOUTS = 6
 MAX_PLIES = 5000
@@ -113,3 +113,24 @@ def test_bad_options_raise_a_clear_error(game: Game):
 
     with pytest.raises(OptionError, match="no option 'no_such_option'"):
         game.new_state(no_such_option=1)
+
+
+@pytest.mark.parametrize("name", sorted(GAMES))
+def test_the_answer_example_is_written_in_the_games_notation(name: str) -> None:
+    """The example a board mail gives the player to move parses as a move (it may be
+    illegal in the position, never unreadable), in the start position and on from it."""
+    rules = get_game(name)
+    for options in rules.example_options:
+        state = rules.new_state(**options)
+        for _ply in range(6):
+            if rules.to_move(state) is None:
+                break
+            example = rules.answer_example(state)
+            assert example and "\n" not in example
+            try:
+                rules.parse_move(state, example)
+            except InvalidMoveError as exc:
+                raise AssertionError(f"{name} {options}: {example!r} is unreadable") from exc
+            except MoveError:
+                pass  # readable, not legal here
+            state = rules.apply(state, rules.legal_moves(state)[0])

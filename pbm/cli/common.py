@@ -16,6 +16,8 @@ errors, one line `error: ...` on stderr and no traceback (`pbm --debug` shows it
 from __future__ import annotations
 
 import json
+import os
+import sys
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -73,11 +75,13 @@ def config(cli: typer.Context) -> Config:
     return state(cli).config
 
 
-def engine(cfg: Config, *, schema: bool = True) -> Engine:
-    """The configured database's engine, with its schema made current first: created or
-    upgraded on SQLite, else checked (see pbm.store.db.ensure_schema). `schema=False`
-    only for `pbm db`, which handles the schema itself."""
-    eng = make_engine(cfg.database_url)
+def engine(cfg: Config, *, schema: bool = True, create: bool = False) -> Engine:
+    """The configured database's engine, with its schema made current first: upgraded on
+    SQLite, else checked (see pbm.store.db.ensure_schema). A database that is not there
+    is an error naming `pbm db init` (exit 69; 75 from `pbm mail process`), never a new
+    empty one. `schema=False` only for `pbm db`, which handles the schema itself, and
+    `create=True` only for `pbm db init`."""
+    eng = make_engine(cfg.database_url, create=create)
     if schema:
         try:
             ensure_schema(eng)
@@ -115,12 +119,29 @@ class PbmGroup(TyperGroup):
     def invoke(self, ctx: Any) -> Any:
         try:
             return super().invoke(ctx)
+        except BrokenPipeError:
+            # The reader of the output is gone (`pbm mail status | head -3`): what it
+            # wanted it has, so end quietly.
+            _drop_stdout()
+            raise typer.Exit(0) from None
         except Exception as exc:
             code = exit_code_for(exc)
             if code is None or (isinstance(ctx.obj, CliState) and ctx.obj.debug):
                 raise
             typer.echo(f"error: {error_line(exc)}", err=True)
             raise typer.Exit(code) from None
+
+
+def _drop_stdout() -> None:
+    """Point stdout at /dev/null, so that the flush at exit does not meet the closed pipe
+    again (and print "Exception ignored ... BrokenPipeError")."""
+    try:
+        fd = sys.stdout.fileno()
+    except (AttributeError, OSError, ValueError):
+        return  # not a file (a test runner's buffer)
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, fd)
+    os.close(devnull)
 
 
 def fail(message: str, code: int = EXIT_REFUSED) -> NoReturn:

@@ -10,24 +10,31 @@ from typing import Annotated
 import typer
 
 from pbm.cli.common import config, engine, fail
-from pbm.store.db import current_revision, init_db
+from pbm.store.db import current_revision, init_db, mark_created, sqlite_file
 
 
 def init(cli: typer.Context) -> None:
     """Create the database (or bring an existing one up to date)."""
-    upgrade(cli)
+    _migrate(cli, create=True)
 
 
 def upgrade(cli: typer.Context) -> None:
     """Apply every schema migration not yet applied."""
+    _migrate(cli, create=False)
+
+
+def _migrate(cli: typer.Context, *, create: bool) -> None:
     cfg = config(cli)
-    eng = engine(cfg, schema=False)
+    eng = engine(cfg, schema=False, create=create)
     try:
         before = current_revision(eng)
         init_db(eng)
         after = current_revision(eng)
     finally:
         eng.dispose()
+    path = sqlite_file(cfg.database_url)
+    if path is not None:
+        mark_created(path)
     typer.echo(f"database {cfg.database_url}: schema {before or 'none'} -> {after}")
 
 

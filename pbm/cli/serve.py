@@ -16,7 +16,7 @@ from typing import Annotated, Any
 import typer
 
 from pbm.cli.common import EXIT_UNAVAILABLE, EXIT_USAGE, config, fail
-from pbm.config import Config
+from pbm.config import Config, Endpoint
 from pbm.mail.settings import mail_settings, parse_endpoint
 
 # a status file older than this means the daemon is gone (it rewrites it every second)
@@ -78,8 +78,31 @@ def send_command(
         with smtplib.SMTP(endpoint.host, endpoint.port, timeout=30) as smtp:
             smtp.send_message(msg)
     except (OSError, smtplib.SMTPException) as exc:
-        fail(f"cannot submit to {endpoint}: {exc}", EXIT_UNAVAILABLE)
+        fail(f"cannot submit to {endpoint}: {exc}; {_serve_hint(cfg, endpoint)}", EXIT_UNAVAILABLE)
     typer.echo(f"sent {msg['Message-ID']} to {msg['To']} via {endpoint}")
+
+
+def _serve_hint(cfg: Config, endpoint: Endpoint) -> str:
+    """What the status file says about the daemon `pbm mail send` could not reach."""
+    from pbm.daemon import status_path
+
+    status = _read_status(status_path(cfg))
+    if not _running(status):
+        return "pbm serve is not running: start it (`pbm serve`, or `bash scripts/run.sh`)"
+    listening = (status.get("listen") or {}).get("smtp")
+    if listening and listening != str(endpoint):
+        return f"pbm serve runs (pid {status['pid']}) but listens on {listening}: use --server"
+    return f"pbm serve runs (pid {status['pid']}) but does not answer there: see `pbm mail status`"
+
+
+def _read_status(path: Path) -> dict[str, Any]:
+    if not path.exists():
+        return {}
+    try:
+        found = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return found if isinstance(found, dict) else {}
 
 
 def status_command(
@@ -93,12 +116,7 @@ def status_command(
 
     cfg = config(cli)
     path = status_path(cfg)
-    status: dict[str, Any] = {}
-    if path.exists():
-        try:
-            status = json.loads(path.read_text(encoding="utf-8"))
-        except (OSError, ValueError):
-            status = {}
+    status = _read_status(path)
     running = _running(status)
     status["running"] = running
     status["database"] = _db_counts(cfg)
@@ -136,7 +154,7 @@ def _db_counts(cfg: Config) -> dict[str, dict[str, int]] | str:
         # Looking makes nothing: a database missing under a running daemon stays missing
         # (the daemon refuses mail until it is back), and a first run is not one.
         return f"unavailable: no database file at {path}"
-    engine = make_engine(cfg.database_url)
+    engine = make_engine(cfg.database_url, create=False)
     try:
         return DbInbox(engine, SystemClock(), cfg).counts()
     except Exception as exc:  # a missing or locked database is part of what status reports
@@ -156,7 +174,7 @@ def _db_daemons(cfg: Config) -> list[dict[str, Any]] | str:
     path = sqlite_file(cfg.database_url)
     if path is not None and not path.exists():
         return f"unavailable: no database file at {path}"
-    engine = make_engine(cfg.database_url)
+    engine = make_engine(cfg.database_url, create=False)
     try:
         with session_for(engine) as session:
             found = claims.daemons(session, SystemClock().now())

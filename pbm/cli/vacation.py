@@ -1,4 +1,5 @@
-"""`pbm vacation USERID [start|stop|status]`: a player's vacation, by the administrator."""
+"""`pbm vacation USERID [start|stop|status|grant DAYS]`: a player's vacation, by the
+administrator."""
 
 from __future__ import annotations
 
@@ -6,28 +7,45 @@ from typing import Annotated
 
 import typer
 
-from pbm.cli.common import admin_context, fail
+from pbm.cli.common import EXIT_USAGE, admin_context, fail
 from pbm.services import vacation as vacations
 from pbm.services.accounts import find_user
+from pbm.timecontrol import VACATION_CAP_DAYS
+
+ACTIONS = ("start", "stop", "status", "grant")
 
 
 def vacation(
     cli: typer.Context,
     userid: Annotated[str, typer.Argument(metavar="USERID")],
-    action: Annotated[str, typer.Argument(metavar="start|stop|status")] = "status",
+    action: Annotated[str, typer.Argument(metavar="start|stop|status|grant")] = "status",
+    days: Annotated[
+        float | None, typer.Argument(metavar="DAYS", help="grant: the days to add.")
+    ] = None,
 ) -> None:
-    """Start or stop a player's vacation (it stops all his clocks), or show his days."""
-    if action not in ("start", "stop", "status"):
-        fail("the action is start, stop or status", 2)
+    """Start or stop a player's vacation (it stops all his clocks), grant him days, or
+    show his days."""
+    if action not in ACTIONS:
+        fail("the action is start, stop, status or grant DAYS", EXIT_USAGE)
+    if (action == "grant") != (days is not None):
+        fail(
+            "grant takes a number of days (pbm vacation alice grant 5); nothing else does",
+            EXIT_USAGE,
+        )
+    if days is not None and not 0 < days <= VACATION_CAP_DAYS:
+        fail(f"grant from 0 to {VACATION_CAP_DAYS:g} days, not {days:g}", EXIT_USAGE)
     with admin_context(cli) as ctx:
         user = find_user(ctx, userid)
         now = ctx.now()
+        allowance = ctx.config.vacation_start_days
         if action == "start":
-            vacations.start(ctx.session, user, now)
+            vacations.start(ctx.session, user, now, allowance=allowance)
         elif action == "stop":
-            vacations.stop(ctx.session, user, now)
-        row = vacations.account(ctx.session, user, now)
-        left = vacations.left_days(ctx.session, user, now)
+            vacations.stop(ctx.session, user, now, allowance=allowance)
+        elif days is not None:
+            vacations.grant(ctx.session, user, now, days, allowance=allowance)
+        row = vacations.account(ctx.session, user, now, allowance=allowance)
+        left = vacations.left_days(ctx.session, user, now, allowance=allowance)
         state = (
             f"on vacation since {row.started_at:%Y-%m-%d %H:%M}"
             if row.started_at

@@ -53,6 +53,9 @@ class Command:
     # Whether each word is a request of its own (help topics, boards to show): each
     # distinct word then counts as one command against `max_commands`.
     per_word: ClassVar[bool] = False
+    # Whether the verb stands for a one-word move (`swap`, `pass`): `help GAME` lists it
+    # only for the games whose `move_words` hold it.
+    move_word: ClassVar[bool] = False
 
     def full_usage(self, rules: Rules | None = None) -> str:
         prefix = (rules.name if rules else "GAME") + " " if self.scope == "game" else ""

@@ -34,13 +34,13 @@ class Vacation(Command):
         word = rest[0].lower() if rest else "status"
         now = ctx.now()
         if word == "start":
-            vacation.start(ctx.session, user, now)
+            vacation.start(ctx.session, user, now, allowance=ctx.config.vacation_start_days)
             text = phrase("vacation_started", left=_days(ctx, user))
         elif word == "stop":
-            used = vacation.stop(ctx.session, user, now)
+            used = vacation.stop(ctx.session, user, now, allowance=ctx.config.vacation_start_days)
             text = phrase("vacation_stopped", used=days_text(round(used, 1)), left=_days(ctx, user))
         elif word == "status":
-            row = vacation.account(ctx.session, user, now)
+            row = vacation.account(ctx.session, user, now, allowance=ctx.config.vacation_start_days)
             if row.started_at is not None:
                 used = (now - row.started_at) / vacation.DAY
                 text = phrase(
@@ -57,7 +57,14 @@ class Vacation(Command):
 
 
 def _days(ctx: Context, user: User) -> str:
-    return days_text(round(vacation.left_days(ctx.session, user, ctx.now()), 1))
+    return days_text(
+        round(
+            vacation.left_days(
+                ctx.session, user, ctx.now(), allowance=ctx.config.vacation_start_days
+            ),
+            1,
+        )
+    )
 
 
 class Digest(Command):

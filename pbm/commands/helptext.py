@@ -85,7 +85,8 @@ def _entries(commands: Sequence[Command], rules: Rules | None = None) -> str:
 
 
 def _usages(commands: Sequence[Command], rules: Rules | None = None) -> str:
-    return "\n".join(line for command in commands for line in usage_lines(command, rules))
+    shown = [c for c in commands if rules is None or not c.move_word or c.name in rules.move_words]
+    return "\n".join(line for command in shown for line in usage_lines(command, rules))
 
 
 def group_key(command: Command) -> str:
@@ -161,9 +162,10 @@ def topic_help(topic: str, config: Config) -> str:
         lines = usage_lines(command, indent="")
         summary = textwrap.fill(command.summary, width=WIDTH)
         return "\n".join(lines) + f"\n\n{summary}\n"
-    return wrap(
-        phrase("help_unknown", topic=echoed(topic), close=", ".join(closest_topics(word)) or "-")
-    )
+    close = closest_topics(word)
+    if not close:
+        return wrap(phrase("help_unknown", topic=echoed(topic)))
+    return wrap(phrase("help_unknown_close", topic=echoed(topic), close=", ".join(close)))
 
 
 def closest_topics(word: str) -> list[str]:

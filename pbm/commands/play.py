@@ -144,12 +144,14 @@ class Swap(_FixedMove):
     name = "swap"
     summary = "Take the pie-rule swap where the game allows it (the same as `move ... swap`)."
     token_verb = False  # in a reply, `swap ...` is move text (Quarod's `swap c3 c4`)
+    move_word = True
 
 
 class Pass(_FixedMove):
     name = "pass"
     summary = "Pass where the rules allow it (the same as `move ... pass`)."
     token_verb = False
+    move_word = True
 
 
 class Submit(Command):

@@ -181,6 +181,9 @@ class Game(Generic[StateT, MoveT]):
     # Names under which a variant can be challenged, with the options they stand for
     # (`quadrupel-added` -> {"variant": "added"}); `pbm.games.find_game` resolves them.
     variant_aliases: ClassVar[Mapping[str, Mapping[str, Any]]] = {}
+    # The one-word moves the game knows ("pass", "swap"): `help GAME` lists the verbs
+    # of those words only.
+    move_words: ClassVar[frozenset[str]] = frozenset()
 
     # -- options --------------------------------------------------------------
     def resolve_options(self, options: Mapping[str, Any]) -> dict[str, Any]:
@@ -211,6 +214,12 @@ class Game(Generic[StateT, MoveT]):
         raise NotImplementedError
 
     def parse_move(self, state: StateT, text: str) -> MoveT:
+        raise NotImplementedError
+
+    def answer_example(self, state: StateT) -> str:
+        """A move as a player writes it in positions of `state`'s kind (a give or a
+        placement, a setup or a move), for the line of a board mail that says how to
+        answer: the notation, not advice (it need not be legal in `state`)."""
         raise NotImplementedError
 
     def apply(self, state: StateT, move: MoveT) -> StateT:

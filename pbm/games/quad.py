@@ -325,6 +325,9 @@ Letters may be in any case."""
         return sorted(n for n, b in CAPTURE_PAIRS[destination] if other >> n & 1 and own >> b & 1)
 
     # -- notation ---------------------------------------------------------------
+    def answer_example(self, state: QuadState) -> str:
+        return "d4" if state.hands[state.side] else "d4-d5"
+
     def format_move(self, state: QuadState, move: QuadMove) -> str:
         if move < SQUARES:
             return square_name(move, SIZE)

@@ -266,6 +266,7 @@ class Quadrature(Game[QuadratureState, QuadratureMove]):
     name = "quadrature"
     title = "Quadrature"
     aliases = ("quadr",)
+    move_words = frozenset({"pass"})
     seats = SIDE_NAMES
     options = (
         Option(
@@ -385,6 +386,9 @@ b6-b7 converts d7 f7."""
         )
 
     # -- move text -------------------------------------------------------------------
+    def answer_example(self, state: QuadratureState) -> str:
+        return "b3-b4"
+
     def format_move(self, state: QuadratureState, move: QuadratureMove) -> str:
         if move == qb.PASS:
             return "pass"

@@ -552,6 +552,9 @@ shown yet."""
         )
 
     # -- notation -----------------------------------------------------------------------
+    def answer_example(self, state: QuadrupelState) -> str:
+        return "setup c4=1 d4=2 d5=3 c3=4" if state.pending else "c3-c2"
+
     def format_move(self, state: QuadrupelState, move: QuadrupelMove) -> str:
         if isinstance(move, tuple):
             seat = state.turn

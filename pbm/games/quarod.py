@@ -113,6 +113,7 @@ class Quarod(Game[QuarodState, QuarodMove]):
     title = "Quarod"
     aliases = ()
     seats = ("Black", "White")
+    move_words = frozenset({"swap"})
     options = (Option("size", "int", 8, "board size (size x size squares)", minimum=5, maximum=12),)
     example_options = ({}, *({"size": n} for n in (5, 6, 7, 9, 10, 11, 12)))
     summary = """\
@@ -259,6 +260,9 @@ There is no pass to type: when no move exists the game is over."""
         return Outcome(1 - last, reason, scores)
 
     # -- notation -----------------------------------------------------------------
+    def answer_example(self, state: QuarodState) -> str:
+        return "Bc3+Wc4"
+
     def format_move(self, state: QuarodState, move: QuarodMove) -> str:
         if move == PIE:
             return "swap"

@@ -245,6 +245,9 @@ in the same order also work (1 = the first letter: 1111 = TLRH,
         return "; ".join(self._quarto_groups(state))
 
     # -- notation --------------------------------------------------------------
+    def answer_example(self, state: QuartoState) -> str:
+        return "give TLRH" if state.held == EMPTY else "b2 SDQF"
+
     def format_move(self, state: QuartoState, move: QuartoMove) -> str:
         square, give = move >> 5, move & 31
         if square == NONE:

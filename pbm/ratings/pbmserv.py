@@ -1,6 +1,6 @@
 """pbmserv's rating: start 1600, provisional for the first 20 games, then Elo with K=32.
 
-The formulas follow the original server (see shared pbmserv-notes section 5); its
+The formulas follow the original server (docs/correspondence.md writes them out); its
 published sample mails (1624 after a first draw, 1737 and 1436 after a provisional
 player beats a new one) are tests.
 """

@@ -147,10 +147,9 @@ def timing_lines(ctx: Context, board: Board) -> list[str]:
     if not shows_timing(board.row):
         return []
     control = time_control(board.row)
-    lines = [
-        phrase("timing_nag", days=days_text(control.nag_days)),
-        phrase("timing_forfeit", days=days_text(control.forfeit_days)),
-    ]
+    lines = [phrase("timing_nag", days=days_text(control.nag_days))]
+    if control.fischer is None:  # a Fischer board forfeits on its clock, never on age
+        lines.append(phrase("timing_forfeit", days=days_text(control.forfeit_days)))
     if control.total_days is not None:
         lines.append(phrase("timing_total", days=days_text(control.total_days)))
     if control.fischer is not None:

@@ -15,6 +15,8 @@ import logging
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
+from sqlmodel import col, select
+
 from pbm.services.accounts import reply_addresses
 from pbm.services.boards import Board, save_board
 from pbm.services.clocks import charged, time_control
@@ -22,7 +24,8 @@ from pbm.services.context import Context
 from pbm.services.mailing import board_reply, readers
 from pbm.store import queries
 from pbm.store.models import Subscription
-from pbm.texts import phrase
+from pbm.store.models_tournament import Tournament, TournamentPairing
+from pbm.texts import phrase, wrap
 
 log = logging.getLogger(__name__)
 
@@ -85,7 +88,7 @@ def remove(ctx: Context, board: Board, reason: str, loser_id: int | None = None)
     board.row.ended_at = ctx.now()
     board.row.result_reason = reason
     save_board(ctx, board)
-    body = reason + "\n" + phrase("board_removed_body") + "\n"
+    body = reason + "\n" + removed_counts(ctx, board, loser_id) + "\n"
     subject = phrase("subject_removed", game=board.rules.title, board=board.row.board)
     for reader in readers(ctx, board):
         to = reply_addresses(ctx, reader)
@@ -104,6 +107,28 @@ def remove(ctx: Context, board: Board, reason: str, loser_id: int | None = None)
                 )
             )
     _ended(ctx, GameEnd(board, removed=True, loser_id=loser_id))
+
+
+def removed_counts(ctx: Context, board: Board, loser_id: int | None) -> str:
+    """What a removed board counts for: nothing, or, on a running tournament's board,
+    what the tournament scores it as (pbm.services.tournaments.game_ended: a loss for
+    the player who declined it, else a drawn game)."""
+    query = (
+        select(Tournament.name)
+        .join(TournamentPairing, col(TournamentPairing.tournament_id) == Tournament.id)
+        .where(TournamentPairing.game_id == board.id, Tournament.status == "running")
+    )
+    tournament = ctx.session.exec(query).first()
+    if tournament is None:
+        return phrase("board_removed_body")
+    if loser_id is None:
+        return wrap(phrase("board_removed_tournament_draw", tournament=tournament), reflow=True)
+    loser = next(u.userid for _, u in board.players if u.id == loser_id)
+    others = " and ".join(u.userid for _, u in board.players if u.id != loser_id)
+    text = phrase(
+        "board_removed_tournament_loss", tournament=tournament, loser=loser, others=others
+    )
+    return wrap(text, reflow=True)
 
 
 def player_leaves(

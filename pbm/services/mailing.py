@@ -144,6 +144,7 @@ def mail_board(
             reader=user,
             events=[*events, *mine],
             last_rows=None if new else ctx.config.move_rows,
+            answer_line=True,
         )
         ctx.reply(
             board_reply(

@@ -66,7 +66,13 @@ def _check_number(board: Board, request: MoveRequest) -> None:
     expected = board.row.move_count + 1
     if request.number is not None and request.number != expected:
         raise BoardError(
-            phrase("stale_number", move=f"{request.text}#{request.number}", number=expected),
+            phrase(
+                "stale_number",
+                move=f"{request.text}#{request.number}",
+                given=request.number,
+                text=request.text,
+                number=expected,
+            ),
             board.id,
         )
     answered = request.answered

@@ -179,6 +179,7 @@ def summary(
     last_rows: int | None = None,
     state: State | None = None,
     now: State | None = None,
+    answer_line: bool = False,
 ) -> str:
     """The whole board mail body for `reader` (None: an observer). `last_rows` keeps the
     move list of an ongoing board to its last rows (None: every move). `now` is the game
@@ -186,7 +187,9 @@ def summary(
     which moves are still secret, and makes this a view of that position, which says
     who is to move in it and leaves out what belongs to the game today (its status and
     result, queued and submitted moves, proposals, the comment; the caller's `facts`
-    bring no timing and no results)."""
+    bring no timing and no results). `answer_line`: a mail that carries the reader's
+    reply token about this board alone; the copy for the player to move then ends with
+    how to answer it."""
     past = now is not None
     final = not past and not board.active
     state = board.state if state is None else state
@@ -222,6 +225,17 @@ def summary(
         author = phrase("comment_by", userid=board.row.comment_by or "")
         comment = "\n".join(["", STARS, "", author, board.row.comment.rstrip()])
     timing_text = "\n" + STARS + "\n\n" + timing_block(board, facts.timing) if facts.timing else ""
+    answer = ""
+    if (
+        answer_line
+        and index is not None
+        and board.active
+        and not past
+        and board.row.to_move == index
+    ):
+        # The player to move learns here how to play, in this position's notation.
+        example = board.rules.answer_example(state)
+        answer = "\n" + phrase("answer_line", example=example, game=board.rules.name) + "\n"
     return (
         render(
             "board",
@@ -235,6 +249,7 @@ def summary(
             timing=timing_text,
         ).rstrip()
         + "\n"
+        + answer
     )
 
 

@@ -118,7 +118,7 @@ def send_nag(ctx: Context, board: Board) -> None:
     if control.total_days is not None:
         total_left = timedelta(seconds=control.total_days * DAY_SECONDS - gp.seconds_used) - idle
         lines.append(phrase("nag_deadline_total", left=span_text(max(total_left, timedelta()))))
-    vacation = left_days(ctx.session, user, now)
+    vacation = left_days(ctx.session, user, now, allowance=ctx.config.vacation_start_days)
     lines.append(phrase("nag_vacation", days=days_text(round(vacation, 1)), userid=user.userid))
     body = render(
         "nag",
@@ -134,6 +134,7 @@ def send_nag(ctx: Context, board: Board) -> None:
             board_facts(ctx, board, timing=True),
             title=title_for(board, "Nag"),
             reader=user,
+            answer_line=True,
         ),
     )
     ctx.session.add(JobMark(kind="nag", key=_nag_key(board), at=now))

@@ -1,7 +1,9 @@
-"""Vacation: a bank of days that accrues at pbm.timecontrol's documented rate (30 a year,
-at most 60) from the day the account was made; while a vacation runs every clock of the
-player stops (clocks.pauses), and no days accrue. A vacation that uses up the bank ends
-by itself at the instant it ran out (the clocks count from then, whenever a job notices).
+"""Vacation: a bank of days that starts at the configured allowance (`[vacation]
+start_days`, the `allowance` of these functions) and accrues at pbm.timecontrol's
+documented rate (30 a year, at most 60) from the day the account was made; while a
+vacation runs every clock of the player stops (clocks.pauses), and no days accrue. A
+vacation that uses up the bank ends by itself at the instant it ran out (the clocks count
+from then, whenever a job notices).
 """
 
 from __future__ import annotations
@@ -17,17 +19,22 @@ from pbm.store import queries
 from pbm.store.models import User
 from pbm.store.models_correspondence import Vacation, VacationSpan
 from pbm.texts import phrase
-from pbm.timecontrol import vacation_accrued
+from pbm.timecontrol import (
+    VACATION_CAP_DAYS,
+    VACATION_DAYS_PER_YEAR,
+    vacation_accrued,
+)
 
 DAY = timedelta(days=1)
 MINIMUM_DAYS = 1 / 24  # a vacation shorter than an hour is no vacation
 
 
-def account(session: Session, user: User, now: datetime) -> Vacation:
-    """The player's vacation row, accrued up to `now` (not while a vacation runs)."""
+def account(session: Session, user: User, now: datetime, *, allowance: float) -> Vacation:
+    """The player's vacation row, accrued up to `now` (not while a vacation runs); a new
+    one starts with `allowance` days."""
     row = session.exec(select(Vacation).where(Vacation.user_id == user.id)).first()
     if row is None:
-        row = Vacation(user_id=user.saved_id, bank_days=0.0, accrued_at=user.created_at)
+        row = Vacation(user_id=user.saved_id, bank_days=allowance, accrued_at=user.created_at)
     if row.started_at is None and now > row.accrued_at:
         row.bank_days = vacation_accrued(row.bank_days, row.accrued_at, now)
         row.accrued_at = now
@@ -42,8 +49,8 @@ def running_end(row: Vacation) -> datetime | None:
     return row.started_at + timedelta(days=row.bank_days)
 
 
-def left_days(session: Session, user: User, now: datetime) -> float:
-    row = account(session, user, now)
+def left_days(session: Session, user: User, now: datetime, *, allowance: float) -> float:
+    row = account(session, user, now, allowance=allowance)
     if row.started_at is None:
         return row.bank_days
     return max(0.0, row.bank_days - (now - row.started_at) / DAY)
@@ -56,13 +63,13 @@ def _open_span(session: Session, user_id: int) -> VacationSpan | None:
     return session.exec(query).first()
 
 
-def start(session: Session, user: User, now: datetime) -> float:
+def start(session: Session, user: User, now: datetime, *, allowance: float) -> float:
     """Start a vacation now; returns the days banked."""
-    row = account(session, user, now)
+    row = account(session, user, now, allowance=allowance)
     if row.started_at is not None:
         raise PbmError(phrase("vacation_already"))
     if row.bank_days < MINIMUM_DAYS:
-        raise PbmError(phrase("vacation_empty"))
+        raise PbmError(_empty(session, user, row.bank_days, now))
     row.started_at = now
     session.add(row)
     session.add(VacationSpan(user_id=user.saved_id, started_at=now))
@@ -70,9 +77,33 @@ def start(session: Session, user: User, now: datetime) -> float:
     return row.bank_days
 
 
-def stop(session: Session, user: User, now: datetime) -> float:
+def _empty(session: Session, user: User, bank_days: float, now: datetime) -> str:
+    """Why no vacation can start: the days were used up, or none have accrued yet (an
+    account made with no allowance), and when a whole day will be banked."""
+    whole_day = now + (1.0 - bank_days) / VACATION_DAYS_PER_YEAR * timedelta(days=365)
+    taken = select(VacationSpan.id).where(VacationSpan.user_id == user.id)
+    used = session.exec(taken).first() is not None
+    return phrase(
+        "vacation_empty" if used else "vacation_none_yet",
+        rate=f"{VACATION_DAYS_PER_YEAR:g}",
+        cap=f"{VACATION_CAP_DAYS:g}",
+        date=f"{whole_day:%Y-%m-%d}",
+    )
+
+
+def grant(session: Session, user: User, now: datetime, days: float, *, allowance: float) -> float:
+    """Add `days` to the player's bank (at most the cap is banked); returns the days now
+    banked."""
+    row = account(session, user, now, allowance=allowance)
+    row.bank_days = min(VACATION_CAP_DAYS, row.bank_days + days)
+    session.add(row)
+    session.flush()
+    return row.bank_days
+
+
+def stop(session: Session, user: User, now: datetime, *, allowance: float) -> float:
     """End the running vacation at `now` (or where its bank ran out); returns days used."""
-    row = account(session, user, now)
+    row = account(session, user, now, allowance=allowance)
     end = running_end(row)
     if row.started_at is None or end is None:
         raise PbmError(phrase("vacation_not_on"))

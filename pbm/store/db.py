@@ -13,7 +13,7 @@ import re
 import secrets
 import sqlite3
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import closing, contextmanager
 from functools import cache
 from pathlib import Path
@@ -49,8 +49,12 @@ def table_of(model: type[SQLModel]) -> Table:
     return table
 
 
-def make_engine(url: str, *, watch: DatabaseFile | None = None) -> Engine:
+def make_engine(url: str, *, watch: DatabaseFile | None = None, create: bool = True) -> Engine:
     """An engine for `url`; SQLite gets WAL, a busy timeout and enforced foreign keys.
+
+    `create=False` (SQLite): a missing database file is a StoreUnavailable naming `pbm
+    db init`, never a new empty file (only `pbm db init` and a first `pbm serve` create
+    one; see `creation_marker`).
 
     `watch` (SQLite only): the engine of a long-running process, which keeps to the
     database file it started with (see DatabaseFile). It has one connection, so that no
@@ -59,7 +63,8 @@ def make_engine(url: str, *, watch: DatabaseFile | None = None) -> Engine:
     would only wait on the busy timeout instead of on the pool.
     """
     if url.startswith("sqlite"):
-        _ensure_sqlite_dir(url)
+        if create:
+            _ensure_sqlite_dir(url)
         timeout = BUSY_TIMEOUT_MS / 1000
         pool: dict[str, Any] = {}
         if watch is not None:
@@ -68,6 +73,9 @@ def make_engine(url: str, *, watch: DatabaseFile | None = None) -> Engine:
             url, connect_args={"timeout": timeout, "check_same_thread": False}, **pool
         )
         event.listen(engine, "connect", _sqlite_pragmas)
+        path = sqlite_file(url)
+        if not create and path is not None:
+            event.listen(engine, "do_connect", _existing_file_only(path.absolute()))
         # pysqlite's own transaction handling would defer BEGIN and break SAVEPOINTs.
         # IMMEDIATE takes the write lock up front: two processes handling mail for one
         # board then queue on the busy timeout instead of failing to upgrade a read lock.
@@ -76,6 +84,39 @@ def make_engine(url: str, *, watch: DatabaseFile | None = None) -> Engine:
             watch.attach(engine)
         return engine
     return create_engine(url, pool_pre_ping=True)
+
+
+def _existing_file_only(path: Path) -> Callable[..., None]:
+    """A connect hook that opens `path` read-write without creating it (`mode=rw`), and
+    says what to run when it is not there."""
+
+    def before_connect(_dialect: Any, _record: Any, cargs: list[Any], cparams: Any) -> None:
+        if not path.exists():
+            raise StoreUnavailable(missing_database(path))
+        if cargs and not str(cargs[0]).startswith("file:"):
+            cargs[0] = f"file:{quote(str(path))}?mode=rw"
+            cparams["uri"] = True
+
+    return before_connect
+
+
+def missing_database(path: Path) -> str:
+    """The one line for a database file that is not there."""
+    return f"the database file {path} does not exist: create it with `pbm db init`"
+
+
+def creation_marker(path: Path) -> Path:
+    """The file pbm leaves beside a SQLite database it created (in the data directory by
+    default): once it is there, a missing database is lost, not yet to be made, so even
+    `pbm serve` does not make a new empty one."""
+    return path.with_name(path.name + ".created")
+
+
+def mark_created(path: Path) -> None:
+    """Leave `creation_marker` for the database file `path` (it exists by now)."""
+    marker = creation_marker(path)
+    if not marker.exists():
+        marker.write_text(f"pbm created the database {path.name} here\n", encoding="utf-8")
 
 
 def _begin_immediate(conn: Any) -> None:
@@ -297,15 +338,21 @@ def stored_heads(engine: Engine) -> frozenset[str]:
     return frozenset(str(r[0]) for r in rows)
 
 
-def ensure_schema(engine: Engine) -> None:
-    """Make sure the schema is this pbm's: on SQLite (the embedded default) create it on
-    the first run and upgrade it after an update; on any other database, where upgrades
-    are the operator's to schedule, raise SchemaNotReady naming `pbm db upgrade`. One
-    query when the schema is current."""
+def ensure_schema(engine: Engine, *, create: bool = False) -> None:
+    """Make sure the schema is this pbm's: on SQLite (the embedded default) upgrade it
+    after an update, and create it only when `create` says so (`pbm db init`, a first
+    `pbm serve`); a database without pbm's schema otherwise raises SchemaNotReady naming
+    `pbm db init`, and on any other database, where upgrades are the operator's to
+    schedule, an old schema raises SchemaNotReady naming `pbm db upgrade`. One query
+    when the schema is current."""
     have = stored_heads(engine)
     want = schema_heads()
     if have == want:
         return
+    if not have and not (create and engine.dialect.name == "sqlite"):
+        raise SchemaNotReady(
+            f"the database {_shown(engine)} holds no pbm schema: create it with `pbm db init`"
+        )
     unknown = have - _revisions()[0]
     if unknown:
         raise SchemaNotReady(
@@ -320,6 +367,11 @@ def ensure_schema(engine: Engine) -> None:
         f"the database schema is {stored}, this pbm needs {', '.join(sorted(want))}: "
         "run `pbm db upgrade`"
     )
+
+
+def _shown(engine: Engine) -> str:
+    path = sqlite_file(str(engine.url))
+    return str(path) if path is not None else engine.url.render_as_string(hide_password=True)
 
 
 def alembic_config(engine: Engine) -> AlembicConfig:
@@ -339,7 +391,10 @@ def init_db(engine: Engine) -> None:
     # "heads": a schema whose revisions branched (two features migrated side by side)
     # still upgrades to every head.
     command.upgrade(alembic_config(engine), "heads")
-    if engine.dialect.name == "sqlite" and current_revision(engine) != before:
+    after = current_revision(engine)
+    if after != before:
+        log.info(kv("schema_upgraded", before=before or "none", after=after))
+    if engine.dialect.name == "sqlite" and after != before:
         # A migration that alters a SQLite table copies it (batch mode) and leaves the
         # old pages free in the file: give them back once, after the upgrade.
         raw = engine.raw_connection()

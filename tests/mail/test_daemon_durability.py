@@ -242,6 +242,16 @@ def test_a_database_deleted_under_the_daemon_gets_451_until_it_is_back(serve: Se
     assert inbound_ids(serve.database) == ["<durable.1@example.org>", "<durable.8@example.org>"]
     assert serve.stop() == 0
     assert len([line for line in serve.log().splitlines() if "level=error" in line]) == 1
+    # Lost while stopped: a restart makes no new empty database, it names `pbm db init`.
+    serve.database.unlink()
+    restarted = subprocess.run(
+        [sys.executable, "-m", "pbm", "--config", str(serve.config), "serve"],
+        capture_output=True,
+        timeout=120,
+    )
+    assert restarted.returncode == 69
+    assert "does not exist: create it with `pbm db init`" in restarted.stderr.decode()
+    assert not serve.database.exists()
 
 
 # --- the outbox: each mail marked sent right after its own SMTP transaction -------------

@@ -118,7 +118,7 @@ def test_signoff_refuses_challenges_and_delete_needs_no_games(server: Server) ->
     assert "has been deleted" in ok.body
     server.send(bob, "quarto challenge bob alice")
     [err] = server.new_mail()
-    assert "not recognized" in err.body
+    assert "These userids are not known here:\n\talice" in err.body
 
 
 def test_help_topics(server: Server) -> None:

@@ -592,7 +592,11 @@ def test_show_clear_preview_and_the_refusals(server: Server) -> None:
         in table.send("bob", f"{game} conditional 101 bob wrong", a1)["bob"].body
     )
     body = refused("bob", [[a1, b1]], "#2")
-    assert "Conditional moves for move #2 received when the next move is\n#1" in body
+    assert (
+        "Conditional moves for move #2 were not stored: the next move on\n"
+        "this board is #1. Write #1, or no number." in body
+    )
+    assert "mail you answered" not in body
     assert f"{b1}#3 would be move #2." in refused("bob", [[f"{a1}#1", f"{b1}#3"]])
     body = refused("bob", [[a1, b1], [a1, b1_other]])
     assert f"line 2, ply 2:\n  {a1} {b1_other}\nYou answer with {b1_other}, but line 1" in body

@@ -60,7 +60,24 @@ def test_export_preview_import(cfg: Path, tmp_path: Path) -> None:
 
 def test_vacation_by_the_administrator(cfg: Path) -> None:
     ok("user", "add", "alice", "alice@x.example", "--password", "pw")
-    assert ok("vacation", "alice").startswith("alice: not on vacation; 0.0 vacation days")
-    refused = runner.invoke(app, ["vacation", "alice", "start"])
-    assert refused.exit_code == 1 and "no vacation days" in refused.output
+    # A new account starts with the documented allowance ([vacation] start_days, 7).
+    assert ok("vacation", "alice") == "alice: not on vacation; 7.0 vacation days left\n"
+    assert (
+        ok("vacation", "alice", "grant", "5") == "alice: not on vacation; 12.0 vacation days left\n"
+    )
+    assert ok("vacation", "alice", "grant", "60").endswith("; 60.0 vacation days left\n")  # the cap
+    assert ok("vacation", "alice", "start").startswith("alice: on vacation since ")
     assert runner.invoke(app, ["vacation", "alice", "later"]).exit_code == 2
+    assert runner.invoke(app, ["vacation", "alice", "grant"]).exit_code == 2
+    assert runner.invoke(app, ["vacation", "alice", "grant", "-3"]).exit_code == 2
+    assert runner.invoke(app, ["vacation", "alice", "stop", "3"]).exit_code == 2
+
+
+def test_an_account_made_without_an_allowance_hears_when_days_come(cfg: Path) -> None:
+    cfg.write_text(cfg.read_text() + "[vacation]\nstart_days = 0\n")
+    ok("user", "add", "alice", "alice@x.example", "--password", "pw")
+    refused = runner.invoke(app, ["vacation", "alice", "start"])
+    assert refused.exit_code == 1
+    text = " ".join(refused.output.split())
+    assert "no vacation days yet" in text and "Days accrue at 30 a year" in text
+    assert "left" not in text  # none were taken

@@ -58,7 +58,7 @@ def watched(tmp_path: Path) -> Iterator[Watched]:
     watch = DatabaseFile.of(url)
     assert watch is not None
     engine = make_engine(url, watch=watch)
-    ensure_schema(engine)
+    ensure_schema(engine, create=True)
     watch.arm(engine)
     config = Config(data_dir=tmp_path, database_url=url, server_address=SERVER)
     inbox = DbInbox(engine, FrozenClock(START), config, watch=watch)
@@ -167,9 +167,9 @@ def test_a_fresh_database_made_in_its_place_is_refused(
     caplog.set_level(logging.INFO)
     watched.path.unlink()
     assert "is gone" in str(watched.refused())
-    # some command's first run (a pipe delivery, a cron job) makes an empty database
+    # `pbm db init` run by mistake makes an empty database there
     fresh = make_engine(f"sqlite:///{watched.path}")
-    ensure_schema(fresh)
+    ensure_schema(fresh, create=True)
     fresh.dispose()
     assert "another database" in str(watched.refused())
     assert watched.message_ids() == []

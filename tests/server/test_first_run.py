@@ -1,15 +1,16 @@
-"""First run and operational errors at the command line: on SQLite every command creates
-or upgrades the schema; elsewhere a one-line error names `pbm db upgrade`; no command
+"""First run and operational errors at the command line: only `pbm db init` makes a
+database (every other command names it, the pipe exits 75); on SQLite any command
+upgrades an old schema, elsewhere a one-line error names `pbm db upgrade`; no command
 prints a traceback for an operational error, and each exits with its sysexits code."""
 
 from __future__ import annotations
 
-import json
 import os
 import sqlite3
 import subprocess
 import sys
 from collections.abc import Iterator
+from contextlib import closing
 from pathlib import Path
 
 import pytest
@@ -19,7 +20,16 @@ from typer.testing import CliRunner
 
 import pbm.store.db as store_db
 from pbm.cli import app
-from pbm.store.db import alembic_config, make_engine, schema_heads, stored_heads
+from pbm.config import Config
+from pbm.daemon import Daemon
+from pbm.errors import StoreUnavailable
+from pbm.store.db import (
+    alembic_config,
+    creation_marker,
+    make_engine,
+    schema_heads,
+    stored_heads,
+)
 from tests.server.conftest import small_tmpfs
 
 runner = CliRunner()
@@ -58,28 +68,59 @@ def one_error_line(result: object) -> str:
     return lines[0]
 
 
-@pytest.mark.parametrize(
-    "command",
-    [
-        ["user", "list"],
-        ["game", "list"],
-        ["mail", "failed"],
-        ["mail", "outbox"],
-        ["ratings", "show", "quarto"],
-        ["jobs", "run"],
-        ["run", "help", "--from", "nobody@x.example"],
-    ],
-)
-def test_every_command_creates_the_schema_on_a_first_run(
+COMMANDS = [
+    ["user", "list"],
+    ["game", "list"],
+    ["mail", "failed"],
+    ["mail", "outbox"],
+    ["ratings", "show", "quarto"],
+    ["jobs", "run"],
+    ["run", "help", "--from", "nobody@x.example"],
+    ["db", "upgrade"],
+    ["db", "current"],
+]
+
+
+@pytest.mark.parametrize("command", COMMANDS)
+def test_no_command_but_db_init_makes_a_database(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, command: list[str]
 ) -> None:
     configure(tmp_path, monkeypatch)
     database = tmp_path / "var" / "pbm.sqlite3"
-    assert not database.exists()
     result = runner.invoke(app, command)
-    assert result.exit_code == 0, result.output
-    assert "Traceback" not in result.output and "no such table" not in result.output
-    assert heads_of(database) == schema_heads()
+    assert result.exit_code == 69, result.output
+    assert one_error_line(result) == (
+        f"error: the database file {database} does not exist: create it with `pbm db init`"
+    )
+    assert not database.exists() and not database.parent.exists()
+
+
+def test_db_init_makes_the_database_and_its_marker(ready: Path) -> None:
+    assert heads_of(ready) == schema_heads()
+    assert creation_marker(ready).exists()
+    listed = runner.invoke(app, ["user", "list"])
+    assert listed.exit_code == 0 and listed.stdout.startswith("userid")
+
+
+@pytest.fixture
+def data_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A configured data directory with no database yet; returns the database's path."""
+    configure(tmp_path, monkeypatch)
+    database = tmp_path / "var" / "pbm.sqlite3"
+    database.parent.mkdir()
+    return database
+
+
+def test_a_file_without_the_schema_is_not_filled_in(data_dir: Path) -> None:
+    database = data_dir
+    database.touch()
+    listed = runner.invoke(app, ["user", "list"])
+    assert listed.exit_code == 78
+    assert one_error_line(listed) == (
+        f"error: the database {database} holds no pbm schema: create it with `pbm db init`"
+    )
+    with closing(sqlite3.connect(database)) as conn:
+        assert conn.execute("SELECT count(*) FROM sqlite_master").fetchone() == (0,)
 
 
 def test_mail_status_looks_without_creating(
@@ -92,23 +133,19 @@ def test_mail_status_looks_without_creating(
     assert not (tmp_path / "var" / "pbm.sqlite3").exists()
 
 
-def test_a_first_piped_message_is_processed(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    configure(tmp_path, monkeypatch)
-    result = runner.invoke(app, ["mail", "process"], input=RAW)
-    assert (result.exit_code, result.stdout) == (0, "done\n"), result.output
-    assert len(json.loads(runner.invoke(app, ["mail", "outbox", "--json"]).stdout)) == 1
+def test_a_piped_message_waits_for_a_missing_database(ready: Path) -> None:
+    assert runner.invoke(app, ["mail", "process"], input=RAW).stdout == "done\n"
+    ready.unlink()
+    result = runner.invoke(app, ["mail", "process"], input=RAW.replace(b"first.1", b"first.2"))
+    assert result.exit_code == 75  # the MTA keeps the message
+    assert "does not exist: create it with `pbm db init`" in one_error_line(result)
+    assert not ready.exists()
 
 
-def test_an_old_schema_is_upgraded_by_any_command(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_an_old_schema_is_upgraded_by_any_command(data_dir: Path) -> None:
     from alembic import command
 
-    configure(tmp_path, monkeypatch)
-    database = tmp_path / "var" / "pbm.sqlite3"
-    database.parent.mkdir()
+    database = data_dir
     engine = make_engine(f"sqlite:///{database}")
     command.upgrade(alembic_config(engine), "0003")
     engine.dispose()
@@ -116,27 +153,6 @@ def test_an_old_schema_is_upgraded_by_any_command(
     result = runner.invoke(app, ["user", "list"])
     assert result.exit_code == 0, result.output
     assert heads_of(database) == schema_heads()
-
-
-def test_first_runs_at_the_same_moment_all_succeed(tmp_path: Path) -> None:
-    config = tmp_path / "pbm.toml"
-    config.write_text(f'[server]\ndata_dir = "{tmp_path / "var"}"\n', encoding="utf-8")
-    procs = [
-        subprocess.Popen(
-            [sys.executable, "-m", "pbm", "--config", str(config), "mail", "process"],
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-        )
-        for _ in range(4)
-    ]
-    results = [
-        p.communicate(RAW.replace(b"first.1", f"first.{n}".encode()), timeout=120)
-        for n, p in enumerate(procs)
-    ]
-    assert [p.returncode for p in procs] == [0] * 4, [r[1].decode()[-2000:] for r in results]
-    with sqlite3.connect(tmp_path / "var" / "pbm.sqlite3") as conn:
-        assert conn.execute("SELECT count(*) FROM inbound_messages").fetchone() == (4,)
 
 
 # --- operational errors: one line, a sysexits code -------------------------------------
@@ -215,7 +231,7 @@ def test_a_read_only_file_system(read_only_dir: Path, monkeypatch: pytest.Monkey
     one_error_line(piped)
 
 
-def test_postgres_without_the_schema_names_db_upgrade(
+def test_postgres_without_the_schema_names_db_init(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, postgres_url: str
 ) -> None:
     admin = create_engine(postgres_url, isolation_level="AUTOCOMMIT")
@@ -228,13 +244,10 @@ def test_postgres_without_the_schema_names_db_upgrade(
         configure(tmp_path, monkeypatch, url)
         listed = runner.invoke(app, ["user", "list"])
         assert listed.exit_code == 78
-        assert one_error_line(listed) == (
-            f"error: the database schema is missing, this pbm needs "
-            f"{', '.join(sorted(schema_heads()))}: run `pbm db upgrade`"
-        )
+        assert one_error_line(listed).endswith("holds no pbm schema: create it with `pbm db init`")
         piped = runner.invoke(app, ["mail", "process"], input=RAW)
-        assert piped.exit_code == 75 and "pbm db upgrade" in one_error_line(piped)
-        assert runner.invoke(app, ["db", "upgrade"]).exit_code == 0
+        assert piped.exit_code == 75 and "pbm db init" in one_error_line(piped)
+        assert runner.invoke(app, ["db", "init"]).exit_code == 0
         assert runner.invoke(app, ["user", "list"]).exit_code == 0
         assert runner.invoke(app, ["mail", "process"], input=RAW).stdout == "done\n"
     finally:
@@ -248,3 +261,50 @@ def test_the_migration_heads_are_read_right() -> None:
 
     scripts = ScriptDirectory.from_config(alembic_config(make_engine("sqlite://")))
     assert schema_heads() == frozenset(scripts.get_heads())
+
+
+# --- pbm serve: a first run makes the database, a later one never makes it again ------
+
+
+def test_a_first_serve_makes_the_database_and_a_later_one_does_not(tmp_path: Path) -> None:
+    config = Config(data_dir=tmp_path / "var", smtp_listen=None)
+    database = tmp_path / "var" / "pbm.sqlite3"
+    first = Daemon(config)
+    try:
+        first.prepare_store()
+    finally:
+        first.engine.dispose()
+        assert first.database_file is not None
+        first.database_file.close()
+    assert heads_of(database) == schema_heads() and creation_marker(database).exists()
+    database.unlink()
+    again = Daemon(config)
+    try:
+        with pytest.raises(StoreUnavailable, match=r"does not exist: create it with `pbm db init`"):
+            again.prepare_store()
+    finally:
+        again.engine.dispose()
+        assert again.database_file is not None
+        again.database_file.close()
+    assert not database.exists()
+
+
+def test_serve_on_a_lost_database_ends_with_one_line(tmp_path: Path) -> None:
+    config = tmp_path / "pbm.toml"
+    config.write_text(
+        f'[server]\ndata_dir = "{tmp_path / "var"}"\n[mail.listen]\nsmtp = ""\n', encoding="utf-8"
+    )
+    database = tmp_path / "var" / "pbm.sqlite3"
+    database.parent.mkdir()
+    creation_marker(database).write_text("made before\n", encoding="utf-8")
+    served = subprocess.run(
+        [sys.executable, "-m", "pbm", "--config", str(config), "serve"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert served.returncode == 69, served.stderr
+    assert served.stderr.strip().splitlines()[-1] == (
+        f"error: the database file {database} does not exist: create it with `pbm db init`"
+    )
+    assert not database.exists()

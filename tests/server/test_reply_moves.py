@@ -103,7 +103,7 @@ def test_an_explicit_number_wins_over_the_mails(server: Server, players: tuple[s
     assert answer(server, newest, alice, move(server) + "#3\n") == "done"
     assert board_row(server, GAME).move_count == 4
     [refusal] = server.new_mail()[-1:]
-    assert "received as move #5" in refusal.body
+    assert "it is numbered #3, but the next move\non this board is #5." in refusal.body
 
 
 def test_other_replies_to_an_older_mail_still_work(

@@ -4,16 +4,24 @@ Fischer, weekend-free and total-time clocks, vacation and digest mode."""
 
 from __future__ import annotations
 
+import dataclasses
 from datetime import timedelta
 
 import pytest
 
 from pbm import jobs
+from pbm.config import Config
 from pbm.store.db import make_engine
 from tests.server.conftest import Server, board_row, legal_texts
 
 DAY = timedelta(days=1)
 HOUR = timedelta(hours=1)
+
+
+@pytest.fixture
+def config(config: Config) -> Config:
+    """Accounts start with no vacation days here: these tests count the accrual alone."""
+    return dataclasses.replace(config, vacation_start_days=0.0)
 
 
 def run_jobs(server: Server) -> dict[str, int]:
@@ -193,6 +201,14 @@ def test_weekend_free_clock(server: Server) -> None:
     assert run_jobs(server)["nags"] == 1
 
 
+def test_the_nag_says_how_to_answer(server: Server) -> None:
+    challenge(server)
+    server.clock.advance(8 * DAY)
+    assert run_jobs(server)["nags"] == 1
+    [nag] = server.new_mail()
+    assert nag.body.rstrip("\n").endswith("\nReply with your move, e.g. b3-b4 (help quadrature)")
+
+
 def test_vacation_pauses_the_clocks(server: Server) -> None:
     alice, bob = challenge(server, member=360 * DAY)  # a year on, 30 vacation days
     move(server, alice, "alice")
@@ -240,7 +256,16 @@ def test_vacation_needs_days(server: Server) -> None:
     alice = server.signup("alice")
     server.send(alice, "vacation alice secret start")
     [reply] = server.new_mail()
-    assert "You have no vacation days left." in reply.body
+    # No allowance here (see `config`): none have accrued yet, none were used up.
+    assert "You have no vacation days yet. Days accrue at 30 a year" in reply.body
+    assert "days left" not in reply.body and "2026-12-04" in reply.body
+    server.clock.advance(400 * DAY)
+    server.send(alice, "vacation alice secret start")
+    server.clock.advance(33 * DAY)  # 32.9 days accrued in 400: used up
+    assert run_jobs(server)["vacations_ended"] == 1
+    server.send(alice, "vacation alice secret start")
+    [*_, again] = server.new_mail()
+    assert "You have no vacation days left: you have taken them." in again.body
 
 
 def test_digest_mode_sends_one_mail_a_day(server: Server) -> None:

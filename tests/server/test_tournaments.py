@@ -301,10 +301,21 @@ def test_decline_loses_abort_draws_and_a_withdrawn_bye_winner(server: Server) ->
     assert server.send(people["k6"], f"{GAME} resign {k3_board} k6 secret") == "done"
     removed = server.new_mail()
     assert any("has been removed" in m.subject for m in removed)
+    # The removal says what the tournament makes of it (a loss), not just "not rated".
+    declined = {" ".join(m.body.split()) for m in removed if "has been removed" in m.subject}
+    assert declined == {
+        "k6 has decided not to play. The board has been removed; it is not rated, but in "
+        "the tournament six it counts as a game lost by k6 and won by k3."
+    }
     with session_for(server.engine) as session:
         ctx = Context(session=session, clock=server.clock, config=server.config, sender="")
         abort(ctx, load_board(ctx, rules_for(GAME), boards[("k4", "k5")]), "Aborted.")
         session.commit()
+    aborted = [m for m in ctx.replies if m.kind == "removed"]
+    assert aborted and all(
+        "it counts as a drawn game (half a point each)." in " ".join(m.body.split())
+        for m in aborted
+    )
     replay = [s for _, s in active_boards(server, "six")]
     assert replay == [["k5", "k4"]]  # the aborted game counts as a draw: colours reversed
     server.send(people["k1"], "tournament leave six k1 secret")

@@ -203,3 +203,77 @@ def test_a_subject_with_a_verb_second_is_no_command_unless_it_fits(
     server.send(alice, "chess move 101 alice pw e2-e4")
     [err] = server.new_mail()
     assert "No game called 'chess'" in err.body and "alice ******" in err.body
+
+
+def test_a_fischer_board_names_no_forfeit_timeout(server: Server, pair: tuple[str, str]) -> None:
+    alice, _ = pair
+    server.send(alice, "quarto challenge alice bob --fischer=2/1/3")
+    body = server.new_mail()[0].body
+    assert "Fischer clock: 2 days, 1 day added per move" in body
+    assert "Nag Timeout set to 7 days" in body and "Forfeit Timeout" not in body
+
+
+def test_help_on_an_unknown_topic_names_close_ones_only_when_there_are(server: Server) -> None:
+    server.send("who@x.example", "help chess")
+    [far] = server.new_mail()
+    assert far.body.startswith("There is no help about 'chess'.\n")
+    assert "Closest topics" not in far.body
+    server.send("who2@x.example", "help quartoo")
+    [near] = server.new_mail()
+    assert "Closest topics: quarto" in near.body
+
+
+@pytest.mark.parametrize(
+    ("game", "listed", "unlisted"),
+    [
+        ("quarto", set(), {"swap", "pass"}),
+        ("quarod", {"swap"}, {"pass"}),
+        ("quadrature", {"pass"}, {"swap"}),
+        ("quadrupel", set(), {"swap", "pass"}),
+    ],
+)
+def test_help_game_lists_swap_and_pass_only_where_they_are_moves(
+    server: Server, game: str, listed: set[str], unlisted: set[str]
+) -> None:
+    server.send("who@x.example", f"help {game}")
+    [reply] = server.new_mail()
+    verbs = {line.split()[1] for line in reply.body.splitlines() if line.startswith(f"  {game} ")}
+    assert "move" in verbs and listed <= verbs and not unlisted & verbs
+
+
+def test_the_board_mail_to_the_player_to_move_says_how_to_answer(
+    server: Server, pair: tuple[str, str]
+) -> None:
+    alice, bob = pair
+    server.send(alice, "quarto challenge alice bob")
+    mails = {m.to[0]: m.body for m in server.new_mail()}
+    assert mails[alice].endswith("\nReply with your move, e.g. give TLRH (help quarto)\n")
+    assert "Reply with your move" not in mails[bob]  # not his turn
+    server.send(alice, "quarto move 101 alice secret give SDQF")
+    mails = {m.to[0]: m.body for m in server.new_mail()}
+    assert mails[bob].endswith("\nReply with your move, e.g. b2 SDQF (help quarto)\n")
+    assert "Reply with your move" not in mails[alice]
+    # `show` may answer for many boards in one mail: no reply there plays on one board.
+    server.send(bob, "quarto show 101")
+    [shown] = server.new_mail()
+    assert "It is bob's turn." in shown.body and "Reply with your move" not in shown.body
+
+
+def test_a_hidden_setup_mail_shows_a_setup(server: Server, pair: tuple[str, str]) -> None:
+    alice, _ = pair
+    server.send(alice, "quadrupel-points challenge alice bob")
+    [first] = [m for m in server.new_mail() if m.to == [alice]]
+    last = first.body.rstrip("\n").splitlines()[-1]
+    assert last == "Reply with your move, e.g. setup c4=1 d4=2 d5=3 c3=4 (help quadrupel)"
+    assert len(last) <= 72
+
+
+def test_a_new_account_has_its_vacation_allowance(server: Server, pair: tuple[str, str]) -> None:
+    alice, _ = pair
+    said = {}
+    for word in ("status", "start"):
+        server.send(alice, f"vacation alice secret {word}")
+        said[word] = " ".join(server.new_mail()[0].body.split())
+    assert "You are not on vacation; 7 days of vacation are banked" in said["status"]
+    assert said["start"].startswith("Your vacation has started")
+    assert "7 days of vacation are left" in said["start"]

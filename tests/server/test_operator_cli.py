@@ -1,0 +1,119 @@
+"""An operator's first hour at the command line: a closed output pipe ends a command
+quietly, `pbm mail send` says whether `pbm serve` runs when nothing answers, and the
+server's log opens with pbm's own lines, not alembic's."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from datetime import UTC, datetime
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from pbm.cli import app
+
+runner = CliRunner()
+
+
+def write_config(directory: Path, smtp: str = "") -> Path:
+    path = directory / "pbm.toml"
+    path.write_text(
+        f'[server]\ndata_dir = "{directory / "var"}"\n[mail.listen]\nsmtp = "{smtp}"\n',
+        encoding="utf-8",
+    )
+    return path
+
+
+def pbm(
+    config: Path, *args: str, stdout: int | None = subprocess.PIPE
+) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "pbm", "--config", str(config), *args],
+        stdout=stdout,
+        stderr=subprocess.PIPE,
+        text=True,
+        timeout=120,
+    )
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+@pytest.mark.parametrize("command", [["mail", "status"], ["user", "list"]])
+def test_a_closed_pipe_ends_quietly(tmp_path: Path, command: list[str]) -> None:
+    config = write_config(tmp_path)
+    assert pbm(config, "db", "init").returncode == 0
+    read_end, write_end = os.pipe()
+    os.close(read_end)  # `| head -3` that has read its lines
+    try:
+        done = pbm(config, *command, stdout=write_end)
+    finally:
+        os.close(write_end)
+    assert done.stderr == ""
+    assert done.returncode == 0
+
+
+def test_send_to_a_silent_port_says_that_serve_is_not_running(tmp_path: Path) -> None:
+    port = free_port()
+    config = write_config(tmp_path, f"127.0.0.1:{port}")
+    sent = pbm(config, "mail", "send", "--from", "alice@example.org", "help", "--body", "")
+    assert sent.returncode == 69
+    (line,) = sent.stderr.splitlines()
+    assert line.startswith(f"error: cannot submit to 127.0.0.1:{port}: ")
+    assert line.endswith(
+        "pbm serve is not running: start it (`pbm serve`, or `bash scripts/run.sh`)"
+    )
+
+
+def test_send_to_another_port_than_serve_names_the_right_one(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("PBM_CONFIG", str(write_config(tmp_path, "127.0.0.1:2525")))
+    status = {
+        "state": "running",
+        "pid": os.getpid(),
+        "updated_at": datetime.now(UTC).isoformat(),
+        "listen": {"smtp": "127.0.0.1:2525", "lmtp": None},
+    }
+    (tmp_path / "var").mkdir()
+    (tmp_path / "var" / "daemon-status.json").write_text(json.dumps(status), encoding="utf-8")
+    port = free_port()
+    sent = runner.invoke(
+        app, ["mail", "send", "--from", "a@example.org", "help", "--server", f"127.0.0.1:{port}"]
+    )
+    assert sent.exit_code == 69
+    assert sent.stderr.strip().endswith(
+        f"pbm serve runs (pid {os.getpid()}) but listens on 127.0.0.1:2525: use --server"
+    )
+
+
+def test_the_server_log_opens_with_pbm_lines(tmp_path: Path) -> None:
+    config = write_config(tmp_path)
+    log = tmp_path / "serve.log"
+    with log.open("w") as err:
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "pbm", "--config", str(config), "serve"],
+            stdout=subprocess.DEVNULL,
+            stderr=err,
+        )
+        status = tmp_path / "var" / "daemon-status.json"
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline and proc.poll() is None:
+            if status.exists() and '"running"' in status.read_text(encoding="utf-8"):
+                break
+            time.sleep(0.1)
+        proc.send_signal(signal.SIGTERM)
+        assert proc.wait(timeout=60) == 0
+    lines = log.read_text(encoding="utf-8").splitlines()
+    assert not [line for line in lines if "logger=alembic" in line], lines[:10]
+    assert any("event=schema_upgraded before=none after=" in line for line in lines[:3]), lines
