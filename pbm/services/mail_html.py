@@ -17,6 +17,8 @@ from __future__ import annotations
 
 import json
 import logging
+import threading
+from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -24,6 +26,7 @@ from typing import Any
 from sqlmodel import Session, col, select
 
 from pbm.games import AnyGame
+from pbm.games.base import State
 from pbm.mail.compose import InlinePicture, with_html
 from pbm.pictures import draw
 from pbm.services.boards import Board, board_label, replay, rules_for
@@ -68,17 +71,22 @@ def html_order(reader_id: int | None, pictures: Sequence[PictureOrder]) -> str:
     )
 
 
+Options = tuple[tuple[str, str], ...]
+
+
 @dataclass(frozen=True)
 class Drawing:
     """What one picture needs, read from the store: the rules, the options (as sorted
     pairs, so that equal drawings are equal and drawn once), the move texts up to the
-    position drawn, the seat and the heading."""
+    position drawn, the seat, the heading and the players' userids (by challenge
+    order, to name them as the text does)."""
 
     rules: AnyGame
-    options: tuple[tuple[str, str], ...]
+    options: Options
     moves: tuple[str, ...]
     seat: int | None
     heading: str
+    players: tuple[str, ...] = ()
 
 
 def html_inputs(
@@ -123,47 +131,122 @@ def _inputs(
             else phrase("picture_heading_start", label=label)
         )
         options = tuple(sorted(json.loads(row.options).items()))
-        drawings.append(Drawing(rules, options, texts, seat, heading))
+        players = tuple(u.userid for _, u in queries.players_of(session, row.saved_id))
+        drawings.append(Drawing(rules, options, texts, seat, heading, players))
     return drawings
 
 
+class Pictures:
+    """The pictures this process drew, by what they show, and the positions it
+    replayed for them: a move's board mails to both players and the observers show one
+    picture wherever the game hides nothing, drawn once by whichever mail needs it
+    first; and the position before a move is the one the last picture drew, so a
+    picture replays one move instead of the whole game. Both are bounded (least
+    recently used first out) and shared by the threads of one process."""
+
+    def __init__(self, size: int = 256) -> None:
+        self.size = size
+        self._drawn: OrderedDict[Drawing, InlinePicture] = OrderedDict()
+        self._states: OrderedDict[tuple[AnyGame, Options, tuple[str, ...]], State] = OrderedDict()
+        self._lock = threading.Lock()
+        self.drawn = 0  # pictures drawn (not found), for tests and benchmarks
+
+    def picture(self, drawing: Drawing) -> InlinePicture:
+        with self._lock:
+            found = self._drawn.get(drawing)
+            if found is not None:
+                self._drawn.move_to_end(drawing)
+                return found
+        made = self._draw(drawing)
+        with self._lock:
+            self._drawn[drawing] = made
+            self.drawn += 1
+            while len(self._drawn) > self.size:
+                self._drawn.popitem(last=False)
+        return made
+
+    def _state(self, drawing: Drawing, moves: tuple[str, ...]) -> State:
+        """The position after `moves`: kept, or one move on from a kept one, or replayed."""
+        rules, options = drawing.rules, drawing.options
+        key = (rules, options, moves)
+        with self._lock:
+            state = self._states.get(key)
+            before = self._states.get((rules, options, moves[:-1])) if moves else None
+        if state is None:
+            if before is not None:
+                state = rules.apply(before, rules.parse_move(before, moves[-1]))
+            else:
+                state = replay(rules, dict(options), moves)
+        with self._lock:
+            self._states[key] = state
+            self._states.move_to_end(key)
+            while len(self._states) > self.size:
+                self._states.popitem(last=False)
+        return state
+
+    def _draw(self, drawing: Drawing) -> InlinePicture:
+        """Replay the position (and the one before it, to mark the last move) and draw it."""
+        rules, moves = drawing.rules, drawing.moves
+        previous = self._state(drawing, moves[:-1]) if moves else None
+        move = rules.parse_move(previous, moves[-1]) if previous is not None else None
+        state = self._state(drawing, moves)
+        drawn = draw(
+            rules,
+            state,
+            seat=drawing.seat,
+            previous=previous,
+            heading=drawing.heading,
+            players=drawing.players,
+            move=move,
+        )
+        return InlinePicture(
+            png=drawn.png,
+            width=drawn.width,
+            height=drawn.height,
+            alt=drawn.alt,
+            words=tuple(drawn.words),
+        )
+
+
+# The one cache of drawn pictures of this process (see `Pictures`).
+PICTURES = Pictures()
+
+
 def picture(drawing: Drawing) -> InlinePicture:
-    """Replay the position (and the one before it, to mark the last move) and draw it."""
-    rules, options, moves = drawing.rules, dict(drawing.options), drawing.moves
-    state = replay(rules, options, moves)
-    previous = replay(rules, options, moves[:-1]) if moves else None
-    drawn = draw(rules, state, seat=drawing.seat, previous=previous, heading=drawing.heading)
-    return InlinePicture(
-        png=drawn.png,
-        width=drawn.width,
-        height=drawn.height,
-        alt=drawn.alt,
-        words=tuple(drawn.words),
-    )
+    """The picture of `drawing`, drawn once per process."""
+    return PICTURES.picture(drawing)
 
 
-def with_html_part(raw: bytes, drawings: Sequence[Drawing] | None) -> bytes:
+def with_html_part(
+    raw: bytes, drawings: Sequence[Drawing] | None, limit: int | None = None
+) -> bytes:
     """The queued mail as it is sent: with its HTML part and pictures, or as queued
     when its reader wants text."""
-    return with_html_parts([(raw, drawings)])[0]
+    return with_html_parts([(raw, drawings)], limit)[0]
 
 
-def with_html_parts(mails: Sequence[tuple[bytes, Sequence[Drawing] | None]]) -> list[bytes]:
-    """`with_html_part` of each mail, drawing each distinct picture once: a move's
-    board mails to both players (and observers) show the same picture wherever the
-    game hides nothing, and are mostly sent together. A failure to draw or compose
-    must not keep a mail from its reader: it is logged and the text goes alone."""
-    drawn: dict[Drawing, InlinePicture] = {}
+def with_html_parts(
+    mails: Sequence[tuple[bytes, Sequence[Drawing] | None]], limit: int | None = None
+) -> list[bytes]:
+    """`with_html_part` of each mail, each distinct picture drawn once (`Pictures`). A
+    mail that would be longer than `limit` bytes with its pictures goes with its HTML
+    part alone, or as text when even that is too long: the queue left room for its
+    pictures by an estimate (pbm.output_limits), and this holds the bound whatever the
+    pictures weigh. A failure to draw or compose must not keep a mail from its reader:
+    it is logged and the text goes alone."""
     sent = []
     for raw, drawings in mails:
         if drawings is None:
             sent.append(raw)
             continue
         try:
-            for d in drawings:
-                if d not in drawn:
-                    drawn[d] = picture(d)
-            sent.append(with_html(raw, [drawn[d] for d in drawings]))
+            made = with_html(raw, [picture(d) for d in drawings])
+            if limit is not None and len(made) > limit and drawings:
+                log.warning("mail of %d bytes with its pictures: they are left out", len(made))
+                made = with_html(raw, [])
+            if limit is not None and len(made) > limit:
+                made = raw
+            sent.append(made)
         except Exception:  # any failure: the text part still goes
             log.exception("HTML part not made; the mail goes as text")
             sent.append(raw)
@@ -172,8 +255,10 @@ def with_html_parts(mails: Sequence[tuple[bytes, Sequence[Drawing] | None]]) -> 
 
 __all__ = [
     "FORMATS",
+    "PICTURES",
     "Drawing",
     "PictureOrder",
+    "Pictures",
     "html_inputs",
     "html_order",
     "mail_format",

@@ -118,7 +118,7 @@ def test_the_words_name_every_piece_by_coordinate(game: AnyGame, options: dict[s
     for state in (states[len(states) // 2], states[-1]):
         picture = draw(game, state, seat=None)
         expected = occupied(game, state)
-        groups = VIEWS[game.name](game, state, None).groups
+        groups = VIEWS[game.name](game, state, None, game.seats).groups
         assert set(expected.values()) <= set(groups)
         # Every group is listed, an empty one too ("White men (0): none").
         for group in groups:
