@@ -34,6 +34,7 @@ from pbm.config import Config
 from pbm.errors import StoreUnavailable
 from pbm.intake import process_inbound, store_inbound
 from pbm.mail.smtp_out import OutgoingMail, SendOutcome
+from pbm.output_limits import ANSWER_MAX_BYTES
 from pbm.services.mail_html import html_inputs, with_html_parts
 from pbm.services.outbox import (
     mark_failed,
@@ -206,7 +207,9 @@ class DbOutbox:
                 )
                 claimed.append((mail, html_inputs(session, row.html, recipients)))
             session.commit()
-        finished = with_html_parts([(mail.raw, drawings) for mail, drawings in claimed])
+        finished = with_html_parts(
+            [(mail.raw, drawings) for mail, drawings in claimed], ANSWER_MAX_BYTES
+        )
         return [replace(mail, raw=raw) for (mail, _), raw in zip(claimed, finished, strict=True)]
 
     async def due(self, limit: int) -> list[OutgoingMail]:
