@@ -101,13 +101,20 @@ def _blend(ink: Colour, ground: Colour, share: float) -> Colour:
 
 
 def palette_colours() -> list[Colour]:
-    """Every colour of the fixed palette: the named colours, then their blends."""
-    colours: list[Colour] = list(dict.fromkeys((*_GROUNDS, *_INKS)))
+    """Every colour of the fixed palette: the named colours, then their blends, but no
+    blend within 8 of a named colour in any channel: Pillow maps a pixel to the palette
+    by a cube of 4 values a side, where a close blend could take a named colour's place."""
+    named: list[Colour] = list(dict.fromkeys((*_GROUNDS, *_INKS)))
+    colours = list(named)
     for ground in _GROUNDS:
         steps = _PAGE_STEPS if ground == PAPER else _BOARD_STEPS
         for ink in _INKS:
-            if ink != ground:
-                colours.extend(_blend(ink, ground, share) for share in steps)
+            if ink == ground:
+                continue
+            for share in steps:
+                blend = _blend(ink, ground, share)
+                if all(max(abs(a - b) for a, b in zip(blend, n, strict=True)) >= 8 for n in named):
+                    colours.append(blend)
     return list(dict.fromkeys(colours))
 
 
