@@ -166,30 +166,34 @@ class Pictures:
         return made
 
     def _state(self, drawing: Drawing, moves: tuple[str, ...]) -> State:
-        """The position after `moves`: kept, or one move on from a kept one, or replayed."""
-        rules, options = drawing.rules, drawing.options
-        key = (rules, options, moves)
+        """The position after `moves` (none of them the last move): kept or replayed."""
+        key = (drawing.rules, drawing.options, moves)
         with self._lock:
             state = self._states.get(key)
-            before = self._states.get((rules, options, moves[:-1])) if moves else None
         if state is None:
-            if before is not None:
-                state = rules.apply(before, rules.parse_move(before, moves[-1]))
-            else:
-                state = replay(rules, dict(options), moves)
+            state = replay(drawing.rules, dict(drawing.options), moves)
+            self._keep(key, state)
+        return state
+
+    def _keep(self, key: tuple[AnyGame, Options, tuple[str, ...]], state: State) -> None:
         with self._lock:
             self._states[key] = state
             self._states.move_to_end(key)
             while len(self._states) > self.size:
                 self._states.popitem(last=False)
-        return state
 
     def _draw(self, drawing: Drawing) -> InlinePicture:
-        """Replay the position (and the one before it, to mark the last move) and draw it."""
+        """The position (and the one before it, to mark the last move), drawn."""
         rules, moves = drawing.rules, drawing.moves
-        previous = self._state(drawing, moves[:-1]) if moves else None
-        move = rules.parse_move(previous, moves[-1]) if previous is not None else None
-        state = self._state(drawing, moves)
+        previous, move = None, None
+        if moves:
+            previous = self._state(drawing, moves[:-1])
+            move = rules.parse_move(previous, moves[-1])
+            state = rules.apply(previous, move)
+            # The next move's picture starts from here.
+            self._keep((rules, drawing.options, moves), state)
+        else:
+            state = self._state(drawing, moves)
         drawn = draw(
             rules,
             state,

@@ -15,6 +15,7 @@ from html import escape
 import pytest
 from sqlmodel import col, select
 
+from pbm.games import GAMES
 from pbm.mail import parse_message
 from pbm.mail.smtp_out import SendOutcome
 from pbm.mailstore import DbOutbox
@@ -261,3 +262,26 @@ def test_one_position_is_drawn_once_for_all_its_readers(
     assert server.send(alice, f"quadrupel move 101 alice secret {BLACK_SETUP}") == "done"
     assert len(sent_mail(server)) == 3
     assert pictures.drawn == drawn + 3  # alice's seat, bob's seat, and the observer's
+
+
+def test_the_next_position_replays_one_move(monkeypatch: pytest.MonkeyPatch) -> None:
+    game = GAMES["quadrature"]
+    state, moves = game.new_state(), []
+    for _ in range(6):
+        move = game.legal_moves(state)[0]
+        moves.append(game.format_move(state, move))
+        state = game.apply(state, move)
+    replayed: list[int] = []
+    replay = mail_html.replay
+
+    def counted(rules: object, options: object, texts: tuple[str, ...]) -> object:
+        replayed.append(len(texts))
+        return replay(rules, options, texts)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(mail_html, "replay", counted)
+    pictures = mail_html.Pictures()
+    for upto in (5, 6):
+        drawing = mail_html.Drawing(game, (), tuple(moves[:upto]), None, "Board 101")
+        assert pictures.picture(drawing).png.startswith(b"\x89PNG")
+    assert replayed == [4]  # the position before move 5; move 6 starts from move 5's
+    assert pictures.drawn == 2
