@@ -252,6 +252,10 @@ rate = 0
 
 [mail.listen]
 smtp = "127.0.0.1:{listen}"
+
+# Every player's address is a +tag of one mailbox, and a reply budget is one per mailbox.
+[limits]
+replies_per_address_hour = 1000000
 """,
         encoding="utf-8",
     )
@@ -299,20 +303,20 @@ async def pbm_run(stack: Stack, args: argparse.Namespace) -> dict[str, float]:
     await smtp.connect()
     players = [f"{PLAYERS_BOX}+p{i:03d}@{DOMAIN}" for i in range(2 * args.boards)]
     names = [f"p{i:03d}" for i in range(2 * args.boards)]
-    signups = []
-    for addr, name in zip(players, names, strict=True):
-        msg = message(addr, f"pbm@{DOMAIN}", f"signup {name} {PASSWORD}")
-        signups.append(str(msg["Message-ID"]))
-        await smtp.send_message(msg)
-    # Each signup hashes a password at the shipped cost: seconds apiece on a busy machine.
-    await wait_for(lambda: all(watcher.arrivals.get(m) for m in signups), 600, "signups")
-    if args.format == "text":
-        asked = []
+
+    async def each_player(command: str, what: str) -> None:
+        """`command` (with NAME for the userid) from every player, answered."""
+        sent = []
         for addr, name in zip(players, names, strict=True):
-            msg = message(addr, f"pbm@{DOMAIN}", f"set {name} {PASSWORD} format text")
-            asked.append(str(msg["Message-ID"]))
+            msg = message(addr, f"pbm@{DOMAIN}", command.replace("NAME", name))
+            sent.append(str(msg["Message-ID"]))
             await smtp.send_message(msg)
-        await wait_for(lambda: all(watcher.arrivals.get(m) for m in asked), 600, "format text")
+        # Each hashes a password at the shipped cost: seconds apiece on a busy machine.
+        await wait_for(lambda: all(watcher.arrivals.get(m) for m in sent), 600, what)
+
+    await each_player(f"signup NAME {PASSWORD}", "signups")
+    if args.format == "text":
+        await each_player(f"set NAME {PASSWORD} format text", "format text")
     challenges = {}
     for b in range(args.boards):
         first, second = names[2 * b], names[2 * b + 1]
