@@ -20,7 +20,7 @@ import logging
 import threading
 from collections import OrderedDict
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from sqlmodel import Session, col, select
@@ -89,16 +89,25 @@ class Drawing:
     players: tuple[str, ...] = ()
 
 
+# What the pictures of one board after some moves need, read once per claim of the
+# sender: a move's board mails to every reader are mostly claimed together.
+BoardsRead = dict[tuple[int, int], Drawing | None]
+
+
 def html_inputs(
-    session: Session, order: str | None, recipients: Sequence[str]
+    session: Session,
+    order: str | None,
+    recipients: Sequence[str],
+    boards: BoardsRead | None = None,
 ) -> list[Drawing] | None:
     """What the HTML part of a queued mail needs, or None when the mail goes as text
     alone: no order (a mail queued before this existed), or its reader (the account the
-    order names, else every account of the recipients) asked for text."""
+    order names, else every account of the recipients) asked for text. `boards` keeps
+    what was read for the other mails of one claim."""
     if order is None:
         return None
     try:
-        return _inputs(session, json.loads(order), recipients)
+        return _inputs(session, json.loads(order), recipients, {} if boards is None else boards)
     except (ValueError, TypeError, KeyError, LookupError):
         # A damaged order (edited by hand?) must not keep the mail from its reader.
         log.exception("HTML order %r not understood; the mail goes as text", order[:200])
@@ -106,7 +115,7 @@ def html_inputs(
 
 
 def _inputs(
-    session: Session, wanted: dict[str, Any], recipients: Sequence[str]
+    session: Session, wanted: dict[str, Any], recipients: Sequence[str], boards: BoardsRead
 ) -> list[Drawing] | None:
     reader = wanted.get("reader")
     if reader is not None:
@@ -119,21 +128,31 @@ def _inputs(
             return None
     drawings: list[Drawing] = []
     for game_id, upto, seat in wanted.get("pictures", []):
-        row = session.get(Game, game_id)
-        if row is None:  # a board removed since: its picture is left out
-            continue
-        rules = rules_for(row.game)
-        texts = tuple(m.text for m in queries.moves_of(session, row.saved_id)[:upto])
-        label = board_label(rules, row.board)
-        heading = (
-            phrase("picture_heading", label=label, number=len(texts))
-            if texts
-            else phrase("picture_heading_start", label=label)
-        )
-        options = tuple(sorted(json.loads(row.options).items()))
-        players = tuple(u.userid for _, u in queries.players_of(session, row.saved_id))
-        drawings.append(Drawing(rules, options, texts, seat, heading, players))
+        key = (int(game_id), int(upto))
+        if key not in boards:
+            boards[key] = _board(session, *key)
+        found = boards[key]
+        if found is not None:  # else a board removed since: its picture is left out
+            drawings.append(replace(found, seat=seat))
     return drawings
+
+
+def _board(session: Session, game_id: int, upto: int) -> Drawing | None:
+    """The picture of a board after `upto` moves, as an observer sees it."""
+    row = session.get(Game, game_id)
+    if row is None:
+        return None
+    rules = rules_for(row.game)
+    texts = tuple(m.text for m in queries.moves_of(session, row.saved_id)[:upto])
+    label = board_label(rules, row.board)
+    heading = (
+        phrase("picture_heading", label=label, number=len(texts))
+        if texts
+        else phrase("picture_heading_start", label=label)
+    )
+    options = tuple(sorted(json.loads(row.options).items()))
+    players = tuple(u.userid for _, u in queries.players_of(session, row.saved_id))
+    return Drawing(rules, options, texts, None, heading, players)
 
 
 class Pictures:
@@ -260,6 +279,7 @@ def with_html_parts(
 __all__ = [
     "FORMATS",
     "PICTURES",
+    "BoardsRead",
     "Drawing",
     "PictureOrder",
     "Pictures",
