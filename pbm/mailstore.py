@@ -34,7 +34,8 @@ from pbm.config import Config
 from pbm.errors import StoreUnavailable
 from pbm.intake import process_inbound, store_inbound
 from pbm.mail.smtp_out import OutgoingMail, SendOutcome
-from pbm.services.mail_html import html_inputs, with_html_parts
+from pbm.output_limits import ANSWER_MAX_BYTES
+from pbm.services.mail_html import BoardsRead, html_inputs, with_html_parts
 from pbm.services.outbox import (
     mark_failed,
     mark_retry,
@@ -194,6 +195,7 @@ class DbOutbox:
         with self.write_lock, unavailable_on_failure(), session_for(self.engine) as session:
             rows = claims.claim_outbox(session, owner=self.owner, now=self.clock.now(), limit=limit)
             claimed = []
+            boards: BoardsRead = {}  # each board read once for the mails of this claim
             for row in rows:
                 recipients = tuple(recipients_of(row))
                 mail = OutgoingMail(
@@ -204,9 +206,11 @@ class DbOutbox:
                     attempts=row.attempts,
                     message_id=row.message_id,
                 )
-                claimed.append((mail, html_inputs(session, row.html, recipients)))
+                claimed.append((mail, html_inputs(session, row.html, recipients, boards)))
             session.commit()
-        finished = with_html_parts([(mail.raw, drawings) for mail, drawings in claimed])
+        finished = with_html_parts(
+            [(mail.raw, drawings) for mail, drawings in claimed], ANSWER_MAX_BYTES
+        )
         return [replace(mail, raw=raw) for (mail, _), raw in zip(claimed, finished, strict=True)]
 
     async def due(self, limit: int) -> list[OutgoingMail]:

@@ -5,7 +5,9 @@ message holds:
 
 - every answer to its sender (help, lists, `show`, refusals, the list of commands not
   run) goes out as one mail, in order, each repeated answer once, at most
-  `ANSWER_MAX_BYTES` long;
+  `ANSWER_MAX_BYTES` long with its HTML part and pictures: the boards whose text was
+  cut are not drawn, and pictures past the bound are left out with a line saying so
+  (the sender holds the bound whatever the estimate: pbm.services.mail_html);
 - every other mail it causes (board mails, chat, notices) goes out at most once per
   board and recipient: several for one board and one reader become one mail;
 - mails to an address beyond `replies_per_address_hour` an hour are not sent, except
@@ -29,6 +31,11 @@ log = logging.getLogger(__name__)
 ANSWER_MAX_BYTES = 256 * 1024
 # Room kept for the quoted original (at most 4 KB, see pbm.mail.inbound) and headers.
 _QUOTE_ROOM = 8 * 1024
+# What one drawn board adds to a mail at most: its PNG in base64 (the largest picture
+# benchmarks/pictures.py finds is about 24 KB, 32 KB in base64), its words and markup.
+PICTURE_ROOM = 36 * 1024
+# Headers, the HTML page around the text and the line saying pictures were left out.
+_HTML_ROOM = 6 * 1024
 # Mails that show a board's state: for one board and reader the last of them wins.
 _BOARD_KINDS = frozenset({"board", "new-board", "removed", "notification"})
 # Mails to an account about a board it plays or asked to follow, which no reply budget
@@ -45,7 +52,7 @@ def bounded(ctx: Context, replies: Sequence[Reply]) -> list[Reply]:
     merged = _merge_notices(notices)
     if answers:
         merged.insert(0, _merge_answers(answers))
-    return [reply for reply in merged if _within_budget(ctx, reply)]
+    return [_room_for_pictures(reply) for reply in merged if _within_budget(ctx, reply)]
 
 
 def _dedupe(answers: list[Reply]) -> list[Reply]:
@@ -66,12 +73,21 @@ def _merge_answers(answers: list[Reply]) -> Reply:
     quote = any(r.quote_original for r in answers)
     if len(answers) == 1:
         body = first.body
+        ends = [len(body.encode("utf-8"))]
     else:
         sections = [
             phrase("answer_section", number=i, subject=r.subject) + "\n\n" + r.body.rstrip("\n")
             for i, r in enumerate(answers, 1)
         ]
-        body = phrase("answers_intro", count=len(answers)) + "\n\n" + "\n\n".join(sections) + "\n"
+        intro = phrase("answers_intro", count=len(answers)) + "\n\n"
+        body = intro + "\n\n".join(sections) + "\n"
+        # Where each answer's section ends in the body, in bytes.
+        end = len(intro.encode("utf-8")) - 2
+        ends = []
+        for section in sections:
+            end += 2 + len(section.encode("utf-8"))
+            ends.append(end)
+    capped, kept = _capped(body, ANSWER_MAX_BYTES - _QUOTE_ROOM)
     # A token is only right when every answer is about the same board for the same player.
     same_board = len({(r.game_id, r.user_id) for r in answers}) == 1
     last = answers[-1]
@@ -83,31 +99,75 @@ def _merge_answers(answers: list[Reply]) -> Reply:
     return Reply(
         to=list(first.to),
         subject=subject,
-        body=_capped(body, ANSWER_MAX_BYTES - _QUOTE_ROOM),
+        body=capped,
         kind=first.kind if len(answers) == 1 else "answers",
         game_id=last.game_id if same_board else None,
         user_id=last.user_id if same_board else None,
         token=last.token if same_board else None,
         move_count=last.move_count if same_board else None,
-        # Each answer's boards, in the order of the sections (`show 101 102`).
-        pictures=tuple(p for r in answers for p in r.pictures),
+        # Each answer's boards, in the order of the sections (`show 101 102`), but none
+        # of an answer whose text was cut.
+        pictures=tuple(
+            p for r, end in zip(answers, ends, strict=True) if end <= kept for p in r.pictures
+        ),
         quote_original=quote,
         to_sender=True,
         answer=True,
     )
 
 
-def _capped(body: str, limit: int) -> str:
-    """`body` cut at a line boundary to at most `limit` bytes of UTF-8, saying so."""
-    data = body.encode("utf-8")
-    if len(data) <= limit:
-        return body
+def _capped(body: str, limit: int) -> tuple[str, int]:
+    """`body` cut at a line boundary to at most `limit` bytes as the mail carries it
+    (`_wire_size`), saying so, and how many bytes of UTF-8 of `body` it keeps."""
+    whole = len(body.encode("utf-8"))
+    ascii_only = body.isascii()
+    if _wire_size(body, ascii_only) <= limit:
+        return body, whole
     note = "\n" + phrase("answer_truncated", limit=limit // 1024) + "\n"
-    room = limit - len(note.encode("utf-8"))
-    cut = data[:room].decode("utf-8", "ignore")
-    if "\n" in cut:
-        cut = cut[: cut.rindex("\n")]
-    return cut + "\n" + note
+    room = limit - _wire_size(note, ascii_only)
+    kept: list[str] = []
+    for line in body.split("\n"):
+        room -= _wire_size(line + "\n", ascii_only)
+        if room < 0:
+            break
+        kept.append(line)
+    cut = "\n".join(kept)
+    return cut + "\n" + note, len(cut.encode("utf-8"))
+
+
+def _wire_size(text: str, ascii_only: bool) -> int:
+    """The bytes `text` takes in a mail, at most: lines end in CRLF, and a text that is
+    not ASCII goes as quoted-printable (pbm.mail.compose), where a byte past ASCII or an
+    "=" takes three and a soft line break three more every 73 or so."""
+    data = text.encode("utf-8")
+    size = len(data) + text.count("\n")
+    if not ascii_only:
+        size += 2 * (len(data) - len(text.encode("ascii", "ignore")) + text.count("="))
+        size += 3 * (size // 73 + 1)
+    return size
+
+
+def _room_for_pictures(reply: Reply) -> Reply:
+    """`reply` with the pictures its mail has room for, estimated: the text goes twice
+    (the text part and the HTML part) and each picture takes at most PICTURE_ROOM; the
+    others are left out, and a line in the text says how many."""
+    if not reply.pictures:
+        return reply
+    text = _wire_size(reply.body, reply.body.isascii())
+    text += _QUOTE_ROOM if reply.quote_original else 0
+    room = ANSWER_MAX_BYTES - 2 * text - _HTML_ROOM
+    fits = max(0, min(len(reply.pictures), room // PICTURE_ROOM))
+    if fits == len(reply.pictures):
+        return reply
+    note = phrase(
+        "pictures_left_out",
+        count=len(reply.pictures) - fits,
+        total=len(reply.pictures),
+        limit=ANSWER_MAX_BYTES // 1024,
+    )
+    reply.body = reply.body.rstrip("\n") + "\n\n" + note + "\n"
+    reply.pictures = reply.pictures[:fits]
+    return reply
 
 
 def _merge_notices(notices: list[Reply]) -> list[Reply]:
@@ -130,6 +190,8 @@ def _one_notice(to: list[str], group: list[Reply]) -> Reply:
     body = base.body
     if others:
         body = "\n\n".join(r.body.rstrip("\n") for r in (*others, base)) + "\n"
+    whole = len(body.encode("utf-8"))
+    body, kept = _capped(body, ANSWER_MAX_BYTES)
     # The reader's account and token from the board mail, else from any notice that has
     # them (a chat to a player carries his token like his board mails).
     seat = (
@@ -140,14 +202,15 @@ def _one_notice(to: list[str], group: list[Reply]) -> Reply:
     return Reply(
         to=to,
         subject=base.subject,
-        body=_capped(body, ANSWER_MAX_BYTES),
+        body=body,
         kind=base.kind,
         game_id=base.game_id,
         user_id=seat.user_id,
         token=seat.token,
         move_count=base.move_count if base.move_count is not None else seat.move_count,
-        # The picture of the board mail kept: the newest state, as its text.
-        pictures=base.pictures,
+        # The picture of the board mail kept: the newest state, as its text; none when
+        # the text was cut (the board may be past the cut).
+        pictures=base.pictures if kept == whole else (),
         quote_original=False,
         to_sender=any(r.to_sender for r in group),
         answer=False,
@@ -166,4 +229,4 @@ def _within_budget(ctx: Context, reply: Reply) -> bool:
     return bool(kept)
 
 
-__all__ = ["ANSWER_MAX_BYTES", "bounded"]
+__all__ = ["ANSWER_MAX_BYTES", "PICTURE_ROOM", "bounded"]

@@ -10,8 +10,11 @@ from __future__ import annotations
 
 import enum
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
+
+from PIL import Image
 
 from pbm.games import AnyGame
 from pbm.games.base import State
@@ -104,13 +107,15 @@ def paint_board(
 ) -> None:
     """The squares (tinted where the last move touched them), the lines between them,
     the coordinates on all four edges, and a cross on each square the last move emptied
-    of an enemy piece (a capture)."""
+    of an enemy piece (a capture). The board without the marks is drawn once per look
+    and kept (`bare_board`)."""
+    fills = tuple(fill(file, rank) for rank in range(grid.ranks) for file in range(grid.files))
+    canvas.paste(
+        bare_board(grid.files, grid.ranks, grid.cell, fills), (grid.x - BAND, grid.y - BAND)
+    )
     tints = {Mark.MOVE: MOVE_TINT, Mark.EFFECT: EFFECT_TINT}
-    for rank in range(grid.ranks):
-        for file in range(grid.files):
-            mark = marks.get(name(file, rank))
-            colour = tints[mark] if mark is not None else fill(file, rank)
-            canvas.rect(grid.box(file, rank), fill=colour, outline=LINE)
+    for square, mark in marks.items():
+        canvas.rect(grid.box(*grid.square(square)), fill=tints[mark], outline=LINE)
     canvas.rect((grid.x, grid.y, grid.x + grid.width, grid.y + grid.height), outline=LINE, width=2)
     full = set(occupied)
     for square, mark in marks.items():
@@ -118,24 +123,54 @@ def paint_board(
             left, top, right, bottom = inset(grid.box(*grid.square(square)), grid.cell * 0.3)
             canvas.line([(left, top), (right, bottom)], CAPTURE, 3)
             canvas.line([(left, bottom), (right, top)], CAPTURE, 3)
+
+
+@lru_cache(maxsize=64)
+def bare_board(files: int, ranks: int, cell: float, fills: tuple[Colour, ...]) -> Image.Image:
+    """A board of these squares and colours (by rank, then file) with its coordinate
+    bands, unmarked: the part of a picture every position of a game shares."""
+    grid = Grid(BAND, BAND, files, ranks, cell)
+    canvas = Canvas(round(grid.width) + 2 * BAND, round(grid.height) + 2 * BAND, framed=False)
+    for rank in range(ranks):
+        for file in range(files):
+            canvas.rect(grid.box(file, rank), fill=fills[rank * files + file], outline=LINE)
+    canvas.rect((grid.x, grid.y, grid.x + grid.width, grid.y + grid.height), outline=LINE, width=2)
     half = BAND / 2
-    for file in range(grid.files):
-        x = grid.x + (file + 0.5) * grid.cell
+    for file in range(files):
+        x = grid.x + (file + 0.5) * cell
         for y in (grid.y - half, grid.y + grid.height + half):
             canvas.text((x, y), FILES[file], COORDINATE_SIZE, MUTED, "mm")
-    for rank in range(grid.ranks):
-        y = grid.y + (grid.ranks - 0.5 - rank) * grid.cell
+    for rank in range(ranks):
+        y = grid.y + (ranks - 0.5 - rank) * cell
         for x in (grid.x - half, grid.x + grid.width + half):
             canvas.text((x, y), str(rank + 1), COORDINATE_SIZE, MUTED, "mm")
+    return canvas.image
 
 
-def game_status(game: AnyGame, state: State, running: str | None = None) -> str:
+def seat_names(game: AnyGame, state: State, players: Sequence[str] = ()) -> tuple[str, ...]:
+    """The name of each seat in `state`: the userid of the player who holds it, as the
+    text board names him, where `players` (by challenge order) are given, else the
+    seat's own name ("Black"). A pie swap changes who holds a seat, so it takes `state`."""
+    if not players:
+        return tuple(game.seats)
+    order = list(game.player_seats(state))
+    return tuple(
+        players[order.index(seat)]
+        if seat in order and order.index(seat) < len(players)
+        else game.seat_name(seat)
+        for seat in range(len(game.seats))
+    )
+
+
+def game_status(
+    game: AnyGame, state: State, names: Sequence[str], running: str | None = None
+) -> str:
     """How the game ended, or `running` (by default who is to move)."""
     result = game.outcome(state)
     if result is None:
         seat = game.to_move(state)
-        return running or f"{game.seat_name(seat or 0)} to move"
-    who = "draw" if result.winner is None else f"{game.seat_name(result.winner)} wins"
+        return running or f"{names[seat or 0]} to move"
+    who = "draw" if result.winner is None else f"{names[result.winner]} wins"
     return f"Game over, {who}: {result.reason}"
 
 
@@ -148,9 +183,16 @@ def outline_squares(canvas: Canvas, grid: Grid, squares: Iterable[str]) -> None:
 class View(ABC):
     """One position as one seat sees it: everything a picture and its words show."""
 
-    def __init__(self, pieces: dict[str, Piece], groups: tuple[str, ...]) -> None:
+    # Whether the seats are sides the picture shows (colours), so that a legend says
+    # which player holds which; Quarto's seats ("First") show nothing of the kind.
+    shows_sides = True
+
+    def __init__(
+        self, pieces: dict[str, Piece], groups: tuple[str, ...], names: Sequence[str]
+    ) -> None:
         self.pieces = pieces
         self.groups = groups  # the order of the groups in words (listed even if empty)
+        self.names = tuple(names)  # who holds each seat (see `seat_names`)
 
     @property
     @abstractmethod
@@ -189,15 +231,21 @@ class View(ABC):
         return lines
 
 
-def frame(view: View, heading: str, echo: str | None, marks: Mapping[str, Mark]) -> Canvas:
-    """The whole picture: heading and status above the board, the last move and the
-    view's footer notes below it."""
+def frame(
+    view: View,
+    heading: str,
+    echo: str | None,
+    marks: Mapping[str, Mark],
+    legend: Sequence[str] = (),
+) -> Canvas:
+    """The whole picture: heading and status above the board, the last move, who holds
+    which side and the view's footer notes below it."""
     body_width, body_height = view.size
     width = max(body_width + 2 * MARGIN, 360)
     text_width = width - 2 * MARGIN
     top = wrap(heading, text_width, HEAD_SIZE)
     status = wrap(view.status, text_width)
-    below = [*([f"Last move: {echo}"] if echo else []), *view.footer()]
+    below = [*([f"Last move: {echo}"] if echo else []), *legend, *view.footer()]
     bottom = [line for note in below for line in wrap(note, text_width)]
     head_height = len(top) * line_height(HEAD_SIZE) + len(status) * line_height()
     foot_height = len(bottom) * line_height()
@@ -211,7 +259,8 @@ def frame(view: View, heading: str, echo: str | None, marks: Mapping[str, Mark])
         canvas.text((MARGIN, y), line, TEXT_SIZE, MUTED)
         y += line_height()
     y += 6
-    view.paint(canvas, MARGIN + (text_width - body_width) / 2, y, marks)
+    # Whole pixels, so that the kept board and the sprites land where they were drawn.
+    view.paint(canvas, MARGIN + (text_width - body_width) // 2, y, marks)
     y += body_height + 6
     for line in bottom:
         canvas.text((MARGIN, y), line, TEXT_SIZE)

@@ -41,15 +41,25 @@ def find_move(game: AnyGame, previous: State, state: State, touched: set[str]) -
 
 
 def last_move(
-    game: AnyGame, previous: State, state: State, seat: int | None, before: View, after: View
+    game: AnyGame,
+    previous: State,
+    state: State,
+    seat: int | None,
+    before: View,
+    after: View,
+    played: Move | None = None,
 ) -> tuple[dict[str, Mark], str | None]:
-    """The marks and the echo of the move from `previous` to `state` for `seat`."""
+    """The marks and the echo of the move from `previous` to `state` for `seat`; the
+    mover is named as `before` names his seat (the seat he held when he moved). The
+    move is searched for among the legal moves unless the caller knows it (`played`)."""
     touched = changed(before, after)
     mover = game.to_move(previous)
-    move = None if mover is None else find_move(game, previous, state, touched)
+    move = played
+    if move is None and mover is not None:
+        move = find_move(game, previous, state, touched)
     if mover is None or move is None:
         return {s: Mark.MOVE for s in touched}, None
-    who = game.seat_name(mover)
+    who = before.names[mover]
     if not game.move_visible(state, move, mover, seat):
         return {s: Mark.MOVE for s in touched}, f"{who}'s move is kept secret"
     named = set(find_squares(game.format_move(previous, move)))

@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 
 from pbm.games import AnyGame
 from pbm.games.grid import square_name
@@ -71,12 +71,12 @@ def exact_fours(counters: int) -> set[int]:
 
 
 class QuadView(View):
-    def __init__(self, game: AnyGame, state: QuadState) -> None:
+    def __init__(self, game: AnyGame, state: QuadState, names: Sequence[str]) -> None:
         pieces: dict[str, Piece] = {}
         for side, counters in ((WHITE, state.white), (BLACK, state.black)):
             for square in squares_of(counters):
                 pieces[square_name(square, SIZE)] = Piece(GROUPS[side])
-        super().__init__(pieces, GROUPS)
+        super().__init__(pieces, GROUPS, names)
         self.game = game
         self.state = state
         self.on_board = (state.white.bit_count(), state.black.bit_count())
@@ -95,14 +95,14 @@ class QuadView(View):
     @property
     def status(self) -> str:
         state = self.state
-        who = NAMES[state.side]
+        who = self.names[state.side]
         if not state.hands[state.side]:
             running = f"{who} to move"
         elif self.rim_drop:
             running = f"{who} to drop, on the rim (the shaded squares)"
         else:
             running = f"{who} to drop"
-        return game_status(self.game, state, running)
+        return game_status(self.game, state, self.names, running)
 
     def notes(self) -> list[str]:
         return [
@@ -143,5 +143,5 @@ class QuadView(View):
             counter(canvas, (left, top, left + 11, top + 11), side)
 
 
-def view(game: AnyGame, state: QuadState, seat: int | None) -> QuadView:
-    return QuadView(game, state)
+def view(game: AnyGame, state: QuadState, seat: int | None, names: Sequence[str]) -> QuadView:
+    return QuadView(game, state, names)

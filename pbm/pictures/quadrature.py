@@ -3,7 +3,7 @@ marker beside it (docs/games/quadrature.md, "Board": nothing is hidden)."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 
 from pbm.games import AnyGame
 from pbm.games import quadrature_board as qb
@@ -59,12 +59,12 @@ def _plate(file: int, rank: int) -> int | None:
 
 
 class QuadratureView(View):
-    def __init__(self, game: AnyGame, state: QuadratureState) -> None:
+    def __init__(self, game: AnyGame, state: QuadratureState, names: Sequence[str]) -> None:
         pieces: dict[str, Piece] = {}
         for side, men in ((qb.BLACK, state.black), (qb.WHITE, state.white)):
             for index in qb.bits(men):
                 pieces[name(*qb.point(index))] = Piece(GROUPS[side])
-        super().__init__(pieces, GROUPS)
+        super().__init__(pieces, GROUPS, names)
         self.state = state
         self.game = game
         self.on_board = (qb.count(state.black), qb.count(state.white))
@@ -75,7 +75,7 @@ class QuadratureView(View):
 
     @property
     def status(self) -> str:
-        return game_status(self.game, self.state)
+        return game_status(self.game, self.state, self.names)
 
     def notes(self) -> list[str]:
         lines = [
@@ -129,5 +129,7 @@ class QuadratureView(View):
             man(canvas, (left, top, left + 12, top + 12), side)
 
 
-def view(game: AnyGame, state: QuadratureState, seat: int | None) -> QuadratureView:
-    return QuadratureView(game, state)
+def view(
+    game: AnyGame, state: QuadratureState, seat: int | None, names: Sequence[str]
+) -> QuadratureView:
+    return QuadratureView(game, state, names)

@@ -8,7 +8,7 @@ stone is drawn with a question mark, exactly as a stone whose setup is still awa
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 
 from pbm.games import AnyGame
 from pbm.games.grid import square_name
@@ -58,7 +58,9 @@ def _plural(count: int, word: str) -> str:
 
 
 class QuadrupelView(View):
-    def __init__(self, game: AnyGame, state: QuadrupelState, seat: int | None) -> None:
+    def __init__(
+        self, game: AnyGame, state: QuadrupelState, seat: int | None, names: Sequence[str]
+    ) -> None:
         self.game = game
         self.state = state
         rules = state.rules
@@ -87,7 +89,7 @@ class QuadrupelView(View):
             else:
                 detail = _plural(shown, "dot")
             pieces[where] = Piece(GROUPS[owner], detail)
-        super().__init__(pieces, GROUPS)
+        super().__init__(pieces, GROUPS, names)
         self.winning = {
             square_name(square, SIZE)
             for mask in state.masks
@@ -99,12 +101,12 @@ class QuadrupelView(View):
     @property
     def status(self) -> str:
         state = self.state
-        who = SEAT_NAMES[state.turn]
+        who = self.names[state.turn]
         if state.pending:
             running = f"{who} to set up his stones"
         else:
             running = f"{who} to move (board move {state.ply + 1} of at most {state.rules.plycap})"
-        return game_status(self.game, state, running)
+        return game_status(self.game, state, self.names, running)
 
     def notes(self) -> list[str]:
         return self.footer()
@@ -112,7 +114,11 @@ class QuadrupelView(View):
     def footer(self) -> list[str]:
         state = self.state
         rules = state.rules
-        label = VARIANT_TITLES[rules.variant]
+        # "Variant: point game", never the bare "QUADRUPEL" of the basic game's title,
+        # which under the last move reads as a QUADRUPEL just made.
+        label = "Variant: " + VARIANT_TITLES[rules.variant].removeprefix("QUADRUPEL - ")
+        if rules.variant == "basic":
+            label = "Variant: basic game"
         if rules.variant == "points":
             label += f", {rules.goal} points"
             if rules.goal == "minimum":
@@ -123,14 +129,14 @@ class QuadrupelView(View):
         if rules.variant in DOTTED:
             lines.append("Zones: edge 1, ring 2, centre 3 (the small figure in each square)")
         if state.pending:
-            waiting = " and ".join(SEAT_NAMES[s] for s in (0, 1) if state.pending & (1 << s))
+            waiting = " and ".join(self.names[s] for s in (0, 1) if state.pending & (1 << s))
             lines.append(f"Setups stay secret until both are in; awaited: {waiting}")
         extra = state.extra
         if extra is not None:
             left = extra.limit - extra.used
             lines.append(
-                f"{SEAT_NAMES[extra.builder]} completed a {SHAPE_NAMES[extra.shape]} worth"
-                f" {extra.value} and is frozen; {SEAT_NAMES[1 - extra.builder]} has"
+                f"{self.names[extra.builder]} completed a {SHAPE_NAMES[extra.shape]} worth"
+                f" {extra.value} and is frozen; {self.names[1 - extra.builder]} has"
                 f" {_plural(left, 'extra turn')} left"
             )
         return lines
@@ -174,5 +180,7 @@ class QuadrupelView(View):
                     canvas.disc((px - radius, py - radius, px + radius, py + radius), fill=pip)
 
 
-def view(game: AnyGame, state: QuadrupelState, seat: int | None) -> QuadrupelView:
-    return QuadrupelView(game, state, seat)
+def view(
+    game: AnyGame, state: QuadrupelState, seat: int | None, names: Sequence[str]
+) -> QuadrupelView:
+    return QuadrupelView(game, state, seat, names)

@@ -8,7 +8,7 @@ is not engaged is drawn thin and stops short of the edge.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 
 from pbm.games import AnyGame
 from pbm.games.grid import square_name
@@ -20,12 +20,12 @@ from pbm.pictures.canvas import (
     DARK_MAN,
     LIGHT_EDGE,
     LIGHT_MAN,
+    ROD,
     WOOD,
     Canvas,
 )
 
 BOARD = 432  # the board's side in pixels at most; a square is 36 to 60 pixels
-ROD = (178, 52, 34)
 ROD_WORDS = ("north", "east", "south", "west")
 # Where a rod points, as (file, rank) steps, in the order of quarod_board's rods N E S W.
 ROD_STEPS = ((0, 1), (1, 0), (0, -1), (-1, 0))
@@ -42,7 +42,7 @@ def _groups_text(groups: Mapping[int, int]) -> str:
 
 
 class QuarodView(View):
-    def __init__(self, game: AnyGame, state: QuarodState) -> None:
+    def __init__(self, game: AnyGame, state: QuarodState, names: Sequence[str]) -> None:
         size = state.size
         pieces: dict[str, Piece] = {}
         for square, cell in enumerate(state.cells):
@@ -50,7 +50,7 @@ class QuarodView(View):
                 engaged = "engaged" if state.engaged >> square & 1 else "not engaged"
                 detail = f"rod {ROD_WORDS[rod_of(cell)]}, {engaged}"
                 pieces[square_name(square, size)] = Piece(GROUPS[colour_of(cell)], detail)
-        super().__init__(pieces, GROUPS)
+        super().__init__(pieces, GROUPS, names)
         self.game = game
         self.state = state
         self.group_sizes = geometry(size).group_sizes(state.cells)
@@ -60,11 +60,11 @@ class QuarodView(View):
     @property
     def status(self) -> str:
         state = self.state
-        running = f"{COLOUR_NAMES[state.turn]} to move"
+        running = f"{self.names[state.turn]} to move"
         # Seed, pie rule: White's first turn only, i.e. right after Black's first placement.
         if state.turn == WHITE and not state.switched and len(self.pieces) == 2:
-            running += ' (White may answer "swap": the pie rule)'
-        return game_status(self.game, state, running)
+            running += f' ({self.names[WHITE]} may answer "swap": the pie rule)'
+        return game_status(self.game, state, self.names, running)
 
     def notes(self) -> list[str]:
         lines = self.footer()
@@ -110,5 +110,5 @@ class QuarodView(View):
                 canvas.line([(cx, cy), end], ROD, max(1.5, cell * 0.045))
 
 
-def view(game: AnyGame, state: QuarodState, seat: int | None) -> QuarodView:
-    return QuarodView(game, state)
+def view(game: AnyGame, state: QuarodState, seat: int | None, names: Sequence[str]) -> QuarodView:
+    return QuarodView(game, state, names)

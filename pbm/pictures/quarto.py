@@ -8,7 +8,7 @@ dark ones brown, and a hollow piece shows the hole in its top.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 
 from pbm.games import AnyGame
 from pbm.games.grid import square_name
@@ -32,7 +32,7 @@ from pbm.pictures.board import (
     outline_squares,
     paint_board,
 )
-from pbm.pictures.canvas import MUTED, WOOD_DARK, Canvas, Colour
+from pbm.pictures.canvas import DARK_WOOD, LIGHT_WOOD, MUTED, WOOD_DARK, Canvas
 
 CELL = 72
 SLOT = 46  # a cell of the unused pieces' grid
@@ -41,10 +41,6 @@ PANEL = SLOT_COLUMNS * (SLOT + 6)
 GROUP = "Pieces on the board"
 TALL, LIGHT, ROUND, HOLLOW = ATTRIBUTE_BITS
 KEY = "Seen from above: large tall, small short; pale light, brown dark; a hole hollow."
-
-# (body, edge, hole) of light and dark pieces.
-LIGHT_WOOD: tuple[Colour, Colour, Colour] = ((251, 240, 214), (96, 68, 40), (206, 178, 132))
-DARK_WOOD: tuple[Colour, Colour, Colour] = ((112, 66, 36), (46, 26, 12), (44, 24, 10))
 
 
 def describe(piece: int) -> str:
@@ -72,13 +68,15 @@ def paint_piece(canvas: Canvas, centre: tuple[float, float], room: float, piece:
 
 
 class QuartoView(View):
-    def __init__(self, game: AnyGame, state: QuartoState) -> None:
+    shows_sides = False
+
+    def __init__(self, game: AnyGame, state: QuartoState, names: Sequence[str]) -> None:
         pieces = {
             square_name(square, SIZE): Piece(GROUP, describe(piece))
             for square, piece in enumerate(state.board)
             if piece != EMPTY
         }
-        super().__init__(pieces, (GROUP,))
+        super().__init__(pieces, (GROUP,), names)
         self.game = game
         self.state = state
         quartos = state.variant.quartos(state.sums)
@@ -91,12 +89,12 @@ class QuartoView(View):
         if seat is None:
             running = None
         elif state.held == EMPTY:
-            running = f"{self.game.seat_name(seat)} to give a piece"
+            running = f"{self.names[seat]} to give a piece"
         else:
-            running = f"{self.game.seat_name(seat)} to place {CODES[state.held]}"
+            running = f"{self.names[seat]} to place {CODES[state.held]}"
             if state.unused:
                 running += " and give a piece"
-        return game_status(self.game, state, running)
+        return game_status(self.game, state, self.names, running)
 
     def notes(self) -> list[str]:
         state = self.state
@@ -153,5 +151,5 @@ class QuartoView(View):
             canvas.text((left + SLOT / 2, upper + SLOT + 6), CODES[piece], 11, MUTED, "mm")
 
 
-def view(game: AnyGame, state: QuartoState, seat: int | None) -> QuartoView:
-    return QuartoView(game, state)
+def view(game: AnyGame, state: QuartoState, seat: int | None, names: Sequence[str]) -> QuartoView:
+    return QuartoView(game, state, names)

@@ -17,13 +17,16 @@ from __future__ import annotations
 
 import json
 import logging
+import threading
+from collections import OrderedDict
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from sqlmodel import Session, col, select
 
 from pbm.games import AnyGame
+from pbm.games.base import State
 from pbm.mail.compose import InlinePicture, with_html
 from pbm.pictures import draw
 from pbm.services.boards import Board, board_label, replay, rules_for
@@ -68,29 +71,43 @@ def html_order(reader_id: int | None, pictures: Sequence[PictureOrder]) -> str:
     )
 
 
+Options = tuple[tuple[str, str], ...]
+
+
 @dataclass(frozen=True)
 class Drawing:
     """What one picture needs, read from the store: the rules, the options (as sorted
     pairs, so that equal drawings are equal and drawn once), the move texts up to the
-    position drawn, the seat and the heading."""
+    position drawn, the seat, the heading and the players' userids (by challenge
+    order, to name them as the text does)."""
 
     rules: AnyGame
-    options: tuple[tuple[str, str], ...]
+    options: Options
     moves: tuple[str, ...]
     seat: int | None
     heading: str
+    players: tuple[str, ...] = ()
+
+
+# What the pictures of one board after some moves need, read once per claim of the
+# sender: a move's board mails to every reader are mostly claimed together.
+BoardsRead = dict[tuple[int, int], Drawing | None]
 
 
 def html_inputs(
-    session: Session, order: str | None, recipients: Sequence[str]
+    session: Session,
+    order: str | None,
+    recipients: Sequence[str],
+    boards: BoardsRead | None = None,
 ) -> list[Drawing] | None:
     """What the HTML part of a queued mail needs, or None when the mail goes as text
     alone: no order (a mail queued before this existed), or its reader (the account the
-    order names, else every account of the recipients) asked for text."""
+    order names, else every account of the recipients) asked for text. `boards` keeps
+    what was read for the other mails of one claim."""
     if order is None:
         return None
     try:
-        return _inputs(session, json.loads(order), recipients)
+        return _inputs(session, json.loads(order), recipients, {} if boards is None else boards)
     except (ValueError, TypeError, KeyError, LookupError):
         # A damaged order (edited by hand?) must not keep the mail from its reader.
         log.exception("HTML order %r not understood; the mail goes as text", order[:200])
@@ -98,7 +115,7 @@ def html_inputs(
 
 
 def _inputs(
-    session: Session, wanted: dict[str, Any], recipients: Sequence[str]
+    session: Session, wanted: dict[str, Any], recipients: Sequence[str], boards: BoardsRead
 ) -> list[Drawing] | None:
     reader = wanted.get("reader")
     if reader is not None:
@@ -111,59 +128,148 @@ def _inputs(
             return None
     drawings: list[Drawing] = []
     for game_id, upto, seat in wanted.get("pictures", []):
-        row = session.get(Game, game_id)
-        if row is None:  # a board removed since: its picture is left out
-            continue
-        rules = rules_for(row.game)
-        texts = tuple(m.text for m in queries.moves_of(session, row.saved_id)[:upto])
-        label = board_label(rules, row.board)
-        heading = (
-            phrase("picture_heading", label=label, number=len(texts))
-            if texts
-            else phrase("picture_heading_start", label=label)
-        )
-        options = tuple(sorted(json.loads(row.options).items()))
-        drawings.append(Drawing(rules, options, texts, seat, heading))
+        key = (int(game_id), int(upto))
+        if key not in boards:
+            boards[key] = _board(session, *key)
+        found = boards[key]
+        if found is not None:  # else a board removed since: its picture is left out
+            drawings.append(replace(found, seat=seat))
     return drawings
 
 
-def picture(drawing: Drawing) -> InlinePicture:
-    """Replay the position (and the one before it, to mark the last move) and draw it."""
-    rules, options, moves = drawing.rules, dict(drawing.options), drawing.moves
-    state = replay(rules, options, moves)
-    previous = replay(rules, options, moves[:-1]) if moves else None
-    drawn = draw(rules, state, seat=drawing.seat, previous=previous, heading=drawing.heading)
-    return InlinePicture(
-        png=drawn.png,
-        width=drawn.width,
-        height=drawn.height,
-        alt=drawn.alt,
-        words=tuple(drawn.words),
+def _board(session: Session, game_id: int, upto: int) -> Drawing | None:
+    """The picture of a board after `upto` moves, as an observer sees it."""
+    row = session.get(Game, game_id)
+    if row is None:
+        return None
+    rules = rules_for(row.game)
+    texts = tuple(m.text for m in queries.moves_of(session, row.saved_id)[:upto])
+    label = board_label(rules, row.board)
+    heading = (
+        phrase("picture_heading", label=label, number=len(texts))
+        if texts
+        else phrase("picture_heading_start", label=label)
     )
+    options = tuple(sorted(json.loads(row.options).items()))
+    players = tuple(u.userid for _, u in queries.players_of(session, row.saved_id))
+    return Drawing(rules, options, texts, None, heading, players)
 
 
-def with_html_part(raw: bytes, drawings: Sequence[Drawing] | None) -> bytes:
+class Pictures:
+    """The pictures this process drew, by what they show, and the positions it
+    replayed for them: a move's board mails to both players and the observers show one
+    picture wherever the game hides nothing, drawn once by whichever mail needs it
+    first; and the position before a move is the one the last picture drew, so a
+    picture replays one move instead of the whole game. Both are bounded (least
+    recently used first out) and shared by the threads of one process."""
+
+    def __init__(self, size: int = 256) -> None:
+        self.size = size
+        self._drawn: OrderedDict[Drawing, InlinePicture] = OrderedDict()
+        self._states: OrderedDict[tuple[AnyGame, Options, tuple[str, ...]], State] = OrderedDict()
+        self._lock = threading.Lock()
+        self.drawn = 0  # pictures drawn (not found), for tests and benchmarks
+
+    def picture(self, drawing: Drawing) -> InlinePicture:
+        with self._lock:
+            found = self._drawn.get(drawing)
+            if found is not None:
+                self._drawn.move_to_end(drawing)
+                return found
+        made = self._draw(drawing)
+        with self._lock:
+            self._drawn[drawing] = made
+            self.drawn += 1
+            while len(self._drawn) > self.size:
+                self._drawn.popitem(last=False)
+        return made
+
+    def _state(self, drawing: Drawing, moves: tuple[str, ...]) -> State:
+        """The position after `moves` (none of them the last move): kept or replayed."""
+        key = (drawing.rules, drawing.options, moves)
+        with self._lock:
+            state = self._states.get(key)
+        if state is None:
+            state = replay(drawing.rules, dict(drawing.options), moves)
+            self._keep(key, state)
+        return state
+
+    def _keep(self, key: tuple[AnyGame, Options, tuple[str, ...]], state: State) -> None:
+        with self._lock:
+            self._states[key] = state
+            self._states.move_to_end(key)
+            while len(self._states) > self.size:
+                self._states.popitem(last=False)
+
+    def _draw(self, drawing: Drawing) -> InlinePicture:
+        """The position (and the one before it, to mark the last move), drawn."""
+        rules, moves = drawing.rules, drawing.moves
+        previous, move = None, None
+        if moves:
+            previous = self._state(drawing, moves[:-1])
+            move = rules.parse_move(previous, moves[-1])
+            state = rules.apply(previous, move)
+            # The next move's picture starts from here.
+            self._keep((rules, drawing.options, moves), state)
+        else:
+            state = self._state(drawing, moves)
+        drawn = draw(
+            rules,
+            state,
+            seat=drawing.seat,
+            previous=previous,
+            heading=drawing.heading,
+            players=drawing.players,
+            move=move,
+        )
+        return InlinePicture(
+            png=drawn.png,
+            width=drawn.width,
+            height=drawn.height,
+            alt=drawn.alt,
+            words=tuple(drawn.words),
+        )
+
+
+# The one cache of drawn pictures of this process (see `Pictures`).
+PICTURES = Pictures()
+
+
+def picture(drawing: Drawing) -> InlinePicture:
+    """The picture of `drawing`, drawn once per process."""
+    return PICTURES.picture(drawing)
+
+
+def with_html_part(
+    raw: bytes, drawings: Sequence[Drawing] | None, limit: int | None = None
+) -> bytes:
     """The queued mail as it is sent: with its HTML part and pictures, or as queued
     when its reader wants text."""
-    return with_html_parts([(raw, drawings)])[0]
+    return with_html_parts([(raw, drawings)], limit)[0]
 
 
-def with_html_parts(mails: Sequence[tuple[bytes, Sequence[Drawing] | None]]) -> list[bytes]:
-    """`with_html_part` of each mail, drawing each distinct picture once: a move's
-    board mails to both players (and observers) show the same picture wherever the
-    game hides nothing, and are mostly sent together. A failure to draw or compose
-    must not keep a mail from its reader: it is logged and the text goes alone."""
-    drawn: dict[Drawing, InlinePicture] = {}
+def with_html_parts(
+    mails: Sequence[tuple[bytes, Sequence[Drawing] | None]], limit: int | None = None
+) -> list[bytes]:
+    """`with_html_part` of each mail, each distinct picture drawn once (`Pictures`). A
+    mail that would be longer than `limit` bytes with its pictures goes with its HTML
+    part alone, or as text when even that is too long: the queue left room for its
+    pictures by an estimate (pbm.output_limits), and this holds the bound whatever the
+    pictures weigh. A failure to draw or compose must not keep a mail from its reader:
+    it is logged and the text goes alone."""
     sent = []
     for raw, drawings in mails:
         if drawings is None:
             sent.append(raw)
             continue
         try:
-            for d in drawings:
-                if d not in drawn:
-                    drawn[d] = picture(d)
-            sent.append(with_html(raw, [drawn[d] for d in drawings]))
+            made = with_html(raw, [picture(d) for d in drawings])
+            if limit is not None and len(made) > limit and drawings:
+                log.warning("mail of %d bytes with its pictures: they are left out", len(made))
+                made = with_html(raw, [])
+            if limit is not None and len(made) > limit:
+                made = raw
+            sent.append(made)
         except Exception:  # any failure: the text part still goes
             log.exception("HTML part not made; the mail goes as text")
             sent.append(raw)
@@ -172,8 +278,11 @@ def with_html_parts(mails: Sequence[tuple[bytes, Sequence[Drawing] | None]]) -> 
 
 __all__ = [
     "FORMATS",
+    "PICTURES",
+    "BoardsRead",
     "Drawing",
     "PictureOrder",
+    "Pictures",
     "html_inputs",
     "html_order",
     "mail_format",

@@ -14,7 +14,8 @@ from pbm.pictures.lastmove import last_move
 
 def marks_of(game: AnyGame, before: Any, after: Any, seat: int | None) -> tuple[dict, str | None]:
     view = VIEWS[game.name]
-    return last_move(game, before, after, seat, view(game, before, seat), view(game, after, seat))
+    seen = view(game, before, seat, game.seats), view(game, after, seat, game.seats)
+    return last_move(game, before, after, seat, *seen)
 
 
 def first_move(game: AnyGame, options: dict[str, Any], word: str) -> tuple[Any, Any, Any]:

@@ -23,7 +23,18 @@ from pbm.games.quad_board import squares_of
 from pbm.games.quarod_board import colour_of
 from pbm.games.quarto_pieces import CODES
 from pbm.pictures import VIEWS, draw
-from pbm.pictures.canvas import CAPTURE, EFFECT_TINT, MOVE_TINT
+from pbm.pictures.canvas import (
+    CAPTURE,
+    DARK_MAN,
+    EFFECT_TINT,
+    LIGHT_MAN,
+    MOVE_TINT,
+    PAPER,
+    ROD,
+    WOOD,
+    WOOD_DARK,
+    palette_colours,
+)
 
 MAX_BYTES = 40_000
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
@@ -118,7 +129,7 @@ def test_the_words_name_every_piece_by_coordinate(game: AnyGame, options: dict[s
     for state in (states[len(states) // 2], states[-1]):
         picture = draw(game, state, seat=None)
         expected = occupied(game, state)
-        groups = VIEWS[game.name](game, state, None).groups
+        groups = VIEWS[game.name](game, state, None, game.seats).groups
         assert set(expected.values()) <= set(groups)
         # Every group is listed, an empty one too ("White men (0): none").
         for group in groups:
@@ -208,3 +219,18 @@ def test_pictures_are_deterministic() -> None:
     first = draw(game, states[8], seat=0, previous=states[7])
     again = draw(game, states[8], seat=0, previous=states[7])
     assert first == again
+
+
+def test_one_palette_holds_every_colour_exactly() -> None:
+    colours = palette_colours()
+    assert len(colours) <= 256
+    named = [PAPER, WOOD, WOOD_DARK, MOVE_TINT, EFFECT_TINT, CAPTURE, DARK_MAN, LIGHT_MAN, ROD]
+    assert set(named) <= set(colours)
+    game = GAMES["quarod"]
+    states = playout(game, {"size": 6}, seed=1)
+    image = Image.open(io.BytesIO(draw(game, states[8], seat=0, previous=states[7]).png))
+    assert image.mode == "P"
+    used = {rgb for _, rgb in image.convert("RGB").getcolors(1 << 16) or []}
+    # The page, the wood and the men keep their colours exactly; edges are blends.
+    assert {PAPER, WOOD, DARK_MAN, LIGHT_MAN, ROD} <= used
+    assert used <= set(colours)

@@ -6,8 +6,8 @@ from __future__ import annotations
 from PIL import Image
 
 from pbm.games.quarto_pieces import ATTRIBUTE_BITS, PIECES
-from pbm.pictures.canvas import PAPER, SCALE, Canvas
-from pbm.pictures.quarto import DARK_WOOD, LIGHT_WOOD, paint_piece
+from pbm.pictures.canvas import DARK_WOOD, LIGHT_WOOD, PAPER, Canvas
+from pbm.pictures.quarto import paint_piece
 
 ROOM = 80
 TALL, LIGHT, ROUND, HOLLOW = ATTRIBUTE_BITS
@@ -20,7 +20,7 @@ def drawn(piece: int) -> Image.Image:
 
 
 def at(image: Image.Image, x: float, y: float) -> tuple[int, int, int]:
-    pixel = image.getpixel((round(x * SCALE), round(y * SCALE)))
+    pixel = image.getpixel((round(x), round(y)))
     assert isinstance(pixel, tuple)
     return (pixel[0], pixel[1], pixel[2])
 

@@ -12,11 +12,14 @@ from email import message_from_bytes, policy
 from email.message import EmailMessage
 from html import escape
 
+import pytest
 from sqlmodel import col, select
 
+from pbm.games import GAMES
 from pbm.mail import parse_message
 from pbm.mail.smtp_out import SendOutcome
 from pbm.mailstore import DbOutbox
+from pbm.services import mail_html
 from pbm.store.db import session_for
 from pbm.store.models import Move, OutboxMail
 from tests.server.conftest import Sent, Server, legal_texts
@@ -231,3 +234,54 @@ def test_a_mail_whose_picture_cannot_be_made_goes_as_text(server: Server) -> Non
     for sent in mails:
         assert parsed(sent).get_content_type() == "text/plain", (sent.subject, sent.id)
         assert sent.body.strip()
+
+
+def test_one_position_is_drawn_once_for_all_its_readers(
+    server: Server, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    pictures = mail_html.Pictures()
+    monkeypatch.setattr(mail_html, "PICTURES", pictures)
+    alice = server.signup("alice")
+    server.signup("bob")
+    carol = server.signup("carol")
+    server.send(alice, "quarto challenge alice bob")
+    server.send(carol, "quarto subscribe 101 carol secret")
+    sent_mail(server)
+    drawn = pictures.drawn
+    move = legal_texts(server, "quarto")[0]
+    assert server.send(alice, f"quarto move 101 alice secret {move}") == "done"
+    mails = sent_mail(server)
+    assert len(mails) == 3
+    assert len({png_of(m) for m in mails}) == 1
+    assert pictures.drawn == drawn + 1
+    # A hidden setup is drawn for each seat that sees it differently.
+    server.send(alice, "quadrupel-points challenge alice bob")
+    server.send(carol, "quadrupel subscribe 101 carol secret")
+    sent_mail(server)
+    drawn = pictures.drawn
+    assert server.send(alice, f"quadrupel move 101 alice secret {BLACK_SETUP}") == "done"
+    assert len(sent_mail(server)) == 3
+    assert pictures.drawn == drawn + 3  # alice's seat, bob's seat, and the observer's
+
+
+def test_the_next_position_replays_one_move(monkeypatch: pytest.MonkeyPatch) -> None:
+    game = GAMES["quadrature"]
+    state, moves = game.new_state(), []
+    for _ in range(6):
+        move = game.legal_moves(state)[0]
+        moves.append(game.format_move(state, move))
+        state = game.apply(state, move)
+    replayed: list[int] = []
+    replay = mail_html.replay
+
+    def counted(rules: object, options: object, texts: tuple[str, ...]) -> object:
+        replayed.append(len(texts))
+        return replay(rules, options, texts)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(mail_html, "replay", counted)
+    pictures = mail_html.Pictures()
+    for upto in (5, 6):
+        drawing = mail_html.Drawing(game, (), tuple(moves[:upto]), None, "Board 101")
+        assert pictures.picture(drawing).png.startswith(b"\x89PNG")
+    assert replayed == [4]  # the position before move 5; move 6 starts from move 5's
+    assert pictures.drawn == 2
