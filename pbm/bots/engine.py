@@ -22,6 +22,7 @@ chances to go wrong; its verdict LOST makes the bot accept a draw proposal.
 from __future__ import annotations
 
 import hashlib
+import logging
 import random
 import time
 from dataclasses import dataclass
@@ -36,6 +37,8 @@ from pbm.bots.quarto_tactics import QuartoSolver, QuartoTactics
 from pbm.bots.tactics import DRAW, LOSS, WIN, Clock, Tactics
 from pbm.games import AnyGame
 from pbm.games.base import Move, State
+
+log = logging.getLogger(__name__)
 
 LEVELS = (1, 2, 3, 4)
 WON, LOST, DRAWN, UNCLEAR = "won", "lost", "drawn", "unclear"
@@ -145,8 +148,7 @@ def choose(
     tactics = tactics_for(game)
     view = tactics.redact(state, seat)
     rng = random.Random(seed)
-    clock = Clock(seconds - min(max(seconds * _MARGIN, _MARGIN_SECONDS), seconds / 2))
-    think = _Thinking(tactics, view, seat, level, rng, clock, iterations)
+    think = _Thinking(tactics, view, seat, level, rng, seconds, iterations)
     move, verdict, value, drawish = think.decide()
     elapsed = time.perf_counter() - started
     if move is None:
@@ -165,7 +167,7 @@ class _Thinking:
         seat: int,
         level: int,
         rng: random.Random,
-        clock: Clock,
+        seconds: float,
         iterations: int | None,
     ) -> None:
         self.tactics = tactics
@@ -174,7 +176,9 @@ class _Thinking:
         self.seat = seat
         self.level = level
         self.rng = rng
-        self.clock = clock
+        self.seconds = seconds
+        self.started = time.perf_counter()
+        self.clock = Clock(seconds - min(max(seconds * _MARGIN, _MARGIN_SECONDS), seconds / 2))
         self.cap = iterations
         self.iterations = 0
 
@@ -190,7 +194,16 @@ class _Thinking:
             return moves[0], UNCLEAR, known.get(moves[0], DRAW), False
         candidates = [m for m in moves if known.get(m) != LOSS]
         if not hidden:
-            candidates = tactics.safe(view, candidates, self.clock.part(0.3))
+            candidates = tactics.safe(view, candidates)
+        if self.clock.expired():
+            # The promised checks ran to the end anyway: the answer is late, not wrong.
+            log.warning(
+                "bot budget too small: %s level %d, %.3f s given, the checks took %.3f s",
+                self.game.name,
+                self.level,
+                self.seconds,
+                time.perf_counter() - self.started,
+            )
         if not candidates:
             # Every move loses at once or lets the opponent win at once: resign.
             return None, LOST, LOSS, False
@@ -206,7 +219,7 @@ class _Thinking:
         self, candidates: list[Move], known: dict[Move, float]
     ) -> tuple[Move | None, str, float, bool]:
         open_moves = [m for m in candidates if m not in known]
-        choice = self.tactics.one_move(self.view, open_moves or candidates, self.rng)
+        choice = self.tactics.one_move(self.view, open_moves or candidates, self.rng, self.clock)
         return choice, UNCLEAR, known.get(choice, DRAW), False
 
     def _exact(self, candidates: list[Move]) -> tuple[Move | None, str, float, bool] | None:

@@ -14,7 +14,7 @@ import random
 from collections.abc import Hashable, Sequence
 
 from pbm.bots.exact import OutOfTime, Solver
-from pbm.bots.tactics import DRAW, LOSS, WIN, Clock, Tactics
+from pbm.bots.tactics import DRAW, LOSS, WIN, Tactics
 from pbm.games.quarto import EMPTY, NONE, PLACE_ONLY, QuartoMove, QuartoState
 from pbm.games.quarto_lines import Variant
 
@@ -64,7 +64,7 @@ class QuartoTactics(Tactics):
         sums = state.sums + var.add[state.held][square]
         return deadly(var, sums, [s for s in state.empties if s != square], give)
 
-    def safe(self, state: QuartoState, moves: Sequence[QuartoMove], clock: Clock) -> list[int]:
+    def safe(self, state: QuartoState, moves: Sequence[QuartoMove]) -> list[int]:
         if state.held == EMPTY:
             return list(moves)
         harmless: dict[int, set[int]] = {}
@@ -89,7 +89,7 @@ class QuartoTactics(Tactics):
             return [], WIN
         if len(state.empties) == 1:
             return [], DRAW
-        keep = self.safe(state, moves, Clock(None))
+        keep = self.safe(state, moves)
         if not keep:
             return [], LOSS  # every piece left is deadly: the opponent wins next
         return keep, None
@@ -121,7 +121,7 @@ class QuartoTactics(Tactics):
         if state.held == EMPTY:
             return list(moves)
         # Deadly gives lose at once: drop them (the search sees a loss if none is left).
-        return self.safe(state, moves, Clock(None))
+        return self.safe(state, moves)
 
 
 class QuartoSolver(Solver):
