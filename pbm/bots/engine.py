@@ -33,7 +33,8 @@ from pbm.bots.quad_tactics import QuadTactics
 from pbm.bots.quadrature_tactics import QuadratureTactics
 from pbm.bots.quadrupel_tactics import QuadrupelTactics
 from pbm.bots.quarod_tactics import QuarodTactics
-from pbm.bots.quarto_tactics import QuartoSolver, QuartoTactics
+from pbm.bots.quarto_exact import QuartoExact
+from pbm.bots.quarto_tactics import QuartoTactics
 from pbm.bots.tactics import DRAW, LOSS, WIN, Clock, Tactics
 from pbm.games import AnyGame
 from pbm.games.base import Move, State
@@ -77,7 +78,7 @@ _TACTICS: dict[str, type[Tactics]] = {
     "quadrature": QuadratureTactics,
 }
 
-_SOLVERS: dict[str, type[Solver]] = {"quarto": QuartoSolver}
+_SOLVERS: dict[str, type[Solver] | type[QuartoExact]] = {"quarto": QuartoExact}
 
 
 @dataclass(frozen=True, slots=True)
@@ -97,6 +98,9 @@ class Decision:
     iterations: int
     seconds: float
     drawish: bool = False  # unproven: most of the search's games ended drawn
+    # The exact search's root moves whose value it proved, and the moves it had to
+    # prove: (3, 40) when it ran out of time after three of forty (verdict UNCLEAR).
+    proved: tuple[int, int] = (0, 0)
 
     @property
     def resign(self) -> bool:
@@ -151,10 +155,10 @@ def choose(
     think = _Thinking(tactics, view, seat, level, rng, seconds, iterations)
     move, verdict, value, drawish = think.decide()
     elapsed = time.perf_counter() - started
-    if move is None:
-        return Decision(None, "resign", verdict, value, level, think.iterations, elapsed)
-    text = game.format_move(state, move)
-    return Decision(move, text, verdict, value, level, think.iterations, elapsed, drawish)
+    text = "resign" if move is None else game.format_move(state, move)
+    return Decision(
+        move, text, verdict, value, level, think.iterations, elapsed, drawish, think.proved
+    )
 
 
 class _Thinking:
@@ -181,6 +185,7 @@ class _Thinking:
         self.clock = Clock(seconds - min(max(seconds * _MARGIN, _MARGIN_SECONDS), seconds / 2))
         self.cap = iterations
         self.iterations = 0
+        self.proved = (0, 0)
 
     def decide(self) -> tuple[Move | None, str, float, bool]:
         tactics, view = self.tactics, self.view
@@ -210,7 +215,7 @@ class _Thinking:
         if self.level == 1:
             return self._one_move(candidates, known)
         if _EXACT[self.level] and not hidden and tactics.exact_ready(view):
-            solved = self._exact(candidates)
+            solved, candidates = self._exact(candidates)
             if solved is not None:
                 return solved
         return self._search(candidates, hidden)
@@ -222,15 +227,28 @@ class _Thinking:
         choice = self.tactics.one_move(self.view, open_moves or candidates, self.rng, self.clock)
         return choice, UNCLEAR, known.get(choice, DRAW), False
 
-    def _exact(self, candidates: list[Move]) -> tuple[Move | None, str, float, bool] | None:
+    def _exact(
+        self, candidates: list[Move]
+    ) -> tuple[tuple[Move | None, str, float, bool] | None, list[Move]]:
+        """The decision when the exact search finishes (or proves a win), and the moves
+        left for the tree search: those it did not prove lost."""
         nodes = None if self.cap is None else self.cap * _EXACT_NODES_PER_ITERATION
         solver_class = _SOLVERS.get(self.game.name, Solver)
         clock = self.clock.part(_EXACT_SHARE * _SHARE[self.level])
         solver = solver_class(self.tactics, clock, nodes)
         solved = solver.solve(self.view, candidates)
+        proved = solver.proved
+        self.proved = (len(proved), len(candidates))
         if solved is None:
-            return None
-        value, best = solved
+            # Out of time: a proved win is played, moves proved lost are left out.
+            wins = [m for m, v in proved.items() if v == WIN]
+            if wins:
+                return (wins[0], WON, WIN, False), candidates
+            alive = [m for m in candidates if proved.get(m) != LOSS]
+            return None, alive or candidates
+        return self._exact_choice(*solved), candidates
+
+    def _exact_choice(self, value: float, best: list[Move]) -> tuple[Move | None, str, float, bool]:
         if value == WIN:
             return best[0], WON, WIN, False
         verdict = LOST if value == LOSS else DRAWN

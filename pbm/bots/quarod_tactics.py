@@ -54,26 +54,28 @@ class QuarodTactics(Tactics):
         first = 0.0
         played = 0
         while played < PIE_PLAYOUTS and not clock.expired():
-            end = state
-            plies = 0
-            while self.game.to_move(end) is not None:
-                plies += 1
-                if not plies % PIE_CLOCK_PLIES and clock.expired():
-                    break
-                end = self.game.apply(
-                    end,
-                    rng.choice(
-                        geometry(end.size).moves(
-                            end.empty, end.engaged, end.black, end.paired_h, end.paired_v
-                        )
-                    ),
-                )
-            else:
-                first += self.result(end)
-                played += 1
+            result = self._playout(state, rng, clock)
+            if result is None:
+                break
+            first += result
+            played += 1
         if played and first / played > 0.5:
             return PIE
         return rng.choice([m for m in moves if m != PIE])
+
+    def _playout(self, state: QuarodState, rng: random.Random, clock: Clock) -> float | None:
+        """A uniformly random game to the end, its value for player 0; None when the
+        clock expires on the way."""
+        plies = 0
+        while self.game.to_move(state) is not None:
+            plies += 1
+            if not plies % PIE_CLOCK_PLIES and clock.expired():
+                return None
+            moves = geometry(state.size).moves(
+                state.empty, state.engaged, state.black, state.paired_h, state.paired_v
+            )
+            state = self.game.apply(state, rng.choice(moves))
+        return self.result(state)
 
     def exact_ready(self, state: QuarodState) -> bool:
         return plies_left(state) <= EXACT_PLIES

@@ -18,7 +18,7 @@ import pytest
 from pbm.bots import LEVELS, LOST, WON, choose, tactics_for
 from pbm.bots.exact import Solver
 from pbm.bots.quad_tactics import four_squares
-from pbm.bots.quarto_tactics import QuartoSolver
+from pbm.bots.quarto_exact import QuartoExact
 from pbm.bots.tactics import Clock
 from pbm.games import GAMES, AnyGame, find_game
 from pbm.games.base import Move, State
@@ -249,7 +249,7 @@ def test_quarto_own_solver_agrees_with_the_generic_one() -> None:
         if QUARTO.to_move(state) is None:
             continue
         moves = QUARTO.legal_moves(state)
-        fast = QuartoSolver(tactics, Clock(None)).solve(state, moves)
+        fast = QuartoExact(tactics, Clock(None)).solve(state, moves)
         plain = Solver(tactics, Clock(None)).solve(state, moves)
         assert fast is not None and plain is not None
         assert fast[0] == plain[0]
