@@ -219,6 +219,31 @@ class QuartoExact:
         wins = [m for m in moves if (state.sums + t.add[state.held][m >> 5]) & t.fours]
         return wins + [m for m in moves if m not in wins]
 
+    def _three(
+        self,
+        sums: int,
+        squares: tuple[int, ...],
+        pieces: tuple[int, ...],
+        held_add: tuple[int, ...],
+    ) -> int:
+        """Three empty squares and two pieces left, no quarto for the held piece: every
+        line to the end, written out (cheaper than the table)."""
+        add, fours = self.t.add, self.t.fours
+        best = _LOSS
+        for square in squares:
+            after = sums + held_add[square]
+            a, b = [e for e in squares if e != square]
+            for give, last in ((pieces[0], pieces[1]), (pieces[1], pieces[0])):
+                give_add, last_add = add[give], add[last]
+                if (after + give_add[a]) & fours or (after + give_add[b]) & fours:
+                    continue  # deadly
+                if (after + give_add[a] + last_add[b]) & fours and (
+                    after + give_add[b] + last_add[a]
+                ) & fours:
+                    return _WIN  # wherever the opponent puts it, the last piece wins
+                best = _DRAW
+        return best
+
     # -- the search -------------------------------------------------------------------
     def _negamax(
         self, sums: int, common: int, empties: int, unused: int, held: int,
@@ -246,6 +271,8 @@ class QuartoExact:
                 return _DRAW
             after = sums + held_add[second]
             return _LOSS if (after + last[first]) & fours else _DRAW
+        if len(squares) == 3:
+            return self._three(sums, squares, _bits(unused), held_add)
         key = (common, empties, unused, held)
         low, high = self.table.get(key, (_LOSS, _WIN))
         if low >= beta or low == high:
