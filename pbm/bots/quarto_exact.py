@@ -312,11 +312,17 @@ class QuartoExact:
                     continue  # deadly: a group with one empty square shares its value
                 children.append((threat + give_class.bit_count(), after, after_common, rest, give))
         children.sort(key=_first, reverse=True)
+        # With four squares empty, a child (its piece not deadly) is written out at once.
+        three = self._three if len(squares) == 4 else None
+        add = t.add
         for _order, after, after_common, rest, give in children:
-            value = _WIN - self._negamax(
-                after, after_common, rest, unused & ~(1 << give), give,
-                _WIN - beta, _WIN - (alpha if alpha > best else best),
-            )  # fmt: skip
+            if three is not None:
+                value = _WIN - three(after, _bits(rest), _bits(unused & ~(1 << give)), add[give])
+            else:
+                value = _WIN - self._negamax(
+                    after, after_common, rest, unused & ~(1 << give), give,
+                    _WIN - beta, _WIN - (alpha if alpha > best else best),
+                )  # fmt: skip
             if value > best:
                 best = value
                 if best >= beta:
