@@ -45,9 +45,9 @@ def checks_seconds(game: AnyGame, state: State) -> float:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("names", nargs="*", help="games (default: all)")
     parser.add_argument("--games", type=int, default=15, help="random games per option set")
     parser.add_argument("--plies", type=int, default=400, help="plies at most per game")
+    parser.add_argument("names", nargs="*", help="games (default: all)")
     args = parser.parse_args()
     names = args.names or list(GAMES)
     print(f"{args.games} seeded random games per option set, CPU time of the root checks")

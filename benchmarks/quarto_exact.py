@@ -34,6 +34,7 @@ from pbm.bots.tactics import Clock
 from pbm.games import GAMES
 from pbm.games.base import Move
 from pbm.games.quarto import EMPTY, QuartoState
+from tests.bots.judge import move_value
 
 QUARTO = GAMES["quarto"]
 
@@ -59,21 +60,6 @@ def position(seed: int, empties: int) -> QuartoState:
         if QUARTO.to_move(state) is not None:
             return state
         seed += 10_000
-
-
-def minimax(state: QuartoState, move: Move) -> float:
-    """The value of `move` for its player by plain minimax (no pruning but a won line)."""
-    mover = QUARTO.to_move(state)
-    after = QUARTO.apply(state, move)
-    outcome = QUARTO.outcome(after)
-    if outcome is not None:
-        return 0.5 if outcome.winner is None else float(outcome.winner == mover)
-    best = 0.0
-    for reply in QUARTO.legal_moves(after):
-        best = max(best, minimax(after, reply))
-        if best == 1.0:
-            break
-    return 1.0 - best
 
 
 def exact_values(state: QuartoState) -> tuple[dict[Move, float], float]:
@@ -140,7 +126,7 @@ def main() -> None:
             found, _seconds = exact_values(state)
             for move, value in found.items():
                 checked += 1
-                if minimax(state, move) != value:
+                if move_value(QUARTO, state, move) != value:
                     mismatches += 1
                     print(f"  mismatch: {QUARTO.dump(state)} {QUARTO.format_move(state, move)}")
     print(

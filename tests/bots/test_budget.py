@@ -19,9 +19,10 @@ import pytest
 from pbm.bots import LEVELS, choose, tactics_for
 from pbm.bots.quadrature_tactics import QuadratureTactics
 from pbm.bots.tactics import Clock, Tactics
-from pbm.games import GAMES, AnyGame, find_game
-from pbm.games.base import Move, State
+from pbm.games import GAMES, find_game
+from pbm.games.base import State
 from pbm.games.quarod_board import PIE
+from tests.bots.judge import allows_a_win, wins
 
 # The Quadrature position: White to move, 7 of 11 moves let Black win at once.
 QUADRATURE = "3#7/11/11/1##4#1#1/2#1#6/1#1#3#1#1/#4#1#3/6#O3/11/9O1/6O4 w 0 0 threefold"
@@ -34,19 +35,6 @@ POSITIONS = {
     "quarod": "eWsseseW/SWNNENnN/nw.sw.eW/ssEsseW./sNENSWWs/sWSeESwN/NWswEnww/.ENneeWW w kept",
 }
 BUDGETS = [(0.005, 20), (0.02, 20), (2.0, 2)]  # (seconds, seeds)
-
-
-def wins(game: AnyGame, state: State, move: Move) -> bool:
-    outcome = game.outcome(game.apply(state, move))
-    return outcome is not None and outcome.winner == game.to_move(state)
-
-
-def allows_a_win(game: AnyGame, state: State, move: Move) -> bool:
-    after = game.apply(state, move)
-    nxt = game.to_move(after)
-    if nxt is None or nxt == game.to_move(state):
-        return False
-    return any(wins(game, after, m) for m in game.legal_moves(after))
 
 
 @cache

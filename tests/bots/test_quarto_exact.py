@@ -14,19 +14,10 @@ from pbm.bots.quarto_exact import QuartoExact
 from pbm.bots.tactics import Clock
 from pbm.games import GAMES
 from pbm.games.base import Move, State
+from tests.bots.judge import move_value
 
 QUARTO = GAMES["quarto"]
 EXAMPLE = "give SLQF|a3 SDQH|c1 SDRF|b1 SDRH|d4 TLQF|d2 TLQH|a4 TDQF|d3 TDRH"
-
-
-def _move_value(state: State, move: Move) -> float:
-    """The value of `move` for the player who makes it, by plain minimax."""
-    mover = QUARTO.to_move(state)
-    after = QUARTO.apply(state, move)
-    outcome = QUARTO.outcome(after)
-    if outcome is not None:
-        return 0.5 if outcome.winner is None else float(outcome.winner == mover)
-    return 1.0 - max(_move_value(after, m) for m in QUARTO.legal_moves(after))
 
 
 def _position(rng: random.Random, empties: int, **options: object) -> State | None:
@@ -71,7 +62,7 @@ def test_every_move_value_agrees_with_plain_minimax(
         found = QuartoExact(None, Clock(None)).values(state, moves)
         assert found is not None and set(found) == set(moves)
         for move in moves:
-            assert found[move] == _move_value(state, move), QUARTO.format_move(state, move)
+            assert found[move] == move_value(QUARTO, state, move), QUARTO.format_move(state, move)
         seen.add(max(found.values()))
         checked += 1
     if count >= 8:

@@ -24,15 +24,10 @@ from pbm.games import GAMES, AnyGame, find_game
 from pbm.games.base import Move, State
 from pbm.games.quad_board import FULL, exact_four
 from pbm.games.quarod_board import PIE
+from tests.bots.judge import allows_a_win, wins
 
 ITERATIONS = 30
 SECONDS = 60.0
-
-
-def wins(game: AnyGame, state: State, move: Move) -> bool:
-    """Whether `move` ends the game at once with a win for the seat that plays it."""
-    outcome = game.outcome(game.apply(state, move))
-    return outcome is not None and outcome.winner == game.to_move(state)
 
 
 def wins_surely(game: AnyGame, state: State, move: Move) -> bool:
@@ -49,15 +44,6 @@ def wins_surely(game: AnyGame, state: State, move: Move) -> bool:
 def loses(game: AnyGame, state: State, move: Move) -> bool:
     outcome = game.outcome(game.apply(state, move))
     return outcome is not None and outcome.winner not in (None, game.to_move(state))
-
-
-def allows_a_win(game: AnyGame, state: State, move: Move) -> bool:
-    """Whether after `move` the other seat is to move and can win at once."""
-    after = game.apply(state, move)
-    nxt = game.to_move(after)
-    if nxt is None or nxt == game.to_move(state):
-        return False
-    return any(wins(game, after, m) for m in game.legal_moves(after))
 
 
 def positions(name: str, count: int = 40, max_moves: int = 70) -> Iterator[State]:
