@@ -8,6 +8,10 @@ Levels (docs/bots.md):
      exact endgame search;
   4  all of it with the whole time budget, and the game's tactics at every tree node.
 
+Every level first runs the checks it promises (take a win in one, never allow a win in
+one when a move avoids it): they are never cut by the clock, and a budget they alone
+exceed is logged as too small (docs/bots.md, "The checks every level keeps").
+
 Hidden information stays hidden: the position is first redacted to what the bot's seat
 may see (Quadrupel's blind setups), and where something is hidden the search runs over
 several guesses of it, drawn at random, and adds their votes. A fixed seed with an
