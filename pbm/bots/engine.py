@@ -8,6 +8,10 @@ Levels (docs/bots.md):
      exact endgame search;
   4  all of it with the whole time budget, and the game's tactics at every tree node.
 
+Every level first runs the checks it promises (take a win in one, never allow a win in
+one when a move avoids it): they are never cut by the clock, and a budget they alone
+exceed is logged as too small (docs/bots.md, "The checks every level keeps").
+
 Hidden information stays hidden: the position is first redacted to what the bot's seat
 may see (Quadrupel's blind setups), and where something is hidden the search runs over
 several guesses of it, drawn at random, and adds their votes. A fixed seed with an
@@ -22,6 +26,7 @@ chances to go wrong; its verdict LOST makes the bot accept a draw proposal.
 from __future__ import annotations
 
 import hashlib
+import logging
 import random
 import time
 from dataclasses import dataclass
@@ -32,10 +37,13 @@ from pbm.bots.quad_tactics import QuadTactics
 from pbm.bots.quadrature_tactics import QuadratureTactics
 from pbm.bots.quadrupel_tactics import QuadrupelTactics
 from pbm.bots.quarod_tactics import QuarodTactics
-from pbm.bots.quarto_tactics import QuartoSolver, QuartoTactics
+from pbm.bots.quarto_exact import QuartoExact
+from pbm.bots.quarto_tactics import QuartoTactics
 from pbm.bots.tactics import DRAW, LOSS, WIN, Clock, Tactics
 from pbm.games import AnyGame
 from pbm.games.base import Move, State
+
+log = logging.getLogger(__name__)
 
 LEVELS = (1, 2, 3, 4)
 WON, LOST, DRAWN, UNCLEAR = "won", "lost", "drawn", "unclear"
@@ -74,7 +82,7 @@ _TACTICS: dict[str, type[Tactics]] = {
     "quadrature": QuadratureTactics,
 }
 
-_SOLVERS: dict[str, type[Solver]] = {"quarto": QuartoSolver}
+_SOLVERS: dict[str, type[Solver] | type[QuartoExact]] = {"quarto": QuartoExact}
 
 
 @dataclass(frozen=True, slots=True)
@@ -94,6 +102,9 @@ class Decision:
     iterations: int
     seconds: float
     drawish: bool = False  # unproven: most of the search's games ended drawn
+    # The exact search's root moves whose value it proved, and the moves it had to
+    # prove: (3, 40) when it ran out of time after three of forty (verdict UNCLEAR).
+    proved: tuple[int, int] = (0, 0)
 
     @property
     def resign(self) -> bool:
@@ -145,14 +156,13 @@ def choose(
     tactics = tactics_for(game)
     view = tactics.redact(state, seat)
     rng = random.Random(seed)
-    clock = Clock(seconds - min(max(seconds * _MARGIN, _MARGIN_SECONDS), seconds / 2))
-    think = _Thinking(tactics, view, seat, level, rng, clock, iterations)
+    think = _Thinking(tactics, view, seat, level, rng, seconds, iterations)
     move, verdict, value, drawish = think.decide()
     elapsed = time.perf_counter() - started
-    if move is None:
-        return Decision(None, "resign", verdict, value, level, think.iterations, elapsed)
-    text = game.format_move(state, move)
-    return Decision(move, text, verdict, value, level, think.iterations, elapsed, drawish)
+    text = "resign" if move is None else game.format_move(state, move)
+    return Decision(
+        move, text, verdict, value, level, think.iterations, elapsed, drawish, think.proved
+    )
 
 
 class _Thinking:
@@ -165,7 +175,7 @@ class _Thinking:
         seat: int,
         level: int,
         rng: random.Random,
-        clock: Clock,
+        seconds: float,
         iterations: int | None,
     ) -> None:
         self.tactics = tactics
@@ -174,9 +184,12 @@ class _Thinking:
         self.seat = seat
         self.level = level
         self.rng = rng
-        self.clock = clock
+        self.seconds = seconds
+        self.started = time.perf_counter()
+        self.clock = Clock(seconds - min(max(seconds * _MARGIN, _MARGIN_SECONDS), seconds / 2))
         self.cap = iterations
         self.iterations = 0
+        self.proved = (0, 0)
 
     def decide(self) -> tuple[Move | None, str, float, bool]:
         tactics, view = self.tactics, self.view
@@ -190,14 +203,23 @@ class _Thinking:
             return moves[0], UNCLEAR, known.get(moves[0], DRAW), False
         candidates = [m for m in moves if known.get(m) != LOSS]
         if not hidden:
-            candidates = tactics.safe(view, candidates, self.clock.part(0.3))
+            candidates = tactics.safe(view, candidates)
+        if self.clock.expired():
+            # The promised checks ran to the end anyway: the answer is late, not wrong.
+            log.warning(
+                "bot budget too small: %s level %d, %.3f s given, the checks took %.3f s",
+                self.game.name,
+                self.level,
+                self.seconds,
+                time.perf_counter() - self.started,
+            )
         if not candidates:
             # Every move loses at once or lets the opponent win at once: resign.
             return None, LOST, LOSS, False
         if self.level == 1:
             return self._one_move(candidates, known)
         if _EXACT[self.level] and not hidden and tactics.exact_ready(view):
-            solved = self._exact(candidates)
+            solved, candidates = self._exact(candidates)
             if solved is not None:
                 return solved
         return self._search(candidates, hidden)
@@ -206,18 +228,31 @@ class _Thinking:
         self, candidates: list[Move], known: dict[Move, float]
     ) -> tuple[Move | None, str, float, bool]:
         open_moves = [m for m in candidates if m not in known]
-        choice = self.tactics.one_move(self.view, open_moves or candidates, self.rng)
+        choice = self.tactics.one_move(self.view, open_moves or candidates, self.rng, self.clock)
         return choice, UNCLEAR, known.get(choice, DRAW), False
 
-    def _exact(self, candidates: list[Move]) -> tuple[Move | None, str, float, bool] | None:
+    def _exact(
+        self, candidates: list[Move]
+    ) -> tuple[tuple[Move | None, str, float, bool] | None, list[Move]]:
+        """The decision when the exact search finishes (or proves a win), and the moves
+        left for the tree search: those it did not prove lost."""
         nodes = None if self.cap is None else self.cap * _EXACT_NODES_PER_ITERATION
         solver_class = _SOLVERS.get(self.game.name, Solver)
         clock = self.clock.part(_EXACT_SHARE * _SHARE[self.level])
         solver = solver_class(self.tactics, clock, nodes)
         solved = solver.solve(self.view, candidates)
+        proved = solver.proved
+        self.proved = (len(proved), len(candidates))
         if solved is None:
-            return None
-        value, best = solved
+            # Out of time: a proved win is played, moves proved lost are left out.
+            wins = [m for m, v in proved.items() if v == WIN]
+            if wins:
+                return (wins[0], WON, WIN, False), candidates
+            alive = [m for m in candidates if proved.get(m) != LOSS]
+            return None, alive or candidates
+        return self._exact_choice(*solved), candidates
+
+    def _exact_choice(self, value: float, best: list[Move]) -> tuple[Move | None, str, float, bool]:
         if value == WIN:
             return best[0], WON, WIN, False
         verdict = LOST if value == LOSS else DRAWN

@@ -34,12 +34,15 @@ class Solver:
         self.max_nodes = max_nodes  # a bound that does not depend on the machine's speed
         self.table: dict[Hashable, tuple[float, float]] = {}
         self.nodes = 0
+        self.proved: dict[Move, float] = {}  # the root moves' values found so far
 
     def solve(self, state: State, moves: Sequence[Move]) -> tuple[float, list[Move]] | None:
         """The exact value of `state` for the player to move and the root moves among
-        `moves` that keep it; None when the clock runs out first."""
+        `moves` that keep it; None when the clock runs out first (`proved` then holds
+        the root moves whose value was found)."""
         player = self.tactics.player(state) or 0
-        values: dict[Move, float] = {}
+        self.proved = {}
+        values = self.proved
         try:
             for move in self._root_order(state, moves):
                 value = flip(self._value(self.game.apply(state, move), LOSS, WIN), player)

@@ -6,7 +6,8 @@ squaring them. Random games last about 175 plies, too long for many playouts in 
 time of a move, so playouts stop after PLAYOUT_DEPTH plies and the position is judged:
 each man on the board is worth a man in the enemy's reserve (a conversion swings two),
 and men nearer the enemy's back rank are worth a little more (the home-plate win).
-Immediate wins and must-blocks use the protocol's defaults (apply every move).
+Immediate wins use the protocol's default (apply every move); the must-block check
+judges the opponent's replies on the bitboards.
 """
 
 from __future__ import annotations
@@ -15,7 +16,15 @@ import random
 
 from pbm.bots.tactics import Tactics, sigmoid
 from pbm.games.quadrature import QuadratureMove, QuadratureState
-from pbm.games.quadrature_board import RANK, SIZE
+from pbm.games.quadrature_board import (
+    LOSING_COUNT,
+    PASS,
+    PLATE,
+    RANK,
+    SIZE,
+    play,
+    squared_by,
+)
 
 PLAYOUT_DEPTH = 16
 MAN_WEIGHT = 0.5
@@ -43,6 +52,30 @@ class QuadratureTactics(Tactics):
         men = black.bit_count() - white.bit_count()
         progress = _progress(black, True) - _progress(white, False)
         return sigmoid(MAN_WEIGHT * men + ADVANCE_WEIGHT * progress)
+
+    def threatened(self, state: QuadratureState, move: QuadratureMove) -> bool:
+        # The opponent's replies are judged on the bitboards, without building the
+        # positions after them (which lists their moves): a reply wins only by bringing
+        # our side down to two men or by completing the plate, and a reply that squares
+        # nothing converts no man (seed "OBJECT"; the rules module's `_win`).
+        after = self.game.apply(state, move)
+        if after.result is not None:
+            return False
+        side = after.turn
+        own, enemy = (after.white, after.black) if side else (after.black, after.white)
+        plate = PLATE[1 - side]
+        for reply in after.moves:
+            if reply == PASS:
+                continue
+            frm, to = reply >> 8, reply & 0xFF
+            moved = own ^ (1 << frm) ^ (1 << to)
+            if squared_by(moved, enemy, to):
+                moved, left, _converted, _removed = play(own, enemy, frm, to)
+                if left.bit_count() <= LOSING_COUNT:
+                    return True
+            if moved & plate == plate:
+                return True
+        return False
 
     def playout_move(self, state: QuadratureState, rng: random.Random) -> QuadratureMove:
         return rng.choice(state.moves)

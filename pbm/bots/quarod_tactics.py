@@ -14,12 +14,14 @@ from __future__ import annotations
 import random
 from collections.abc import Hashable, Sequence
 
-from pbm.bots.tactics import Tactics
+from pbm.bots.tactics import Clock, Tactics
 from pbm.games.quarod import QuarodMove, QuarodState
 from pbm.games.quarod_board import PIE, geometry
 
 # Playouts level 1 spends on the pie decision.
 PIE_PLAYOUTS = 48
+# A pie playout reads the clock every this many plies (a playout is about 46 plies).
+PIE_CLOCK_PLIES = 8
 # The exact search is tried when at most this many moves can still be played.
 EXACT_PLIES = 9
 # `finishing` looks for game-ending moves only among this few moves (else none exists:
@@ -42,27 +44,38 @@ class QuarodTactics(Tactics):
         return super().finishing(state, moves)
 
     def one_move(
-        self, state: QuarodState, moves: Sequence[QuarodMove], rng: random.Random
+        self, state: QuarodState, moves: Sequence[QuarodMove], rng: random.Random, clock: Clock
     ) -> QuarodMove:
         if PIE not in moves:
             return rng.choice(list(moves))
         # The pie rule: swap when the opening favours its maker (who would then be us).
+        # The clock is read before each playout and every few plies of one: with too
+        # little time the playouts made so far decide, and none means no swap.
         first = 0.0
-        for _ in range(PIE_PLAYOUTS):
-            end = state
-            while self.game.to_move(end) is not None:
-                end = self.game.apply(
-                    end,
-                    rng.choice(
-                        geometry(end.size).moves(
-                            end.empty, end.engaged, end.black, end.paired_h, end.paired_v
-                        )
-                    ),
-                )
-            first += self.result(end)
-        if first / PIE_PLAYOUTS > 0.5:
+        played = 0
+        while played < PIE_PLAYOUTS and not clock.expired():
+            result = self._playout(state, rng, clock)
+            if result is None:
+                break
+            first += result
+            played += 1
+        if played and first / played > 0.5:
             return PIE
         return rng.choice([m for m in moves if m != PIE])
+
+    def _playout(self, state: QuarodState, rng: random.Random, clock: Clock) -> float | None:
+        """A uniformly random game to the end, its value for player 0; None when the
+        clock expires on the way."""
+        plies = 0
+        while self.game.to_move(state) is not None:
+            plies += 1
+            if not plies % PIE_CLOCK_PLIES and clock.expired():
+                return None
+            moves = geometry(state.size).moves(
+                state.empty, state.engaged, state.black, state.paired_h, state.paired_v
+            )
+            state = self.game.apply(state, rng.choice(moves))
+        return self.result(state)
 
     def exact_ready(self, state: QuarodState) -> bool:
         return plies_left(state) <= EXACT_PLIES

@@ -1,5 +1,5 @@
-"""Quarto's tactics: winning placements, the safe-piece rule, guided playouts, and an exact
-endgame search once few squares are empty.
+"""Quarto's tactics: winning placements, the safe-piece rule, guided playouts, and when
+to try the exact search (pbm/bots/quarto_exact.py).
 
 The rules (docs/games/quarto.md): a placement that completes a quarto wins at once, and
 the piece you give is the piece your opponent places. So a piece is deadly when some
@@ -13,14 +13,13 @@ from __future__ import annotations
 import random
 from collections.abc import Hashable, Sequence
 
-from pbm.bots.exact import OutOfTime, Solver
-from pbm.bots.tactics import DRAW, LOSS, WIN, Clock, Tactics
+from pbm.bots.tactics import DRAW, LOSS, WIN, Tactics
 from pbm.games.quarto import EMPTY, NONE, PLACE_ONLY, QuartoMove, QuartoState
 from pbm.games.quarto_lines import Variant
 
-# Try the exact search from this many empty squares on (a few seconds' worth at 9 with
-# the pruning below; the time budget stops it otherwise).
-EXACT_EMPTIES = 9
+# Try the exact search (pbm/bots/quarto_exact.py) from this many empty squares on: it
+# proves 10 in one to two seconds of CPU; from 11 and 12 it proves what it can in time.
+EXACT_EMPTIES = 12
 
 
 def deadly(var: Variant, sums: int, empties: Sequence[int], piece: int) -> bool:
@@ -64,7 +63,7 @@ class QuartoTactics(Tactics):
         sums = state.sums + var.add[state.held][square]
         return deadly(var, sums, [s for s in state.empties if s != square], give)
 
-    def safe(self, state: QuartoState, moves: Sequence[QuartoMove], clock: Clock) -> list[int]:
+    def safe(self, state: QuartoState, moves: Sequence[QuartoMove]) -> list[int]:
         if state.held == EMPTY:
             return list(moves)
         harmless: dict[int, set[int]] = {}
@@ -89,7 +88,7 @@ class QuartoTactics(Tactics):
             return [], WIN
         if len(state.empties) == 1:
             return [], DRAW
-        keep = self.safe(state, moves, Clock(None))
+        keep = self.safe(state, moves)
         if not keep:
             return [], LOSS  # every piece left is deadly: the opponent wins next
         return keep, None
@@ -121,87 +120,4 @@ class QuartoTactics(Tactics):
         if state.held == EMPTY:
             return list(moves)
         # Deadly gives lose at once: drop them (the search sees a loss if none is left).
-        return self.safe(state, moves, Clock(None))
-
-
-class QuartoSolver(Solver):
-    """The exact search on Quarto's own numbers, several times faster than the generic
-    one: a position is its packed counters, the empty squares, the pieces left and the
-    held piece (what decides the rest of the game), and deadly gives are never tried."""
-
-    def solve(self, state: QuartoState, moves: Sequence[int]) -> tuple[float, list[int]] | None:
-        var = state.variant
-        self.add, self.every, self.fours = var.add, var.add_everywhere, var.fours
-        held, empties, unused = state.held, state.empties, state.unused
-        values: dict[int, float] = {}
-        try:
-            for move in moves:
-                square, give = move >> 5, move & 31
-                sums = state.sums + self.add[held][square]
-                if sums & self.fours:
-                    value = WIN
-                elif len(empties) == 1:
-                    value = DRAW
-                else:
-                    rest = tuple(e for e in empties if e != square)
-                    left = tuple(p for p in unused if p != give)
-                    value = WIN - self._negamax(sums, rest, left, give, LOSS, WIN)
-                values[move] = value
-                if value == WIN:
-                    break
-        except OutOfTime:
-            return None
-        if not values:
-            return LOSS, list(moves)
-        best = max(values.values())
-        return best, [m for m, v in values.items() if v == best]
-
-    def _negamax(
-        self, sums: int, empties: tuple[int, ...], unused: tuple[int, ...], held: int,
-        alpha: float, beta: float,
-    ) -> float:  # fmt: skip
-        """The value for the player who places `held` (1 win, 0.5 draw, 0 loss)."""
-        self.tick()
-        add, fours = self.add, self.fours
-        held_add = add[held]
-        if (sums + self.every[held]) & fours:
-            for square in empties:
-                if (sums + held_add[square]) & fours:
-                    return WIN
-        if len(empties) == 1:
-            return DRAW  # the 16th piece, and no quarto
-        key = (sums, empties, unused, held)
-        low, high = self.table.get(key, (LOSS, WIN))
-        if low >= beta or low == high:
-            return low
-        if high <= alpha:
-            return high
-        alpha, beta = max(alpha, low), min(beta, high)
-        start_alpha, start_beta = alpha, beta
-        best = LOSS  # stays a loss if every give is deadly
-        every = self.every
-        for square in empties:
-            after = sums + held_add[square]
-            rest = tuple(e for e in empties if e != square)
-            for give in unused:
-                if (after + every[give]) & fours:
-                    give_add = add[give]
-                    if any((after + give_add[e]) & fours for e in rest):
-                        continue  # deadly: the opponent would win at once
-                left = tuple(p for p in unused if p != give)
-                value = WIN - self._negamax(
-                    after, rest, left, give, WIN - beta, WIN - max(alpha, best)
-                )
-                if value > best:
-                    best = value
-                    if best >= beta:
-                        break
-            if best >= beta:
-                break
-        if best <= start_alpha:
-            self.store(key, low, best)
-        elif best >= start_beta:
-            self.store(key, best, high)
-        else:
-            self.store(key, best, best)
-        return best
+        return self.safe(state, moves)

@@ -113,14 +113,10 @@ class Tactics:
             return False
         return WIN in self.finishing(after, self.game.legal_moves(after)).values()
 
-    def safe(self, state: State, moves: Sequence[Move], clock: Clock) -> list[Move]:
-        """The moves after which the opponent cannot win at once (must-block); moves not
-        checked before the clock expires count as safe."""
-        found = []
-        for move in moves:
-            if clock.expired() or not self.threatened(state, move):
-                found.append(move)
-        return found
+    def safe(self, state: State, moves: Sequence[Move]) -> list[Move]:
+        """The moves after which the opponent cannot win at once (must-block). Every move
+        is checked, whatever the clock says: a level promises this check."""
+        return [move for move in moves if not self.threatened(state, move)]
 
     def tree_moves(self, state: State, moves: list[Move]) -> tuple[list[Move], float | None]:
         """The moves a new tree node searches, or its exact value for the player to move
@@ -140,8 +136,11 @@ class Tactics:
         rng.shuffle(moves)
         return moves
 
-    def one_move(self, state: State, moves: Sequence[Move], rng: random.Random) -> Move:
-        """Level 1's choice among moves that neither win nor lose at once."""
+    def one_move(
+        self, state: State, moves: Sequence[Move], rng: random.Random, clock: Clock
+    ) -> Move:
+        """Level 1's choice among moves that neither win nor lose at once (a game that
+        thinks about it reads `clock`)."""
         return rng.choice(list(moves))
 
     # -- playouts ------------------------------------------------------------------

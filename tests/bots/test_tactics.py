@@ -18,21 +18,16 @@ import pytest
 from pbm.bots import LEVELS, LOST, WON, choose, tactics_for
 from pbm.bots.exact import Solver
 from pbm.bots.quad_tactics import four_squares
-from pbm.bots.quarto_tactics import QuartoSolver
+from pbm.bots.quarto_exact import QuartoExact
 from pbm.bots.tactics import Clock
 from pbm.games import GAMES, AnyGame, find_game
 from pbm.games.base import Move, State
 from pbm.games.quad_board import FULL, exact_four
 from pbm.games.quarod_board import PIE
+from tests.bots.judge import allows_a_win, wins
 
 ITERATIONS = 30
 SECONDS = 60.0
-
-
-def wins(game: AnyGame, state: State, move: Move) -> bool:
-    """Whether `move` ends the game at once with a win for the seat that plays it."""
-    outcome = game.outcome(game.apply(state, move))
-    return outcome is not None and outcome.winner == game.to_move(state)
 
 
 def wins_surely(game: AnyGame, state: State, move: Move) -> bool:
@@ -49,15 +44,6 @@ def wins_surely(game: AnyGame, state: State, move: Move) -> bool:
 def loses(game: AnyGame, state: State, move: Move) -> bool:
     outcome = game.outcome(game.apply(state, move))
     return outcome is not None and outcome.winner not in (None, game.to_move(state))
-
-
-def allows_a_win(game: AnyGame, state: State, move: Move) -> bool:
-    """Whether after `move` the other seat is to move and can win at once."""
-    after = game.apply(state, move)
-    nxt = game.to_move(after)
-    if nxt is None or nxt == game.to_move(state):
-        return False
-    return any(wins(game, after, m) for m in game.legal_moves(after))
 
 
 def positions(name: str, count: int = 40, max_moves: int = 70) -> Iterator[State]:
@@ -249,7 +235,7 @@ def test_quarto_own_solver_agrees_with_the_generic_one() -> None:
         if QUARTO.to_move(state) is None:
             continue
         moves = QUARTO.legal_moves(state)
-        fast = QuartoSolver(tactics, Clock(None)).solve(state, moves)
+        fast = QuartoExact(tactics, Clock(None)).solve(state, moves)
         plain = Solver(tactics, Clock(None)).solve(state, moves)
         assert fast is not None and plain is not None
         assert fast[0] == plain[0]
