@@ -1,6 +1,8 @@
 """The documents stand on the repository alone: no path outside it, every link to a file
 of it resolves, no claim that a merged part is missing, and the admin commands the README
-names are whole commands (not a group that only prints its usage)."""
+names are whole commands (not a group that only prints its usage). The code, tests and
+scripts cite the rule sheets and the game pages, never the team's private notes, and every
+game page section they cite exists."""
 
 from __future__ import annotations
 
@@ -23,6 +25,29 @@ OUTSIDE = re.compile(
     r"/work/|\.\./shared|shared/|rules-notes|pbmserv-notes|seeds?/|\bseed \d{3}\b|/home/\w"
 )
 LINK = re.compile(r"\]\(([^)#\s]+)(?:#[^)]*)?\)")
+# The team's private notes as code cites them: a seed document, the rules or pbmserv notes,
+# a numbered decision of those notes.
+PRIVATE_NOTES = re.compile(
+    r"seed \d{3}|seeds/|rules[- ]notes|decision \d+|pbmserv-notes|shared/", re.IGNORECASE
+)
+# A game page's section as code cites it: docs/games/quad.md, 'Notation'.
+SECTION = re.compile(r"docs/games/([\w-]+\.md),\s*(?:#\s*)?'([^']+)'")
+SOURCES = ("pbm", "tests", "benchmarks", "scripts")
+
+
+def _source_texts() -> list[tuple[str, str]]:
+    """(path, text) of every text file under the code, test and script folders."""
+    found = []
+    for folder in SOURCES:
+        for path in sorted((ROOT / folder).rglob("*")):
+            if not path.is_file() or "__pycache__" in path.parts:
+                continue
+            try:
+                text = path.read_text(encoding="utf-8")
+            except UnicodeDecodeError:
+                continue  # pictures and other binary data
+            found.append((str(path.relative_to(ROOT)), text))
+    return found
 
 
 @pytest.mark.parametrize("doc", DOCS, ids=lambda p: str(p.relative_to(ROOT)))
@@ -61,3 +86,32 @@ def test_the_readme_names_whole_admin_commands() -> None:
             assert name in command.commands, f"`{span}`: no command {words[1]} {name}"
         checked += 1
     assert checked >= 6
+
+
+def test_code_and_tests_cite_no_private_notes() -> None:
+    this = str(Path(__file__).resolve().relative_to(ROOT))
+    found = [
+        f"{name}:{n}: {line.strip()}"
+        for name, text in _source_texts()
+        if name != this
+        for n, line in enumerate(text.splitlines(), 1)
+        if PRIVATE_NOTES.search(line)
+    ]
+    assert not found, found
+
+
+def test_every_cited_game_page_section_exists() -> None:
+    headings: dict[str, list[str]] = {}
+    for page in (ROOT / "docs" / "games").glob("*.md"):
+        lines = page.read_text(encoding="utf-8").splitlines()
+        headings[page.name] = [line.lstrip("#").strip() for line in lines if line.startswith("#")]
+    cited = 0
+    for name, text in _source_texts():
+        for page, section in SECTION.findall(text):
+            section = " ".join(section.replace("#", " ").split())  # a cite wrapped in a comment
+            assert page in headings, f"{name}: no page docs/games/{page}"
+            assert any(h.startswith(section) for h in headings[page]), (
+                f"{name}: docs/games/{page} has no section '{section}'"
+            )
+            cited += 1
+    assert cited >= 20

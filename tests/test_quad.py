@@ -1,5 +1,5 @@
-"""Hand-built tests of Quad: one or more for every rule sentence of the seed (004) and of
-rules-notes section 5, the notation, the board and the position text."""
+"""Hand-built tests of Quad: one or more for every rule sentence of Winther's rules (Quad,
+version 1.1) and of docs/games/quad.md, the notation, the board and the position text."""
 
 from __future__ import annotations
 
@@ -227,7 +227,7 @@ def test_black_captures_too():
 
 
 def test_several_counters_are_captured_at_once():
-    # The echo of rules-notes 5.4: c6-d6 x d5 d7 e6.
+    # The echo of docs/games/quad.md, 'Notation': c6-d6 x d5 d7 e6.
     state = position("c6 d4 d8 f6 a1", "d5 d7 e6 h8")
     move = GAME.parse_move(state, "c6-d6")
     assert GAME.describe_move(state, move) == "c6-d6 x d5 d7 e6"
@@ -292,7 +292,8 @@ def test_lines_touching_the_edge_count():
 
 
 def test_a_capture_that_leaves_the_opponent_an_exact_four_loses():
-    # Decision 7: Black's c4-g4 overline loses g4 and becomes an exact four.
+    # pbm's order of checks (docs/games/quad.md, 'Rules as pbm plays them'): Black's c4-g4
+    # overline loses g4 and becomes an exact four.
     state = position("g3 h5 a1 a8", "c4 d4 e4 f4 g4")
     after = play(state, "h5-g5")
     result = GAME.outcome(after)
@@ -300,7 +301,7 @@ def test_a_capture_that_leaves_the_opponent_an_exact_four_loses():
 
 
 def test_the_movers_four_is_checked_before_the_opponents():
-    # Decision 7: the same capture, but White's move also makes d5-g5: White wins.
+    # The same order of checks: the same capture, but White's move also makes d5-g5: White wins.
     state = position("g3 h5 d5 e5 f5 a1", "c4 d4 e4 f4 g4")
     after = play(state, "h5-g5")
     result = GAME.outcome(after)

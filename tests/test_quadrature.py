@@ -1,4 +1,5 @@
-"""Quadrature (seed 003, rules-notes section 4): every seed diagram, every rule sentence,
+"""Quadrature (pbmserv's help page and Steere's 2006 rules, as docs/games/quadrature.md
+settles them): every diagram of the help page, every rule sentence,
 the options, the notation and the position text, and a slow brute-force reference of
 the rules that the fast bitboard engine must agree with on random games."""
 
@@ -31,7 +32,7 @@ START_DIAGRAM = """
 """
 
 
-# -- building positions from the seed's diagrams ------------------------------------
+# -- building positions from the help page's diagrams -------------------------------
 
 
 def rows_of(diagram: str) -> list[str]:
@@ -39,7 +40,7 @@ def rows_of(diagram: str) -> list[str]:
 
 
 def board_text(diagram: str) -> str:
-    """The dump's board from an 11x11 diagram drawn as in the seed ('.' ',' 'O' '#')."""
+    """The dump's board from an 11x11 diagram drawn as on the help page ('.' ',' 'O' '#')."""
     rows = rows_of(diagram)
     assert len(rows) == 11 and all(len(r) == 11 for r in rows), rows
     return "/".join(rows)
@@ -49,7 +50,7 @@ def load(diagram: str, side: str = "b", markers: tuple[int, int] = (0, 0), rep: 
     return GAME.load(f"{board_text(diagram)} {side} {markers[0]} {markers[1]} {rep}")
 
 
-# The seed's 6x6 fragments sit on files c-h, ranks 9 (their top row) down to 4, Black
+# The help page's 6x6 fragments sit on files c-h, ranks 9 (their top row) down to 4, Black
 # still moving up. Four men of each side on the edges (a, b, j, k of ranks 1 and 11)
 # keep both armies above two men; they share no file with the fragment and, lying on
 # one rank, never make a square.
@@ -79,7 +80,7 @@ def frag(fragment: str, side: str = "b", markers: tuple[int, int] = (0, 0)):
 
 
 def columns(block: str, step: int = 16) -> list[str]:
-    """Split a seed line of side-by-side 6x6 diagrams (`step` columns apart)."""
+    """Split a help-page line of side-by-side 6x6 diagrams (`step` columns apart)."""
     lines = block.strip("\n").splitlines()
     out = []
     for start in range(0, max(len(line) for line in lines), step):
@@ -106,7 +107,7 @@ def names(mask: int) -> set[str]:
 # -- the start and the basic move ----------------------------------------------------
 
 
-def test_start_position_matches_the_seed_and_black_moves_first():
+def test_start_position_matches_the_help_page_and_black_moves_first():
     state = GAME.new_state()
     assert same_board(state, START_DIAGRAM)
     assert GAME.to_move(state) == 0 and GAME.seats == ("Black", "White")
@@ -122,7 +123,7 @@ def test_first_moves_are_forward_diagonal_and_the_two_edge_sideways_steps():
     assert "c3-c2" not in moves and "c3-b2" not in moves  # never backwards
 
 
-def test_whites_diagonal_move_from_the_seed():
+def test_whites_diagonal_move_from_the_help_page():
     after = """
     . . . . , , , . . . .
     . . . . . . . . . . .
@@ -636,7 +637,7 @@ def test_aliases_and_help():
 # -- board and position text ---------------------------------------------------------
 
 
-def test_render_draws_the_seed_board_with_coordinates_reserves_and_markers():
+def test_render_draws_the_help_page_board_with_coordinates_reserves_and_markers():
     state = play(GAME.new_state(), "b3-a3")
     lines = GAME.render(state).splitlines()
     assert lines[0].split() == list(FILES) and lines[-2].split() == list(FILES)
@@ -717,7 +718,8 @@ def test_load_accepts_dots_and_commas():
 
 
 # -- a brute-force reference of the rules ---------------------------------------------
-# Written from the seed and rules-notes 4.2 with sets of (file, rank) points and every
+# Written from the help page and docs/games/quadrature.md, 'Rules as pbm plays them', with
+# sets of (file, rank) points and every
 # rectangle tried one by one; the bitboard engine must agree with it move for move.
 
 
@@ -759,7 +761,7 @@ def ref_play(own: set, enemy: set, frm, to):
             if man not in enemy:
                 continue
             enemy.discard(man)
-            if len(own) < 16:  # an empty reserve removes without replacement (4.3-E)
+            if len(own) < 16:  # an empty reserve removes without replacement ("Reserve")
                 own.add(man)
                 converted.append(man)
                 active.append(man)
@@ -847,7 +849,7 @@ def test_perft_two_agrees_with_the_reference(diagram: str, side: str):
 
 
 def test_an_empty_reserve_removes_the_rest_without_replacement():
-    # The seed's double square with Black at 15 men (one in reserve) and White at 3.
+    # The help page's double square with Black at 15 men (one in reserve) and White at 3.
     state = load(
         """
         . . . . , , , . . . O
@@ -873,8 +875,8 @@ def test_an_empty_reserve_removes_the_rest_without_replacement():
 
 def test_men_on_the_sides_or_inside_the_rectangle_do_not_matter():
     # Black's d5-d6 squares h9 with d9 and h6; men of both sides lie on the rectangle's
-    # sides and inside it (seed: "additional checkers on the lines of the square or in
-    # the square or whatever").
+    # sides and inside it (help page, "SQUARING": "additional checkers on the lines of the
+    # square or in the square or whatever").
     state = load(
         """
         O O . . , , , . . . .

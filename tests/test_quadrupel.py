@@ -1,4 +1,5 @@
-"""Hand-built tests for Quadrupel and its variants (seed 000, rules-notes section 1)."""
+"""Hand-built tests for Quadrupel and its variants (the rule sheet, Andreas Liebl-Wachsmuth
+1986, as docs/games/quadrupel.md settles it)."""
 
 from __future__ import annotations
 
@@ -157,7 +158,7 @@ def test_start_position_and_the_20_first_moves():
     assert GAME.to_move(state) == 0 and GAME.seats == ("Black", "White")
     assert sorted(state.stones[0]) == sorted(sq(n) for n in ("d5", "c4", "d4", "c3"))
     assert sorted(state.stones[1]) == sorted(sq(n) for n in ("c5", "b4", "e4", "d3"))
-    # rules-notes 1.6: 4 steps and 16 jumps.
+    # 20 first moves, by hand: 4 steps and 16 jumps.
     steps = ["c3-b3", "c3-c2", "d5-d6", "d5-e5"]
     jumps = ["c3-a5", "c3-e3", "c3-e5", "c4-a4", "c4-c2", "c4-c6", "c4-e2", "c4-e6", "d4-b2"]
     jumps += ["d4-b6", "d4-d2", "d4-d6", "d4-f4", "d5-b3", "d5-b5", "d5-f3"]
@@ -451,8 +452,8 @@ def _chase(first: str, black: str, moves: list[str]) -> QuadrupelState:
     return play(state, move, *moves)
 
 
-# Every cell of the seed's table, as (first, Black's stones, extra moves, expected result):
-# the chaser's last move completes the named shape on that extra turn.
+# Every cell of the rule sheet's table (part 2), as (first, Black's stones, extra moves,
+# expected result): the chaser's last move completes the named shape on that extra turn.
 TABLE = [
     # Diamond first (1 extra turn): Diagonal = draw.
     ("Diamond", "c6,d5,e4,f2", ["f2-f3"], None, "Diagonal"),
@@ -500,7 +501,7 @@ def test_added_lower_second_quadrupel_loses_and_no_quadrupel_loses():
 # -- point game --------------------------------------------------------------------------------
 
 
-def test_seed_point_example_diamond_scores_21():
+def test_rule_sheet_point_example_diamond_scores_21():
     # White d3=4, c2=2, e2=1, d1=3 around d2 (Black stone at d2); White builds it with e3-e2.
     state = GAME.load(position("b4:1,b3:2,c3:3,d2:4", "d3:4,c2:2,e3:1,d1:3", turn="white",
                                variant="points"))  # fmt: skip
@@ -614,7 +615,7 @@ def test_position_game_zone2_placement_and_ban(zone2, black, move, winner):
 # -- combination game ----------------------------------------------------------------------------
 
 
-def test_seed_combination_example_straight_scores_48():
+def test_rule_sheet_combination_example_straight_scores_48():
     # White d5=4, d4=1, d3=3, d2=2: a vertical Straight, 24 points x 2 = 48; built by c2-d2.
     state = GAME.load(position("b3:1,c3:2,e3:3,f6:4", "d5:4,d4:1,d3:3,c2:2", turn="white",
                                variant="combination"))  # fmt: skip

@@ -1,5 +1,5 @@
-"""Hand-built tests for Quarod: one or more for every sentence of the seed rules
-(shared/seeds/001), the rules-notes section 2 examples and decisions 9 and 10, every
+"""Hand-built tests for Quarod: one or more for every sentence of the rules (Quarod rules,
+Luis Bolaños Mures 2020), the examples and pbm's decisions of docs/games/quarod.md, every
 option, every parse error, the board, the position text, and a slow reference engine
 written straight from the rules text that the fast engine must agree with."""
 
@@ -330,7 +330,8 @@ def test_two_bare_empty_squares_are_ambiguous_between_the_two_colourings():
 
 
 def notes_example():
-    # rules-notes 2.6: Black c3 rod E, White d3 rod W; then White c4 rod E, Black d4 rod W.
+    # The swap example of docs/games/quarod.md, 'Notation': Black c3 rod E, White d3 rod W;
+    # then White c4 rod E, Black d4 rod W.
     return play(GAME.new_state(), "Bc3+Wd3", "Wc4+Bd4")
 
 

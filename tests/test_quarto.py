@@ -1,4 +1,5 @@
-"""Quarto rules (seed 002, rules-notes section 3 and decision 8), checked by hand positions."""
+"""Quarto rules (Blaise Müller, Gigamic) and pbm's decisions (docs/games/quarto.md), checked
+by hand positions."""
 
 from __future__ import annotations
 
@@ -27,7 +28,7 @@ FIRST, SECOND = 0, 1
 def shared_attributes(pieces: Iterable[int], attributes: int = ALL_ATTRIBUTES) -> int:
     """Mask of the counted `attributes` on which all the pieces agree (0 if none).
 
-    This is the seed's line test, four pieces "with at least one common characteristic",
+    This is the rules' line test, four pieces "with at least one common characteristic",
     written plainly; the engine uses the packed counters of `quarto_lines`, and these
     tests check the two against each other.
     """
@@ -57,7 +58,7 @@ def position(board: str, held: str = "-", options: str = "") -> QuartoState:
 ROW_THREAT = "..../..../..../TLRHTLRFTLQH."
 
 
-# -- pieces and notation (rules-notes 3.4) -------------------------------------------
+# -- pieces and notation (docs/games/quarto.md, 'Notation') --------------------------
 
 
 def test_the_sixteen_pieces_are_every_combination_once():
@@ -85,7 +86,7 @@ def test_registered_under_its_name_with_first_giving_first():
     assert GAME.seats == ("First", "Second")
 
 
-# -- the line test and the rules-notes 3.6 oracle ------------------------------------------
+# -- the line test and the count of winning sets -------------------------------------------
 
 
 def test_536_of_the_1820_four_piece_sets_share_an_attribute():
@@ -119,7 +120,7 @@ def test_groups_are_ten_lines_and_nine_squares():
     assert ("square c3-d4", (10, 11, 14, 15)) in BLOCKS
 
 
-# -- the game sequence (seed "Game sequence", decision 8) ----------------------------------
+# -- the game sequence (Quarto rules, "Game sequence"; pbm's first giver) -----------------
 
 
 def test_first_gives_one_of_the_sixteen_pieces_and_places_nothing():

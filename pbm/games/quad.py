@@ -1,12 +1,13 @@
 """Quad (Mats Winther, 2005, version 1.1): drop counters, then step them, to make exactly four.
 
-Rules: shared/seeds/004 (Winther's text) as settled by rules-notes section 5 and pbm
-decision 7. White (O, seat 0) and Black (X, seat 1) each hold N counters (12, 15, 20 or
-25). Drop phase: alternate drops on any empty square, White's second drop on the rim,
-no captures. Move phase: one orthogonal step to an empty square; the moved counter
-captures every enemy counter it sandwiches against a friendly one. Exactly four in an
-orthogonal row wins; so does wiping out or stalemating the opponent; the third
-occurrence of a position with the same side to move draws.
+Rules: Quad, Mats Winther 2005 (version 1.1), with his Zillions implementation and pbm's
+decisions where both are silent (docs/games/quad.md, 'Rules as pbm plays them'). White
+(O, seat 0) and Black (X, seat 1) each hold N counters (12, 15, 20 or 25). Drop phase:
+alternate drops on any empty square, White's second drop on the rim, no captures. Move
+phase: one orthogonal step to an empty square; the moved counter captures every enemy
+counter it sandwiches against a friendly one. Exactly four in an orthogonal row wins; so
+does wiping out or stalemating the opponent; the third occurrence of a position with the
+same side to move draws.
 
 Moves are ints: a drop is its square (0-63); a step is 64 + 64 * origin + destination.
 """
@@ -105,7 +106,8 @@ class QuadState(NamedTuple):
 def _judge(
     mover: int, white: int, black: int, hands: tuple[int, int], capture: bool
 ) -> Outcome | None:
-    """The result after `mover` played, except repetition (rules-notes 5.2, decision 7).
+    """The result after `mover` played, except repetition (pbm's decision on the order:
+    docs/games/quad.md, 'Rules as pbm plays them', "Order of checks after a move").
 
     Order: the mover's exact four wins; else an exact four of the opponent (only a
     capture can make one, by cutting a longer line) wins for the opponent; else, in the
@@ -117,7 +119,7 @@ def _judge(
     if capture and exact_four(other):
         return Outcome(1 - mover, FOUR)
     if hands[0] or hands[1]:
-        return None  # drop phase: a drop is always possible (rules-notes 5.3-K)
+        return None  # drop phase: at most 50 counters on 64 squares leave a drop open
     if not other:
         return Outcome(mover, WIPED_OUT)
     if not has_step(other, white | black):
@@ -127,7 +129,7 @@ def _judge(
 
 def _draw(history: tuple[int, ...], ply: int, ply_limit: int) -> Outcome | None:
     """A draw by the third occurrence of the current position, or at pbm's ply limit."""
-    # Seed: "Three-times repetition of a position, with the same player to move".
+    # Winther's rules: "Three-times repetition of a position, with the same player to move".
     if history and history.count(history[-1]) >= 3:
         return Outcome(None, REPETITION)
     if ply >= ply_limit:
@@ -249,7 +251,8 @@ Letters may be in any case."""
         side = state.side
         white, black = state.white, state.black
         if move < SQUARES:
-            # A drop adds a counter and captures nothing (rules-notes 5.3-D).
+            # A drop adds a counter and captures nothing (Winther's Zillions implementation:
+            # docs/games/quad.md, 'Rules as pbm plays them').
             bit = 1 << move
             if side == WHITE:
                 white |= bit
@@ -281,7 +284,8 @@ Letters may be in any case."""
         else:
             own, other = black, white
         own ^= (1 << origin) | (1 << destination)
-        # Custodian capture by the moved counter only (seed; rules-notes 5.3-E/F).
+        # Custodian capture by the moved counter only, up to three at once (Winther's rules
+        # and his Zillions implementation: docs/games/quad.md, 'Rules as pbm plays them').
         captured = 0
         for neighbour, beyond in CAPTURE_PAIRS[destination]:
             if other >> neighbour & 1 and own >> beyond & 1:

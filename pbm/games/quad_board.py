@@ -27,8 +27,8 @@ FIFTH_ON_RANK = _file_mask(range(0, SIZE - 4))
 # Squares where a vertical four can start (ranks 1-5).
 FOUR_STARTS_V = (1 << (SIZE * (SIZE - 3))) - 1
 
-# The rim: the 28 edge squares (seed: "White must always drop the second counter on the
-# rim"; rules-notes 5.3-C).
+# The rim: the 28 edge squares (Quad, Mats Winther, version 1.1: "White must always drop
+# the second counter on the rim").
 RIM = sum(
     1 << sq for sq in range(SQUARES) if sq % SIZE in (0, SIZE - 1) or sq // SIZE in (0, SIZE - 1)
 )
@@ -60,7 +60,7 @@ def exact_four(counters: int) -> bool:
 
     A run counts when its four squares are held and the squares just beyond both ends
     are not (an edge counts as "not held"): overlines of five or more never count and
-    diagonals are not looked at (seed: "overlines don't count", "Diagonals don't count").
+    diagonals are not looked at (Winther's rules: "overlines don't count", "Diagonals don't count").
     """
     b = counters
     run = b & (b >> 1) & (b >> 2) & (b >> 3) & FOUR_STARTS_H

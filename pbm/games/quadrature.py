@@ -1,10 +1,12 @@
-"""Quadrature (Mark Steere, 1992), as played on pbmserv (seed 003, rules-notes section 4).
+"""Quadrature (Mark Steere, 1992), as played on pbmserv (its Quadrature help page, and
+Steere's Quadrature rules of 2006 where the page is silent: docs/games/quadrature.md).
 
 Black (`#`, seat 0) starts on b3-j3, moves up and moves first; White (`O`) starts on
 b9-j9. A turn steps one man forward, diagonally forward or sideways; enemy men that
 the moved man squares (and, in a chain, the men added in their place) are converted.
 The state keeps the position the game started from and the moves since, so that the
-repetition rules see the whole history and `dump` can write it (rules-notes decision 6).
+repetition rules see the whole history and `dump` can write it (pbm's decision:
+docs/games/quadrature.md, 'Rules as pbm plays them', "Repetition").
 """
 
 from __future__ import annotations
@@ -111,7 +113,7 @@ def _men(state: QuadratureState, side: int) -> int:
 
 
 def _win(black: int, white: int, mover: int) -> Outcome | None:
-    """The mover's win, checked after his whole turn (seed "OBJECT"; rules-notes 4.2)."""
+    """The mover's win, checked after his whole turn (help page, "OBJECT")."""
     own, enemy = (white, black) if mover else (black, white)
     if qb.count(enemy) <= qb.LOSING_COUNT:
         return Outcome(mover, f"{SIDE_NAMES[1 - mover]} has two men or fewer on the board")
@@ -148,7 +150,7 @@ def _settle(
         own, enemy = (white, black) if turn else (black, white)
         moves = tuple(qb.generate(own, enemy, turn, markers[turn]))
         if not moves:
-            # Steere 2006 (rules-notes 4.3-I): pass when blocked, draw when both are.
+            # Quadrature rules, Mark Steere 2006: pass when blocked, draw when both are.
             if qb.generate(enemy, own, 1 - turn, markers[1 - turn]):
                 moves = (qb.PASS,)
             else:
@@ -166,7 +168,7 @@ def _after(position: Position, move: int) -> Position:
         own, enemy = (white, black) if turn else (black, white)
         own, enemy, converted, _removed = qb.play(own, enemy, move >> 8, move & 0xFF)
         black, white = (enemy, own) if turn else (own, enemy)
-        # Marker (seed "BASIC MOVES AND THE MARKER"): a non-aggressive sideways move
+        # Marker (help page, "BASIC MOVES AND THE MARKER"): a non-aggressive sideways move
         # turns it up one dot, anything else clears it; a pass leaves it alone.
         mark = markers[turn] + 1 if _is_sideways(move) and not converted else 0
         markers = (mark, markers[1]) if turn == qb.BLACK else (markers[0], mark)

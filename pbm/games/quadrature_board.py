@@ -4,7 +4,8 @@ Each side's men are one int with 12 bits per rank (11 files and a guard bit that
 always zero), so a whole army steps with one shift and a rank that holds any man is
 found with one addition (the carry lands in the guard bit). Bit `rank * 12 + file`
 is the point; a1 is bit 0, Black starts on rank 3 and moves up, White on rank 9 and
-moves down (rules-notes 4.2). Nothing here knows about text.
+moves down (docs/games/quadrature.md, 'Rules as pbm plays them'). Nothing here knows
+about text.
 """
 
 from __future__ import annotations
@@ -19,15 +20,16 @@ RANK = tuple(ROW_BITS << (STRIDE * r) for r in range(SIZE))
 FILE = tuple(REPEAT << f for f in range(SIZE))
 
 BLACK, WHITE = 0, 1
-PASS = -1  # the move of a player with no legal move (Steere 2006, rules-notes 4.3-I)
+PASS = -1  # the move of a player with no legal move (Quadrature rules, Mark Steere 2006)
 MEN = 16  # each side owns 16 men; the ones not on the board are its reserve
 LOSING_COUNT = 2  # a side with this many men or fewer on the board has lost
 
-# Starting ranks b..j (rules-notes 4.2): Black on rank 3, White on rank 9.
+# Starting ranks b..j (the help page's diagram): Black on rank 3, White on rank 9.
 START_BLACK = (ROW_BITS & ~1 & ~(1 << 10)) << (STRIDE * 2)
 START_WHITE = (ROW_BITS & ~1 & ~(1 << 10)) << (STRIDE * 8)
 
-# Home plates (seed "the three points in the middle of his side"): e1-g1 and e11-g11.
+# Home plates (help page, "OBJECT": "the three points in the middle of his side"): e1-g1
+# and e11-g11.
 PLATE = (0b1110000 << 0, 0b1110000 << (STRIDE * 10))  # indexed by the plate's owner
 
 
@@ -56,8 +58,8 @@ def count(mask: int) -> int:
 
 def squared_by(own: int, enemy: int, index: int) -> int:
     """Enemy men that, with the own man at `index` and two more own men, are the corners
-    of an axis-parallel rectangle (seed: "a rectangle ... with three of your checkers and
-    one enemy checker"; any size, rules-notes 4.3-C)."""
+    of an axis-parallel rectangle (help page, "SQUARING": "a rectangle ... with three of
+    your checkers and one enemy checker"; of any size, as in Steere's 2006 rules)."""
     x, y = index % STRIDE, index // STRIDE
     others_in_rank = (own >> (STRIDE * y)) & ROW_BITS & ~(1 << x)
     others_in_file = own & FILE[x] & ~RANK[y]
@@ -93,7 +95,8 @@ def _files_held(mask: int) -> int:
 
 def danger(enemy: int) -> int:
     """Points where a man of the other side would complete a square of `enemy`: moving
-    there is suicide (seed "NO SUICIDE MOVES"; checked before any conversion, 4.3-F)."""
+    there is suicide (help page, "NO SUICIDE MOVES": "no matter what", so the check comes
+    before any conversion)."""
     if _files_held(enemy).bit_count() == enemy.bit_count():
         return 0  # no file holds two enemy men, so no rectangle has three enemy corners
     ranks = []
@@ -142,8 +145,8 @@ def generate(own: int, enemy: int, side: int, marker: int) -> list[int]:
     """Every legal step of `side` as `from << 8 | to` (bit indices), without passes.
 
     A man steps one point forward, diagonally forward or sideways to an empty point
-    (seed "BASIC MOVES"), never onto a point that completes an enemy square; at marker 2
-    a sideways step is legal only if it converts (seed "MARKER").
+    (help page, "BASIC MOVES AND THE MARKER"), never onto a point that completes an enemy
+    square; at marker 2 a sideways step is legal only if it converts (same section).
     """
     free = BOARD & ~(own | enemy) & ~danger(enemy)
     moves: list[int] = []
@@ -173,17 +176,21 @@ def generate(own: int, enemy: int, side: int, marker: int) -> list[int]:
 
 
 def play(own: int, enemy: int, frm: int, to: int) -> tuple[int, int, list[int], list[int]]:
-    """Move a man and resolve the chain reaction (seed "chain-reaction"; 4.3-D).
+    """Move a man and resolve the chain reaction (help page, "chain-reaction": until
+    nothing changes, as docs/games/quadrature.md, 'Rules as pbm plays them' says).
 
     Returns the new own and enemy men, the points converted in the order they were
     converted, and the points whose enemy man was removed without replacement because
-    the reserve ran out (rules-notes 4.3-E: only possible once the enemy is beaten).
+    the reserve ran out (only possible once the enemy is beaten: docs/games/quadrature.md,
+    'Rules as pbm plays them', "Reserve").
     """
     own ^= (1 << frm) | (1 << to)
     reserve = MEN - count(own)
     converted: list[int] = []
     removed: list[int] = []
-    active = [to]  # men moved or added this turn: only they form squares (seed)
+    # Men moved or added this turn: only they form squares (help page: "you must form the
+    # square during your current turn").
+    active = [to]
     while active:
         hit = squared_by(own, enemy, active.pop(0))
         while hit:

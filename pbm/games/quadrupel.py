@@ -1,14 +1,16 @@
 """QUADRUPEL (Andreas Liebl-Wachsmuth, 1986) and its four variants, on a 6x6 board.
 
-Rules: seed 000 (the translated rule sheet) as settled by rules-notes section 1 and its
-"Decisions taken for pbm". One module plays all five games of the sheet; the `variant`
-option picks one (basic, added, points, position, combination).
+Rules: the Quadrupel rule sheet, Andreas Liebl-Wachsmuth 1986 (English translation by
+V. M. González, 2013), with pbm's decisions where it is silent (docs/games/quadrupel.md).
+One module plays all five games of the sheet; the `variant` option picks one (basic,
+added, points, position, combination).
 
 A state is an immutable value: the 36 cells (0 empty, else 1 + seat + 2 * dots), the
 seat to move, the phase (setups awaited, extra turns), the back-and-forth memory and the
 position history that the repetition rule needs. A board move is the int
-`from * 36 + to` (nothing is captured, so from and to identify it: rules-notes 1.2); a
-setup move is the tuple of dot values for the mover's four start squares in square order.
+`from * 36 + to` (nothing is captured, so from and to identify it: docs/games/quadrupel.md,
+'Notation'); a setup move is the tuple of dot values for the mover's four start squares in
+square order.
 """
 
 from __future__ import annotations
@@ -67,7 +69,8 @@ VARIANT_SYNONYMS = {
     "combo": "combination",
 }
 
-# Start position (rules-notes 1.2): Black d5 c4 d4 c3, White c5 b4 e4 d3; Black begins.
+# Start position (the rule sheet's figure; docs/games/quadrupel.md, 'The basic game'):
+# Black d5 c4 d4 c3, White c5 b4 e4 d3; Black begins.
 START = ((14, 20, 21, 27), (15, 19, 22, 26))
 MAX_EXTRA_TURNS = 3  # combination game: "only three additional moves are possible"
 TURN_BIT = 1 << (4 * SQUARES)  # the side to move, above the 36 four-bit cells of a key
@@ -94,9 +97,10 @@ def _name(square: int) -> str:
 
 
 def _jump_path(cells: tuple[int, ...], frm: int, to: int) -> list[int] | None:
-    """The squares of a jump chain from `frm` to `to` (rules-notes 1.2: each jump goes
-    over one adjacent stone to an empty square), the fewest jumps, first found in
-    `JUMP_BITS` order; None for a step or a single jump, which `from-to` tells whole."""
+    """The squares of a jump chain from `frm` to `to` (each jump goes over one adjacent
+    stone to an empty square: docs/games/quadrupel.md, 'The basic game'), the fewest
+    jumps, first found in `JUMP_BITS` order; None for a step or a single jump, which
+    `from-to` tells whole."""
     came: dict[int, int] = {frm: frm}
     frontier = [frm]
     for square in frontier:  # breadth first: the list grows while it is walked
@@ -148,7 +152,7 @@ class Rules:
 
 @dataclass(frozen=True, slots=True)
 class ExtraTurns:
-    """The added-value/combination phase after the first QUADRUPEL (seed parts 2 and 5).
+    """The added-value/combination phase after the first QUADRUPEL (rule sheet, parts 2 and 5).
 
     `builder` built the first QUADRUPEL (a `shape` worth `points` dots x zones) and is
     frozen; his opponent has played `used` of at most `limit` extra turns; `value` is the
@@ -213,7 +217,7 @@ def _can_move(cells: tuple[int, ...], stones: tuple[int, ...]) -> bool:
 
 
 def _points(cells: tuple[int, ...], stones: tuple[int, ...]) -> int:
-    """Seed part 3: the sum over the four stones of dots x zone value (10..30)."""
+    """Rule sheet, part 3: the sum over the four stones of dots x zone value (10..30)."""
     return sum(_dots(cells[s]) * ZONES[s] for s in stones)
 
 
@@ -223,8 +227,9 @@ def _reverse(move: int) -> int:
 
 
 def _after_move(banned: int, last: int, move: int) -> tuple[int, int]:
-    """(banned, last) of the mover after `move`: rules-notes 1.3-E, the third traversal
-    x->y by the same stone in its owner's consecutive turns is illegal."""
+    """(banned, last) of the mover after `move`: the third traversal x->y by the same
+    stone in its owner's consecutive turns is illegal (pbm's decision "Back and forth" in
+    docs/games/quadrupel.md, 'The basic game')."""
     return (last if last >= 0 and move == _reverse(last) else -1), move
 
 
@@ -470,9 +475,10 @@ shown yet."""
             for step in STEPS[origin]:
                 if not cells[step]:
                     append(base + step)
-            # Jump chains (rules-notes 1.2). The origin still holds the stone in `cells`,
-            # so no chain ends on it; it can never be jumped either, since every square a
-            # chain reaches is an even number of files and ranks away from it.
+            # Jump chains (docs/games/quadrupel.md, 'The basic game'). The origin still
+            # holds the stone in `cells`, so no chain ends on it; it can never be jumped
+            # either, since every square a chain reaches is an even number of files and
+            # ranks away from it.
             reached = 1 << origin
             frontier = [origin]
             for square in frontier:  # the list grows while it is walked
@@ -483,7 +489,8 @@ shown yet."""
                         append(base + land)
         banned = state.banned[state.turn]
         if banned >= 0 and len(moves) > 1 and banned in moves:
-            moves.remove(banned)  # lifted when it is the only move (rules-notes decision 1)
+            # Lifted when it is the only move (docs/games/quadrupel.md, 'The basic game').
+            moves.remove(banned)
         return moves
 
     # -- applying moves ---------------------------------------------------------------
@@ -527,7 +534,8 @@ shown yet."""
         elif ply >= rules.plycap:
             result = _draw(rules, f"the ply cap of {rules.plycap} board moves was reached")
         if result is None and not _can_move(cells, stones[turn]):
-            # Rules-notes 1.3-G: a player who cannot move loses.
+            # A player who cannot move loses (pbm's decision: docs/games/quadrupel.md,
+            # 'The basic game').
             result = _blocked(rules, turn, extra)
         return QuadrupelState(
             rules, cells, turn, ply, 0, extra, banned, lasts, history,
@@ -721,7 +729,7 @@ shown yet."""
                      for r in range(SIZE - 1, -1, -1)]  # fmt: skip
         lines = render_grid(cells, SIZE, SIZE, cell_width=2 if dotted else 1, side_notes=notes)
         if dotted:
-            # Head the zone map beside the board (rules-notes 1.5: zones shown on request).
+            # Head the zone map beside the board (docs/games/quadrupel.md, 'The board').
             column = len(lines[1]) - len(notes[0])
             lines[0] = lines[0].ljust(column) + "zones"
         lines.append(f"{_variant_label(rules)}; X = Black, O = White")
@@ -881,10 +889,11 @@ def _first_quadrupel(
         return None, Outcome(1 - mover, f"{built}, below {rules.threshold}", scores)
     if variant == "added":
         value = shape
-        limit = 4 - value  # seed table: Diagonal 0, Diamond 1, Straight 2, Square 3
+        limit = 4 - value  # rule sheet's table: Diagonal 0, Diamond 1, Straight 2, Square 3
     else:
         value = shape * points
-        # Rules-notes 1.3-O: turn k can reach at most (4 - k) x 30; at most three turns.
+        # pbm's decision (docs/games/quadrupel.md, 'Combination game'): turn k can reach
+        # at most (4 - k) x 30; at most three turns.
         limit = min(MAX_EXTRA_TURNS, (4 * 30 - value) // 30)
     if limit <= 0:
         reason = f"{who} completed a {name} worth {value}, which cannot be beaten"
@@ -905,8 +914,9 @@ def _extra_turn(
     first = f"{SEAT_NAMES[builder]}'s {SHAPE_NAMES[extra.shape]} ({_value_text(rules, extra)})"
     turns = _plural(used, "extra turn")
     if shape is not None:
-        # Seed parts 2 and 5: each extra turn costs 1 point (of the shape value, rules-notes
-        # 1.3-O); "otherwise the QUADRUPEL value will decrease to zero", never below.
+        # Rule sheet, parts 2 and 5: each extra turn costs 1 point (of the shape value: pbm's
+        # decision, 'Combination game'); "otherwise the QUADRUPEL value will decrease to
+        # zero", never below.
         factor = max(shape - used, 0)
         if rules.variant == "added":
             value = factor

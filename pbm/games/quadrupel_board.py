@@ -1,7 +1,8 @@
 """Quadrupel board geometry: precomputed tables for the 6x6 board (no game state here).
 
 Squares are grid indices (rank * 6 + file, a1 = 0). Everything the move generator and
-the win check need per square is computed once at import (rules-notes section 1.2).
+the win check need per square is computed once at import (the rules:
+docs/games/quadrupel.md, 'The basic game').
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ SQUARES = SIZE * SIZE
 ORTHOGONAL_DIRS = ((0, 1), (1, 0), (0, -1), (-1, 0))
 DIAGONAL_DIRS = ((1, 1), (1, -1), (-1, -1), (-1, 1))
 
-# Shape kinds, numbered by their added-value worth (seed part 2: Square 1, Straight 2,
+# Shape kinds, numbered by their added-value worth (rule sheet, part 2: Square 1, Straight 2,
 # Diamond 3, Diagonal 4), so the kind is its own shape value.
 SQUARE, STRAIGHT, DIAMOND, DIAGONAL = 1, 2, 3, 4
 SHAPE_NAMES = {SQUARE: "Square", STRAIGHT: "Straight", DIAMOND: "Diamond", DIAGONAL: "Diagonal"}
@@ -76,7 +77,8 @@ def _shapes() -> dict[int, int]:
                 if _on_board(file + 3 * df, rank + 3 * dr):
                     line = [(file + i * df, rank + i * dr) for i in range(4)]
                     shapes[_mask(line)] = DIAGONAL
-            # The centre of a Diamond may be empty or hold any stone (rules-notes 1.2).
+            # The centre of a Diamond may be empty or hold any stone (docs/games/quadrupel.md,
+            # 'The basic game').
             if 0 < file < SIZE - 1 and 0 < rank < SIZE - 1:
                 ring = [(file + df, rank + dr) for df, dr in ORTHOGONAL_DIRS]
                 shapes[_mask(ring)] = DIAMOND

@@ -1,12 +1,12 @@
-"""The "maximum points" match of the Quadrupel point game (seed part 3), for the server.
+"""The "maximum points" match of the Quadrupel point game (rule sheet, part 3), for the server.
 
 The rules module plays one game at a time; a match links games. These helpers are pure:
 they take the points of each finished game by *player* (the order players were named in
 the challenge, not seats, since seats change between games) and say what happens next.
 
-Seed: "two consecutive games are played and the winner is the player with the most points
-after scoring the first QUADRUPEL of each game. The loser of the first game begins the
-second one. A third game will be played in case of a tie."
+The rule sheet, part 3: "two consecutive games are played and the winner is the player
+with the most points after scoring the first QUADRUPEL of each game. The loser of the
+first game begins the second one. A third game will be played in case of a tie."
 """
 
 from __future__ import annotations
@@ -37,8 +37,8 @@ def match_result(game_points: Sequence[tuple[int, int]]) -> int | None:
 def next_first_player(last_points: tuple[int, int], last_first: int) -> int:
     """The player (0 or 1) who moves first (takes Black) in the next game of the match.
 
-    The loser of the last game begins (seed). pbm's addition: after a drawn game (ply cap
-    or repetition, both 0 points) the player who moved second in it begins.
+    The loser of the last game begins (rule sheet, part 3). pbm's addition: after a drawn
+    game (ply cap or repetition, both 0 points) the player who moved second in it begins.
     """
     if last_points[0] == last_points[1]:
         return 1 - last_first

@@ -1,7 +1,8 @@
 """Quarod (Luis Bolaños Mures, 2020): placing and swapping engaged pairs of rod pieces.
 
-Rules: seed shared/seeds/001 and shared/rules-notes.md section 2 (decisions 9 and 10);
-the rules as pbm plays them are in docs/games/quarod.md.
+Rules: Quarod rules, Luis Bolaños Mures 2020; the rules as pbm plays them, with pbm's
+decisions (the zero-zero tie, the first player named plays Black), are in
+docs/games/quarod.md, 'Rules as pbm plays them'.
 
 A state holds the cells (0 empty, else `piece(colour, rod)`), the colour to move, whether
 the pie switch was taken, and bit masks derived from the cells so that move generation is
@@ -77,7 +78,8 @@ def _from_cells(size: int, cells: bytes, turn: int, switched: bool) -> QuarodSta
             continue
         if colour_of(cell) == BLACK:
             black |= 1 << square
-        # Engaged: adjacent, opposite colours, rods pointing at each other (seed, Definitions).
+        # Engaged: adjacent, opposite colours, rods pointing at each other (Quarod rules,
+        # 'Definitions').
         other = square + geo.offsets[rod_of(cell)]
         partner = cells[other]
         if (
@@ -178,8 +180,8 @@ There is no pass to type: when no move exists the game is over."""
         return None if self._over(state) else state.turn
 
     def _pie_open(self, state: QuarodState) -> bool:
-        # Seed, Pie rule: "on their first turn only". Two pieces on the board with White to
-        # move happens only right after Black's first placement.
+        # Quarod rules, 'Pie rule': "on their first turn only". Two pieces on the board with
+        # White to move happens only right after Black's first placement.
         if state.turn != WHITE or state.switched:
             return False
         return state.size * state.size - state.empty.bit_count() == 2
@@ -208,7 +210,7 @@ There is no pass to type: when no move exists the game is over."""
         area = geo.area
         board = bytearray(cells)
         if move < geo.swap_base:
-            # Seed, Play: two pieces of different colours on adjacent empty squares,
+            # Quarod rules, 'Play': two pieces of different colours on adjacent empty squares,
             # engaged to each other (each rod points at the other piece).
             b, w = divmod(move, area)
             board[b] = piece(BLACK, geo.rod_towards[w - b])
@@ -219,8 +221,8 @@ There is no pass to type: when no move exists the game is over."""
             engaged |= both
             paired_h, paired_v = _pair(b, w, paired_h, paired_v)
         else:
-            # Seed, Play: swap two adjacent pieces engaged, but not to each other, and turn
-            # them to face each other.
+            # Quarod rules, 'Play': swap two adjacent pieces engaged, but not to each other,
+            # and turn them to face each other.
             a, c = divmod(move - geo.swap_base, area)
             offsets = geo.offsets
             old_a, old_c = cells[a], cells[c]
@@ -254,7 +256,8 @@ There is no pass to type: when no move exists the game is over."""
             reason = f"higher score: Black {black_score}, White {white_score}"
             return Outcome(winner, reason, scores)
         # Both zero (equal scores above zero cannot happen). The last placement or swap
-        # was made by the colour that is not to move: decision 9, passes and pie excluded.
+        # was made by the colour that is not to move, passes and pie excluded (pbm's
+        # decision: docs/games/quarod.md, 'Rules as pbm plays them', "Zero-zero tie").
         last = 1 - state.turn
         reason = f"both scores are zero; {COLOUR_NAMES[last]} made the last move"
         return Outcome(1 - last, reason, scores)

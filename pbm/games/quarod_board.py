@@ -62,7 +62,8 @@ class Geometry:
 
     def swap_pairs(self, engaged: int, black: int, paired_h: int, paired_v: int) -> int:
         """Pairs that can swap, in the free-pairs layout: both pieces engaged, of different
-        colours, and not engaged to each other (seed, Play; rules-notes 2.3-D)."""
+        colours, and not engaged to each other (Quarod rules, 'Play'; the reading the finished
+        example game confirms: docs/games/quarod.md, 'Rules as pbm plays them', "Swap")."""
         size = self.size
         horizontal = (
             engaged & (engaged >> 1) & self.not_last_file & (black ^ (black >> 1)) & ~paired_h

@@ -1,8 +1,9 @@
 """Quarto (Blaise Müller, Gigamic): the opponent chooses the piece you place.
 
-Rules: seed 002 and rules-notes section 3 with the "Decisions taken for pbm" list
-(decision 8: quartos are detected automatically, and the player named first gives the
-first piece). docs/games/quarto.md is the player-facing description.
+Rules: Quarto rules, Blaise Müller (Gigamic), with pbm's decisions (quartos are detected
+automatically, and the player named first gives the first piece: docs/games/quarto.md,
+'Decisions where the rules are silent or physical'). docs/games/quarto.md is the
+player-facing description.
 
 Representation, chosen for speed: a state is a named tuple of small values; a move is
 one int `square << 5 | give`, where NONE (16) in either field means "no square" (the
@@ -78,7 +79,7 @@ class Quarto(Game[QuartoState, QuartoMove]):
     name = "quarto"
     title = "Quarto"
     aliases = ()
-    # Decision 8: the player named first in the challenge gives the first piece.
+    # pbm's decision (docs/games/quarto.md, 'Rules'): the player named first gives first.
     seats = ("First", "Second")
     options = (
         Option(
@@ -215,10 +216,10 @@ in the same order also work (1 = the first letter: 1111 = TLRH,
             empties = empties[:i] + empties[i + 1 :]
             board = (*board[:square], held, *board[square + 1 :])
             sums += var.add[held][square]
-            if sums & var.fours:  # quarto: the placer wins (seed "Winning the game" 1)
+            if sums & var.fours:  # quarto: the placer wins (Quarto rules, "Winning the game")
                 placer = (len(SQUARES) - len(empties)) & 1
                 return _new(QuartoState, (board, EMPTY, unused, empties, sums, placer, var))
-            if not empties:  # all 16 placed without a quarto (seed "Game even")
+            if not empties:  # all 16 placed without a quarto (Quarto rules: "Game even")
                 return _new(QuartoState, (board, EMPTY, (), (), sums, DRAW, var))
             i = unused.index(give)
             return _new(

@@ -1,8 +1,9 @@
 """Quarto's winning groups and the packed counters that detect a quarto in two operations.
 
 A group is four squares that win when their pieces share a counted attribute: the 4 rows,
-4 columns and 2 diagonals (seed, "Objective"), plus the nine contiguous 2x2 squares in
-the advanced variant (seed: "9 additional ways"; rules-notes 3.3).
+4 columns and 2 diagonals (Quarto rules, Blaise Müller, "Objective of the game"), plus the
+nine contiguous 2x2 squares in the advanced variant ("9 additional ways": pbm reads them as
+exactly these, docs/games/quarto.md, 'Decisions where the rules are silent or physical').
 
 Why counters: every group owns a 24-bit slice of one Python int holding, for each of
 the 8 attribute values (tall, short, light, ...), a 3-bit count of the pieces in the

@@ -2,7 +2,7 @@
 
 A piece is an int 0..15. Bit 3 is height (1 = tall), bit 2 colour (1 = light), bit 1
 shape (1 = round), bit 0 top (1 = hollow), so the 4-bit string a player may write
-(rules-notes 3.4: "bits in the same order, 1 = first letter") is the piece's binary
+(docs/games/quarto.md, 'Notation': "1 = the first letter") is the piece's binary
 numeral: `1111` is TLRH, `0000` is SDQF. A set of attributes is a mask over the same bits.
 """
 
@@ -14,7 +14,7 @@ PIECES = tuple(range(16))
 ALL_ATTRIBUTES = 0b1111
 
 # Per attribute, most significant bit first: its name, the bit, and for bit value 1 and 0
-# the letter and word (rules-notes 3.4: T|S L|D R|Q H|F, height-colour-shape-top).
+# the letter and word (docs/games/quarto.md, 'Notation': T/S L/D R/Q H/F, in that order).
 ATTRIBUTE_NAMES = ("height", "colour", "shape", "top")
 ATTRIBUTE_BITS = (8, 4, 2, 1)
 LETTERS = (("T", "S"), ("L", "D"), ("R", "Q"), ("H", "F"))

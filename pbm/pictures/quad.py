@@ -52,7 +52,7 @@ def counter(canvas: Canvas, box: Box, side: int) -> None:
 
 def exact_fours(counters: int) -> set[int]:
     """The squares of every run of exactly four counters in a rank or a file (the win of
-    Quad's seed: "overlines don't count", "Diagonals don't count")."""
+    Winther's Quad rules: "overlines don't count", "Diagonals don't count")."""
     found: set[int] = set()
     for along, across in (((1, 0), (0, 1)), ((0, 1), (1, 0))):
         for line in range(SIZE):

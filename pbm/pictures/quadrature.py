@@ -70,7 +70,7 @@ class QuadratureView(View):
         self.on_board = (qb.count(state.black), qb.count(state.white))
 
     def reserve(self, side: int) -> int:
-        # Each side owns 16 men; those not on the board are its reserve (seed).
+        # Each side owns 16 men; those not on the board are its reserve (help page, "INTRO").
         return max(qb.MEN - self.on_board[side], 0)
 
     @property

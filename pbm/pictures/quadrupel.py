@@ -2,8 +2,9 @@
 dots (docs/games/quadrupel.md).
 
 What a seat may see follows `Quadrupel.render`: a setup stays secret from everyone but
-its author until both setups are in (seed: the stones are set up face down), so such a
-stone is drawn with a question mark, exactly as a stone whose setup is still awaited.
+its author until both setups are in (pbm's decision in docs/games/quadrupel.md,
+'Setup (point, position, combination games)'), so such a stone is drawn with a question
+mark, exactly as a stone whose setup is still awaited.
 """
 
 from __future__ import annotations

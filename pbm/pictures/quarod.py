@@ -61,7 +61,8 @@ class QuarodView(View):
     def status(self) -> str:
         state = self.state
         running = f"{self.names[state.turn]} to move"
-        # Seed, pie rule: White's first turn only, i.e. right after Black's first placement.
+        # Quarod rules, 'Pie rule': White's first turn only, i.e. right after Black's first
+        # placement.
         if state.turn == WHITE and not state.switched and len(self.pieces) == 2:
             running += f' ({self.names[WHITE]} may answer "swap": the pie rule)'
         return game_status(self.game, state, self.names, running)

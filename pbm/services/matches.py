@@ -1,13 +1,14 @@
 """Matches of linked games: Quadrupel's maximum-points match (docs/games/quadrupel.md).
 
-Seed: "two consecutive games are played and the winner is the player with the most points
-after scoring the first QUADRUPEL of each game. The loser of the first game begins the
-second one. A third game will be played in case of a tie." Each game of a match is a board
-of its own; `Game.match_id` (the first game's id) and `Game.match_game` (1, 2, 3...) link
-them. When a match game ends the next one is started (pbm.services.challenges
-.continue_match, which creates boards), its first player in seat 0.
+The Quadrupel rule sheet (Andreas Liebl-Wachsmuth 1986), part 3: "two consecutive games
+are played and the winner is the player with the most points after scoring the first
+QUADRUPEL of each game. The loser of the first game begins the second one. A third game
+will be played in case of a tie." Each game of a match is a board of its own;
+`Game.match_id` (the first game's id) and `Game.match_game` (1, 2, 3...) link them. When
+a match game ends the next one is started (pbm.services.challenges.continue_match, which
+creates boards), its first player in seat 0.
 
-pbm's decisions where the seed is silent: a game drawn without a QUADRUPEL (ply cap,
+pbm's decisions where the rule sheet is silent: a game drawn without a QUADRUPEL (ply cap,
 repetition, agreement) scores 0-0; a game won without points (resignation, forfeit on
 time, the administrator's adjudication) decides the match for its winner; a removed game
 ends the match without a result.
