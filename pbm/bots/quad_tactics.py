@@ -42,8 +42,9 @@ def four_squares(own: int, empty: int) -> int:
 
     Bit-parallel over every window of four in a row or column: for each place k of the
     window, the windows whose other three squares are held, whose k-th is empty, and
-    whose squares just beyond both ends are not held (no overline: seed, rules-notes
-    5.3-H); the same test as the rules module's `exact_four`, for all squares at once.
+    whose squares just beyond both ends are not held (no overline: Winther's rules,
+    "overlines don't count"; docs/games/quad.md, 'Rules as pbm plays them'); the same
+    test as the rules module's `exact_four`, for all squares at once.
     """
     found = 0
     before = (own << 1) & NOT_FILE_A  # bit p: p-1 on the same rank is held

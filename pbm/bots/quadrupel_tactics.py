@@ -148,8 +148,9 @@ class QuadrupelTactics(Tactics):
     def redact(self, state: QuadrupelState, seat: int) -> QuadrupelState:
         if not self._secret(state, seat):
             return state
-        # Rules (decision 3): the first setup is secret until both are in. The bot sees
-        # the position as if the opponent had not set up yet.
+        # pbm's decision (docs/games/quadrupel.md, 'Setup (point, position, combination
+        # games)'): the first setup is secret until both are in. The bot sees the position
+        # as if the opponent had not set up yet.
         other = SEAT_NAMES[1 - seat].lower()
         text = _STONES.sub(
             lambda m: m[0] if m[1] != other else f"{other}=" + _bare(m[2]),
