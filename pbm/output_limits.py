@@ -151,6 +151,9 @@ def _one_notice(to: list[str], group: list[Reply]) -> Reply:
         quote_original=False,
         to_sender=any(r.to_sender for r in group),
         answer=False,
+        reason=base.reason,
+        tournament=base.tournament,
+        reply_to=base.reply_to,
     )
 
 

@@ -8,10 +8,11 @@ from pbm.commands.base import Command, Invocation
 from pbm.commands.helptext import general_help, topic_help
 from pbm.commands.registry import register
 from pbm.errors import NotFoundError, UsageError
+from pbm.mail.streams import MailReason
 from pbm.services import accounts, lists, mail_html
 from pbm.services.accounts import find_user
 from pbm.services.boards import board_from_row, rules_for
-from pbm.services.context import Context
+from pbm.services.context import Context, Reply
 from pbm.store import queries
 from pbm.texts import phrase, render
 
@@ -193,17 +194,27 @@ class Message(Command):
             raise UsageError(phrase("message_empty"), self.full_usage())
         people = [find_user(ctx, t) for t in targets]
         for person in people:
-            answer(
-                ctx,
-                phrase("subject_message", userid=user.userid, server=ctx.config.server_name),
-                render(
-                    "message",
-                    sender=user.userid,
-                    text=inv.comment.strip(),
-                    recipients=" ".join(p.userid for p in people),
-                ),
-                "message",
-                to=accounts.reply_addresses(ctx, person),
+            to = accounts.reply_addresses(ctx, person)
+            ctx.reply(
+                Reply(
+                    to=to,
+                    subject=phrase(
+                        "subject_message", userid=user.userid, server=ctx.config.server_name
+                    ),
+                    body=render(
+                        "message",
+                        sender=user.userid,
+                        text=inv.comment.strip(),
+                        recipients=" ".join(p.userid for p in people),
+                    ).rstrip("\n")
+                    + "\n",
+                    kind="message",
+                    user_id=person.id,
+                    to_sender=True,
+                    answer=bool(ctx.sender) and to == [ctx.sender],
+                    # To himself (`message alice pw alice`) it is still the answer.
+                    reason=None if person.id == user.id else MailReason.MESSAGE,
+                )
             )
         answer(
             ctx,

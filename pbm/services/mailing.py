@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
+from pbm.mail.streams import MailReason
 from pbm.services import tokens
 from pbm.services.accounts import reply_addresses, reply_addresses_of
 from pbm.services.boards import Board
@@ -145,18 +146,20 @@ def mail_board(
             events=[*events, *mine],
             last_rows=None if new else ctx.config.move_rows,
         )
-        ctx.reply(
-            board_reply(
-                ctx,
-                board,
-                user,
-                to=to,
-                subject=subject,
-                body=body,
-                kind="new-board" if new else "board",
-                to_sender=ctx.sender in to,
-            )
+        reply = board_reply(
+            ctx,
+            board,
+            user,
+            to=to,
+            subject=subject,
+            body=body,
+            kind="new-board" if new else "board",
+            to_sender=ctx.sender in to,
         )
+        if not reply.to_sender:
+            on_move = board.active and board.row.to_move == board.index_of(user.saved_id)
+            reply.reason = MailReason.YOUR_MOVE if on_move else MailReason.OPPONENT_MOVED
+        ctx.reply(reply)
     if not board.active and only is None:
         mail_notifiers(ctx, board, events)
 
