@@ -106,6 +106,8 @@ def _to_special_address(
     request switches its stream off. Returns done, or ignored for what is neither."""
     host = config.server_host
     verp = tag_for(mail.recipients, config.bounce_local_part, host)
+    if verp is not None and verp_parts(verp) is None:
+        verp = None  # the local part may be the server's own: `pbm+TOKEN` is a reply
     feedback = bool(config.feedback_address) and config.feedback_address.lower() in (
         a.lower() for a in mail.recipients
     )
