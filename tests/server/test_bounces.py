@@ -225,3 +225,39 @@ def _verp_of(server: Server, mail_id: int) -> str | None:
         row = session.get(OutboxMail, mail_id)
         assert row is not None
         return row.verp
+
+
+def test_set_mail_stream_turns_a_stream_off_and_on_with_the_password(server: Server) -> None:
+    alice, bob = _board(server)
+    server.send(bob, "set bob secret mail messages off")
+    [ok] = server.new_mail()
+    assert '"messages" mails are switched off' in ok.body
+    server.send(alice, "message alice secret bob", "Hello")
+    assert server.to(bob, server.new_mail()) == []
+    server.send(bob, "set bob secret mail messages on")
+    server.new_mail()
+    server.send(alice, "message alice secret bob", "Hello again")
+    [message] = server.to(bob, server.new_mail())
+    assert "X-PBM-Reason: message" in message.raw.decode()
+    server.send(bob, "set bob secret mail everything off")
+    [refused] = server.new_mail()
+    assert "boards|reminders|tournaments|digest|messages on|off" in refused.body
+
+
+def test_the_player_is_told_at_his_other_address_and_directors_see_it(server: Server) -> None:
+    alice, bob = _board(server)
+    server.send(bob, "change address bob secret bob@players.example bob@elsewhere.example")
+    server.new_mail()
+    assert server.send(alice, "tournament create alice secret spring quarto") == "done"
+    server.send(bob, "tournament join spring bob secret")
+    server.new_mail()
+    [to_bob] = server.to(bob, _move(server, alice, "alice"))
+    for _ in range(5):
+        _bounce(server, to_bob)
+        server.clock.advance(timedelta(days=1))
+    told = server.new_mail()
+    [player] = server.to("bob@elsewhere.example", told)
+    assert "bob@players.example" in player.body and "returned" in player.body
+    [opponent] = [m for m in server.to(alice, told) if "quarto 101" in m.body]
+    [director] = [m for m in server.to(alice, told) if "tournament" in m.body]
+    assert "spring" in director.body and opponent is not director
