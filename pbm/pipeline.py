@@ -27,7 +27,7 @@ from pbm.errors import AuthError, BoardError, PbmError
 from pbm.games import GameError
 from pbm.mail.addressing import message_id_for, reply_address, tokens_in
 from pbm.mail.authresults import sender_verdict
-from pbm.mail.bounces import parse_report, tag_for, verp_parts
+from pbm.mail.bounces import Report, parse_report, tag_for, verp_parts
 from pbm.mail.compose import compose
 from pbm.mail.inbound import InboundMail, is_from_self, parse_message, quotable_original
 from pbm.mail.streams import (
@@ -112,25 +112,24 @@ def _to_special_address(
         a.lower() for a in mail.recipients
     )
     stop = tag_for(mail.recipients, config.stop_local_part, host)
-    if verp is None and not feedback and stop is None:
-        return None
+    report = parse_report(row.raw) if verp is not None or feedback else None
     ctx = Context(session=session, clock=clock, config=config, sender=mail.sender)
-    if verp is not None or feedback:
-        status = _report(ctx, row, verp)
-    else:
-        assert stop is not None
+    if report is not None:
+        status = _report(ctx, row, report, verp)
+    elif verp is not None:
+        log.info("%s ignored: no bounce or complaint in it", row.message_id)
+        return "ignored"
+    elif stop is not None:
         status = "done" if streams.handle_stop_mail(ctx, stop) else "ignored"
+    else:
+        return None  # a person's mail to the feedback address is an ordinary mail
     queue_replies(ctx, None, ctx.replies, inbound_id=row.id)
     return status
 
 
-def _report(ctx: Context, row: StoredMessage, verp: str | None) -> str:
+def _report(ctx: Context, row: StoredMessage, report: Report, verp: str | None) -> str:
     """A bounce or complaint: attributed by its VERP address, else by the Message-ID of
     the original it returns; counted against that mail's recipient."""
-    report = parse_report(row.raw)
-    if report is None:
-        log.info("%s ignored: no bounce or complaint in it", row.message_id)
-        return "ignored"
     mail = None
     parts = verp_parts(verp) if verp is not None else None
     if parts is not None:
@@ -428,17 +427,15 @@ def thread_id(ctx: Context, game_id: int) -> str:
     return f"<pbm-board-{game_id}@{ctx.config.server_host}>"
 
 
-def _stream_headers(ctx: Context, reply: Reply, reason: MailReason) -> StreamHeaders:
+def _stream_headers(
+    ctx: Context, reply: Reply, reason: MailReason, unsubscribe: str | None
+) -> StreamHeaders:
     host = ctx.config.server_host
     game = bounces.board_names(ctx.session, reply.game_id) if reply.game_id else None
     if game is not None:
         list_id: str | None = board_list_id(game[0], game[1], host)
     else:
         list_id = tournament_list_id(reply.tournament, host) if reply.tournament else None
-    stream = stream_of(reason)
-    unsubscribe = None
-    if stream is not None and reply.user_id is not None:
-        unsubscribe = streams.stop_address(ctx, reply.user_id, stream)
     return StreamHeaders(
         reason=reason,
         feedback_id=feedback_id(reason, game[0] if game else None, host),
@@ -451,7 +448,7 @@ def _outbox_row(
     ctx: Context,
     reply: Reply,
     address: str,
-    reason: MailReason,
+    headers: StreamHeaders,
     mail: InboundMail | None,
     quote: str | None,
     *,
@@ -473,6 +470,7 @@ def _outbox_row(
     if reply.quote_original and quote is not None:
         body = body.rstrip("\n") + "\n\n" + phrase("original_follows")
     # Notifications the reader did not trigger come from the second address, if set.
+    reason = headers.reason
     own = config.server_address if reason.asked_for else config.notify_address
     reply_to = reply.reply_to
     if reply_to is None and token:
@@ -490,7 +488,7 @@ def _outbox_row(
         reply_to=reply_to,
         date=ctx.now(),
         quote=quote if reply.quote_original else None,
-        stream=_stream_headers(ctx, reply, reason),
+        stream=headers,
     )
     bounce_address = f"{config.bounce_local_part}@{config.server_host}"
     row = outbox_values(
@@ -521,18 +519,22 @@ def queue_replies(
     for reply in replies:
         reason = reason_of(reply, ctx.sender)
         stream = stream_of(reason)
-        user_id = reply.user_id
-        if stream is not None and user_id is not None and streams.stopped(ctx, user_id, stream):
-            log.info("stream %s stopped: not mailing %r", stream.value, reply.subject)
-            continue
+        unsubscribe = None
+        if stream is not None and reply.user_id is not None:
+            row = streams.stream_row(ctx, reply.user_id, stream)
+            if row.stopped_at is not None:
+                log.info("stream %s stopped: not mailing %r", stream.value, reply.subject)
+                continue
+            unsubscribe = streams.stop_address(ctx, row)
         # One recipient per mail: nobody sees another's address, and a bounce names one.
         for address in dict.fromkeys(a for a in reply.to if a):
             why = bounces.blocked(ctx, address, reason)
             if why is not None:
                 log.info("%s: not mailing %s %r", why, address, reply.subject)
                 continue
+            headers = _stream_headers(ctx, reply, reason, unsubscribe)
             queued.append(
-                _outbox_row(ctx, reply, address, reason, mail, quote, inbound_id=inbound_id)
+                _outbox_row(ctx, reply, address, headers, mail, quote, inbound_id=inbound_id)
             )
     queue_many(ctx.session, queued)
     ctx.session.flush()

@@ -32,13 +32,11 @@ log = logging.getLogger(__name__)
 RESUME_SUFFIX = ".on"
 
 
-def _row(ctx: Context, user_id: int, stream: Stream) -> MailStream | None:
+def stream_row(ctx: Context, user_id: int, stream: Stream) -> MailStream:
+    """The reader's `stream`: whether he stopped it, and its code (made the first time
+    a mail of it is sent)."""
     query = select(MailStream).where(MailStream.user_id == user_id, MailStream.stream == stream)
-    return ctx.session.exec(query).first()
-
-
-def _row_or_new(ctx: Context, user_id: int, stream: Stream) -> MailStream:
-    row = _row(ctx, user_id, stream)
+    row = ctx.session.exec(query).first()
     if row is None:
         row = MailStream(user_id=user_id, stream=stream, code=secrets.token_hex(10))
         ctx.session.add(row)
@@ -46,15 +44,8 @@ def _row_or_new(ctx: Context, user_id: int, stream: Stream) -> MailStream:
     return row
 
 
-def stop_address(ctx: Context, user_id: int, stream: Stream) -> str:
-    """The reader's stop address for `stream` (made the first time it is needed)."""
-    code = _row_or_new(ctx, user_id, stream).code
-    return tagged_address(ctx.config.stop_local_part, ctx.config.server_host, code)
-
-
-def stopped(ctx: Context, user_id: int, stream: Stream) -> bool:
-    row = _row(ctx, user_id, stream)
-    return row is not None and row.stopped_at is not None
+def stop_address(ctx: Context, row: MailStream) -> str:
+    return tagged_address(ctx.config.stop_local_part, ctx.config.server_host, row.code)
 
 
 def stream_by_code(ctx: Context, code: str) -> MailStream | None:
@@ -64,7 +55,7 @@ def stream_by_code(ctx: Context, code: str) -> MailStream | None:
 def switch(ctx: Context, user: User, stream: Stream, on: bool) -> bool:
     """Turn `stream` on or off for `user`; returns whether that changed anything. The
     boards stream off means the daily digest (pbm.services.digest) instead."""
-    row = _row_or_new(ctx, user.saved_id, stream)
+    row = stream_row(ctx, user.saved_id, stream)
     if (row.stopped_at is None) == on:
         return False
     row.stopped_at = None if on else ctx.now()

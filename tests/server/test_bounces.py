@@ -261,3 +261,14 @@ def test_the_player_is_told_at_his_other_address_and_directors_see_it(server: Se
     [opponent] = [m for m in server.to(alice, told) if "quarto 101" in m.body]
     [director] = [m for m in server.to(alice, told) if "tournament" in m.body]
     assert "spring" in director.body and opponent is not director
+
+
+def test_a_persons_mail_to_the_feedback_address_is_an_ordinary_mail(server: Server) -> None:
+    server.config = dataclasses.replace(server.config, feedback_address="pbm@example.org")
+    assert server.send("carol@players.example", "signup carol secret") == "done"
+    [welcome] = server.new_mail()
+    assert welcome.to == ["carol@players.example"]
+    # A report that is no bounce, to a VERP address, is ignored and never answered.
+    raw = server.raw("mx@players.example", "hello", to="pbm-bounces+1-abcdefgh@example.org")
+    assert server.process(raw) == "ignored"
+    assert server.new_mail() == []
