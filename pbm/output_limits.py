@@ -86,6 +86,7 @@ def _merge_answers(answers: list[Reply]) -> Reply:
         body=_capped(body, ANSWER_MAX_BYTES - _QUOTE_ROOM),
         kind=first.kind if len(answers) == 1 else "answers",
         game_id=last.game_id if same_board else None,
+        board=last.board if same_board else None,
         user_id=last.user_id if same_board else None,
         token=last.token if same_board else None,
         move_count=last.move_count if same_board else None,
@@ -152,6 +153,7 @@ def _one_notice(to: list[str], group: list[Reply]) -> Reply:
         to_sender=any(r.to_sender for r in group),
         answer=False,
         reason=base.reason,
+        board=base.board,
         tournament=base.tournament,
         reply_to=base.reply_to,
     )

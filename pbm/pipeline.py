@@ -431,7 +431,7 @@ def _stream_headers(
     ctx: Context, reply: Reply, reason: MailReason, unsubscribe: str | None
 ) -> StreamHeaders:
     host = ctx.config.server_host
-    game = bounces.board_names(ctx.session, reply.game_id) if reply.game_id else None
+    game = reply.board
     if game is not None:
         list_id: str | None = board_list_id(game[0], game[1], host)
     else:
@@ -513,6 +513,8 @@ def queue_replies(
     """Compose every reply (threading headers, reply token) and queue it in the outbox;
     returns the queued Message-IDs."""
     queued: list[dict[str, object]] = []
+    # The mailboxes that bounced or complained among the recipients, asked at once.
+    states = bounces.blocked(ctx, [a for r in replies for a in r.to if a])
     # The masked original, made only when a reply quotes it (most answers to moves don't).
     quoting = mail is not None and any(r.quote_original for r in replies)
     quote = mask_text(quotable_original(mail)) if mail is not None and quoting else None
@@ -521,14 +523,14 @@ def queue_replies(
         stream = stream_of(reason)
         unsubscribe = None
         if stream is not None and reply.user_id is not None:
-            row = streams.stream_row(ctx, reply.user_id, stream)
-            if row.stopped_at is not None:
+            state = streams.stream_state(ctx, reply.user_id, stream)
+            if state.stopped_at is not None:
                 log.info("stream %s stopped: not mailing %r", stream.value, reply.subject)
                 continue
-            unsubscribe = streams.stop_address(ctx, row)
+            unsubscribe = streams.stop_address(ctx, state.code)
         # One recipient per mail: nobody sees another's address, and a bounce names one.
         for address in dict.fromkeys(a for a in reply.to if a):
-            why = bounces.blocked(ctx, address, reason)
+            why = bounces.why_not(states.get(address), reason)
             if why is not None:
                 log.info("%s: not mailing %s %r", why, address, reply.subject)
                 continue

@@ -28,8 +28,9 @@ from pbm.mail.identity import mailbox_key
 from pbm.mail.streams import MailReason
 from pbm.services.accounts import reply_addresses
 from pbm.services.context import Context, Reply
-from pbm.store import queries
-from pbm.store.models import Game, OutboxMail, User, UserAddress
+from pbm.store import mail_queries, queries
+from pbm.store.mail_queries import MailboxState
+from pbm.store.models import OutboxMail, User, UserAddress
 from pbm.store.models_mail import BounceEvent, MailboxHealth
 from pbm.store.models_tournament import Tournament, TournamentEntry
 from pbm.texts import phrase
@@ -44,14 +45,21 @@ def health_of(session: Session, address: str) -> MailboxHealth | None:
     return session.exec(select(MailboxHealth).where(MailboxHealth.mailbox == key)).first()
 
 
-def blocked(ctx: Context, address: str, reason: MailReason) -> str | None:
-    """Why `address` may not get a mail sent for `reason` now, or None when it may."""
-    row = health_of(ctx.session, address)
-    if row is None:
+def blocked(ctx: Context, addresses: Sequence[str]) -> dict[str, MailboxState]:
+    """The state of those of `addresses` whose mailbox bounced or complained, by
+    address: one query for all of a message's mails."""
+    keys = {a: mailbox_key(a) for a in addresses}
+    states = mail_queries.mailbox_states(ctx.session, set(keys.values()))
+    return {a: states[k] for a, k in keys.items() if k in states}
+
+
+def why_not(state: MailboxState | None, reason: MailReason) -> str | None:
+    """Why a mailbox in `state` may not get a mail sent for `reason`, or None."""
+    if state is None:
         return None
-    if row.disabled_at is not None:
+    if state.disabled_at is not None:
         return "disabled by bounces"
-    if row.complained_at is not None and not reason.asked_for:
+    if state.complained_at is not None and not reason.asked_for:
         return "spam complaint"
     return None
 
@@ -202,9 +210,11 @@ def reenable_on_mail(ctx: Context) -> None:
     """Mail from a disabled mailbox proves it works again: enable it and say why it was
     off, in the answer. (Hook: once addresses are confirmed (issue 22), this asks for a
     fresh confirmation of the address instead of trusting the mail at once.)"""
-    row = health_of(ctx.session, ctx.sender)
-    if row is None or row.disabled_at is None:
+    state = blocked(ctx, [ctx.sender]).get(ctx.sender)
+    if state is None or state.disabled_at is None:
         return
+    row = health_of(ctx.session, ctx.sender)
+    assert row is not None and row.disabled_at is not None
     since = f"{row.disabled_at:%Y-%m-%d}"
     row.disabled_at = None
     row.score = 0.0
@@ -278,9 +288,3 @@ def recent_events(session: Session, limit: int = 20) -> list[BounceEvent]:
 def outbox_mail_by_message_id(session: Session, message_id: str) -> OutboxMail | None:
     query = select(OutboxMail).where(OutboxMail.message_id == message_id.strip())
     return session.exec(query).first()
-
-
-def board_names(session: Session, game_id: int) -> tuple[str, str] | None:
-    """(game, board) of a board, for its List-Id."""
-    row = session.get(Game, game_id)
-    return None if row is None else (row.game, row.board)

@@ -51,7 +51,8 @@ class Reply:
     # Why it is sent (X-PBM-Reason); None: the pipeline tells it from `kind` and
     # whether it goes to the sender (pbm.services.reasons).
     reason: MailReason | None = None
-    # The tournament it is news of, for its List-Id.
+    # The board (game, board name) or tournament it is about, for its List-Id.
+    board: tuple[str, str] | None = None
     tournament: str | None = None
     # A Reply-To of its own (a stop confirmation's resume address) instead of the token's.
     reply_to: str | None = None

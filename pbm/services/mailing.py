@@ -104,6 +104,7 @@ def board_reply(
         body=body,
         kind=kind,
         game_id=board.id,
+        board=(board.rules.name, board.row.board),
         user_id=None if reader is None else reader.id,
         token=None if reader is None else tokens.token_for(ctx, board, reader),
         move_count=board.row.move_count,

@@ -23,6 +23,8 @@ from pbm.mail.streams import MailReason, Stream
 from pbm.services.accounts import reply_addresses
 from pbm.services.context import Context, Reply
 from pbm.services.digest import set_digest
+from pbm.store import mail_queries
+from pbm.store.mail_queries import StreamState
 from pbm.store.models import User
 from pbm.store.models_mail import MailStream
 from pbm.texts import phrase
@@ -32,20 +34,18 @@ log = logging.getLogger(__name__)
 RESUME_SUFFIX = ".on"
 
 
-def stream_row(ctx: Context, user_id: int, stream: Stream) -> MailStream:
-    """The reader's `stream`: whether he stopped it, and its code (made the first time
-    a mail of it is sent)."""
-    query = select(MailStream).where(MailStream.user_id == user_id, MailStream.stream == stream)
-    row = ctx.session.exec(query).first()
-    if row is None:
-        row = MailStream(user_id=user_id, stream=stream, code=secrets.token_hex(10))
-        ctx.session.add(row)
-        ctx.session.flush()
-    return row
+def stream_state(ctx: Context, user_id: int, stream: Stream) -> StreamState:
+    """The reader's `stream`: its code and whether he stopped it (the code is made the
+    first time a mail of it is sent)."""
+    found = mail_queries.stream_state(ctx.session, user_id, stream)
+    if found is None:
+        found = StreamState(secrets.token_hex(10), None)
+        mail_queries.add_stream(ctx.session, user_id, stream, found.code)
+    return found
 
 
-def stop_address(ctx: Context, row: MailStream) -> str:
-    return tagged_address(ctx.config.stop_local_part, ctx.config.server_host, row.code)
+def stop_address(ctx: Context, code: str) -> str:
+    return tagged_address(ctx.config.stop_local_part, ctx.config.server_host, code)
 
 
 def stream_by_code(ctx: Context, code: str) -> MailStream | None:
@@ -55,7 +55,9 @@ def stream_by_code(ctx: Context, code: str) -> MailStream | None:
 def switch(ctx: Context, user: User, stream: Stream, on: bool) -> bool:
     """Turn `stream` on or off for `user`; returns whether that changed anything. The
     boards stream off means the daily digest (pbm.services.digest) instead."""
-    row = stream_row(ctx, user.saved_id, stream)
+    stream_state(ctx, user.saved_id, stream)  # its row exists from here on
+    query = select(MailStream).where(MailStream.user_id == user.id, MailStream.stream == stream)
+    row = ctx.session.exec(query).one()
     if (row.stopped_at is None) == on:
         return False
     row.stopped_at = None if on else ctx.now()

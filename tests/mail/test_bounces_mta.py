@@ -24,9 +24,10 @@ from .conftest import MailStack, PbmServer, free_ports, plain_text, sign_up, wai
 pytestmark = [pytest.mark.mailstack, pytest.mark.slow]
 
 GHOST = "ghost"
-# The VERP address is pbm+ID-CODE@example.test, which Dovecot (recipient_delimiter +)
-# delivers to pbm's own mailbox, the one the daemon reads; one hard bounce disables.
-BOUNCES = '[bounces]\nlocal_part = "pbm"\nthreshold = 1.0\n'
+# The VERP address is pbm+ID-CODE@example.test (PbmServer's [bounces] local_part), which
+# Dovecot (recipient_delimiter +) delivers to pbm's own mailbox, the one the daemon
+# reads; one hard bounce disables.
+BOUNCES = "threshold = 1.0\n"
 
 
 @pytest.fixture()
