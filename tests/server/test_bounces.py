@@ -9,6 +9,7 @@ import json
 from datetime import timedelta
 from pathlib import Path
 
+import pytest
 from sqlmodel import select
 
 from pbm.mail.bounces import verp_address
@@ -193,8 +194,14 @@ def test_the_stop_address_switches_boards_to_the_digest_and_back(server: Server)
 
 
 def test_the_operator_sees_scores_disabled_mailboxes_and_the_complaint_rate(
-    cfg: Path, server: Server
+    server: Server, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    path = tmp_path / "cli.toml"
+    path.write_text(
+        f'[server]\naddress = "pbm@example.org"\ndata_dir = "{tmp_path}"\n'
+        f'[store]\ndatabase_url = "{server.config.database_url}"\n'
+    )
+    monkeypatch.setenv("PBM_CONFIG", str(path))
     alice, bob = _board(server)
     [to_bob] = server.to(bob, _move(server, alice, "alice"))
     for _ in range(5):
