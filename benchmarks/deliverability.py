@@ -16,6 +16,7 @@ and 5 complain about their first mail. A sixth day checks what the disabled get.
 from __future__ import annotations
 
 import asyncio
+import shutil
 import sys
 import tempfile
 import time
@@ -201,6 +202,7 @@ def main() -> int:
     print(f"mails to a disabled or complaining mailbox after its event: {len(after)}")
     print(f"wall time {time.monotonic() - began:.1f} s")
     engine.dispose()
+    shutil.rmtree(workdir, ignore_errors=True)
     ok = right == len(expected) and not after and attributed_seconds < 60
     return 0 if ok else 1
 
