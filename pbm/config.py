@@ -263,6 +263,19 @@ class Config:
     dkim: Annotated[DkimSettings | None, In("mail", "dkim")] = None
     # The DNS server `pbm mail doctor` asks ("IP" or "IP:PORT"); "": the system's.
     nameserver: Annotated[str, In("mail", "nameserver")] = ""
+    # A second From for notifications the reader did not trigger by a command (board
+    # moves of others, reminders, tournaments, digests); "" means the server address.
+    notify_address: Annotated[str, In("server", "notify_address")] = ""
+    # Bounces and complaints (docs/bounces.md): the local part of the VERP envelope
+    # sender (LOCAL+ID-CODE@host) and of the stop addresses (LOCAL+CODE@host).
+    bounce_local_part: Annotated[str, In("bounces", "local_part")] = "pbm-bounces"
+    stop_local_part: Annotated[str, In("bounces", "stop_local_part")] = "pbm-stop"
+    # A mailbox's score (hard bounce 1, soft 0.5, at most one a day) at which pbm stops
+    # mailing it, and the days without a bounce after which its score is forgotten.
+    bounce_threshold: Annotated[float, In("bounces", "threshold")] = Field(default=5.0, gt=0)
+    bounce_forget_days: Annotated[int, In("bounces", "forget_days")] = Field(default=7, ge=1)
+    # The address registered with providers' feedback loops (ARF reports); "" for none.
+    feedback_address: Annotated[str, In("bounces", "feedback_address")] = ""
 
     @property
     def server_host(self) -> str:

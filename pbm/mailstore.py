@@ -33,6 +33,7 @@ from pbm.clock import Clock
 from pbm.config import Config
 from pbm.errors import StoreUnavailable
 from pbm.intake import process_inbound, store_inbound
+from pbm.mail.bounces import verp_address
 from pbm.mail.smtp_out import OutgoingMail, SendOutcome
 from pbm.output_limits import ANSWER_MAX_BYTES
 from pbm.services.mail_html import BoardsRead, html_inputs, with_html_parts
@@ -200,7 +201,8 @@ class DbOutbox:
                 recipients = tuple(recipients_of(row))
                 mail = OutgoingMail(
                     id=row.saved_id,
-                    envelope_from=row.envelope_from,
+                    # VERP: a bounce names this very row (pbm.mail.bounces).
+                    envelope_from=verp_address(row.envelope_from, row.saved_id, row.verp),
                     recipients=recipients,
                     raw=row.raw,
                     attempts=row.attempts,

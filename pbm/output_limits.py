@@ -102,6 +102,7 @@ def _merge_answers(answers: list[Reply]) -> Reply:
         body=capped,
         kind=first.kind if len(answers) == 1 else "answers",
         game_id=last.game_id if same_board else None,
+        board=last.board if same_board else None,
         user_id=last.user_id if same_board else None,
         token=last.token if same_board else None,
         move_count=last.move_count if same_board else None,
@@ -214,6 +215,10 @@ def _one_notice(to: list[str], group: list[Reply]) -> Reply:
         quote_original=False,
         to_sender=any(r.to_sender for r in group),
         answer=False,
+        reason=base.reason,
+        board=base.board,
+        tournament=base.tournament,
+        reply_to=base.reply_to,
     )
 
 

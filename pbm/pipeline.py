@@ -8,7 +8,9 @@ exception propagates so the whole message rolls back and is kept for retry.
 
 from __future__ import annotations
 
+import hmac
 import logging
+import secrets
 from collections.abc import Sequence
 from datetime import timedelta
 from typing import NamedTuple
@@ -25,20 +27,30 @@ from pbm.errors import AuthError, BoardError, PbmError
 from pbm.games import GameError
 from pbm.mail.addressing import message_id_for, reply_address, tokens_in
 from pbm.mail.authresults import sender_verdict
+from pbm.mail.bounces import Report, parse_report, tag_for, verp_parts
 from pbm.mail.compose import compose
 from pbm.mail.inbound import InboundMail, is_from_self, parse_message, quotable_original
+from pbm.mail.streams import (
+    MailReason,
+    StreamHeaders,
+    board_list_id,
+    feedback_id,
+    stream_of,
+    tournament_list_id,
+)
 from pbm.output_limits import bounded
-from pbm.services import tokens
+from pbm.services import bounces, streams, tokens
 from pbm.services.accounts import record_auth_failures
 from pbm.services.boards import Board, board_by_id, refusal
 from pbm.services.challenges import ChallengeError
 from pbm.services.context import Context, Reply
 from pbm.services.mail_html import html_order
 from pbm.services.mailing import board_facts, board_reply
-from pbm.services.outbox import outbox_values, queue_many
+from pbm.services.outbox import outbox_values, queue_many, recipients_of
+from pbm.services.reasons import reason_of
 from pbm.services.render import summary
 from pbm.store import queries
-from pbm.store.models import User
+from pbm.store.models import OutboxMail, User
 from pbm.texts import echoed, phrase, render, use_templates, wrap
 
 log = logging.getLogger(__name__)
@@ -65,6 +77,11 @@ def handle_message(
         log.warning("%s ignored: %d bytes", row.message_id, len(row.raw))
         return "ignored"
     mail = parse_message(row.raw)
+    # Bounces, complaints and stop requests come to addresses of their own, before the
+    # robot screen would drop them.
+    special = _to_special_address(session, row, mail, clock=clock, config=config)
+    if special is not None:
+        return special
     if mail.robot:
         log.info("%s ignored: %s", row.message_id, mail.robot)
         return "ignored"
@@ -75,8 +92,62 @@ def handle_message(
     # A From that a trusted MTA found forged is a stranger's: its wrong passwords count
     # against the stranger budget, not against the address it pretends to be.
     ctx.sender_unverified = sender_verdict(mail.authentication_results, config.authserv_ids).failed
+    bounces.reenable_on_mail(ctx)
     run_mail(ctx, mail)
     queue_replies(ctx, mail, bounded(ctx, ctx.replies), inbound_id=row.id)
+    return "done"
+
+
+def _to_special_address(
+    session: Session, row: StoredMessage, mail: InboundMail, *, clock: Clock, config: Config
+) -> str | None:
+    """Handle a mail to the VERP, feedback or stop address (None for any other mail):
+    a bounce or complaint is counted against the mailbox of the mail it returns, a stop
+    request switches its stream off. Returns done, or ignored for what is neither."""
+    host = config.server_host
+    verp = tag_for(mail.recipients, config.bounce_local_part, host)
+    if verp is not None and verp_parts(verp) is None:
+        verp = None  # the local part may be the server's own: `pbm+TOKEN` is a reply
+    feedback = bool(config.feedback_address) and config.feedback_address.lower() in (
+        a.lower() for a in mail.recipients
+    )
+    stop = tag_for(mail.recipients, config.stop_local_part, host)
+    report = parse_report(row.raw) if verp is not None or feedback else None
+    ctx = Context(session=session, clock=clock, config=config, sender=mail.sender)
+    if report is not None:
+        status = _report(ctx, row, report, verp)
+    elif verp is not None:
+        log.info("%s ignored: no bounce or complaint in it", row.message_id)
+        return "ignored"
+    elif stop is not None:
+        status = "done" if streams.handle_stop_mail(ctx, stop) else "ignored"
+    else:
+        return None  # a person's mail to the feedback address is an ordinary mail
+    queue_replies(ctx, None, ctx.replies, inbound_id=row.id)
+    return status
+
+
+def _report(ctx: Context, row: StoredMessage, report: Report, verp: str | None) -> str:
+    """A bounce or complaint: attributed by its VERP address, else by the Message-ID of
+    the original it returns; counted against that mail's recipient."""
+    mail = None
+    parts = verp_parts(verp) if verp is not None else None
+    if parts is not None:
+        found = ctx.session.get(OutboxMail, parts[0])
+        if found is not None and found.verp and hmac.compare_digest(found.verp, parts[1]):
+            mail = found
+    if mail is None and report.original_message_id:
+        mail = bounces.outbox_mail_by_message_id(ctx.session, report.original_message_id)
+    if mail is None:
+        log.warning(
+            "%s: %s not attributed (VERP %r, original %r)",
+            row.message_id,
+            report.kind.value,
+            verp,
+            report.original_message_id,
+        )
+        return "ignored"
+    bounces.record(ctx, report, mail, recipients_of(mail))
     return "done"
 
 
@@ -357,57 +428,117 @@ def thread_id(ctx: Context, game_id: int) -> str:
     return f"<pbm-board-{game_id}@{ctx.config.server_host}>"
 
 
+def _stream_headers(
+    ctx: Context, reply: Reply, reason: MailReason, unsubscribe: str | None
+) -> StreamHeaders:
+    host = ctx.config.server_host
+    game = reply.board
+    if game is not None:
+        list_id: str | None = board_list_id(game[0], game[1], host)
+    else:
+        list_id = tournament_list_id(reply.tournament, host) if reply.tournament else None
+    return StreamHeaders(
+        reason=reason,
+        feedback_id=feedback_id(reason, game[0] if game else None, host),
+        list_id=list_id,
+        unsubscribe=unsubscribe,
+    )
+
+
+def _outbox_row(
+    ctx: Context,
+    reply: Reply,
+    address: str,
+    headers: StreamHeaders,
+    mail: InboundMail | None,
+    quote: str | None,
+    *,
+    inbound_id: int | None,
+) -> dict[str, object]:
+    """The outbox row of `reply` to one `address`: composed, with its reason and the
+    secret of its VERP envelope sender (the address itself is made when it is sent)."""
+    config = ctx.config
+    token, move = reply.token, reply.move_count
+    message_id = message_id_for(token, config.server_host, move)
+    references: list[str] = []
+    if reply.game_id is not None:
+        references.append(thread_id(ctx, reply.game_id))
+    in_reply_to = None
+    if reply.to_sender and mail is not None and mail.message_id:
+        in_reply_to = mail.message_id
+        references.append(mail.message_id)
+    body = reply.body
+    if reply.quote_original and quote is not None:
+        body = body.rstrip("\n") + "\n\n" + phrase("original_follows")
+    # Notifications the reader did not trigger come from the second address, if set.
+    reason = headers.reason
+    own = config.server_address if reason.asked_for else config.notify_address
+    reply_to = reply.reply_to
+    if reply_to is None and token:
+        reply_to = reply_address(config.server_address, token, move)
+    elif reply_to is None and own and own != config.server_address:
+        reply_to = config.server_address  # commands still go to the main address
+    raw = compose(
+        sender=f"{config.server_name} <{own or config.server_address}>",
+        to=[address],
+        subject=reply.subject,
+        body=body,
+        message_id=message_id,
+        in_reply_to=in_reply_to,
+        references=references,
+        reply_to=reply_to,
+        date=ctx.now(),
+        quote=quote if reply.quote_original else None,
+        stream=headers,
+    )
+    bounce_address = f"{config.bounce_local_part}@{config.server_host}"
+    row = outbox_values(
+        ctx.now(),
+        bounce_address,
+        [address],
+        reply.subject,
+        body,
+        raw,
+        html_order(reply.user_id, reply.pictures),
+    )
+    row["message_id"] = message_id
+    row["inbound_id"] = inbound_id
+    row["reason"] = reason
+    row["verp"] = secrets.token_hex(8)
+    return row
+
+
 def queue_replies(
     ctx: Context, mail: InboundMail | None, replies: Sequence[Reply], inbound_id: int | None
 ) -> list[str]:
     """Compose every reply (threading headers, reply token) and queue it in the outbox;
     returns the queued Message-IDs."""
     queued: list[dict[str, object]] = []
-    host = ctx.config.server_host
+    # The mailboxes that bounced or complained among the recipients, asked at once.
+    states = bounces.blocked(ctx, [a for r in replies for a in r.to if a])
     # The masked original, made only when a reply quotes it (most answers to moves don't).
     quoting = mail is not None and any(r.quote_original for r in replies)
     quote = mask_text(quotable_original(mail)) if mail is not None and quoting else None
-    sender = f"{ctx.config.server_name} <{ctx.config.server_address}>"
     for reply in replies:
-        to = [a for a in reply.to if a]
-        if not to:
-            continue
-        token, move = reply.token, reply.move_count
-        message_id = message_id_for(token, host, move)
-        references: list[str] = []
-        if reply.game_id is not None:
-            references.append(thread_id(ctx, reply.game_id))
-        in_reply_to = None
-        if reply.to_sender and mail is not None and mail.message_id:
-            in_reply_to = mail.message_id
-            references.append(mail.message_id)
-        body = reply.body
-        if reply.quote_original and quote is not None:
-            body = body.rstrip("\n") + "\n\n" + phrase("original_follows")
-        raw = compose(
-            sender=sender,
-            to=to,
-            subject=reply.subject,
-            body=body,
-            message_id=message_id,
-            in_reply_to=in_reply_to,
-            references=references,
-            reply_to=reply_address(ctx.config.server_address, token, move) if token else None,
-            date=ctx.now(),
-            quote=quote if reply.quote_original else None,
-        )
-        row = outbox_values(
-            ctx.now(),
-            ctx.config.server_address,
-            to,
-            reply.subject,
-            body,
-            raw,
-            html_order(reply.user_id, reply.pictures),
-        )
-        row["message_id"] = message_id
-        row["inbound_id"] = inbound_id
-        queued.append(row)
+        reason = reason_of(reply, ctx.sender)
+        stream = stream_of(reason)
+        unsubscribe = None
+        if stream is not None and reply.user_id is not None:
+            state = streams.stream_state(ctx, reply.user_id, stream)
+            if state.stopped_at is not None:
+                log.info("stream %s stopped: not mailing %r", stream.value, reply.subject)
+                continue
+            unsubscribe = streams.stop_address(ctx, state.code)
+        # One recipient per mail: nobody sees another's address, and a bounce names one.
+        for address in dict.fromkeys(a for a in reply.to if a):
+            why = bounces.why_not(states.get(address), reason)
+            if why is not None:
+                log.info("%s: not mailing %s %r", why, address, reply.subject)
+                continue
+            headers = _stream_headers(ctx, reply, reason, unsubscribe)
+            queued.append(
+                _outbox_row(ctx, reply, address, headers, mail, quote, inbound_id=inbound_id)
+            )
     queue_many(ctx.session, queued)
     ctx.session.flush()
     return [str(row["message_id"]) for row in queued]

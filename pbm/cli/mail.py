@@ -1,5 +1,5 @@
-"""`pbm mail process|retry|failed|outbox`: the message store from the shell; `pbm mail
-dkim-key|doctor`: the signing key and the DNS records receivers check.
+"""`pbm mail process|retry|failed|outbox|bounces`: the message store from the shell;
+`pbm mail dkim-key|doctor`: the signing key and the DNS records receivers check.
 
 `pbm mail process < message.eml` is what an MTA's pipe delivery runs (like pbmserv's
 procmail setup): exit 0 when the message is stored (whatever its commands did, and even
@@ -14,6 +14,7 @@ import json
 import sys
 import traceback
 from dataclasses import asdict
+from datetime import datetime
 from email.parser import BytesHeaderParser
 from email.policy import default as default_policy
 from pathlib import Path
@@ -38,6 +39,7 @@ from pbm.cli.common import (
 from pbm.clock import SystemClock
 from pbm.intake import failed_messages, process_message, retry_failed
 from pbm.mail import dkim, doctor
+from pbm.services import bounces
 from pbm.services.outbox import list_outbox, recipients_of
 from pbm.store.db import session_for
 
@@ -282,3 +284,78 @@ def mail_doctor(
                 typer.echo(f"{'':12} publish: {line}")
     if any(c.verdict is doctor.Verdict.FAIL for c in checks):
         raise typer.Exit(EXIT_REFUSED)
+
+
+def bounces_command(cli: typer.Context, as_json: JsonOption = False) -> None:
+    """Bounce scores and disabled or complaining mailboxes, the worst first, then the
+    mails sent and spam complaints of each of the last 7 days (docs/bounces.md)."""
+    cfg = config(cli)
+    eng = engine(cfg)
+    try:
+        with session_for(eng) as session:
+            rows = bounces.mailboxes(session)
+            days = bounces.complaint_days(session, SystemClock().now())
+            counts = bounces.bounce_counts(session)
+            recent = [
+                {
+                    "at": _when(e.at),
+                    "mailbox": e.mailbox,
+                    "kind": e.kind.value,
+                    "status": e.status,
+                    "outbox_id": e.outbox_id,
+                    "counted": e.counted,
+                }
+                for e in bounces.recent_events(session)
+            ]
+    finally:
+        eng.dispose()
+    data: dict[str, Any] = {
+        "threshold": cfg.bounce_threshold,
+        "mailboxes": [
+            {
+                "mailbox": r.mailbox,
+                "score": r.score,
+                "last_bounce_at": _when(r.last_bounce_at),
+                "disabled_at": _when(r.disabled_at),
+                "complained_at": _when(r.complained_at),
+            }
+            for r in rows
+        ],
+        "days": [
+            {"day": d.day, "sent": d.sent, "complaints": d.complaints, "rate": d.rate} for d in days
+        ],
+        "events": counts,
+        "recent": recent,
+    }
+    if as_json:
+        emit(data, True, [], [])
+        return
+    typer.echo(f"bounce threshold {cfg.bounce_threshold:g}; events ever: {counts or 'none'}")
+    emit(
+        data["mailboxes"],
+        False,
+        ["mailbox", "score", "last bounce", "disabled", "complained"],
+        [
+            [m["mailbox"], f"{m['score']:g}", *(m[k] or "-" for k in _WHEN_KEYS)]
+            for m in data["mailboxes"]
+        ],
+    )
+    emit(
+        recent,
+        False,
+        ["at", "mailbox", "kind", "status", "mail"],
+        [[e["at"], e["mailbox"], e["kind"], e["status"] or "-", e["outbox_id"]] for e in recent],
+    )
+    emit(
+        data["days"],
+        False,
+        ["day", "sent", "complaints", "rate"],
+        [[d.day, d.sent, d.complaints, f"{100 * d.rate:.2f} %"] for d in days],
+    )
+
+
+_WHEN_KEYS = ("last_bounce_at", "disabled_at", "complained_at")
+
+
+def _when(at: datetime | None) -> str | None:
+    return None if at is None else at.isoformat()[:19]

@@ -5,9 +5,10 @@ from __future__ import annotations
 from typing import Annotated, Any
 
 import typer
+from sqlmodel import Session
 
 from pbm.cli.common import JsonOption, admin_context, emit, fail
-from pbm.services import accounts
+from pbm.services import accounts, bounces
 from pbm.store import queries
 
 UseridArg = Annotated[str, typer.Argument(help="The player's userid.")]
@@ -79,6 +80,7 @@ def show(cli: typer.Context, userid: UseridArg, as_json: JsonOption = False) -> 
             "addresses": queries.addresses_of(ctx.session, user.saved_id),
             "games": [{"game": g.game, "board": g.board, "status": g.status} for g in games],
         }
+        data["mail"] = [_mail_health(ctx.session, a) for a in data["addresses"]]
     if as_json:
         emit(data, True, [], [])
         return
@@ -86,8 +88,21 @@ def show(cli: typer.Context, userid: UseridArg, as_json: JsonOption = False) -> 
     typer.echo(f"status:    {'disabled' if user.disabled else 'active'}")
     typer.echo(f"created:   {data['created_at']}")
     typer.echo(f"addresses: {' '.join(data['addresses'])}")
+    for health in data["mail"]:
+        typer.echo(f"  {health['address']}: {health['state']}, bounce score {health['score']:g}")
     for g in games:
         typer.echo(f"  {g.game:<12} {g.board:>6}  {g.status}")
+
+
+def _mail_health(session: Session, address: str) -> dict[str, Any]:
+    """Whether mail reaches `address` (pbm.services.bounces): its score and state."""
+    row = bounces.health_of(session, address)
+    state = "mailed"
+    if row is not None and row.disabled_at is not None:
+        state = f"disabled by bounces since {row.disabled_at:%Y-%m-%d}"
+    elif row is not None and row.complained_at is not None:
+        state = f"no notifications: spam complaint on {row.complained_at:%Y-%m-%d}"
+    return {"address": address, "score": 0.0 if row is None else row.score, "state": state}
 
 
 def passwd(

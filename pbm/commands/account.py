@@ -8,11 +8,13 @@ from pbm.commands.base import Command, Invocation
 from pbm.commands.helptext import general_help, topic_help
 from pbm.commands.registry import register
 from pbm.errors import NotFoundError, UsageError
-from pbm.services import accounts, lists, mail_html
+from pbm.mail.streams import MailReason, Stream
+from pbm.services import accounts, lists, mail_html, streams
 from pbm.services.accounts import find_user
 from pbm.services.boards import board_from_row, rules_for
-from pbm.services.context import Context
+from pbm.services.context import Context, Reply
 from pbm.store import queries
+from pbm.store.models import User
 from pbm.texts import echoed, phrase, render
 
 
@@ -91,17 +93,22 @@ class Signoff(Command):
 
 class Set(Command):
     name = "set"
-    usage = "userid password format html|text"
+    usage = "userid password format html|text | mail STREAM on|off"
     summary = (
         "How your mails come: html (the default) adds a drawn board and the text in a "
         "fixed-width font for mail programs that show text in a proportional font; "
-        "text sends the plain text alone."
+        "text sends the plain text alone. `mail STREAM on|off` turns a kind of "
+        "notification on or off: boards (off: the daily digest instead), reminders, "
+        "tournaments, digest, messages."
     )
     scope = "account"
 
     def run(self, ctx: Context, inv: Invocation) -> None:
         user, rest = self.user_only(ctx, inv)
         what = rest[0].lower() if rest else ""
+        if what == "mail":
+            self._stream(ctx, user, rest[1:])
+            return
         if what != "format" or len(rest) > 2:
             raise UsageError(phrase("set_usage"), self.full_usage())
         if len(rest) == 2:
@@ -111,6 +118,20 @@ class Set(Command):
             mail_html.set_format(ctx.session, user, value)
         value = mail_html.mail_format(ctx.session, user.saved_id)
         answer(ctx, phrase("subject_set", userid=user.userid), phrase(f"format_{value}"), "account")
+
+    def _stream(self, ctx: Context, user: User, words: list[str]) -> None:
+        """`set ... mail STREAM on|off`: the stop address's switch, with the password."""
+        names = [s.value for s in Stream]
+        if (
+            len(words) != 2
+            or words[0].lower() not in names
+            or words[1].lower() not in ("on", "off")
+        ):
+            raise UsageError(phrase("set_stream_usage", streams="|".join(names)), self.full_usage())
+        stream, on = Stream(words[0].lower()), words[1].lower() == "on"
+        streams.switch(ctx, user, stream, on)
+        text = phrase("stream_state", stream=stream.value, state="on" if on else "off")
+        answer(ctx, phrase("subject_set", userid=user.userid), text, "account")
 
 
 class Delete(Command):
@@ -193,17 +214,27 @@ class Message(Command):
             raise UsageError(phrase("message_empty"), self.full_usage())
         people = [find_user(ctx, t) for t in targets]
         for person in people:
-            answer(
-                ctx,
-                phrase("subject_message", userid=user.userid, server=ctx.config.server_name),
-                render(
-                    "message",
-                    sender=user.userid,
-                    text=inv.comment.strip(),
-                    recipients=" ".join(p.userid for p in people),
-                ),
-                "message",
-                to=accounts.reply_addresses(ctx, person),
+            to = accounts.reply_addresses(ctx, person)
+            ctx.reply(
+                Reply(
+                    to=to,
+                    subject=phrase(
+                        "subject_message", userid=user.userid, server=ctx.config.server_name
+                    ),
+                    body=render(
+                        "message",
+                        sender=user.userid,
+                        text=inv.comment.strip(),
+                        recipients=" ".join(p.userid for p in people),
+                    ).rstrip("\n")
+                    + "\n",
+                    kind="message",
+                    user_id=person.id,
+                    to_sender=True,
+                    answer=bool(ctx.sender) and to == [ctx.sender],
+                    # To himself (`message alice pw alice`) it is still the answer.
+                    reason=None if person.id == user.id else MailReason.MESSAGE,
+                )
             )
         answer(
             ctx,

@@ -39,6 +39,7 @@ from html import escape
 
 from pbm.mail.headers import HEADER_CLASSES, clean
 from pbm.mail.quoting import quote_lines
+from pbm.mail.streams import StreamHeaders
 from pbm.mail.visible import visible
 from pbm.texts import render_html
 
@@ -134,12 +135,13 @@ def compose(
     date: datetime,
     auto_submitted: str = "auto-replied",
     quote: str | None = None,
+    stream: StreamHeaders | None = None,
 ) -> bytes:
     """Return the complete message as bytes with CRLF line ends (see module docstring).
 
     `quote`, when given, is appended after the body and a blank line, every line
     prefixed with "> " (the caller's body ends with its own introduction such as
-    "Original message follows:").
+    "Original message follows:"). `stream` adds the headers of its reason and list.
     """
     msg = EmailMessage(policy=_POLICY)
     msg["From"] = _from_header(sender)
@@ -155,8 +157,21 @@ def compose(
         msg["Reply-To"] = _mailbox(reply_to)
     msg["Auto-Submitted"] = _one_line(auto_submitted)
     msg["X-Auto-Response-Suppress"] = "All"
+    if stream is not None:
+        _stream_headers(msg, stream)
     _set_text(msg, _body_with_quote(body, quote), "plain")
     return msg.as_bytes()
+
+
+def _stream_headers(msg: EmailMessage, stream: StreamHeaders) -> None:
+    """Why the mail was sent, its list (board or tournament) and how to stop it
+    (docs/mail-format.md)."""
+    if stream.list_id:
+        msg["List-Id"] = _one_line(stream.list_id)
+    if stream.unsubscribe:
+        msg["List-Unsubscribe"] = f"<mailto:{_one_line(stream.unsubscribe)}>"
+    msg["X-PBM-Reason"] = stream.reason.value
+    msg["Feedback-ID"] = _one_line(stream.feedback_id)
 
 
 def with_html(raw: bytes, pictures: Sequence[InlinePicture]) -> bytes:

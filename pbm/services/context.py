@@ -11,6 +11,7 @@ from sqlmodel import Session
 
 from pbm.clock import Clock
 from pbm.config import Config
+from pbm.mail.streams import MailReason
 
 
 @dataclass(frozen=True)
@@ -47,6 +48,14 @@ class Reply:
     # mail a change of state causes (board mails, chat): all answers to one message are
     # mailed as one (see pbm.output_limits).
     answer: bool = False
+    # Why it is sent (X-PBM-Reason); None: the pipeline tells it from `kind` and
+    # whether it goes to the sender (pbm.services.reasons).
+    reason: MailReason | None = None
+    # The board (game, board name) or tournament it is about, for its List-Id.
+    board: tuple[str, str] | None = None
+    tournament: str | None = None
+    # A Reply-To of its own (a stop confirmation's resume address) instead of the token's.
+    reply_to: str | None = None
 
 
 @dataclass

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
+from pbm.mail.streams import MailReason
 from pbm.services import tokens
 from pbm.services.accounts import reply_addresses, reply_addresses_of
 from pbm.services.boards import Board
@@ -103,6 +104,7 @@ def board_reply(
         body=body,
         kind=kind,
         game_id=board.id,
+        board=(board.rules.name, board.row.board),
         user_id=None if reader is None else reader.id,
         token=None if reader is None else tokens.token_for(ctx, board, reader),
         move_count=board.row.move_count,
@@ -146,18 +148,20 @@ def mail_board(
             last_rows=None if new else ctx.config.move_rows,
             answer_line=True,
         )
-        ctx.reply(
-            board_reply(
-                ctx,
-                board,
-                user,
-                to=to,
-                subject=subject,
-                body=body,
-                kind="new-board" if new else "board",
-                to_sender=ctx.sender in to,
-            )
+        reply = board_reply(
+            ctx,
+            board,
+            user,
+            to=to,
+            subject=subject,
+            body=body,
+            kind="new-board" if new else "board",
+            to_sender=ctx.sender in to,
         )
+        if not reply.to_sender:
+            on_move = board.active and board.row.to_move == board.index_of(user.saved_id)
+            reply.reason = MailReason.YOUR_MOVE if on_move else MailReason.OPPONENT_MOVED
+        ctx.reply(reply)
     if not board.active and only is None:
         mail_notifiers(ctx, board, events)
 

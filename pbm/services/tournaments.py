@@ -565,6 +565,7 @@ def withdraw(ctx: Context, t: Tournament, user: User) -> None:
         forfeit(ctx, board, index, reason)  # ends the board: game_ended scores it
     _tell(
         ctx,
+        t,
         [user],
         phrase("subject_tournament", name=t.name),
         phrase("tournament_withdrawn", name=t.name, userid=user.userid) + "\n",
@@ -589,6 +590,7 @@ def cancel(ctx: Context, t: Tournament) -> None:
                 abort(ctx, board, phrase("tournament_cancelled", name=t.name))
     _tell(
         ctx,
+        t,
         [u for _, u in entries(ctx.session, t)],
         phrase("subject_tournament", name=t.name),
         phrase("tournament_cancelled", name=t.name) + "\n",
@@ -612,7 +614,7 @@ def _finish(ctx: Context, t: Tournament) -> None:
         signature=ctx.config.server_name,
     )
     people = [u for _, u in entries(ctx.session, t)]
-    _tell(ctx, people, phrase("subject_tournament_final", name=t.name, winner=winner), body)
+    _tell(ctx, t, people, phrase("subject_tournament_final", name=t.name, winner=winner), body)
     log.info("tournament %s finished: %s", t.name, winner)
 
 
@@ -630,13 +632,19 @@ def _names(session: Session, t: Tournament) -> dict[int, str]:
     return {u.saved_id: label(u) for _, u in entries(session, t)}
 
 
-def _tell(ctx: Context, people: Sequence[User], subject: str, body: str) -> None:
+def _tell(ctx: Context, t: Tournament, people: Sequence[User], subject: str, body: str) -> None:
     for user in people:
         to = reply_addresses(ctx, user)
         if to:
             ctx.reply(
                 Reply(
-                    to=to, subject=subject, body=body, kind="tournament", to_sender=ctx.sender in to
+                    to=to,
+                    subject=subject,
+                    body=body,
+                    kind="tournament",
+                    user_id=user.id,
+                    to_sender=ctx.sender in to,
+                    tournament=t.name,
                 )
             )
 
@@ -661,7 +669,7 @@ def _announce_round(ctx: Context, t: Tournament, number: int | None) -> None:
         name=t.name,
         round="1-" + str(t.rounds) if number is None else number,
     )
-    _tell(ctx, people, subject, body)
+    _tell(ctx, t, people, subject, body)
 
 
 # -- tables ---------------------------------------------------------------------------

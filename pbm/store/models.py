@@ -8,6 +8,8 @@ from datetime import datetime
 from sqlalchemy import Column, Index, LargeBinary, Text, UniqueConstraint, false
 from sqlmodel import Field, SQLModel
 
+from pbm.mail.streams import MailReason
+from pbm.store.models_mail import reason_column
 from pbm.store.types import Stored, UTCDateTime
 
 
@@ -208,9 +210,14 @@ class OutboxMail(Stored, SQLModel, table=True):
     # The daemon sending it and until when (pbm.store.claims): another takes it after.
     claimed_by: int | None = None
     claimed_until: datetime | None = Field(default=None, sa_column=_ts(nullable=True))
+    # Why it was sent (X-PBM-Reason); NULL for mail queued before 0014.
+    reason: MailReason | None = Field(default=None, sa_column=reason_column())
+    # The secret of its VERP envelope sender (pbm.mail.bounces): a bounce names it.
+    verp: str | None = Field(default=None, max_length=32)
 
 
 from pbm.store import models_correspondence  # noqa: E402,F401,I001  (correspondence tables)
 from pbm.store import models_tournament  # noqa: E402,F401  (tournament tables)
 from pbm.store import models_cluster  # noqa: E402,F401  (the daemons table)
 from pbm.store import models_bots  # noqa: E402,F401  (the bots table)
+from pbm.store import models_mail  # noqa: E402,F401  (bounces, complaints, streams)

@@ -251,7 +251,8 @@ class Postbox:
 
 
 class PbmServer:
-    """`pbm serve` (`python -m pbm --config FILE serve`) on the stack; data in a temp dir."""
+    """`pbm serve` (`python -m pbm --config FILE serve`) on the stack; data in a temp dir.
+    `extra` is appended to the file, in its [bounces] table unless it opens a table."""
 
     def __init__(self, stack: MailStack, workdir: Path, extra: str = "") -> None:
         self.stack = stack
@@ -288,6 +289,10 @@ retry_base_seconds = 1
 [mail.listen]
 smtp = "127.0.0.1:{self.smtp_port}"
 lmtp = "127.0.0.1:{stack.pbm_lmtp_port}"
+
+# VERP: bounces go to pbm+ID-CODE@, which Dovecot delivers to pbm's own mailbox
+[bounces]
+local_part = "pbm"
 {extra}
 """,
             encoding="utf-8",

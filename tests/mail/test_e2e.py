@@ -19,6 +19,7 @@ from pbm.games import GAMES, Game
 from pbm.store.db import session_for
 from pbm.store.models import Game as GameRow
 from pbm.store.models import InboundMessage, OutboxMail, User
+from pbm.store.models_mail import BounceEvent
 
 from .conftest import PbmServer, Postbox, plain_text, sign_up, wait_until
 
@@ -194,7 +195,8 @@ def test_dovecot_and_postfix_restarted_under_a_running_daemon(pbm_server: PbmSer
 def test_bounces_and_auto_replies_are_never_answered(pbm_server: PbmServer) -> None:
     pbm_server.start()
     stack = pbm_server.stack
-    # a player whose address does not exist: pbm's reply bounces back to pbm's own inbox
+    # a player whose address does not exist: pbm's reply bounces back to its VERP address,
+    # pbm+ID-CODE@example.test, in pbm's own inbox: counted, never answered
     stack.send("ghost@example.test", "pbm@example.test", "signup ghost secret")
     # an out-of-office answer to an earlier mail
     stack.send(
@@ -213,7 +215,9 @@ def test_bounces_and_auto_replies_are_never_answered(pbm_server: PbmServer) -> N
     rows = pbm_server.rows(InboundMessage)
     assert settled_in_time, [(r.status, r.message_id) for r in rows]
     bounce = [r for r in rows if b"MAILER-DAEMON" in r.raw]
-    assert len(bounce) == 1 and bounce[0].status == "ignored"
+    assert len(bounce) == 1 and bounce[0].status == "done"
+    [event] = pbm_server.rows(BounceEvent)
+    assert (event.kind.value, event.mailbox) == ("hard", "ghost@example.test")
     assert [r.status for r in rows if b"Out of office" in r.raw] == ["ignored"]
     # only the welcome to ghost was ever queued: no answer to the bounce, no loop
     time.sleep(2)

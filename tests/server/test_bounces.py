@@ -1,0 +1,281 @@
+"""Bounces, complaints, stop addresses and the headers by stream, through the pipeline
+(issue 23, points 1, 2, 3 and 5; issue 22, point 4). The reports are DSN and ARF mails
+as receiving systems write them (tests/bounce_mails.py), taken in like any mail."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from datetime import timedelta
+from pathlib import Path
+
+import pytest
+from sqlmodel import select
+
+from pbm.mail.bounces import verp_address
+from pbm.mail.streams import MailReason
+from pbm.services.bounces import health_of
+from pbm.store.db import session_for
+from pbm.store.models import OutboxMail
+from pbm.store.models_mail import BounceEvent
+from tests.bounce_mails import arf, dsn
+from tests.server.conftest import Sent, Server, cli_ok, legal_texts
+
+
+def _board(server: Server) -> tuple[str, str]:
+    alice, bob = server.signup("alice"), server.signup("bob")
+    assert server.send(alice, "quarto challenge alice bob") == "done"
+    server.new_mail()
+    return alice, bob
+
+
+def _move(server: Server, player: str, userid: str) -> list[Sent]:
+    move = legal_texts(server, "quarto")[0]
+    assert server.send(player, f"quarto move 101 {userid} secret {move}") == "done"
+    return server.new_mail()
+
+
+def _bounce(server: Server, sent: Sent, status: str = "5.1.1", *, verp: str | None = None) -> str:
+    with session_for(server.engine) as session:
+        row = session.get(OutboxMail, sent.id)
+        assert row is not None
+        code = row.verp if verp is None else verp
+        envelope = row.envelope_from
+    raw = dsn(
+        envelope_from=envelope,
+        mail_id=sent.id,
+        verp=code,
+        recipient=sent.to[0],
+        raw=sent.raw,
+        status=status,
+        now=server.clock.now(),
+        message_id=f"<dsn.{next(server.counter)}@mx.players.example>",
+    )
+    return server.process(raw)
+
+
+def _score(server: Server, address: str) -> tuple[float, bool]:
+    with session_for(server.engine) as session:
+        row = health_of(session, address)
+        return (0.0, False) if row is None else (row.score, row.disabled_at is not None)
+
+
+def test_every_mail_has_one_recipient_a_reason_and_its_stream_headers(server: Server) -> None:
+    alice, bob = server.signup("alice"), server.signup("bob")
+    server.send(alice, "quarto challenge alice bob")
+    mails = server.new_mail()
+    assert all(len(m.to) == 1 for m in mails)
+    [to_alice] = server.to(alice, mails)
+    [to_bob] = server.to(bob, mails)
+    head_alice = to_alice.raw.split(b"\r\n\r\n")[0].decode()
+    head_bob = to_bob.raw.split(b"\r\n\r\n")[0].decode()
+    assert "X-PBM-Reason: answer" in head_alice
+    assert "List-Unsubscribe" not in head_alice  # his own command's answer
+    assert "List-Id: <quarto-101.boards.example.org>" in head_bob
+    assert "Feedback-ID: " in head_bob and ":quarto:pbm:example.org" in head_bob
+    assert "List-Unsubscribe: <mailto:pbm-stop+" in head_bob
+    with session_for(server.engine) as session:
+        reasons = {r.reason for r in session.exec(select(OutboxMail)) if r.id in (to_bob.id,)}
+    assert reasons <= {MailReason.YOUR_MOVE, MailReason.OPPONENT_MOVED}
+
+
+def test_notifications_come_from_the_second_address(server: Server) -> None:
+    server.config = dataclasses.replace(server.config, notify_address="games@example.org")
+    alice, bob = _board(server)
+    mails = _move(server, alice, "alice")
+    [to_bob] = server.to(bob, mails)
+    [to_alice] = server.to(alice, mails)
+    assert "games@example.org" in to_bob.raw.split(b"\r\n\r\n")[0].decode().split("From:")[1]
+    assert "X-PBM-Reason: your-move" in to_bob.raw.decode()
+    assert b"From: PBeM Server <pbm@example.org>" in to_alice.raw
+
+
+def test_hard_bounces_disable_the_mailbox_and_tell_the_opponent_once(server: Server) -> None:
+    alice, bob = _board(server)
+    [to_bob] = server.to(bob, _move(server, alice, "alice"))
+    for day in range(5):
+        # The mail bounces again each day (a retrying MTA, or new mails): one a day counts.
+        assert _bounce(server, to_bob) == "done"
+        assert _bounce(server, to_bob) == "done"
+        assert _score(server, bob)[0] == day + 1
+        told = server.new_mail()
+        if day < 4:
+            assert told == []
+            server.clock.advance(timedelta(days=1))
+    assert _score(server, bob) == (5.0, True)
+    [notice] = [m for m in told if m.to == [alice]]
+    assert "bob cannot be reached by mail since" in notice.body
+    assert "quarto 101" in notice.body
+    # Disabled: bob gets nothing, not even the board after alice's move.
+    assert server.send(alice, "quarto show 101") == "done"
+    server.send(alice, "message alice secret bob", "Still there?")
+    assert server.to(bob, server.new_mail()) == []
+    assert _bounce(server, to_bob) == "done"
+    assert server.new_mail() == []  # told once
+    # His next mail enables the mailbox again, and the answer says why it was off.
+    server.send(bob, "quarto show 101")
+    [answer] = server.new_mail()
+    assert "works" in answer.body and answer.to == [bob]
+    assert _score(server, bob) == (0.0, False)
+
+
+def test_soft_bounces_count_half_and_are_forgotten_after_a_week(server: Server) -> None:
+    alice, bob = _board(server)
+    mails = _move(server, alice, "alice")
+    _bounce(server, server.to(bob, mails)[0], "4.2.2")
+    assert _score(server, bob) == (0.5, False)
+    server.clock.advance(timedelta(days=8))
+    _bounce(server, server.to(bob, mails)[0], "4.2.2")
+    assert _score(server, bob) == (0.5, False)  # the old half point was forgotten
+
+
+def test_a_forged_verp_code_is_not_attributed(server: Server) -> None:
+    alice, bob = _board(server)
+    mails = _move(server, alice, "alice")
+    sent = server.to(bob, mails)[0]
+    # The original's Message-ID still attributes a report; without it nothing does.
+    forged = dataclasses.replace(sent, raw=b"Subject: x\r\n\r\n")
+    assert _bounce(server, forged, verp="ffffffffffffffff") == "ignored"
+    assert _score(server, bob) == (0.0, False)
+    with session_for(server.engine) as session:
+        assert list(session.exec(select(BounceEvent))) == []
+
+
+def test_a_complaint_stops_notifications_but_not_answers(server: Server) -> None:
+    server.config = dataclasses.replace(server.config, feedback_address="pbm-fbl@example.org")
+    alice, bob = _board(server)
+    mails = _move(server, alice, "alice")
+    sent = server.to(bob, mails)[0]
+    report = arf(
+        to="pbm-fbl@example.org",
+        recipient=bob,
+        raw=sent.raw,
+        now=server.clock.now(),
+        message_id="<arf.1@fbl.players.example>",
+    )
+    assert server.process(report) == "done"
+    mails = _move(server, bob, "bob")
+    assert [m.to for m in mails if "X-PBM-Reason: answer" in m.raw.decode()] == [[bob]]
+    mails = _move(server, alice, "alice")
+    assert server.to(bob, mails) == []
+    with session_for(server.engine) as session:
+        [event] = session.exec(select(BounceEvent))
+    assert (event.kind.value, event.outbox_id) == ("complaint", sent.id)
+
+
+def _stop_address(mail: Sent) -> str:
+    header = mail.raw.decode().split("List-Unsubscribe: <mailto:")[1]
+    return header.split(">")[0]
+
+
+def test_the_stop_address_switches_boards_to_the_digest_and_back(server: Server) -> None:
+    alice, bob = _board(server)
+    mails = _move(server, alice, "alice")
+    stop = _stop_address(server.to(bob, mails)[0])
+    # Anyone may mail it (a mail program's unsubscribe button), no password needed.
+    assert server.send(bob, "unsubscribe", to=stop) == "done"
+    [confirmation] = server.new_mail()
+    assert confirmation.to == [bob] and "daily digest" in confirmation.body
+    assert server.send(bob, "unsubscribe", to=stop) == "done"
+    assert server.new_mail() == []  # one confirmation only
+    mails = _move(server, bob, "bob")
+    assert sorted(m.to[0] for m in mails) == [alice, bob]  # his own answer still comes
+    mails = _move(server, alice, "alice")
+    assert server.to(bob, mails) == []
+    # Nothing was resigned: the board goes on; the confirmation's reply address resumes.
+    resume = confirmation.raw.decode().split("Reply-To: ")[1].split("\r\n")[0]
+    assert resume == stop.replace("@", ".on@")
+    server.send(bob, "Re: Mail stream boards switched off", to=resume)
+    [on] = server.new_mail()
+    assert "switched on again" in on.body
+    mails = _move(server, bob, "bob")
+    mails = _move(server, alice, "alice")
+    assert len(server.to(bob, mails)) == 1
+
+
+def test_the_operator_sees_scores_disabled_mailboxes_and_the_complaint_rate(
+    server: Server, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = tmp_path / "cli.toml"
+    path.write_text(
+        f'[server]\naddress = "pbm@example.org"\ndata_dir = "{tmp_path}"\n'
+        f'[store]\ndatabase_url = "{server.config.database_url}"\n'
+    )
+    monkeypatch.setenv("PBM_CONFIG", str(path))
+    alice, bob = _board(server)
+    [to_bob] = server.to(bob, _move(server, alice, "alice"))
+    for _ in range(5):
+        _bounce(server, to_bob)
+        server.clock.advance(timedelta(days=1))
+    report = arf(
+        to=verp_address("pbm-bounces@example.org", to_bob.id, _verp_of(server, to_bob.id)),
+        recipient=bob,
+        raw=to_bob.raw,
+        now=server.clock.now(),
+        message_id="<arf.2@fbl.players.example>",
+    )
+    assert server.process(report) == "done"
+    data = json.loads(cli_ok("mail", "bounces", "--json"))
+    [row] = data["mailboxes"]
+    assert (row["mailbox"], row["score"]) == ("bob@players.example", 5.0)
+    assert row["disabled_at"] and row["complained_at"]
+    assert data["events"] == {"hard": 5, "complaint": 1}
+    assert {e["outbox_id"] for e in data["recent"]} == {to_bob.id}
+    assert "complaints" in cli_ok("mail", "bounces")
+    shown = cli_ok("user", "show", "bob")
+    assert "bob@players.example: disabled by bounces since" in shown
+    assert "bounce score 5" in shown
+
+
+def _verp_of(server: Server, mail_id: int) -> str | None:
+    with session_for(server.engine) as session:
+        row = session.get(OutboxMail, mail_id)
+        assert row is not None
+        return row.verp
+
+
+def test_set_mail_stream_turns_a_stream_off_and_on_with_the_password(server: Server) -> None:
+    alice, bob = _board(server)
+    server.send(bob, "set bob secret mail messages off")
+    [ok] = server.new_mail()
+    assert '"messages" mails are switched off' in ok.body
+    server.send(alice, "message alice secret bob", "Hello")
+    assert server.to(bob, server.new_mail()) == []
+    server.send(bob, "set bob secret mail messages on")
+    server.new_mail()
+    server.send(alice, "message alice secret bob", "Hello again")
+    [message] = server.to(bob, server.new_mail())
+    assert "X-PBM-Reason: message" in message.raw.decode()
+    server.send(bob, "set bob secret mail everything off")
+    [refused] = server.new_mail()
+    assert "boards|reminders|tournaments|digest|messages on|off" in refused.body
+
+
+def test_the_player_is_told_at_his_other_address_and_directors_see_it(server: Server) -> None:
+    alice, bob = _board(server)
+    server.send(bob, "change address bob secret bob@players.example bob@elsewhere.example")
+    server.new_mail()
+    assert server.send(alice, "tournament create alice secret spring quarto") == "done"
+    server.send(bob, "tournament join spring bob secret")
+    server.new_mail()
+    [to_bob] = server.to(bob, _move(server, alice, "alice"))
+    for _ in range(5):
+        _bounce(server, to_bob)
+        server.clock.advance(timedelta(days=1))
+    told = server.new_mail()
+    [player] = server.to("bob@elsewhere.example", told)
+    assert "bob@players.example" in player.body and "returned" in player.body
+    [opponent] = [m for m in server.to(alice, told) if "quarto 101" in m.body]
+    [director] = [m for m in server.to(alice, told) if "tournament" in m.body]
+    assert "spring" in director.body and opponent is not director
+
+
+def test_a_persons_mail_to_the_feedback_address_is_an_ordinary_mail(server: Server) -> None:
+    server.config = dataclasses.replace(server.config, feedback_address="pbm@example.org")
+    assert server.send("carol@players.example", "signup carol secret") == "done"
+    [welcome] = server.new_mail()
+    assert welcome.to == ["carol@players.example"]
+    # A report that is no bounce, to a VERP address, is ignored and never answered.
+    raw = server.raw("mx@players.example", "hello", to="pbm-bounces+1-abcdefgh@example.org")
+    assert server.process(raw) == "ignored"
+    assert server.new_mail() == []
