@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Sequence
+from dataclasses import replace
 from datetime import timedelta
 from typing import NamedTuple
 
@@ -24,11 +25,11 @@ from pbm.config import Config
 from pbm.errors import AuthError, BoardError, PbmError
 from pbm.games import GameError
 from pbm.mail.addressing import message_id_for, reply_address, tokens_in
-from pbm.mail.authresults import sender_verdict
+from pbm.mail.authresults import dmarc_passed, sender_verdict
 from pbm.mail.compose import compose
 from pbm.mail.inbound import InboundMail, is_from_self, parse_message, quotable_original
 from pbm.output_limits import bounded
-from pbm.services import tokens
+from pbm.services import consent, tokens
 from pbm.services.accounts import record_auth_failures
 from pbm.services.boards import Board, board_by_id
 from pbm.services.challenges import ChallengeError
@@ -75,6 +76,8 @@ def handle_message(
     # A From that a trusted MTA found forged is a stranger's: its wrong passwords count
     # against the stranger budget, not against the address it pretends to be.
     ctx.sender_unverified = sender_verdict(mail.authentication_results, config.authserv_ids).failed
+    domain = mail.sender.rpartition("@")[2]
+    ctx.sender_dmarc_pass = dmarc_passed(mail.authentication_results, config.authserv_ids, domain)
     run_mail(ctx, mail)
     queue_replies(ctx, mail, bounded(ctx, ctx.replies), inbound_id=row.id)
     return "done"
@@ -99,9 +102,16 @@ def plan(ctx: Context, mail: InboundMail) -> list[CommandLine | tuple[Command, I
     ]
     names = [f.token for f in found]
     if found and not multiple:
-        seat = tokens.resolve(ctx, names)
         first, rest = first_line_and_rest(mail.fresh_text)
+        request = consent.pending(ctx, names)
+        if request is not None and request.confirm_token is not None:
+            # A reply to a confirmation request: it confirms, or says "not me".
+            ctx.sender_token = True
+            verb = "notme" if consent.is_refusal(first) else "confirm"
+            return [CommandLine(f"{verb} {request.confirm_token}", "")]
+        seat = tokens.resolve(ctx, names)
         if seat is not None:
+            ctx.sender_token = not ctx.sender_unverified
             if first and starts_command(first):
                 return [CommandLine(first, rest)]
             verdict = sender_verdict(mail.authentication_results, ctx.config.authserv_ids)
@@ -368,7 +378,9 @@ def queue_replies(
     quote = mask_text(quotable_original(mail)) if mail is not None and quoting else None
     sender = f"{ctx.config.server_name} <{ctx.config.server_address}>"
     for reply in replies:
-        to = [a for a in reply.to if a]
+        # The one gate of every mail pbm sends: no address its owner has not confirmed,
+        # but for its confirmation request and answers to its own mail.
+        to = consent.deliverable(ctx, replace(reply, to=[a for a in reply.to if a]))
         if not to:
             continue
         token, move = reply.token, reply.move_count

@@ -8,10 +8,10 @@ from pbm.commands.base import Command, Invocation
 from pbm.commands.helptext import general_help, topic_help
 from pbm.commands.registry import register
 from pbm.errors import NotFoundError, UsageError
-from pbm.services import accounts, lists, mail_html
+from pbm.services import accounts, consent, lists, mail_html
 from pbm.services.accounts import find_user
 from pbm.services.boards import board_from_row, rules_for
-from pbm.services.context import Context
+from pbm.services.context import Context, Reply
 from pbm.store import queries
 from pbm.texts import phrase, render
 
@@ -32,18 +32,82 @@ class Signup(Command):
         self.need(inv, 2)
         userid, password, *addresses = inv.words
         addresses = addresses or ([ctx.sender] if ctx.sender else [])
-        user = accounts.create_user(ctx, userid, password, addresses)
+        user, rows = accounts.create_user(ctx, userid, password, addresses)
+        own = consent.own_row(ctx, rows)
+        if own is not None and ctx.sender_dmarc_pass:
+            consent.confirm_trusted(ctx, own)
+        token = None
+        for row in rows:
+            if row is own:
+                token = consent.request(ctx, user, row, to_sender=True)
+            else:
+                consent.request(ctx, user, row)
+        # One answer, to the sender alone: never a list of the other addresses' owners.
+        ctx.reply(
+            Reply(
+                [ctx.sender],
+                phrase("subject_welcome", userid=user.userid),
+                render(
+                    "welcome",
+                    userid=user.userid,
+                    confirmation=consent.welcome_lines(ctx, user, rows, own, token),
+                    server=ctx.config.server_address,
+                ),
+                "account",
+                token=token,
+                to_sender=True,
+                answer=True,
+            )
+        )
+
+
+class Confirm(Command):
+    name = "confirm"
+    usage = "token"
+    summary = (
+        "Confirm that the address a confirmation request went to is yours (replying to "
+        "the request does the same); pbm mails an address nothing else until then."
+    )
+    scope = "account"
+
+    def run(self, ctx: Context, inv: Invocation) -> None:
+        self.need(inv, 1)
+        row = consent.pending(ctx, inv.words[:1])
+        if row is None:
+            raise NotFoundError(phrase("confirm_unknown", address=ctx.sender))
+        user = consent.owner(ctx, row)
+        consent.confirm(ctx, row)
         answer(
             ctx,
-            phrase("subject_welcome", userid=user.userid),
-            render(
-                "welcome",
-                userid=user.userid,
-                addresses=" ".join(addresses),
-                server=ctx.config.server_address,
-            ),
+            phrase("subject_account", userid=user.userid),
+            phrase("confirmed", userid=user.userid, address=row.address),
             "account",
-            to=sorted({*addresses, *([ctx.sender] if ctx.sender else [])}),
+        )
+
+
+class Refuse(Command):
+    name = "notme"
+    aliases = ("refuse",)
+    usage = "token"
+    summary = (
+        'Say a confirmation request was not yours (or reply "not me" to it): pbm will '
+        "not mail that address for that account again."
+    )
+    scope = "account"
+
+    def run(self, ctx: Context, inv: Invocation) -> None:
+        self.need(inv, 1)
+        row = consent.pending(ctx, inv.words[:1])
+        if row is None:
+            raise NotFoundError(phrase("confirm_unknown", address=ctx.sender))
+        user = consent.owner(ctx, row)
+        address = row.address
+        consent.refuse(ctx, user, row)
+        answer(
+            ctx,
+            phrase("subject_account", userid=user.userid),
+            phrase("refused", userid=user.userid, address=address),
+            "account",
         )
 
 
@@ -65,8 +129,14 @@ class Change(Command):
             text = phrase("password_changed", userid=user.userid)
         elif what == "address":
             user = accounts.authenticate(ctx, userid, password)
-            addresses = accounts.set_user_addresses(ctx, user, rest or [ctx.sender])
+            addresses, added = accounts.set_user_addresses(ctx, user, rest or [ctx.sender])
+            for row in added:
+                consent.request(ctx, user, row)
             text = phrase("address_changed", userid=user.userid, addresses=" ".join(addresses))
+            if added:
+                text += "\n\n" + phrase(
+                    "address_to_confirm", addresses=" ".join(r.address for r in added)
+                )
         else:
             raise UsageError(phrase("change_what", word=what), self.full_usage())
         answer(ctx, phrase("subject_account", userid=user.userid), text, "account")
@@ -239,6 +309,8 @@ class All(Command):
 
 register(
     Signup(),
+    Confirm(),
+    Refuse(),
     Change(),
     Signoff(),
     Set(),

@@ -25,10 +25,11 @@ from sqlmodel import select
 
 from pbm.errors import AuthError, NotFoundError, PbmError
 from pbm.games import GAMES
+from pbm.services import consent
 from pbm.services.context import Context
 from pbm.services.passwords import hash_password, verify_password
 from pbm.store import queries
-from pbm.store.models import GameTypeSetting, Subscription, User
+from pbm.store.models import GameTypeSetting, Subscription, User, UserAddress
 from pbm.texts import phrase
 
 log = logging.getLogger(__name__)
@@ -309,13 +310,26 @@ def _check_password_text(password: str) -> None:
         raise PbmError(problem)
 
 
-def create_user(ctx: Context, userid: str, password: str, addresses: Sequence[str]) -> User:
+def _checked_addresses(ctx: Context, addresses: Sequence[str]) -> dict[str, str]:
+    """`addresses` lower-cased, each with its mailbox key, in order; PbmError for a bad
+    one, none, or more than `addresses_per_signup`."""
+    wanted = list(dict.fromkeys(a.lower() for a in addresses))
+    bad = [a for a in wanted if not valid_address(a)]
+    if bad or not wanted:
+        raise PbmError(phrase("bad_address", addresses=" ".join(bad) or "(none)"))
+    limit = ctx.config.addresses_per_signup
+    if len(wanted) > limit:
+        raise PbmError(phrase("too_many_addresses", count=len(wanted), limit=limit))
+    return {a: consent.mailbox(ctx, a) for a in wanted}
+
+
+def create_user(
+    ctx: Context, userid: str, password: str, addresses: Sequence[str]
+) -> tuple[User, list[UserAddress]]:
+    """A new account and its addresses' rows, all unconfirmed (pbm.services.consent)."""
     userid = check_userid(ctx, userid)
     _check_password_text(password)
-    addresses = [a.lower() for a in addresses]
-    bad = [a for a in addresses if not valid_address(a)]
-    if bad or not addresses:
-        raise PbmError(phrase("bad_address", addresses=" ".join(bad) or "(none)"))
+    wanted = _checked_addresses(ctx, addresses)
     user = User(
         userid=userid,
         userid_key=userid_key(userid),
@@ -324,10 +338,9 @@ def create_user(ctx: Context, userid: str, password: str, addresses: Sequence[st
     )
     ctx.session.add(user)
     ctx.session.flush()
-    queries.set_addresses(ctx.session, user.saved_id, addresses)
-    ctx.session.flush()
-    log.info("new user %s %s", userid, addresses)
-    return user
+    rows = queries.set_addresses(ctx.session, user.saved_id, wanted)
+    log.info("new user %s %s", userid, list(wanted))
+    return user, rows
 
 
 def set_password(ctx: Context, user: User, new_password: str) -> None:
@@ -336,13 +349,16 @@ def set_password(ctx: Context, user: User, new_password: str) -> None:
     ctx.session.add(user)
 
 
-def set_user_addresses(ctx: Context, user: User, addresses: Sequence[str]) -> list[str]:
-    addresses = [a.lower() for a in addresses]
-    bad = [a for a in addresses if not valid_address(a)]
-    if bad or not addresses:
-        raise PbmError(phrase("bad_address", addresses=" ".join(bad) or "(none)"))
-    queries.set_addresses(ctx.session, user.saved_id, addresses)
-    return addresses
+def set_user_addresses(
+    ctx: Context, user: User, addresses: Sequence[str]
+) -> tuple[list[str], list[UserAddress]]:
+    """Make `addresses` the account's: those it had keep their confirmation; returns
+    them all and the rows of the new ones (those of a mailbox the account confirmed
+    already are confirmed at once, the others wait for their owner)."""
+    wanted = _checked_addresses(ctx, addresses)
+    added = queries.set_addresses(ctx.session, user.saved_id, wanted)
+    consent.new_rows(ctx, user, added)
+    return list(wanted), [row for row in added if row.confirmed_at is None]
 
 
 def sign_off(ctx: Context, user: User) -> None:
@@ -369,7 +385,7 @@ def delete_user(ctx: Context, user: User) -> None:
         boards = ", ".join(f"{g.game} {g.board}" for g in active)
         raise PbmError(phrase("delete_has_games", boards=boards))
     sign_off(ctx, user)
-    queries.set_addresses(ctx.session, user.saved_id, [])
+    queries.set_addresses(ctx.session, user.saved_id, {})
     user.password_hash = ""
     user.disabled = True
     ctx.session.add(user)
@@ -377,8 +393,9 @@ def delete_user(ctx: Context, user: User) -> None:
 
 
 def reply_addresses(ctx: Context, user: User) -> list[str]:
-    """Where mail for `user` goes: the first registered address."""
-    return queries.addresses_of(ctx.session, user.saved_id)[:1]
+    """Where mail for `user` goes: his first confirmed address (none: no mail)."""
+    first = queries.first_addresses(ctx.session, [user.saved_id])
+    return [first[user.saved_id]] if user.saved_id in first else []
 
 
 def reply_addresses_of(ctx: Context, users: Sequence[User]) -> dict[int, list[str]]:

@@ -11,6 +11,7 @@ from pbm.errors import PbmError
 from pbm.games import AnyGame as Rules
 from pbm.games import GameError
 from pbm.games.quadrupel_match import next_first_player
+from pbm.services import consent
 from pbm.services.accounts import shown, wrapped
 from pbm.services.boards import Board, board_from_row, save_board
 from pbm.services.bots import challenge_refusal
@@ -138,6 +139,12 @@ def create_game(
             full.append(user.userid)
         elif (refusal := challenge_refusal(ctx, user, rules, entered=entered)) is not None:
             bots.append(wrapped(refusal))
+        elif (
+            ctx.sender
+            and not entered
+            and (unconfirmed := consent.require_confirmed(ctx, user)) is not None
+        ):
+            bots.append(wrapped(unconfirmed))
         users.append(user)
     problems: list[str] = []
     if unknown:

@@ -18,6 +18,7 @@ from sqlmodel import Session, col, select
 
 from pbm.errors import NotFoundError, PbmError
 from pbm.games import GameError, find_game
+from pbm.services import consent
 from pbm.services.accounts import reply_addresses
 from pbm.services.boards import board_by_id, rules_for
 from pbm.services.bots import challenge_refusal, label
@@ -192,6 +193,8 @@ def join(ctx: Context, t: Tournament, user: User) -> TournamentEntry:
     if user.bot and not t.bots:
         raise TournamentError(phrase("bot_tournament", userid=user.userid, name=t.name))
     refusal = challenge_refusal(ctx, user, rules_for(t.game), entered=True)
+    if refusal is None and ctx.sender:
+        refusal = consent.require_confirmed(ctx, user)
     if refusal is not None:
         raise TournamentError(refusal)
     entry = TournamentEntry(tournament_id=t.saved_id, user_id=user.saved_id, joined_at=ctx.now())

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import email
 import itertools
 import json
 import os
@@ -100,11 +101,28 @@ class Server:
     def to(self, address: str, mails: list[Sent]) -> list[Sent]:
         return [m for m in mails if address in m.to]
 
-    def signup(self, userid: str, password: str = "secret") -> str:
-        address = f"{userid}@players.example"
+    def signup(self, userid: str, password: str = "secret", address: str = "") -> str:
+        """Sign `userid` up from `address` (by default USERID@players.example) and
+        confirm the address the way its owner does: a reply to the welcome mail, which
+        is its confirmation request. Returns the address; the mails are read."""
+        address = address or f"{userid}@players.example"
         assert self.send(address, f"signup {userid} {password}") == "done"
+        self.confirm(address)
         self.new_mail()
         return address
+
+    def confirm(self, address: str) -> None:
+        """Answer the newest confirmation request mailed to `address` from it (an empty
+        reply to its Reply-To address, as a mail program sends it)."""
+        requests = [m for m in self.outbox() if address in m.to and "confirm " in m.body]
+        assert requests, f"no confirmation request to {address}"
+        request = requests[-1].mail
+        reply_to = email.message_from_bytes(requests[-1].raw)["Reply-To"]
+        assert reply_to, f"the request to {address} has no Reply-To"
+        headers = {"In-Reply-To": request.message_id} if request.message_id else {}
+        assert self.send(address, "Re: confirm", "\n", to=reply_to, headers=headers) == "done"
+        answer = self.to(address, self.outbox(after=requests[-1].id))
+        assert answer and "is confirmed for" in answer[-1].body, answer and answer[-1].body
 
 
 @pytest.fixture(scope="session")
