@@ -7,7 +7,7 @@ from pbm.commands.answers import answer, mail_show
 from pbm.commands.base import Command, Invocation
 from pbm.commands.helptext import general_help, topic_help
 from pbm.commands.registry import register
-from pbm.errors import NotFoundError, UsageError
+from pbm.errors import NotFoundError, PbmError, UsageError
 from pbm.services import accounts, consent, lists, mail_html
 from pbm.services.accounts import find_user
 from pbm.services.boards import board_from_row, rules_for
@@ -161,26 +161,35 @@ class Signoff(Command):
 
 class Set(Command):
     name = "set"
-    usage = "userid password format html|text"
+    usage = "userid password format html|text | messages players|anyone"
     summary = (
         "How your mails come: html (the default) adds a drawn board and the text in a "
         "fixed-width font for mail programs that show text in a proportional font; "
-        "text sends the plain text alone."
+        "text sends the plain text alone. Who may `message` you: players who share a "
+        "board or a tournament with you (the default), or anyone."
     )
     scope = "account"
 
     def run(self, ctx: Context, inv: Invocation) -> None:
         user, rest = self.user_only(ctx, inv)
         what = rest[0].lower() if rest else ""
-        if what != "format" or len(rest) > 2:
+        if what not in ("format", "messages") or len(rest) > 2:
             raise UsageError(phrase("set_usage"), self.full_usage())
-        if len(rest) == 2:
-            value = rest[1].lower()
-            if value not in mail_html.FORMATS:
-                raise UsageError(phrase("set_usage"), self.full_usage())
-            mail_html.set_format(ctx.session, user, value)
-        value = mail_html.mail_format(ctx.session, user.saved_id)
-        answer(ctx, phrase("subject_set", userid=user.userid), phrase(f"format_{value}"), "account")
+        value = rest[1].lower() if len(rest) == 2 else None
+        if what == "messages":
+            if value is not None:
+                if value not in ("players", "anyone"):
+                    raise UsageError(phrase("set_usage"), self.full_usage())
+                consent.set_messages_anyone(ctx, user, value == "anyone")
+            state = "anyone" if consent.messages_anyone(ctx, user) else "players"
+            text = phrase(f"messages_{state}")
+        else:
+            if value is not None:
+                if value not in mail_html.FORMATS:
+                    raise UsageError(phrase("set_usage"), self.full_usage())
+                mail_html.set_format(ctx.session, user, value)
+            text = phrase(f"format_{mail_html.mail_format(ctx.session, user.saved_id)}")
+        answer(ctx, phrase("subject_set", userid=user.userid), text, "account")
 
 
 class Delete(Command):
@@ -261,7 +270,18 @@ class Message(Command):
             raise UsageError(phrase("message_to_whom"), self.full_usage())
         if not inv.comment.strip():
             raise UsageError(phrase("message_empty"), self.full_usage())
-        people = [find_user(ctx, t) for t in targets]
+        limit = ctx.config.message_recipients
+        if len(targets) > limit:
+            raise UsageError(
+                phrase("message_too_many", count=len(targets), limit=limit), self.full_usage()
+            )
+        found = [find_user(ctx, t) for t in targets]
+        # Mail a player causes to others goes only to those who know him, or asked.
+        refused = consent.message_refusals(ctx, user, found)
+        people = [p for p in found if p not in refused and accounts.reply_addresses(ctx, p)]
+        unmailed = [p for p in found if p not in people]
+        if not people:
+            raise PbmError(phrase("message_nobody", userids=" ".join(p.userid for p in unmailed)))
         for person in people:
             answer(
                 ctx,
@@ -278,7 +298,12 @@ class Message(Command):
         answer(
             ctx,
             phrase("subject_message_sent"),
-            phrase("message_sent", userids=" ".join(p.userid for p in people)),
+            phrase("message_sent", userids=" ".join(p.userid for p in people))
+            + (
+                "\n\n" + phrase("message_not_sent", userids=" ".join(p.userid for p in unmailed))
+                if unmailed
+                else ""
+            ),
             "message",
         )
 

@@ -28,7 +28,7 @@ from pbm.games import GAMES
 from pbm.services import consent
 from pbm.services.context import Context
 from pbm.services.passwords import hash_password, verify_password
-from pbm.store import queries
+from pbm.store import addresses, queries
 from pbm.store.models import GameTypeSetting, Subscription, User, UserAddress
 from pbm.texts import phrase
 
@@ -171,7 +171,8 @@ def _is_registered(ctx: Context, user: User | None) -> bool:
         return True
     if user is None or ctx.sender_unverified:
         return False
-    return ctx.sender.lower() in queries.addresses_of(ctx.session, user.saved_id)
+    box = consent.mailbox(ctx, ctx.sender)
+    return any(r.mailbox == box for r in addresses.rows_of(ctx.session, user.saved_id))
 
 
 def _refuse(
@@ -216,12 +217,16 @@ def authenticate(ctx: Context, userid: str, password: str, known: Sequence[User]
     name = user.userid if user is not None else shown(userid)
     # A From its domain disowns has a pair of its own: a forger of her address cannot
     # spend the budget of the owner's real mail.
-    address = ctx.sender.lower() + (" unverified" if ctx.sender_unverified else "")
+    # One pair per mailbox however the From is spelled (`+tag`, IDN, case).
+    address = consent.mailbox(ctx, ctx.sender) + (" unverified" if ctx.sender_unverified else "")
     pair = (PAIR_FAILURE, _event_key(f"{key} {address}"))
     stranger = (STRANGER_FAILURE, _event_key(key))
     since = ctx.now() - timedelta(minutes=ctx.config.failure_window_minutes)
     counts = _failure_counts(ctx, [pair, stranger], since)
-    if counts[pair] >= ctx.config.max_failures:
+    # A mail that proves its From (its own reply token, or dmarc=pass at a trusted MTA)
+    # skips the lock a forger of that From could have set on the owner.
+    vouched = ctx.sender_token or ctx.sender_dmarc_pass
+    if counts[pair] >= ctx.config.max_failures and not vouched:
         raise _refuse(ctx, pair, ctx.config.max_failures, since, name)
     registered: bool | None = None
     if counts[stranger] >= ctx.config.stranger_max_failures:

@@ -15,6 +15,7 @@ from pbm.services import consent
 from pbm.services.accounts import shown, wrapped
 from pbm.services.boards import Board, board_from_row, save_board
 from pbm.services.bots import challenge_refusal
+from pbm.services.clocks import check_option_floors
 from pbm.services.clocks import validate as validate_time_options
 from pbm.services.context import Context
 from pbm.services.mailing import auto_subscribers, mail_board
@@ -167,6 +168,8 @@ def create_game(
         )
     try:
         validate_time_options(server_options)
+        if ctx.sender:
+            check_option_floors(ctx.config, server_options)
     except PbmError as exc:
         raise ChallengeError(str(exc)) from None
     try:

@@ -23,6 +23,7 @@ from pbm.mail.identity import MailboxRules, mailbox_key
 from pbm.services.context import Context, Reply
 from pbm.store import addresses, queries
 from pbm.store.models import User, UserAddress
+from pbm.store.models_correspondence import MailPreference
 from pbm.texts import phrase, render
 
 log = logging.getLogger(__name__)
@@ -153,14 +154,23 @@ def confirm_trusted(ctx: Context, row: UserAddress) -> bool:
     return True
 
 
+def has_confirmed(ctx: Context, user: User) -> bool:
+    return any(r.confirmed_at for r in addresses.rows_of(ctx.session, user.saved_id))
+
+
 def require_confirmed(ctx: Context, user: User) -> str | None:
     """Why `user` cannot be named in a challenge or a tournament: no confirmed address
     (None: he can; bots have no address and need none)."""
     if user.bot:
         return None
-    if any(r.confirmed_at for r in addresses.rows_of(ctx.session, user.saved_id)):
+    if has_confirmed(ctx, user):
         return None
     return phrase("not_confirmed", userid=user.userid)
+
+
+def confirmed_mailboxes(ctx: Context, to: Sequence[str]) -> set[str]:
+    """The mailboxes of `to` that some account has confirmed."""
+    return addresses.confirmed_mailboxes(ctx.session, sorted({mailbox(ctx, a) for a in to}))
 
 
 def deliverable(ctx: Context, reply: Reply) -> list[str]:
@@ -214,3 +224,26 @@ def welcome_lines(
     if others:
         parts.append(phrase("welcome_requests", addresses=" ".join(others)))
     return "\n\n".join(parts)
+
+
+def message_refusals(ctx: Context, sender: User, people: Sequence[User]) -> list[User]:
+    """Those of `people` the sender may not `message`: no confirmed address, or no
+    board or tournament shared with him and no "messages anyone" of their own."""
+    ids = [p.saved_id for p in people]
+    known = addresses.acquainted(ctx.session, sender.saved_id, ids)
+    known |= addresses.open_to_anyone(ctx.session, ids)
+    known.add(sender.saved_id)
+    return [p for p in people if p.saved_id not in known]
+
+
+def messages_anyone(ctx: Context, user: User) -> bool:
+    return user.saved_id in addresses.open_to_anyone(ctx.session, [user.saved_id])
+
+
+def set_messages_anyone(ctx: Context, user: User, value: bool) -> None:
+    found = queries.mail_preference(ctx.session, user.saved_id) or MailPreference(
+        user_id=user.saved_id
+    )
+    found.messages_anyone = value
+    ctx.session.add(found)
+    ctx.session.flush()

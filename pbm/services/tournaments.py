@@ -23,7 +23,7 @@ from pbm.services.accounts import reply_addresses
 from pbm.services.boards import board_by_id, rules_for
 from pbm.services.bots import challenge_refusal, label
 from pbm.services.challenges import ChallengeError, create_game
-from pbm.services.clocks import days_text
+from pbm.services.clocks import check_floors, days_text
 from pbm.services.context import Context, Reply
 from pbm.services.endings import GameEnd
 from pbm.services.play import abort
@@ -149,6 +149,8 @@ def create(
         raise TournamentError(phrase("tournament_two_players", game=rules.title))
     if kind_key == "swiss" and rounds < 1:
         raise TournamentError(phrase("tournament_swiss_rounds"))
+    if ctx.sender:
+        check_floors(ctx.config, nag_days, forfeit_days)
     if not (0 < nag_days <= forfeit_days <= 3650):
         raise TournamentError(phrase("tournament_bad_days"))
     row = Tournament(

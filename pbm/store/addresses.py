@@ -8,11 +8,17 @@ from datetime import datetime
 
 from sqlmodel import Session, col, select
 
-from pbm.store.models import AddressRefusal, User, UserAddress
+from pbm.store.models import AddressRefusal, GamePlayer, User, UserAddress
+from pbm.store.models_correspondence import MailPreference
+from pbm.store.models_tournament import TournamentEntry
 
 
 def rows_of(session: Session, user_id: int) -> list[UserAddress]:
-    query = select(UserAddress).where(UserAddress.user_id == user_id).order_by(UserAddress.position)
+    query = (
+        select(UserAddress)
+        .where(UserAddress.user_id == user_id)
+        .order_by(col(UserAddress.position))
+    )
     return list(session.exec(query))
 
 
@@ -41,7 +47,11 @@ def confirmed_mailboxes(session: Session, mailboxes: Sequence[str]) -> set[str]:
 
 def refusers_of(session: Session, mailbox: str) -> set[str]:
     """The userid keys of the accounts `mailbox` said "not me" to."""
-    query = select(AddressRefusal.userid_key).where(AddressRefusal.mailbox == mailbox)
+    query = (
+        select(AddressRefusal.userid_key)
+        .where(AddressRefusal.mailbox == mailbox)
+        .order_by(col(AddressRefusal.refused_at))
+    )
     return set(session.exec(query))
 
 
@@ -76,3 +86,26 @@ def unconfirmed(session: Session) -> list[tuple[User, UserAddress]]:
         .order_by(col(User.userid_key), col(UserAddress.position))
     )
     return [(user, row) for user, row in session.exec(query)]
+
+
+def acquainted(session: Session, user_id: int, other_ids: Sequence[int]) -> set[int]:
+    """Those of `other_ids` who share a board (as players) or a tournament (as entrants)
+    with `user_id`."""
+    mine_games = select(GamePlayer.game_id).where(GamePlayer.user_id == user_id)
+    boards = select(GamePlayer.user_id).where(
+        col(GamePlayer.game_id).in_(mine_games), col(GamePlayer.user_id).in_(list(other_ids))
+    )
+    mine_cups = select(TournamentEntry.tournament_id).where(TournamentEntry.user_id == user_id)
+    cups = select(TournamentEntry.user_id).where(
+        col(TournamentEntry.tournament_id).in_(mine_cups),
+        col(TournamentEntry.user_id).in_(list(other_ids)),
+    )
+    return set(session.exec(boards)) | set(session.exec(cups))
+
+
+def open_to_anyone(session: Session, user_ids: Sequence[int]) -> set[int]:
+    """Those of `user_ids` who take `message`s from players they share nothing with."""
+    query = select(MailPreference.user_id).where(
+        col(MailPreference.user_id).in_(list(user_ids)), col(MailPreference.messages_anyone)
+    )
+    return set(session.exec(query))

@@ -1,0 +1,206 @@
+"""Consent (issue 22): pbm mails an address nothing but one confirmation request until its
+owner confirms it; one mailbox, one identity; budgets by trust. Through the pipeline on
+a real database: every mail counted here is a row of the outbox."""
+
+from __future__ import annotations
+
+import email
+from datetime import timedelta
+from email.message import EmailMessage
+from email.policy import SMTPUTF8
+
+from sqlmodel import select
+
+from pbm.jobs import run_due
+from pbm.store.db import session_for
+from pbm.store.models import User, UserAddress
+from tests.server.conftest import SERVER, Sent, Server, cli_ok
+
+VICTIM = "victim@victim.example"
+
+
+def reply_to(mail: Sent) -> str:
+    value = email.message_from_bytes(mail.raw)["Reply-To"]
+    assert value, mail.subject
+    return str(value)
+
+
+def requests_to(server: Server, address: str) -> list[Sent]:
+    return [m for m in server.outbox() if address in m.to and "confirm " in m.body]
+
+
+def test_signup_asks_each_address_once_and_answers_the_sender_alone(server: Server) -> None:
+    server.send("me@home.example", "signup carol pw carol@work.example me@home.example")
+    mails = server.new_mail()
+    assert all(len(m.to) == 1 for m in mails)
+    welcome = [m for m in mails if m.to == ["me@home.example"]]
+    work = [m for m in mails if m.to == ["carol@work.example"]]
+    # The sender's own address: the welcome is its request; the other gets its own.
+    assert len(welcome) == 1 and "reply to this" in welcome[0].body
+    assert "carol@work.example" in welcome[0].body
+    assert len(work) == 1 and "me@home.example asked" in work[0].body
+    assert "not me" in work[0].body and "carol" in work[0].body
+    assert reply_to(work[0]).startswith("pbm+")
+
+
+def test_more_than_three_addresses_are_refused(server: Server) -> None:
+    many = " ".join(f"v{i}@victim.example" for i in range(4))
+    server.send("att@evil.example", f"signup xx pw {many}")
+    [refusal] = server.new_mail()
+    assert refusal.to == ["att@evil.example"]
+    assert "at most 3 addresses, not 4" in refusal.body
+
+
+def test_a_reply_confirms_and_then_boards_come(server: Server) -> None:
+    alice = server.signup("alice")
+    server.send("bob@players.example", "signup bob secret")
+    server.new_mail()
+    # bob has no confirmed address: alice's challenge is refused, to her alone.
+    server.send(alice, "quarto challenge alice bob")
+    [refused] = server.new_mail()
+    assert refused.to == [alice] and "bob has no confirmed address" in refused.body
+    server.confirm("bob@players.example")
+    server.new_mail()
+    server.send(alice, "quarto challenge alice bob")
+    mails = server.new_mail()
+    assert sorted(a for m in mails for a in m.to) == [alice, "bob@players.example"]
+
+
+def test_not_me_stops_requests_for_that_account_and_then_for_new_ones(server: Server) -> None:
+    server.send("att@evil.example", f"signup a1 pw {VICTIM}")
+    [request] = server.to(VICTIM, server.new_mail())
+    server.send(VICTIM, "Re: confirm", "not me\n", to=reply_to(request))
+    [noted] = server.new_mail()
+    assert noted.to == [VICTIM] and "will not mail" in noted.body
+    # The address is gone from a1: a new address change by the attacker asks again? No:
+    # the mailbox refused a1, so no request goes for it.
+    server.send("att@evil.example", f"change address a1 pw {VICTIM}")
+    assert server.to(VICTIM, server.new_mail()) == []
+    server.send("att@evil.example", f"signup a2 pw {VICTIM}")
+    [second] = server.to(VICTIM, server.new_mail())
+    server.send(VICTIM, "Re: confirm", "Not me.\n", to=reply_to(second))
+    server.new_mail()
+    server.clock.advance(timedelta(days=2))
+    server.send("att@evil.example", f"signup a3 pw {VICTIM}")
+    assert server.to(VICTIM, server.new_mail()) == []  # two refusals: no new account
+
+
+def test_fifty_signups_and_a_tournament_reach_the_victim_three_times(server: Server) -> None:
+    lines = [f"signup v{i:02d} pw {VICTIM}" for i in range(50)]
+    lines += ["tournament create v00 pw cup quarto"]
+    lines += [f"tournament join cup v{i:02d} pw" for i in range(50)]
+    lines += ["tournament start cup v00 pw"]
+    # 50 commands at most per mail: the attacker sends two.
+    server.send("att@evil.example", "multiple", "\n".join(lines[:50]) + "\n")
+    server.send("att@evil.example", "multiple", "\n".join(lines[50:]) + "\n")
+    to_victim = server.to(VICTIM, server.new_mail())
+    # At most 3 requests a day (those of one message go as one mail), and nothing else.
+    assert 1 <= len(to_victim) <= 3
+    assert all("confirm " in m.body for m in to_victim)
+    with session_for(server.engine) as session:
+        assert session.exec(select(UserAddress).where(UserAddress.confirmed_at != None)).all() == []  # noqa: E711
+
+
+def test_message_goes_only_to_acquaintances_at_most_ten(server: Server) -> None:
+    att = server.signup("att")
+    for i in range(12):
+        server.signup(f"m{i}")
+    names = " ".join(f"m{i}" for i in range(11))
+    server.send(att, f"message att secret {names}", "buy now")
+    [refused] = server.new_mail()
+    assert refused.to == [att] and "at most 10 players, not 11" in refused.body
+    names = " ".join(f"m{i}" for i in range(10))
+    server.send(att, f"message att secret {names}", "buy now")
+    [answer] = server.new_mail()
+    assert answer.to == [att] and "Not sent" in answer.body
+    # A player who opted in gets it; one who shares a board gets it.
+    server.send("m0@players.example", "set m0 secret messages anyone")
+    server.send(att, "quarto challenge att m1")
+    server.new_mail()
+    server.send(att, f"message att secret {names}", "hello")
+    got = sorted(a for m in server.new_mail() for a in m.to if a != att)
+    assert got == ["m0@players.example", "m1@players.example"]
+
+
+def test_unconfirmed_accounts_go_after_seven_days(server: Server) -> None:
+    server.signup("alice")
+    server.send("ghost@nowhere.example", "signup ghost pw")
+    server.new_mail()
+    server.clock.advance(timedelta(days=6))
+    assert run_due(server.engine, server.clock, server.config)["unconfirmed"] == 0
+    server.clock.advance(timedelta(days=1, minutes=1))
+    assert run_due(server.engine, server.clock, server.config)["unconfirmed"] == 1
+    with session_for(server.engine) as session:
+        users = {u.userid: u.disabled for u in session.exec(select(User))}
+    assert users == {"alice": False, "ghost": True}
+    assert server.new_mail() == []
+
+
+def test_three_requests_a_day_per_mailbox_whatever_the_spelling(server: Server) -> None:
+    spellings = [
+        "victim+1@victim.example",
+        "Victim@VICTIM.example",
+        "victim+x@victim.example",
+        "victim@victim.example",
+        "victim+2@victim.example.",
+    ]
+    for i, address in enumerate(spellings):
+        server.send("att@evil.example", f"signup s{i} pw {address}")
+    requests = [m for m in server.new_mail() if m.to != ["att@evil.example"]]
+    assert len(requests) == 3
+    server.clock.advance(timedelta(days=1, minutes=1))
+    server.send("att@evil.example", f"signup s9 pw {VICTIM}")
+    assert len(server.to(VICTIM, server.new_mail())) == 1
+
+
+def utf8_mail(sender: str, subject: str, n: int) -> bytes:
+    """A mail from an internationalised address (SMTPUTF8: the From in UTF-8)."""
+    msg = EmailMessage(policy=SMTPUTF8)
+    msg["From"], msg["To"], msg["Subject"] = sender, SERVER, subject
+    msg["Message-ID"] = f"<idn.{n}@players.example>"
+    msg.set_content("\n")
+    return msg.as_bytes()
+
+
+def test_idn_and_nfd_spellings_share_one_budget(server: Server) -> None:
+    spellings = [
+        "p@bücher.example",
+        "p@xn--bcher-kva.example",
+        "p@bu\u0308cher.example",
+        "P+z@BÜCHER.example",
+    ]
+    for i in range(12):
+        assert server.process(utf8_mail(spellings[i % len(spellings)], "help quarto", i)) == "done"
+    mails = server.new_mail()
+    helps = [m for m in mails if m.subject.startswith("Help")]
+    notices = [m for m in mails if "not mailed until" in m.body]
+    assert len(helps) == 10 and len(notices) == 1  # the stranger budget, once for all
+
+
+def test_a_stranger_over_budget_gets_one_notice(server: Server) -> None:
+    for _ in range(14):
+        server.send("s@stranger.example", "help quarto")
+    mails = server.new_mail()
+    notices = [
+        m for m in mails if "answers resume" in m.body.lower() or "not mailed until" in m.body
+    ]
+    assert len(mails) == 11 and len(notices) == 1
+    assert "2026-11-22 03:41 UTC" in notices[0].body
+
+
+def test_the_operator_confirms_and_lists(server: Server, cfg: object) -> None:
+    cli_ok("user", "add", "carol", "carol@x.example", "--password", "pw")
+    assert "carol@x.example?" in cli_ok("user", "list", "--unconfirmed")
+    cli_ok("user", "confirm", "carol", "carol@x.example")
+    assert "carol" not in cli_ok("user", "list", "--unconfirmed")
+
+
+def test_dmarc_pass_at_a_trusted_mta_confirms_a_signup_at_once(server: Server) -> None:
+    server.config = server.config.__class__(
+        **{**server.config.__dict__, "authserv_ids": ("mx.example.org",)}
+    )
+    header = "mx.example.org; dmarc=pass header.from=good.example"
+    server.send("dee@good.example", "signup dee pw", headers={"Authentication-Results": header})
+    [welcome] = server.new_mail()
+    assert "is confirmed" in welcome.body
+    assert server.to("pbm@example.org", [welcome]) == [] and SERVER not in welcome.to
