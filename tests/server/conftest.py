@@ -114,14 +114,17 @@ class Server:
     def confirm(self, address: str) -> None:
         """Answer the newest confirmation request mailed to `address` from it (an empty
         reply to its Reply-To address, as a mail program sends it)."""
-        requests = [m for m in self.outbox() if address in m.to and "confirm " in m.body]
+        mine = address.lower()
+        requests = [
+            m for m in self.outbox() if mine in map(str.lower, m.to) and "confirm " in m.body
+        ]
         assert requests, f"no confirmation request to {address}"
         request = requests[-1].mail
         reply_to = email.message_from_bytes(requests[-1].raw)["Reply-To"]
         assert reply_to, f"the request to {address} has no Reply-To"
         headers = {"In-Reply-To": request.message_id} if request.message_id else {}
         assert self.send(address, "Re: confirm", "\n", to=reply_to, headers=headers) == "done"
-        answer = self.to(address, self.outbox(after=requests[-1].id))
+        answer = [m for m in self.outbox(after=requests[-1].id) if mine in map(str.lower, m.to)]
         assert answer and "is confirmed for" in answer[-1].body, answer and answer[-1].body
 
 

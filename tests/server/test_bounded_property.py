@@ -103,7 +103,7 @@ def test_one_answer_plus_one_board_mail_per_changed_board(data: st.DataObject) -
         SQLModel.metadata.create_all(engine)
         server = Server(engine=engine, config=config, clock=FrozenClock(START))
         for userid in ("alice", "bob"):
-            server.send(f"{userid}@players.example", f"signup {userid} pw")
+            server.signup(userid, "pw")
         server.send(ALICE, "quarto challenge alice bob")
         server.send(ALICE, "quarto challenge alice bob")
         server.new_mail()

@@ -44,7 +44,13 @@ def test_default_nag_at_7_days_forfeit_at_21_once_each(server: Server) -> None:
     server.clock.advance(7 * DAY - HOUR)
     assert run_jobs(server)["nags"] == 0
     server.clock.advance(HOUR)
-    assert run_jobs(server) == {"vacations_ended": 0, "forfeits": 0, "nags": 1, "digests": 0}
+    assert run_jobs(server) == {
+        "vacations_ended": 0,
+        "forfeits": 0,
+        "nags": 1,
+        "digests": 0,
+        "unconfirmed": 0,
+    }
     [nag] = server.new_mail()
     assert nag.to == [bob]
     assert nag.subject == "Nag: Quadrature Board 101 bob"
@@ -76,7 +82,13 @@ def test_default_nag_at_7_days_forfeit_at_21_once_each(server: Server) -> None:
         assert "Subscribers: bob" in m.body
     row = board_row(server, "quadrature")
     assert row.status == "finished" and row.winner == 0
-    assert run_jobs(server) == {"vacations_ended": 0, "forfeits": 0, "nags": 0, "digests": 0}
+    assert run_jobs(server) == {
+        "vacations_ended": 0,
+        "forfeits": 0,
+        "nags": 0,
+        "digests": 0,
+        "unconfirmed": 0,
+    }
 
 
 def test_a_job_missed_while_down_runs_once(server: Server) -> None:
@@ -87,7 +99,13 @@ def test_a_job_missed_while_down_runs_once(server: Server) -> None:
     assert run_jobs(server)["nags"] == 1
     assert run_jobs(server)["nags"] == 0
     server.clock.advance(30 * DAY)  # down again past the forfeit: forfeit, no nag
-    assert run_jobs(server) == {"vacations_ended": 0, "forfeits": 1, "nags": 0, "digests": 0}
+    assert run_jobs(server) == {
+        "vacations_ended": 0,
+        "forfeits": 1,
+        "nags": 0,
+        "digests": 0,
+        "unconfirmed": 0,
+    }
     assert all("forfeits" in m.body for m in server.new_mail()[1:])
 
 
@@ -203,7 +221,13 @@ def test_vacation_pauses_the_clocks(server: Server) -> None:
     assert started.subject == "Vacation bob"
     assert "30 days of vacation are left" in started.body
     server.clock.advance(20 * DAY)
-    assert run_jobs(server) == {"vacations_ended": 0, "forfeits": 0, "nags": 0, "digests": 0}
+    assert run_jobs(server) == {
+        "vacations_ended": 0,
+        "forfeits": 0,
+        "nags": 0,
+        "digests": 0,
+        "unconfirmed": 0,
+    }
     server.send(bob, "vacation bob secret status")
     assert "10 days of vacation are left" in server.new_mail()[0].body
     server.send(bob, "vacation bob secret stop")
