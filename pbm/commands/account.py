@@ -13,6 +13,7 @@ from pbm.services.accounts import find_user
 from pbm.services.boards import board_from_row, rules_for
 from pbm.services.context import Context, Reply
 from pbm.store import queries
+from pbm.store.models import User, UserAddress
 from pbm.texts import phrase, render
 
 
@@ -61,38 +62,10 @@ class Signup(Command):
         )
 
 
-class Confirm(Command):
-    name = "confirm"
+class _RequestAnswer(Command):
+    """An answer to a confirmation request by its token, from the address it went to."""
+
     usage = "token"
-    summary = (
-        "Confirm that the address a confirmation request went to is yours (replying to "
-        "the request does the same); pbm mails an address nothing else until then."
-    )
-    scope = "account"
-
-    def run(self, ctx: Context, inv: Invocation) -> None:
-        self.need(inv, 1)
-        row = consent.pending(ctx, inv.words[:1])
-        if row is None:
-            raise NotFoundError(phrase("confirm_unknown", address=ctx.sender))
-        user = consent.owner(ctx, row)
-        consent.confirm(ctx, row)
-        answer(
-            ctx,
-            phrase("subject_account", userid=user.userid),
-            phrase("confirmed", userid=user.userid, address=row.address),
-            "account",
-        )
-
-
-class Refuse(Command):
-    name = "notme"
-    aliases = ("refuse",)
-    usage = "token"
-    summary = (
-        'Say a confirmation request was not yours (or reply "not me" to it): pbm will '
-        "not mail that address for that account again."
-    )
     scope = "account"
 
     def run(self, ctx: Context, inv: Invocation) -> None:
@@ -102,13 +75,43 @@ class Refuse(Command):
             raise NotFoundError(phrase("confirm_unknown", address=ctx.sender))
         user = consent.owner(ctx, row)
         address = row.address
-        consent.refuse(ctx, user, row)
+        self.act(ctx, user, row)
         answer(
             ctx,
             phrase("subject_account", userid=user.userid),
-            phrase("refused", userid=user.userid, address=address),
+            phrase(self.done, userid=user.userid, address=address),
             "account",
         )
+
+    done = ""  # the phrase that answers it
+
+    def act(self, ctx: Context, user: User, row: UserAddress) -> None:
+        raise NotImplementedError
+
+
+class Confirm(_RequestAnswer):
+    name = "confirm"
+    summary = (
+        "Confirm that the address a confirmation request went to is yours (replying to "
+        "the request does the same); pbm mails an address nothing else until then."
+    )
+    done = "confirmed"
+
+    def act(self, ctx: Context, user: User, row: UserAddress) -> None:
+        consent.confirm(ctx, row)
+
+
+class Refuse(_RequestAnswer):
+    name = "notme"
+    aliases = ("refuse",)
+    summary = (
+        'Say a confirmation request was not yours (or reply "not me" to it): pbm will '
+        "not mail that address for that account again."
+    )
+    done = "refused"
+
+    def act(self, ctx: Context, user: User, row: UserAddress) -> None:
+        consent.refuse(ctx, user, row)
 
 
 class Change(Command):

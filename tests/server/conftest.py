@@ -7,6 +7,7 @@ import itertools
 import json
 import os
 import subprocess
+import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -17,7 +18,7 @@ from pathlib import Path
 
 import pytest
 from sqlalchemy.engine import Engine
-from sqlmodel import select
+from sqlmodel import SQLModel, select
 from typer.testing import CliRunner
 
 from pbm.cli import app
@@ -126,6 +127,34 @@ class Server:
         assert self.send(address, "Re: confirm", "\n", to=reply_to, headers=headers) == "done"
         answer = [m for m in self.outbox(after=requests[-1].id) if mine in map(str.lower, m.to)]
         assert answer and "is confirmed for" in answer[-1].body, answer and answer[-1].body
+
+
+def flat(text: str) -> str:
+    """`text` with its line breaks and runs of spaces as single spaces: what a sentence
+    says, however a phrase was folded at 72 columns."""
+    return " ".join(text.split())
+
+
+@contextmanager
+def fresh_server(**settings: object) -> Iterator[Server]:
+    """A server on a new SQLite database in a temporary directory (for property tests,
+    whose examples each need one), with `settings` over the test defaults."""
+    with tempfile.TemporaryDirectory() as tmp:
+        config = Config(
+            **{
+                "data_dir": Path(tmp),
+                "database_url": f"sqlite:///{tmp}/p.sqlite3",
+                "server_address": SERVER,
+                "password_cost": 1,
+                **settings,
+            }
+        )
+        engine = make_engine(config.database_url)
+        SQLModel.metadata.create_all(engine)
+        try:
+            yield Server(engine=engine, config=config, clock=FrozenClock(START))
+        finally:
+            engine.dispose()
 
 
 @pytest.fixture(scope="session")

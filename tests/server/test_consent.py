@@ -14,7 +14,7 @@ from sqlmodel import select
 from pbm.jobs import run_due
 from pbm.store.db import session_for
 from pbm.store.models import User, UserAddress
-from tests.server.conftest import SERVER, Sent, Server, cli_ok
+from tests.server.conftest import SERVER, Sent, Server, cli_ok, flat
 
 VICTIM = "victim@victim.example"
 
@@ -26,7 +26,7 @@ def reply_to(mail: Sent) -> str:
 
 
 def requests_to(server: Server, address: str) -> list[Sent]:
-    return [m for m in server.outbox() if address in m.to and "confirm " in m.body]
+    return [m for m in server.outbox() if address in m.to and "confirm " in flat(m.body)]
 
 
 def test_signup_asks_each_address_once_and_answers_the_sender_alone(server: Server) -> None:
@@ -36,10 +36,10 @@ def test_signup_asks_each_address_once_and_answers_the_sender_alone(server: Serv
     welcome = [m for m in mails if m.to == ["me@home.example"]]
     work = [m for m in mails if m.to == ["carol@work.example"]]
     # The sender's own address: the welcome is its request; the other gets its own.
-    assert len(welcome) == 1 and "reply to this" in welcome[0].body
-    assert "carol@work.example" in welcome[0].body
-    assert len(work) == 1 and "me@home.example asked" in work[0].body
-    assert "not me" in work[0].body and "carol" in work[0].body
+    assert len(welcome) == 1 and "reply to this" in flat(welcome[0].body)
+    assert "carol@work.example" in flat(welcome[0].body)
+    assert len(work) == 1 and "me@home.example asked" in flat(work[0].body)
+    assert "not me" in flat(work[0].body) and "carol" in flat(work[0].body)
     assert reply_to(work[0]).startswith("pbm+")
 
 
@@ -48,7 +48,7 @@ def test_more_than_three_addresses_are_refused(server: Server) -> None:
     server.send("att@evil.example", f"signup xx pw {many}")
     [refusal] = server.new_mail()
     assert refusal.to == ["att@evil.example"]
-    assert "at most 3 addresses, not 4" in refusal.body
+    assert "at most 3 addresses, not 4" in flat(refusal.body)
 
 
 def test_a_reply_confirms_and_then_boards_come(server: Server) -> None:
@@ -58,7 +58,7 @@ def test_a_reply_confirms_and_then_boards_come(server: Server) -> None:
     # bob has no confirmed address: alice's challenge is refused, to her alone.
     server.send(alice, "quarto challenge alice bob")
     [refused] = server.new_mail()
-    assert refused.to == [alice] and "bob has no confirmed address" in refused.body
+    assert refused.to == [alice] and "bob has no confirmed address" in flat(refused.body)
     server.confirm("bob@players.example")
     server.new_mail()
     server.send(alice, "quarto challenge alice bob")
@@ -71,7 +71,7 @@ def test_not_me_stops_requests_for_that_account_and_then_for_new_ones(server: Se
     [request] = server.to(VICTIM, server.new_mail())
     server.send(VICTIM, "Re: confirm", "not me\n", to=reply_to(request))
     [noted] = server.new_mail()
-    assert noted.to == [VICTIM] and "will not mail" in noted.body
+    assert noted.to == [VICTIM] and "will not mail" in flat(noted.body)
     # The address is gone from a1: a new address change by the attacker asks again? No:
     # the mailbox refused a1, so no request goes for it.
     server.send("att@evil.example", f"change address a1 pw {VICTIM}")
@@ -96,7 +96,7 @@ def test_fifty_signups_and_a_tournament_reach_the_victim_three_times(server: Ser
     to_victim = server.to(VICTIM, server.new_mail())
     # At most 3 requests a day (those of one message go as one mail), and nothing else.
     assert 1 <= len(to_victim) <= 3
-    assert all("confirm " in m.body for m in to_victim)
+    assert all("confirm " in flat(m.body) for m in to_victim)
     with session_for(server.engine) as session:
         assert session.exec(select(UserAddress).where(UserAddress.confirmed_at != None)).all() == []  # noqa: E711
 
@@ -108,11 +108,11 @@ def test_message_goes_only_to_acquaintances_at_most_ten(server: Server) -> None:
     names = " ".join(f"m{i}" for i in range(11))
     server.send(att, f"message att secret {names}", "buy now")
     [refused] = server.new_mail()
-    assert refused.to == [att] and "at most 10 players, not 11" in refused.body
+    assert refused.to == [att] and "at most 10 players, not 11" in flat(refused.body)
     names = " ".join(f"m{i}" for i in range(10))
     server.send(att, f"message att secret {names}", "buy now")
     [answer] = server.new_mail()
-    assert answer.to == [att] and "Not sent" in answer.body
+    assert answer.to == [att] and "Not sent" in flat(answer.body)
     # A player who opted in gets it; one who shares a board gets it.
     server.send("m0@players.example", "set m0 secret messages anyone")
     server.send(att, "quarto challenge att m1")
@@ -173,7 +173,7 @@ def test_idn_and_nfd_spellings_share_one_budget(server: Server) -> None:
         assert server.process(utf8_mail(spellings[i % len(spellings)], "help quarto", i)) == "done"
     mails = server.new_mail()
     helps = [m for m in mails if m.subject.startswith("Help")]
-    notices = [m for m in mails if "not mailed until" in m.body]
+    notices = [m for m in mails if "not mailed until" in flat(m.body)]
     assert len(helps) == 10 and len(notices) == 1  # the stranger budget, once for all
 
 
@@ -182,10 +182,12 @@ def test_a_stranger_over_budget_gets_one_notice(server: Server) -> None:
         server.send("s@stranger.example", "help quarto")
     mails = server.new_mail()
     notices = [
-        m for m in mails if "answers resume" in m.body.lower() or "not mailed until" in m.body
+        m
+        for m in mails
+        if "answers resume" in flat(m.body).lower() or "not mailed until" in flat(m.body)
     ]
     assert len(mails) == 11 and len(notices) == 1
-    assert "2026-11-22 03:41 UTC" in notices[0].body
+    assert "2026-11-22 03:41 UTC" in flat(notices[0].body)
 
 
 def test_the_operator_confirms_and_lists(server: Server, cfg: object) -> None:
@@ -202,5 +204,5 @@ def test_dmarc_pass_at_a_trusted_mta_confirms_a_signup_at_once(server: Server) -
     header = "mx.example.org; dmarc=pass header.from=good.example"
     server.send("dee@good.example", "signup dee pw", headers={"Authentication-Results": header})
     [welcome] = server.new_mail()
-    assert "is confirmed" in welcome.body
+    assert "is confirmed" in flat(welcome.body)
     assert server.to("pbm@example.org", [welcome]) == [] and SERVER not in welcome.to

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from pbm.config import Config
 from pbm.jobs import run_due
-from tests.server.conftest import Sent, Server
+from tests.server.conftest import Sent, Server, flat
 
 ATTACKS = Path(__file__).resolve().parent.parent / "data" / "mail" / "attacks"
 VICTIM = "victim@victim.test"
@@ -38,7 +38,7 @@ def test_signups_and_a_tournament_at_the_victim(server: Server) -> None:
         run_due(server.engine, server.clock, server.config)
     mails = to_victim(server)
     assert 1 <= len(mails) <= 3
-    assert all("confirm " in m.body and "not me" in m.body for m in mails)
+    assert all("confirm " in flat(m.body) and "not me" in flat(m.body) for m in mails)
     assert not [m for m in mails if "Board" in m.subject or "Tournament" in m.subject]
     # The attacker hears why: the tournament's floor, and nobody to pair.
     answers = " ".join(m.body for m in server.to(ATTACKER, server.outbox()))
@@ -57,14 +57,14 @@ def test_message_to_500_reaches_nobody(server: Server) -> None:
     mails = server.new_mail()
     assert [m.to for m in mails if m.to != ["att@players.example"]] == []
     assert all(len(m.to) == 1 for m in mails)
-    assert "at most 10 players, not 500" in mails[-1].body
+    assert "at most 10 players, not 500" in flat(mails[-1].body)
 
 
 def test_a_signup_of_5000_addresses(server: Server) -> None:
     assert attack(server, "consent_signup_5000_addresses.eml") == "done"
     mails = server.outbox()
     assert [m.to for m in mails] == [[ATTACKER]]
-    assert "at most 3 addresses, not 5000" in mails[0].body
+    assert "at most 3 addresses, not 5000" in flat(mails[0].body)
 
 
 def test_forged_wrong_passwords_do_not_stop_the_owners_token_reply(server: Server) -> None:
@@ -79,13 +79,13 @@ def test_forged_wrong_passwords_do_not_stop_the_owners_token_reply(server: Serve
     # Without a token her own mail is refused unchecked for the window ...
     server.send(alice, "quarto resign 101 alice secret")
     [refused] = server.new_mail()
-    assert "refused" in refused.body.lower() or "not checked" in refused.body.lower()
+    assert "refused" in flat(refused.body).lower() or "not checked" in flat(refused.body).lower()
     # ... but a reply to her board mail proves her From, and skips the lock.
     server.send(alice, "Re: board", "quarto resign 101 alice secret\n", to=reply_to)
     mails = server.new_mail()
     # She resigned before a move: the board is removed, and both are told.
-    assert any("alice has decided not to play" in m.body for m in server.to(alice, mails))
-    assert not any("not checked" in m.body.lower() for m in mails)
+    assert any("alice has decided not to play" in flat(m.body) for m in server.to(alice, mails))
+    assert not any("not checked" in flat(m.body).lower() for m in mails)
 
 
 def test_a_player_over_his_budget_still_gets_his_tournament(server: Server) -> None:
@@ -99,11 +99,11 @@ def test_a_player_over_his_budget_still_gets_his_tournament(server: Server) -> N
     for n in range(12):
         server.send(ann, f"quarto show {900 + n}")
     mistakes = server.to(ann, server.new_mail())
-    notices = [m for m in mistakes if "not mailed until" in m.body]
+    notices = [m for m in mistakes if "not mailed until" in flat(m.body)]
     # Answers until the budget is spent, then one notice, then silence.
     assert len(notices) == 1 and mistakes[-1] is notices[0] and len(mistakes) < 12
     server.send(ann, "tournament start cup ann secret")
     mails = server.to(ann, server.new_mail())
     assert any(m.subject.startswith("Tournament cup round") for m in mails)
     assert any(m.subject.startswith("New Quarto Board") for m in mails)
-    assert not any("not mailed until" in m.body for m in mails)
+    assert not any("not mailed until" in flat(m.body) for m in mails)

@@ -7,24 +7,20 @@ player who writes is answered, or has had the one notice that answers are paused
 from __future__ import annotations
 
 import email
-import tempfile
 from collections import defaultdict
 from datetime import datetime, timedelta
 from email.message import EmailMessage
 from email.utils import format_datetime
-from pathlib import Path
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from sqlmodel import SQLModel, col, select
+from sqlmodel import col, select
 
-from pbm.clock import FrozenClock
-from pbm.config import Config
 from pbm.jobs import run_due
 from pbm.mail.identity import mailbox_key
-from pbm.store.db import make_engine, session_for
+from pbm.store.db import session_for
 from pbm.store.models import RateEvent, UserAddress
-from tests.server.conftest import START, Sent, Server
+from tests.server.conftest import Sent, Server, fresh_server
 
 # Two spellings of each mailbox: budgets and consent must not tell them apart.
 ADDRESSES = [
@@ -37,7 +33,6 @@ ADDRESSES = [
 ]
 USERS = ["u0", "u1", "u2"]
 REQUEST_MARK = "pbm mails this address nothing but"
-NOTICE_MARK = "not mailed until"
 
 senders = st.sampled_from(ADDRESSES)
 users = st.sampled_from(USERS)
@@ -144,26 +139,14 @@ class Ledger:
                 assert len(hour) <= 10 + 1, (box, len(hour))  # the budget and its notice
 
 
-@settings(
-    max_examples=40,
-    deadline=None,
-    suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
-)
+# Each example builds its own database: slow by hypothesis's measure, and that is fine.
+@settings(max_examples=40, deadline=None, suppress_health_check=list(HealthCheck))
 @given(steps=st.lists(actions, min_size=1, max_size=24))
 def test_no_mail_to_an_unconfirmed_mailbox_and_no_player_silenced(
     steps: list[tuple[object, ...]],
 ) -> None:
-    with tempfile.TemporaryDirectory() as tmp:
-        config = Config(
-            data_dir=Path(tmp),
-            database_url=f"sqlite:///{tmp}/p.sqlite3",
-            server_address="pbm@example.org",
-            password_cost=1,
-            player_replies_per_hour=6,  # low, so that players meet it too
-        )
-        engine = make_engine(config.database_url)
-        SQLModel.metadata.create_all(engine)
-        server = Server(engine=engine, config=config, clock=FrozenClock(START))
+    # A low player budget, so that players meet it too.
+    with fresh_server(player_replies_per_hour=6) as server:
         ledger = Ledger()
         # A player, and an account an attacker made at the victim's address.
         prelude: list[tuple[object, ...]] = [
@@ -199,4 +182,3 @@ def test_no_mail_to_an_unconfirmed_mailbox_and_no_player_silenced(
                 heard = any(mailbox_key(a) == box for m in mails for a in m.to)
                 since = server.clock.now() - timedelta(hours=1)
                 assert heard or _noticed_since(server, box, since), (action, sender)
-        engine.dispose()
