@@ -344,11 +344,12 @@ def _player_reader(ctx: Context, board: Board) -> User | None:
 def _no_command(ctx: Context) -> None:
     """At most `stranger_help_per_day` short help replies per address per day."""
     since = ctx.now() - timedelta(days=1)
-    sent = queries.count_events(ctx.session, "stranger-help", ctx.sender, since)
+    box = consent.mailbox(ctx, ctx.sender)  # one per mailbox, however it is spelled
+    sent = queries.count_events(ctx.session, "stranger-help", box, since)
     if sent >= ctx.config.stranger_help_per_day:
         log.info("no command from %s; help already sent today", ctx.sender)
         return
-    queries.add_event(ctx.session, "stranger-help", ctx.sender, ctx.now())
+    queries.add_event(ctx.session, "stranger-help", box, ctx.now())
     ctx.reply(
         Reply(
             to=[ctx.sender],

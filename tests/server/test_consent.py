@@ -5,14 +5,19 @@ a real database: every mail counted here is a row of the outbox."""
 from __future__ import annotations
 
 import email
+import logging
 from datetime import timedelta
 from email.message import EmailMessage
 from email.policy import SMTPUTF8
+from pathlib import Path
 
+import pytest
+from alembic import command
+from sqlalchemy import text
 from sqlmodel import select
 
 from pbm.jobs import run_due
-from pbm.store.db import session_for
+from pbm.store.db import alembic_config, make_engine, session_for
 from pbm.store.models import User, UserAddress
 from tests.server.conftest import SERVER, Sent, Server, cli_ok, flat
 
@@ -206,3 +211,48 @@ def test_dmarc_pass_at_a_trusted_mta_confirms_a_signup_at_once(server: Server) -
     [welcome] = server.new_mail()
     assert "is confirmed" in flat(welcome.body)
     assert server.to("pbm@example.org", [welcome]) == [] and SERVER not in welcome.to
+
+
+def test_upgrading_confirms_the_addresses_players_wrote_from(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """The migration to consent: an address pbm ran a message from is confirmed, one it
+    never heard from is not, and the count is logged."""
+    engine = make_engine(f"sqlite:///{tmp_path / 'old.sqlite3'}")
+    command.upgrade(alembic_config(engine), "0011")
+    raw = b"From: Alice@Old.example\r\nTo: pbm@example.org\r\nSubject: help\r\n\r\nhi\r\n"
+    with engine.begin() as conn:
+        conn.execute(
+            text(
+                "INSERT INTO users (id, userid, userid_key, password_hash, created_at, disabled,"
+                " bot) VALUES (1, 'alice', 'alice', 'x', '2026-01-01 00:00:00', 0, 0),"
+                " (2, 'ghost', 'ghost', 'x', '2026-01-01 00:00:00', 0, 0)"
+            )
+        )
+        conn.execute(
+            text(
+                "INSERT INTO user_addresses (user_id, address, position) VALUES"
+                " (1, 'alice@old.example', 0), (2, 'ghost+x@old.example', 0)"
+            )
+        )
+        conn.execute(
+            text(
+                "INSERT INTO inbound_messages (message_id, received_at, via, raw, status,"
+                " processed_at, attempts) VALUES ('<a@old>', '2026-01-02 00:00:00', 'imap',"
+                " :raw, 'done', '2026-01-02 00:00:01', 0)"
+            ),
+            {"raw": raw},
+        )
+    with caplog.at_level(logging.WARNING):
+        command.upgrade(alembic_config(engine), "heads")
+    assert "consent: 1 addresses confirmed" in caplog.text
+    with session_for(engine) as session:
+        rows = {
+            r.address: (r.mailbox, r.confirmed_at is not None)
+            for r in session.exec(select(UserAddress))
+        }
+    engine.dispose()
+    assert rows == {
+        "alice@old.example": ("alice@old.example", True),
+        "ghost+x@old.example": ("ghost@old.example", False),
+    }
