@@ -256,3 +256,16 @@ def test_upgrading_confirms_the_addresses_players_wrote_from(
         "alice@old.example": ("alice@old.example", True),
         "ghost+x@old.example": ("ghost@old.example", False),
     }
+
+
+def test_reminder_and_forfeit_times_by_mail_have_floors(server: Server) -> None:
+    alice = server.signup("alice")
+    server.signup("bob")
+    server.send(alice, "quarto challenge alice bob --nagtime=0.1")
+    [refused] = server.new_mail()
+    assert "below this server's floor of 12 hours" in flat(refused.body)
+    server.send(alice, "quarto challenge alice bob --forfeittime=0.5")
+    [refused] = server.new_mail()
+    assert "below this server's floor of 1 day" in flat(refused.body)
+    server.send(alice, "quarto challenge alice bob --nagtime=0.5 --forfeittime=1")
+    assert len(server.new_mail()) == 2  # at the floors: the board starts
