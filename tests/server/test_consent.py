@@ -16,6 +16,7 @@ from alembic import command
 from sqlalchemy import text
 from sqlmodel import select
 
+from pbm.config import Config
 from pbm.jobs import run_due
 from pbm.store.db import alembic_config, make_engine, session_for
 from pbm.store.models import User, UserAddress
@@ -269,3 +270,16 @@ def test_reminder_and_forfeit_times_by_mail_have_floors(server: Server) -> None:
     assert "below this server's floor of 1 day" in flat(refused.body)
     server.send(alice, "quarto challenge alice bob --nagtime=0.5 --forfeittime=1")
     assert len(server.new_mail()) == 2  # at the floors: the board starts
+
+
+def test_one_mailbox_confirms_one_account_unless_the_operator_allows(server: Server) -> None:
+    server.signup("alice", address="home@family.example")
+    server.send("Home+bob@family.example", "signup bob pw")
+    [welcome] = server.new_mail()
+    server.send("home+bob@family.example", "Re: welcome", "\n", to=reply_to(welcome))
+    [refused] = server.new_mail()
+    assert "confirmed for another account already" in flat(refused.body)
+    server.config = Config(**{**server.config.__dict__, "shared_mailboxes": True})
+    server.send("home+bob@family.example", "Re: welcome", "\n", to=reply_to(welcome))
+    [ok] = server.new_mail()
+    assert "is confirmed for bob" in flat(ok.body)
