@@ -4,6 +4,7 @@ sent."""
 
 from __future__ import annotations
 
+import json
 import time
 from pathlib import Path
 
@@ -11,7 +12,7 @@ import pytest
 
 from pbm.store.models import InboundMessage, Move, OutboxMail
 
-from .conftest import PbmServer, Postbox, sign_up, wait_until
+from .conftest import PbmServer, Postbox, plain_text, sign_up, wait_until
 
 pytestmark = [pytest.mark.mailstack, pytest.mark.slow]
 
@@ -117,3 +118,34 @@ def test_signups_and_a_tournament_at_a_victim_reach_her_three_times(
     for mail in mails:
         assert str(mail["Subject"]).startswith("Confirm your address for")
     assert pbm_server.rows(Move) == []
+
+
+def test_a_signup_of_5000_addresses_and_a_message_to_500_mail_nobody(
+    pbm_server: PbmServer,
+) -> None:
+    """Issue 22: `signup xx pw a0@... a4999@...` and `message att pw m0 ... m499` (those
+    accounts made by one attacker at carol's address) reach carol with nothing but her
+    confirmation requests, and no mail has more than one recipient."""
+    pbm_server.start()
+    stack = pbm_server.stack
+    signups = "\n".join(f"signup m{i} pw carol@example.test" for i in range(50))
+    stack.send("attacker@evil.test", PBM, "multiple", signups + "\n")
+    stack.send_raw("attacker@evil.test", [PBM], _attack_mail("consent_signup_5000_addresses.eml"))
+    sign_up(pbm_server, "alice")
+    message = _attack_mail("consent_message_500.eml").replace(
+        b"From: attacker@evil.test", b"From: alice@example.test"
+    )
+    stack.send_raw(
+        "alice@example.test", [PBM], message.replace(b"message att pw", b"message alice secret")
+    )
+    assert wait_until(lambda: _all_done(pbm_server, 5), 120), pbm_server.log()
+    assert wait_until(lambda: all(r.status != "queued" for r in pbm_server.rows(OutboxMail)), 60), (
+        pbm_server.log()
+    )
+    assert all(len(json.loads(r.recipients)) == 1 for r in pbm_server.rows(OutboxMail))
+    time.sleep(1)  # anything more would have arrived by now
+    carol = Postbox(stack, "carol").refresh()
+    assert 1 <= len(carol) <= 3
+    assert all(str(m["Subject"]).startswith("Confirm your address for") for m in carol)
+    answer = Postbox(stack, "alice").wait_for(lambda m: "at most 10" in plain_text(m))
+    assert answer, pbm_server.log()
