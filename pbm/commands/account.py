@@ -37,12 +37,8 @@ class Signup(Command):
         own = consent.own_row(ctx, rows)
         if own is not None and ctx.sender_dmarc_pass:
             consent.confirm_trusted(ctx, own)
-        token = None
-        for row in rows:
-            if row is own:
-                token = consent.request(ctx, user, row, to_sender=True)
-            else:
-                consent.request(ctx, user, row)
+        token = consent.request(ctx, user, own, to_sender=True) if own is not None else None
+        asked = [r.address for r in rows if r is not own and consent.request(ctx, user, r)]
         # One answer, to the sender alone: never a list of the other addresses' owners.
         ctx.reply(
             Reply(
@@ -51,7 +47,7 @@ class Signup(Command):
                 render(
                     "welcome",
                     userid=user.userid,
-                    confirmation=consent.welcome_lines(ctx, user, rows, own, token),
+                    confirmation=consent.welcome_lines(ctx, user, own, token, asked),
                     server=ctx.config.server_address,
                 ),
                 "account",
@@ -133,13 +129,10 @@ class Change(Command):
         elif what == "address":
             user = accounts.authenticate(ctx, userid, password)
             addresses, added = accounts.set_user_addresses(ctx, user, rest or [ctx.sender])
-            for row in added:
-                consent.request(ctx, user, row)
+            asked = [row.address for row in added if consent.request(ctx, user, row)]
             text = phrase("address_changed", userid=user.userid, addresses=" ".join(addresses))
-            if added:
-                text += "\n\n" + phrase(
-                    "address_to_confirm", addresses=" ".join(r.address for r in added)
-                )
+            if asked:
+                text += "\n\n" + phrase("address_to_confirm", addresses=" ".join(asked))
         else:
             raise UsageError(phrase("change_what", word=what), self.full_usage())
         answer(ctx, phrase("subject_account", userid=user.userid), text, "account")

@@ -207,12 +207,13 @@ def owner(ctx: Context, row: UserAddress) -> User:
 def welcome_lines(
     ctx: Context,
     user: User,
-    rows: Sequence[UserAddress],
     own: UserAddress | None,
     token: str | None,
+    asked: Sequence[str],
 ) -> str:
     """What a signup's answer says of consent: how to confirm the sender's own address
-    (the answer is its request), or that it is confirmed, and where requests went."""
+    (the answer is its request), or that it is confirmed, and which other addresses
+    were sent a request (`asked`)."""
     parts = []
     if own is not None and own.confirmed_at is not None:
         parts.append(phrase("welcome_confirmed", address=own.address))
@@ -220,10 +221,9 @@ def welcome_lines(
         parts.append(request_text(ctx, user, own).rstrip("\n"))
     elif own is not None:
         parts.append(phrase("welcome_no_request", address=own.address))
-    others = [r.address for r in rows if r is not own]
-    if others:
-        parts.append(phrase("welcome_requests", addresses=" ".join(others)))
-    return "\n\n".join(parts)
+    if asked:
+        parts.append(phrase("welcome_requests", addresses=" ".join(asked)))
+    return "\n\n".join(parts) or phrase("welcome_none_asked")
 
 
 def message_refusals(ctx: Context, sender: User, people: Sequence[User]) -> list[User]:
