@@ -17,10 +17,14 @@ from sqlalchemy import text
 from sqlmodel import select
 
 from pbm.config import Config
+from pbm.games import get_game
 from pbm.jobs import run_due
+from pbm.pipeline import queue_replies
+from pbm.services.challenges import create_game
+from pbm.services.context import Context
 from pbm.store.db import alembic_config, make_engine, session_for
 from pbm.store.models import User, UserAddress
-from tests.server.conftest import SERVER, Sent, Server, cli_ok, flat
+from tests.server.conftest import SERVER, Sent, Server, cli_ok, flat, legal_texts
 
 VICTIM = "victim@victim.example"
 
@@ -283,3 +287,25 @@ def test_one_mailbox_confirms_one_account_unless_the_operator_allows(server: Ser
     server.send("home+bob@family.example", "Re: welcome", "\n", to=reply_to(welcome))
     [ok] = server.new_mail()
     assert "is confirmed for bob" in flat(ok.body)
+
+
+def test_a_board_sends_at_most_two_reminders_a_day(server: Server) -> None:
+    """A reminder time below the floor (set by the operator, or stored before the floor)
+    still sends at most `reminders_per_board_day` reminders a day."""
+    alice = server.signup("alice")
+    bob = server.signup("bob")
+    with session_for(server.engine) as session:
+        ctx = Context(session=session, clock=server.clock, config=server.config, sender="")
+        names = ["alice", "bob"]
+        create_game(ctx, get_game("quarto"), names, server_options={"nagtime": "0.01"})
+        queue_replies(ctx, None, ctx.replies, inbound_id=None)
+        session.commit()
+    server.new_mail()
+    nags = 0
+    for turn in range(4):  # a move every 20 minutes, each left waiting past 0.01 days
+        server.clock.advance(timedelta(minutes=20))
+        nags += run_due(server.engine, server.clock, server.config)["nags"]
+        player, address = [("alice", alice), ("bob", bob)][turn % 2]
+        move = legal_texts(server, "quarto")[0]
+        assert server.send(address, f"quarto move 101 {player} secret {move}") == "done"
+    assert nags == 2  # of the 4 moves each waited long enough for its own
