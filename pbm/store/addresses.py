@@ -77,17 +77,6 @@ def unconfirmed_users(session: Session, created_before: datetime) -> list[User]:
     return list(session.exec(query))
 
 
-def unconfirmed(session: Session) -> list[tuple[User, UserAddress]]:
-    """Every address nobody has confirmed, with its account, by userid."""
-    query = (
-        select(User, UserAddress)
-        .join(UserAddress, col(UserAddress.user_id) == col(User.id))
-        .where(col(UserAddress.confirmed_at).is_(None))
-        .order_by(col(User.userid_key), col(UserAddress.position))
-    )
-    return [(user, row) for user, row in session.exec(query)]
-
-
 def acquainted(session: Session, user_id: int, other_ids: Sequence[int]) -> set[int]:
     """Those of `other_ids` who share a board (as players) or a tournament (as entrants)
     with `user_id`."""
