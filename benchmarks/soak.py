@@ -94,6 +94,7 @@ from pbm.pipeline import queue_replies
 from pbm.services.accounts import create_user
 from pbm.services.boards import replay
 from pbm.services.challenges import create_game
+from pbm.services.consent import confirm
 from pbm.services.context import Context
 from pbm.store.db import init_db, make_engine, session_for
 from pbm.texts import use_templates
@@ -581,9 +582,12 @@ health_seconds = 5
 smtp = "{HOST}:{listen_port}"
 """
     else:
+        # Every player's mail goes to one Dovecot mailbox by its +tag: to pbm each
+        # tagged address is a player's own mailbox (no tag separators).
         mail = f"""
 [mail]
 health_seconds = 5
+tag_separators = ""
 
 [mail.listen]
 smtp = ""
@@ -631,7 +635,10 @@ def create_players_and_boards(config_path: Path, args: argparse.Namespace) -> li
                 box = f"{PLAYERS_BOX}+" if args.stack else ""
                 addresses = (f"{box}{userids[0]}@{DOMAIN}", f"{box}{userids[1]}@{DOMAIN}")
                 for userid, address in zip(userids, addresses, strict=True):
-                    create_user(ctx, userid, PASSWORD, [address])
+                    # Made and vouched for by the operator (`pbm user add --confirmed`).
+                    _user, rows = create_user(ctx, userid, PASSWORD, [address])
+                    for row in rows:
+                        confirm(ctx, row)
                 pool = []
                 for _ in range(args.pool):
                     board = create_game(ctx, rules, list(userids))

@@ -223,6 +223,28 @@ class Config:
     # Mails to one address per hour that are not board mails of a game it plays
     # (answers, refusals, help); past it pbm answers that address nothing more.
     replies_per_address_hour: Annotated[int, In("limits", "replies_per_address_hour")] = 10
+    # Mails an hour to a confirmed player's mailbox about his own boards, tournaments and
+    # account (answers, refusals); board, round and result mails never count.
+    player_replies_per_hour: Annotated[int, In("limits", "player_replies_per_hour")] = 200
+    # Players one `message` may go to.
+    message_recipients: Annotated[int, In("limits", "message_recipients")] = 10
+    # Floors of the reminder and forfeit times a challenge or tournament sets by mail,
+    # and the reminder mails one board may send a day.
+    min_nag_hours: Annotated[float, In("limits", "min_nag_hours")] = 12.0
+    min_forfeit_days: Annotated[float, In("limits", "min_forfeit_days")] = 1.0
+    reminders_per_board_day: Annotated[int, In("limits", "reminders_per_board_day")] = 2
+    # Consent (docs/security.md): confirmation requests one mailbox gets a day, across
+    # all accounts; addresses one signup may name; days an account may stay without a
+    # confirmed address before the jobs remove it; refusals ("not me") for distinct
+    # accounts after which a mailbox gets no confirmation request for any new account.
+    confirmations_per_mailbox_day: Annotated[
+        int, In("consent", "confirmations_per_mailbox_day")
+    ] = 3
+    addresses_per_signup: Annotated[int, In("consent", "addresses_per_signup")] = 3
+    unconfirmed_days: Annotated[float, In("consent", "unconfirmed_days")] = 7.0
+    refusals_block_mailbox: Annotated[int, In("consent", "refusals_block_mailbox")] = 2
+    # Whether two accounts may both confirm one mailbox (a family sharing an address).
+    shared_mailboxes: Annotated[bool, In("consent", "shared_mailboxes")] = False
     # How many rows of the move list an ongoing-game mail shows (pbmserv's MoveHeight).
     move_rows: Annotated[int, In("limits", "move_rows")] = 4
     # Plies of conditional moves one player may set on one board, all lines together.
@@ -257,6 +279,10 @@ class Config:
     outbox_maildir: Annotated[Path, In("mail", "outbox_maildir")] = Field(
         default_factory=lambda given: Path(given.get("data_dir", ".")) / "outbox"
     )
+    # One mailbox, one identity (pbm.mail.identity): the characters that start a
+    # sub-address tag, and whether local parts ignore case.
+    tag_separators: Annotated[str, In("mail", "tag_separators")] = "+"
+    fold_local_case: Annotated[bool, In("mail", "fold_local_case")] = True
     # How often `pbm serve` logs its health line.
     health_seconds: Annotated[float, In("mail", "health_seconds")] = 60.0
     # DKIM signing of outgoing mail; none: pbm signs nothing (an MTA may sign).

@@ -17,8 +17,9 @@ one board's forfeit at the same moment would both see it due.
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from functools import partial
 from typing import TypeVar
 
@@ -27,18 +28,23 @@ from sqlmodel import select
 
 from pbm.clock import Clock
 from pbm.config import Config
+from pbm.errors import PbmError
 from pbm.pipeline import queue_replies
-from pbm.services import bots
+from pbm.services import bots, consent
+from pbm.services.accounts import delete_user
 from pbm.services.boards import board_from_row
 from pbm.services.context import Context
 from pbm.services.digest import digest_readers, send_digest
+from pbm.services.play import abort
 from pbm.services.timeouts import apply, due
 from pbm.services.vacation import account, exhausted, running_end, stop
-from pbm.store import claims
+from pbm.store import addresses, claims, queries
 from pbm.store.bots import BotTurn
 from pbm.store.db import session_for, unavailable_on_failure
 from pbm.store.models import Game, User
-from pbm.texts import use_templates
+from pbm.texts import phrase, use_templates
+
+log = logging.getLogger(__name__)
 
 JOB_SECONDS = 300.0
 T = TypeVar("T")
@@ -91,8 +97,10 @@ def run_for_cluster(
 def run_due(engine: Engine, clock: Clock, config: Config) -> dict[str, int]:
     """Everything due at `clock.now()`; returns how many of each thing were done."""
     use_templates(config.templates_dir)
-    done = {"vacations_ended": 0, "forfeits": 0, "nags": 0, "digests": 0}
+    done = {"vacations_ended": 0, "forfeits": 0, "nags": 0, "digests": 0, "unconfirmed": 0}
+    cutoff = clock.now() - timedelta(days=config.unconfirmed_days)
     with session_for(engine) as session:
+        unconfirmed = [u.saved_id for u in addresses.unconfirmed_users(session, cutoff)]
         ending = exhausted(session, clock.now())
         boards = list(session.exec(select(Game.id).where(Game.status == "active")))
         readers = sorted(digest_readers(session))
@@ -106,7 +114,35 @@ def run_due(engine: Engine, clock: Clock, config: Config) -> dict[str, int]:
             done[action + "s"] += 1
     for user_id in readers:
         done["digests"] += _in_transaction(engine, clock, config, partial(_digest, user_id=user_id))
+    for user_id in unconfirmed:
+        done["unconfirmed"] += _in_transaction(
+            engine, clock, config, partial(_remove_unconfirmed, user_id=user_id, cutoff=cutoff)
+        )
     return done
+
+
+def _remove_unconfirmed(ctx: Context, user_id: int, cutoff: datetime) -> int:
+    """Remove an account nobody confirmed an address of since `cutoff`, with the boards
+    named for it that never started (no move played): nobody asked for its mail."""
+    user = ctx.session.get(User, user_id)
+    if (
+        user is None
+        or user.disabled
+        or user.created_at >= cutoff
+        or consent.has_confirmed(ctx, user)
+    ):
+        return 0  # confirmed, or removed, since the list was read
+    for row in queries.games_of_user(ctx.session, user.saved_id, statuses=("active",)):
+        board = board_from_row(ctx, row)
+        if row.move_count == 0:
+            abort(ctx, board, phrase("unconfirmed_board_removed", userid=user.userid))
+    try:
+        delete_user(ctx, user)
+    except PbmError:
+        log.warning("unconfirmed %s kept: it plays started boards", user.userid)
+        return 0
+    log.warning("unconfirmed %s removed after %g days", user.userid, ctx.config.unconfirmed_days)
+    return 1
 
 
 def _end_vacation(ctx: Context, user_id: int) -> int:

@@ -10,8 +10,10 @@ message holds:
   (the sender holds the bound whatever the estimate: pbm.services.mail_html);
 - every other mail it causes (board mails, chat, notices) goes out at most once per
   board and recipient: several for one board and one reader become one mail;
-- mails to an address beyond `replies_per_address_hour` an hour are not sent, except
-  board mails of a game that address plays (see `pbm.services.reply_budget`).
+- mails to a mailbox beyond its hourly budget are not sent (`player_replies_per_hour`
+  for a confirmed player's, `replies_per_address_hour` for anyone else's), except board,
+  round and result mails of his own games; the first one over is replaced by one
+  notice saying when answers resume (see `pbm.services.reply_budget`).
 
 The pipeline applies this to the replies a message produced, before queueing them.
 """
@@ -20,8 +22,9 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Sequence
+from datetime import datetime
 
-from pbm.services import reply_budget
+from pbm.services import consent, reply_budget
 from pbm.services.context import Context, Reply
 from pbm.texts import phrase
 
@@ -39,8 +42,10 @@ _HTML_ROOM = 6 * 1024
 # Mails that show a board's state: for one board and reader the last of them wins.
 _BOARD_KINDS = frozenset({"board", "new-board", "removed", "notification"})
 # Mails to an account about a board it plays or asked to follow, which no reply budget
-# holds back (a challenge names its sender as a player, so no stranger starts boards).
+# holds back (they go to confirmed addresses only, pbm.services.consent).
 _BUDGET_FREE_KINDS = frozenset({"board", "new-board", "removed", "notification", "chat"})
+# Tournament rounds and results: about his own tournament, never counted either.
+_TOURNAMENT_KINDS = frozenset({"tournament"})
 
 
 def bounded(ctx: Context, replies: Sequence[Reply]) -> list[Reply]:
@@ -52,7 +57,7 @@ def bounded(ctx: Context, replies: Sequence[Reply]) -> list[Reply]:
     merged = _merge_notices(notices)
     if answers:
         merged.insert(0, _merge_answers(answers))
-    return [_room_for_pictures(reply) for reply in merged if _within_budget(ctx, reply)]
+    return [_room_for_pictures(kept) for reply in merged for kept in _within_budget(ctx, reply)]
 
 
 def _dedupe(answers: list[Reply]) -> list[Reply]:
@@ -222,16 +227,38 @@ def _one_notice(to: list[str], group: list[Reply]) -> Reply:
     )
 
 
-def _within_budget(ctx: Context, reply: Reply) -> bool:
-    """Whether `reply` may go to its recipients now; counts it against their budget."""
+def _within_budget(ctx: Context, reply: Reply) -> list[Reply]:
+    """`reply` cut to the recipients within their budget (counted), and the one notice
+    to each whose budget it is the first to pass."""
+    if reply.kind == consent.REQUEST_KIND or reply.kind in _TOURNAMENT_KINDS:
+        return [reply]  # requests have their own daily budget
     if not reply.answer and reply.kind in _BUDGET_FREE_KINDS and reply.user_id is not None:
-        return True
-    kept = [a for a in reply.to if reply_budget.take(ctx, a)]
+        return [reply]
+    players = consent.confirmed_mailboxes(ctx, reply.to)
+    kept: list[str] = []
+    notices: list[Reply] = []
     for address in reply.to:
-        if address not in kept:
+        verdict = reply_budget.take(ctx, address, player=consent.mailbox(ctx, address) in players)
+        if verdict.send:
+            kept.append(address)
+        elif verdict.notice_until is not None:
+            log.warning("reply budget spent: notice to %s instead of %r", address, reply.subject)
+            notices.append(_notice(address, verdict.notice_until))
+        else:
             log.warning("reply budget spent: not mailing %s %r", address, reply.subject)
     reply.to = kept
-    return bool(kept)
+    return ([reply] if kept else []) + notices
+
+
+def _notice(address: str, until: datetime) -> Reply:
+    """The one mail that stands for every answer held back until `until`."""
+    return Reply(
+        to=[address],
+        subject=phrase("subject_budget_notice"),
+        body=phrase("budget_notice", until=until.strftime("%Y-%m-%d %H:%M UTC")) + "\n",
+        kind="budget-notice",
+        to_sender=True,
+    )
 
 
 __all__ = ["ANSWER_MAX_BYTES", "PICTURE_ROOM", "bounded"]

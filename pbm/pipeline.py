@@ -12,6 +12,7 @@ import hmac
 import logging
 import secrets
 from collections.abc import Sequence
+from dataclasses import replace
 from datetime import timedelta
 from typing import NamedTuple
 
@@ -26,7 +27,7 @@ from pbm.config import Config
 from pbm.errors import AuthError, BoardError, PbmError
 from pbm.games import GameError
 from pbm.mail.addressing import message_id_for, reply_address, tokens_in
-from pbm.mail.authresults import sender_verdict
+from pbm.mail.authresults import dmarc_passed, sender_verdict
 from pbm.mail.bounces import Report, parse_report, tag_for, verp_parts
 from pbm.mail.compose import compose
 from pbm.mail.inbound import InboundMail, is_from_self, parse_message, quotable_original
@@ -39,7 +40,7 @@ from pbm.mail.streams import (
     tournament_list_id,
 )
 from pbm.output_limits import bounded
-from pbm.services import bounces, streams, tokens
+from pbm.services import bounces, consent, streams, tokens
 from pbm.services.accounts import record_auth_failures
 from pbm.services.boards import Board, board_by_id, refusal
 from pbm.services.challenges import ChallengeError
@@ -92,6 +93,8 @@ def handle_message(
     # A From that a trusted MTA found forged is a stranger's: its wrong passwords count
     # against the stranger budget, not against the address it pretends to be.
     ctx.sender_unverified = sender_verdict(mail.authentication_results, config.authserv_ids).failed
+    domain = mail.sender.rpartition("@")[2]
+    ctx.sender_dmarc_pass = dmarc_passed(mail.authentication_results, config.authserv_ids, domain)
     bounces.reenable_on_mail(ctx)
     run_mail(ctx, mail)
     queue_replies(ctx, mail, bounded(ctx, ctx.replies), inbound_id=row.id)
@@ -170,9 +173,16 @@ def plan(ctx: Context, mail: InboundMail) -> list[CommandLine | tuple[Command, I
     ]
     names = [f.token for f in found]
     if found and not multiple:
-        seat = tokens.resolve(ctx, names)
         first, rest = first_line_and_rest(mail.fresh_text)
+        request = consent.pending(ctx, names)
+        if request is not None and request.confirm_token is not None:
+            # A reply to a confirmation request: it confirms, or says "not me".
+            ctx.sender_token = True
+            verb = "notme" if consent.is_refusal(first) else "confirm"
+            return [CommandLine(f"{verb} {request.confirm_token}", "")]
+        seat = tokens.resolve(ctx, names)
         if seat is not None:
+            ctx.sender_token = not ctx.sender_unverified
             if first and starts_command(first):
                 return [CommandLine(first, rest)]
             verdict = sender_verdict(mail.authentication_results, ctx.config.authserv_ids)
@@ -406,11 +416,12 @@ def _player_reader(ctx: Context, board: Board) -> User | None:
 def _no_command(ctx: Context) -> None:
     """At most `stranger_help_per_day` short help replies per address per day."""
     since = ctx.now() - timedelta(days=1)
-    sent = queries.count_events(ctx.session, "stranger-help", ctx.sender, since)
+    box = consent.mailbox(ctx, ctx.sender)  # one per mailbox, however it is spelled
+    sent = queries.count_events(ctx.session, "stranger-help", box, since)
     if sent >= ctx.config.stranger_help_per_day:
         log.info("no command from %s; help already sent today", ctx.sender)
         return
-    queries.add_event(ctx.session, "stranger-help", ctx.sender, ctx.now())
+    queries.add_event(ctx.session, "stranger-help", box, ctx.now())
     ctx.reply(
         Reply(
             to=[ctx.sender],
@@ -529,8 +540,11 @@ def queue_replies(
                 log.info("stream %s stopped: not mailing %r", stream.value, reply.subject)
                 continue
             unsubscribe = streams.stop_address(ctx, state.code)
+        # The one gate of every mail pbm sends: no address its owner has not confirmed,
+        # but for its confirmation request and answers to its own mail.
+        allowed = consent.deliverable(ctx, replace(reply, to=[a for a in reply.to if a]))
         # One recipient per mail: nobody sees another's address, and a bounce names one.
-        for address in dict.fromkeys(a for a in reply.to if a):
+        for address in dict.fromkeys(allowed):
             why = bounces.why_not(states.get(address), reason)
             if why is not None:
                 log.info("%s: not mailing %s %r", why, address, reply.subject)

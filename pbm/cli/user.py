@@ -8,8 +8,8 @@ import typer
 from sqlmodel import Session
 
 from pbm.cli.common import JsonOption, admin_context, emit, fail
-from pbm.services import accounts, bounces
-from pbm.store import queries
+from pbm.services import accounts, bounces, consent
+from pbm.store import addresses, queries
 
 UseridArg = Annotated[str, typer.Argument(help="The player's userid.")]
 
@@ -25,12 +25,49 @@ def add(
     userid: UseridArg,
     addresses: Annotated[list[str], typer.Argument(help="Mail addresses (first: replies).")],
     password: Annotated[str | None, typer.Option(help="Password (prompted if omitted).")] = None,
+    confirmed: Annotated[
+        bool,
+        typer.Option(
+            "--confirmed",
+            help="The addresses are confirmed already (you know their owner); else each "
+            "gets a confirmation request and nothing more until its owner answers.",
+        ),
+    ] = False,
 ) -> None:
     """Create an account."""
     secret = _password(password)
     with admin_context(cli) as ctx:
-        user = accounts.create_user(ctx, userid, secret, addresses)
-        typer.echo(f"added {user.userid} <{', '.join(addresses)}>")
+        user, rows = accounts.create_user(ctx, userid, secret, addresses)
+        for row in rows:
+            if confirmed:
+                consent.confirm(ctx, row)
+            else:
+                consent.request(ctx, user, row)
+        state = "confirmed" if confirmed else "confirmation requested"
+        typer.echo(f"added {user.userid} <{', '.join(addresses)}> ({state})")
+
+
+def confirm(
+    cli: typer.Context,
+    userid: UseridArg,
+    address: Annotated[str, typer.Argument(help="One of the account's addresses.")],
+) -> None:
+    """Confirm an address for its account (as its owner's answer to the request would)."""
+    with admin_context(cli) as ctx:
+        user = accounts.find_user(ctx, userid)
+        row = next(
+            (
+                r
+                for r in addresses.rows_of(ctx.session, user.saved_id)
+                if r.address == address.lower()
+            ),
+            None,
+        )
+        if row is None:
+            fail(f"{address} is not an address of {user.userid}")
+        else:
+            consent.confirm(ctx, row)
+    typer.echo(f"{address} confirmed for {userid}")
 
 
 def list_users(
@@ -39,6 +76,10 @@ def list_users(
     invalid: Annotated[
         bool,
         typer.Option("--invalid", help="Only accounts whose userid breaks today's rules, and why."),
+    ] = False,
+    unconfirmed: Annotated[
+        bool,
+        typer.Option("--unconfirmed", help="Only accounts with an address nobody confirmed."),
     ] = False,
 ) -> None:
     """List every account (userids with invisible characters shown as <U+XXXX>)."""
@@ -49,15 +90,25 @@ def list_users(
             reason = accounts.stored_userid_problem(user)
             if invalid and reason is None:
                 continue
-            addresses = queries.addresses_of(ctx.session, user.saved_id)
+            rows_of = addresses.rows_of(ctx.session, user.saved_id)
+            if unconfirmed and all(r.confirmed_at for r in rows_of):
+                continue
+            # An address nobody confirmed is marked with a "?".
+            shown_addresses = [r.address + ("" if r.confirmed_at else "?") for r in rows_of]
             active = len(queries.games_of_user(ctx.session, user.saved_id, statuses=("active",)))
             state = "disabled" if user.disabled else "active"
-            row: list[object] = [accounts.shown(user.userid), state, active, " ".join(addresses)]
+            row: list[object] = [
+                accounts.shown(user.userid),
+                state,
+                active,
+                " ".join(shown_addresses),
+            ]
             item: dict[str, object] = {
                 "userid": user.userid,
                 "status": state,
                 "active_games": active,
-                "addresses": addresses,
+                "addresses": [r.address for r in rows_of],
+                "unconfirmed": [r.address for r in rows_of if not r.confirmed_at],
             }
             if invalid:
                 row.append(reason)

@@ -7,14 +7,14 @@ from pbm.commands.answers import answer, mail_show
 from pbm.commands.base import Command, Invocation
 from pbm.commands.helptext import general_help, topic_help
 from pbm.commands.registry import register
-from pbm.errors import NotFoundError, UsageError
+from pbm.errors import NotFoundError, PbmError, UsageError
 from pbm.mail.streams import MailReason, Stream
-from pbm.services import accounts, lists, mail_html, streams
+from pbm.services import accounts, consent, lists, mail_html, streams
 from pbm.services.accounts import find_user
 from pbm.services.boards import board_from_row, rules_for
 from pbm.services.context import Context, Reply
 from pbm.store import queries
-from pbm.store.models import User
+from pbm.store.models import User, UserAddress
 from pbm.texts import echoed, phrase, render
 
 
@@ -34,19 +34,81 @@ class Signup(Command):
         self.need(inv, 2)
         userid, password, *addresses = inv.words
         addresses = addresses or ([ctx.sender] if ctx.sender else [])
-        user = accounts.create_user(ctx, userid, password, addresses)
+        user, rows = accounts.create_user(ctx, userid, password, addresses)
+        own = consent.own_row(ctx, rows)
+        if own is not None and ctx.sender_dmarc_pass:
+            consent.confirm_trusted(ctx, own)
+        token = consent.request(ctx, user, own, to_sender=True) if own is not None else None
+        asked = [r.address for r in rows if r is not own and consent.request(ctx, user, r)]
+        # One answer, to the sender alone: never a list of the other addresses' owners.
+        ctx.reply(
+            Reply(
+                [ctx.sender],
+                phrase("subject_welcome", userid=user.userid),
+                render(
+                    "welcome",
+                    userid=user.userid,
+                    confirmation=consent.welcome_lines(ctx, user, own, token, asked),
+                    server=ctx.config.server_address,
+                ),
+                "account",
+                token=token,
+                to_sender=True,
+                answer=True,
+            )
+        )
+
+
+class _RequestAnswer(Command):
+    """An answer to a confirmation request by its token, from the address it went to."""
+
+    usage = "token"
+    scope = "account"
+
+    def run(self, ctx: Context, inv: Invocation) -> None:
+        self.need(inv, 1)
+        row = consent.pending(ctx, inv.words[:1])
+        if row is None:
+            raise NotFoundError(phrase("confirm_unknown", address=ctx.sender))
+        user = consent.owner(ctx, row)
+        address = row.address
+        self.act(ctx, user, row)
         answer(
             ctx,
-            phrase("subject_welcome", userid=user.userid),
-            render(
-                "welcome",
-                userid=user.userid,
-                addresses=" ".join(addresses),
-                server=ctx.config.server_address,
-            ),
+            phrase("subject_account", userid=user.userid),
+            phrase(self.done, userid=user.userid, address=address),
             "account",
-            to=sorted({*addresses, *([ctx.sender] if ctx.sender else [])}),
         )
+
+    done = ""  # the phrase that answers it
+
+    def act(self, ctx: Context, user: User, row: UserAddress) -> None:
+        raise NotImplementedError
+
+
+class Confirm(_RequestAnswer):
+    name = "confirm"
+    summary = (
+        "Confirm that the address a confirmation request went to is yours (replying to "
+        "the request does the same); pbm mails an address nothing else until then."
+    )
+    done = "confirmed"
+
+    def act(self, ctx: Context, user: User, row: UserAddress) -> None:
+        consent.confirm(ctx, row)
+
+
+class Refuse(_RequestAnswer):
+    name = "notme"
+    aliases = ("refuse",)
+    summary = (
+        'Say a confirmation request was not yours (or reply "not me" to it): pbm will '
+        "not mail that address for that account again."
+    )
+    done = "refused"
+
+    def act(self, ctx: Context, user: User, row: UserAddress) -> None:
+        consent.refuse(ctx, user, row)
 
 
 class Change(Command):
@@ -67,8 +129,11 @@ class Change(Command):
             text = phrase("password_changed", userid=user.userid)
         elif what == "address":
             user = accounts.authenticate(ctx, userid, password)
-            addresses = accounts.set_user_addresses(ctx, user, rest or [ctx.sender])
+            addresses, added = accounts.set_user_addresses(ctx, user, rest or [ctx.sender])
+            asked = [row.address for row in added if consent.request(ctx, user, row)]
             text = phrase("address_changed", userid=user.userid, addresses=" ".join(addresses))
+            if asked:
+                text += "\n\n" + phrase("address_to_confirm", addresses=" ".join(asked))
         else:
             raise UsageError(phrase("change_what", word=echoed(what)), self.full_usage())
         answer(ctx, phrase("subject_account", userid=user.userid), text, "account")
@@ -93,13 +158,14 @@ class Signoff(Command):
 
 class Set(Command):
     name = "set"
-    usage = "userid password format html|text | mail STREAM on|off"
+    usage = "userid password format html|text | messages players|anyone | mail STREAM on|off"
     summary = (
         "How your mails come: html (the default) adds a drawn board and the text in a "
         "fixed-width font for mail programs that show text in a proportional font; "
-        "text sends the plain text alone. `mail STREAM on|off` turns a kind of "
-        "notification on or off: boards (off: the daily digest instead), reminders, "
-        "tournaments, digest, messages."
+        "text sends the plain text alone. Who may `message` you: players who share a "
+        "board or a tournament with you (the default), or anyone. `mail STREAM on|off` "
+        "turns a kind of notification on or off: boards (off: the daily digest instead), "
+        "reminders, tournaments, digest, messages."
     )
     scope = "account"
 
@@ -109,15 +175,23 @@ class Set(Command):
         if what == "mail":
             self._stream(ctx, user, rest[1:])
             return
-        if what != "format" or len(rest) > 2:
+        if what not in ("format", "messages") or len(rest) > 2:
             raise UsageError(phrase("set_usage"), self.full_usage())
-        if len(rest) == 2:
-            value = rest[1].lower()
-            if value not in mail_html.FORMATS:
-                raise UsageError(phrase("set_usage"), self.full_usage())
-            mail_html.set_format(ctx.session, user, value)
-        value = mail_html.mail_format(ctx.session, user.saved_id)
-        answer(ctx, phrase("subject_set", userid=user.userid), phrase(f"format_{value}"), "account")
+        value = rest[1].lower() if len(rest) == 2 else None
+        if what == "messages":
+            if value is not None:
+                if value not in ("players", "anyone"):
+                    raise UsageError(phrase("set_usage"), self.full_usage())
+                consent.set_messages_anyone(ctx, user, value == "anyone")
+            state = "anyone" if consent.messages_anyone(ctx, user) else "players"
+            text = phrase(f"messages_{state}")
+        else:
+            if value is not None:
+                if value not in mail_html.FORMATS:
+                    raise UsageError(phrase("set_usage"), self.full_usage())
+                mail_html.set_format(ctx.session, user, value)
+            text = phrase(f"format_{mail_html.mail_format(ctx.session, user.saved_id)}")
+        answer(ctx, phrase("subject_set", userid=user.userid), text, "account")
 
     def _stream(self, ctx: Context, user: User, words: list[str]) -> None:
         """`set ... mail STREAM on|off`: the stop address's switch, with the password."""
@@ -212,7 +286,18 @@ class Message(Command):
             raise UsageError(phrase("message_to_whom"), self.full_usage())
         if not inv.comment.strip():
             raise UsageError(phrase("message_empty"), self.full_usage())
-        people = [find_user(ctx, t) for t in targets]
+        limit = ctx.config.message_recipients
+        if len(targets) > limit:
+            raise UsageError(
+                phrase("message_too_many", count=len(targets), limit=limit), self.full_usage()
+            )
+        found = [find_user(ctx, t) for t in targets]
+        # Mail a player causes to others goes only to those who know him, or asked.
+        refused = consent.message_refusals(ctx, user, found)
+        people = [p for p in found if p not in refused and accounts.reply_addresses(ctx, p)]
+        unmailed = [p for p in found if p not in people]
+        if not people:
+            raise PbmError(phrase("message_nobody", userids=" ".join(p.userid for p in unmailed)))
         for person in people:
             to = accounts.reply_addresses(ctx, person)
             ctx.reply(
@@ -239,7 +324,12 @@ class Message(Command):
         answer(
             ctx,
             phrase("subject_message_sent"),
-            phrase("message_sent", userids=" ".join(p.userid for p in people)),
+            phrase("message_sent", userids=" ".join(p.userid for p in people))
+            + (
+                "\n\n" + phrase("message_not_sent", userids=" ".join(p.userid for p in unmailed))
+                if unmailed
+                else ""
+            ),
             "message",
         )
 
@@ -270,6 +360,8 @@ class All(Command):
 
 register(
     Signup(),
+    Confirm(),
+    Refuse(),
     Change(),
     Signoff(),
     Set(),

@@ -269,3 +269,26 @@ def sender_verdict(values: Sequence[str], trusted_ids: Sequence[str]) -> SenderV
             return SenderVerdict(True, parsed.authserv_id, failure, True)
     first = next(iter(topmost.values()))
     return SenderVerdict(False, first.authserv_id, _summary(first), True)
+
+
+def dmarc_passed(values: Sequence[str], trusted_ids: Sequence[str], domain: str) -> bool:
+    """Whether the topmost header of a trusted producer says dmarc=pass for the From
+    `domain` (its `header.from`), and no trusted producer says the From failed: the one
+    verdict that vouches for a sender, used to confirm a signup's address at once."""
+    if sender_verdict(values, trusted_ids).failed:
+        return False
+    trusted = {t.strip().lower() for t in trusted_ids if t.strip()}
+    wanted = domain.strip().rstrip(".").lower()
+    seen: set[str] = set()
+    for value in values:
+        parsed = parse_authentication_results(value)
+        if parsed is None or parsed.authserv_id.lower() not in trusted:
+            continue
+        if parsed.authserv_id.lower() in seen:
+            continue
+        seen.add(parsed.authserv_id.lower())
+        for result in parsed.results:
+            where = dict(result.properties).get("header.from", "").rstrip(".").lower()
+            if result.method == "dmarc" and result.result == "pass" and where == wanted:
+                return True
+    return False

@@ -26,10 +26,11 @@ from sqlmodel import select
 from pbm.errors import AuthError, NotFoundError, PbmError
 from pbm.games import GAMES
 from pbm.mail.visible import hidden_character
+from pbm.services import consent
 from pbm.services.context import Context
 from pbm.services.passwords import hash_password, verify_password
-from pbm.store import queries
-from pbm.store.models import GameTypeSetting, Subscription, User
+from pbm.store import addresses, queries
+from pbm.store.models import GameTypeSetting, Subscription, User, UserAddress
 from pbm.texts import echoed, phrase
 
 log = logging.getLogger(__name__)
@@ -173,7 +174,8 @@ def _is_registered(ctx: Context, user: User | None) -> bool:
         return True
     if user is None or ctx.sender_unverified:
         return False
-    return ctx.sender.lower() in queries.addresses_of(ctx.session, user.saved_id)
+    box = consent.mailbox(ctx, ctx.sender)
+    return any(r.mailbox == box for r in addresses.rows_of(ctx.session, user.saved_id))
 
 
 def _refuse(
@@ -218,12 +220,16 @@ def authenticate(ctx: Context, userid: str, password: str, known: Sequence[User]
     name = user.userid if user is not None else echoed(shown(userid))
     # A From its domain disowns has a pair of its own: a forger of her address cannot
     # spend the budget of the owner's real mail.
-    address = ctx.sender.lower() + (" unverified" if ctx.sender_unverified else "")
+    # One pair per mailbox however the From is spelled (`+tag`, IDN, case).
+    address = consent.mailbox(ctx, ctx.sender) + (" unverified" if ctx.sender_unverified else "")
     pair = (PAIR_FAILURE, _event_key(f"{key} {address}"))
     stranger = (STRANGER_FAILURE, _event_key(key))
     since = ctx.now() - timedelta(minutes=ctx.config.failure_window_minutes)
     counts = _failure_counts(ctx, [pair, stranger], since)
-    if counts[pair] >= ctx.config.max_failures:
+    # A mail that proves its From (its own reply token, or dmarc=pass at a trusted MTA)
+    # skips the lock a forger of that From could have set on the owner.
+    vouched = ctx.sender_token or ctx.sender_dmarc_pass
+    if counts[pair] >= ctx.config.max_failures and not vouched:
         raise _refuse(ctx, pair, ctx.config.max_failures, since, name)
     registered: bool | None = None
     if counts[stranger] >= ctx.config.stranger_max_failures:
@@ -312,14 +318,27 @@ def _check_password_text(password: str) -> None:
         raise PbmError(problem)
 
 
-def create_user(ctx: Context, userid: str, password: str, addresses: Sequence[str]) -> User:
+def _checked_addresses(ctx: Context, addresses: Sequence[str]) -> dict[str, str]:
+    """`addresses` lower-cased, each with its mailbox key, in order; PbmError for a bad
+    one, none, or more than `addresses_per_signup`."""
+    wanted = list(dict.fromkeys(a.lower() for a in addresses))
+    _refuse_hidden(wanted)
+    bad = [a for a in wanted if not valid_address(a)]
+    if bad or not wanted:
+        raise PbmError(phrase("bad_address", addresses=echoed(" ".join(bad)) or "(none)"))
+    limit = ctx.config.addresses_per_signup
+    if len(wanted) > limit:
+        raise PbmError(phrase("too_many_addresses", count=len(wanted), limit=limit))
+    return {a: consent.mailbox(ctx, a) for a in wanted}
+
+
+def create_user(
+    ctx: Context, userid: str, password: str, addresses: Sequence[str]
+) -> tuple[User, list[UserAddress]]:
+    """A new account and its addresses' rows, all unconfirmed (pbm.services.consent)."""
     userid = check_userid(ctx, userid)
     _check_password_text(password)
-    addresses = [a.lower() for a in addresses]
-    _refuse_hidden(addresses)
-    bad = [a for a in addresses if not valid_address(a)]
-    if bad or not addresses:
-        raise PbmError(phrase("bad_address", addresses=echoed(" ".join(bad)) or "(none)"))
+    wanted = _checked_addresses(ctx, addresses)
     user = User(
         userid=userid,
         userid_key=userid_key(userid),
@@ -328,10 +347,9 @@ def create_user(ctx: Context, userid: str, password: str, addresses: Sequence[st
     )
     ctx.session.add(user)
     ctx.session.flush()
-    queries.set_addresses(ctx.session, user.saved_id, addresses)
-    ctx.session.flush()
-    log.info("new user %s %s", userid, addresses)
-    return user
+    rows = queries.set_addresses(ctx.session, user.saved_id, wanted)
+    log.info("new user %s %s", userid, list(wanted))
+    return user, rows
 
 
 def set_password(ctx: Context, user: User, new_password: str) -> None:
@@ -340,14 +358,16 @@ def set_password(ctx: Context, user: User, new_password: str) -> None:
     ctx.session.add(user)
 
 
-def set_user_addresses(ctx: Context, user: User, addresses: Sequence[str]) -> list[str]:
-    addresses = [a.lower() for a in addresses]
-    _refuse_hidden(addresses)
-    bad = [a for a in addresses if not valid_address(a)]
-    if bad or not addresses:
-        raise PbmError(phrase("bad_address", addresses=echoed(" ".join(bad)) or "(none)"))
-    queries.set_addresses(ctx.session, user.saved_id, addresses)
-    return addresses
+def set_user_addresses(
+    ctx: Context, user: User, addresses: Sequence[str]
+) -> tuple[list[str], list[UserAddress]]:
+    """Make `addresses` the account's: those it had keep their confirmation; returns
+    them all and the rows of the new ones (those of a mailbox the account confirmed
+    already are confirmed at once, the others wait for their owner)."""
+    wanted = _checked_addresses(ctx, addresses)
+    added = queries.set_addresses(ctx.session, user.saved_id, wanted)
+    consent.new_rows(ctx, user, added)
+    return list(wanted), [row for row in added if row.confirmed_at is None]
 
 
 def _refuse_hidden(addresses: Sequence[str]) -> None:
@@ -389,7 +409,7 @@ def delete_user(ctx: Context, user: User) -> None:
         boards = ", ".join(f"{g.game} {g.board}" for g in active)
         raise PbmError(phrase("delete_has_games", boards=boards))
     sign_off(ctx, user)
-    queries.set_addresses(ctx.session, user.saved_id, [])
+    queries.set_addresses(ctx.session, user.saved_id, {})
     user.password_hash = ""
     user.disabled = True
     ctx.session.add(user)
@@ -397,8 +417,9 @@ def delete_user(ctx: Context, user: User) -> None:
 
 
 def reply_addresses(ctx: Context, user: User) -> list[str]:
-    """Where mail for `user` goes: the first registered address."""
-    return queries.addresses_of(ctx.session, user.saved_id)[:1]
+    """Where mail for `user` goes: his first confirmed address (none: no mail)."""
+    first = queries.first_addresses(ctx.session, [user.saved_id])
+    return [first[user.saved_id]] if user.saved_id in first else []
 
 
 def reply_addresses_of(ctx: Context, users: Sequence[User]) -> dict[int, list[str]]:

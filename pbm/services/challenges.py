@@ -11,9 +11,11 @@ from pbm.errors import PbmError
 from pbm.games import AnyGame as Rules
 from pbm.games import GameError
 from pbm.games.quadrupel_match import next_first_player
+from pbm.services import consent
 from pbm.services.accounts import shown, wrapped
 from pbm.services.boards import Board, board_from_row, save_board
 from pbm.services.bots import challenge_refusal, player_limit_refusal
+from pbm.services.clocks import check_option_floors
 from pbm.services.clocks import validate as validate_time_options
 from pbm.services.context import Context
 from pbm.services.mailing import auto_subscribers, mail_board
@@ -138,6 +140,12 @@ def create_game(
             full.append(user.userid)
         elif (refusal := challenge_refusal(ctx, user, rules, entered=entered)) is not None:
             bots.append(wrapped(refusal))
+        elif (
+            ctx.sender
+            and not entered
+            and (unconfirmed := consent.require_confirmed(ctx, user)) is not None
+        ):
+            bots.append(wrapped(unconfirmed))
         users.append(user)
     problems: list[str] = []
     if unknown:
@@ -162,6 +170,8 @@ def create_game(
         )
     try:
         validate_time_options(server_options)
+        if ctx.sender:
+            check_option_floors(ctx.config, server_options)
     except PbmError as exc:
         raise ChallengeError(str(exc)) from None
     try:

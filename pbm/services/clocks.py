@@ -14,6 +14,7 @@ from datetime import datetime, timedelta
 
 from sqlmodel import Session, select
 
+from pbm.config import Config
 from pbm.errors import PbmError
 from pbm.services.boards import Board
 from pbm.services.context import Context
@@ -61,6 +62,31 @@ def validate(options: dict[str, str]) -> None:
             _days(name, options[name])
     if "fischer" in options:
         parse_fischer(options["fischer"])
+
+
+def check_floors(config: Config, nag_days: float | None, forfeit_days: float | None) -> None:
+    """Refuse reminder and forfeit times set by mail below the operator's floors: a
+    reminder every minute would make pbm a weapon against the player to move."""
+    floor_nag = config.min_nag_hours / 24
+    if nag_days is not None and nag_days < floor_nag:
+        raise PbmError(
+            phrase("nag_floor", days=days_text(nag_days), hours=f"{config.min_nag_hours:g}")
+        )
+    if forfeit_days is not None and forfeit_days < config.min_forfeit_days:
+        raise PbmError(
+            phrase(
+                "forfeit_floor",
+                days=days_text(forfeit_days),
+                floor=days_text(config.min_forfeit_days),
+            )
+        )
+
+
+def check_option_floors(config: Config, options: dict[str, str]) -> None:
+    """`check_floors` on a challenge's `-nagtime` and `-forfeittime`."""
+    nag = _days("nagtime", options["nagtime"]) if "nagtime" in options else None
+    forfeit = _days("forfeittime", options["forfeittime"]) if "forfeittime" in options else None
+    check_floors(config, nag, forfeit)
 
 
 def time_control(row: Game) -> TimeControl:

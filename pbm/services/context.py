@@ -72,6 +72,13 @@ class Context:
     # Set when a trusted Authentication-Results says the From failed (dmarc=fail): its
     # password attempts then count as a stranger's, never against the real address.
     sender_unverified: bool = False
+    # Set when a trusted Authentication-Results says dmarc=pass for the From's domain: a
+    # signup from it confirms that address at once, and its password checks skip the
+    # lock a forger of that address could have set.
+    sender_dmarc_pass: bool = False
+    # Set when the mail carries a valid reply token of the sender's own (a board's or a
+    # confirmation request's): its password checks skip that lock too.
+    sender_token: bool = False
 
     def now(self) -> datetime:
         return self.clock.now()

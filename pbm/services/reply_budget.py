@@ -1,26 +1,53 @@
-"""The per-address reply budget: at most `replies_per_address_hour` mails an hour to one
-address, beyond the board mails of games it plays (pbm.output_limits decides which
-mails count). It stops mail loops with auto-responders that add no robot headers, and
-backscatter to the forged sender of a stream of messages."""
+"""Reply budgets, by trust: how many mails an hour one mailbox gets beyond the board,
+round and result mails of its own games (pbm.output_limits decides which mails count).
+
+A confirmed player's mailbox has a generous budget (`player_replies_per_hour`): it
+only stops a mail loop with an auto-responder that adds no robot headers. A stranger's
+or an unconfirmed mailbox keeps the tight one (`replies_per_address_hour`), since its
+From may be forged and pbm must not send backscatter without end. Past either budget
+the first mail is replaced by one short notice saying when answers resume, and then
+nothing goes until an hour has passed since that notice.
+
+Budgets key on the mailbox (pbm.mail.identity): `alice+1@`, `Alice@` and the IDN
+spellings of one domain share one."""
 
 from __future__ import annotations
 
-from datetime import timedelta
+from dataclasses import dataclass
+from datetime import datetime, timedelta
 
-from pbm.mail.identity import mailbox_key
+from pbm.services import consent
 from pbm.services.context import Context
 from pbm.store import queries
 
-_KIND = "reply"
+_STRANGER = "reply"
+_PLAYER = "player-reply"
+_NOTICE = "reply-notice"
 _WINDOW = timedelta(hours=1)
 
 
-def take(ctx: Context, address: str) -> bool:
-    """Whether one more mail may go to `address` this hour; if so, it is counted."""
-    # One budget per mailbox, however its address is spelled (`+tag`, IDN, case).
-    key = mailbox_key(address)
-    spent = queries.count_events(ctx.session, _KIND, key, ctx.now() - _WINDOW)
-    if spent >= ctx.config.replies_per_address_hour:
-        return False
-    queries.add_event(ctx.session, _KIND, key, ctx.now())
-    return True
+@dataclass(frozen=True)
+class Verdict:
+    """Whether one more mail may go (`send`); if not, when answers resume if the one
+    notice saying so is due now (`notice_until`), else None (silence)."""
+
+    send: bool
+    notice_until: datetime | None = None
+
+
+def take(ctx: Context, address: str, *, player: bool) -> Verdict:
+    """Whether one more mail may go to `address` this hour; if so, it is counted.
+    `player`: the mailbox is a confirmed player's (the generous budget)."""
+    key = consent.mailbox(ctx, address)
+    kind = _PLAYER if player else _STRANGER
+    limit = ctx.config.player_replies_per_hour if player else ctx.config.replies_per_address_hour
+    since = ctx.now() - _WINDOW
+    times = queries.event_times(ctx.session, kind, key, since)
+    if len(times) < limit:
+        queries.add_event(ctx.session, kind, key, ctx.now())
+        return Verdict(True)
+    if queries.count_events(ctx.session, _NOTICE, key, since):
+        return Verdict(False)
+    queries.add_event(ctx.session, _NOTICE, key, ctx.now())
+    # The mail that frees a place is the oldest still in the window.
+    return Verdict(False, times[len(times) - limit] + _WINDOW)

@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import timedelta
 
-from sqlmodel import select
+from sqlmodel import col, func, select
 
 from pbm.services.accounts import reply_addresses
 from pbm.services.boards import Board, save_board
@@ -63,7 +63,11 @@ def due(ctx: Context, board: Board) -> Due | None:
         reason = phrase("forfeit_total", days=days_text(total_days))
     if reason:
         return Due("forfeit", index, reason, draw=row.proposal == "draw")
-    if idle >= timedelta(days=control.nag_days) and not nagged(ctx, board):
+    if (
+        idle >= timedelta(days=control.nag_days)
+        and not nagged(ctx, board)
+        and nags_today(ctx, board) < ctx.config.reminders_per_board_day
+    ):
         return Due("nag", index)
     return None
 
@@ -76,6 +80,16 @@ def nagged(ctx: Context, board: Board) -> bool:
     """Whether this move's reminder went out already (one per board and move number)."""
     query = select(JobMark).where(JobMark.kind == "nag", JobMark.key == _nag_key(board))
     return ctx.session.exec(query).first() is not None
+
+
+def nags_today(ctx: Context, board: Board) -> int:
+    """The reminders this board sent in the last day (at most `reminders_per_board_day`,
+    whatever reminder time a board asked for)."""
+    since = ctx.now() - timedelta(days=1)
+    query = select(func.count()).where(
+        JobMark.kind == "nag", col(JobMark.key).startswith(f"{board.id}:"), JobMark.at >= since
+    )
+    return int(ctx.session.exec(query).one())
 
 
 def apply(ctx: Context, board: Board, what: Due) -> None:

@@ -18,11 +18,12 @@ from sqlmodel import Session, col, select
 
 from pbm.errors import NotFoundError, PbmError
 from pbm.games import GameError, find_game
+from pbm.services import consent
 from pbm.services.accounts import reply_addresses
 from pbm.services.boards import board_by_id, rules_for
 from pbm.services.bots import challenge_refusal, label
 from pbm.services.challenges import ChallengeError, create_game
-from pbm.services.clocks import days_text
+from pbm.services.clocks import check_floors, days_text
 from pbm.services.context import Context, Reply
 from pbm.services.endings import GameEnd
 from pbm.services.play import abort
@@ -148,6 +149,8 @@ def create(
         raise TournamentError(phrase("tournament_two_players", game=rules.title))
     if kind_key == "swiss" and rounds < 1:
         raise TournamentError(phrase("tournament_swiss_rounds"))
+    if ctx.sender:
+        check_floors(ctx.config, nag_days, forfeit_days)
     if not (0 < nag_days <= forfeit_days <= 3650):
         raise TournamentError(phrase("tournament_bad_days"))
     row = Tournament(
@@ -192,6 +195,8 @@ def join(ctx: Context, t: Tournament, user: User) -> TournamentEntry:
     if user.bot and not t.bots:
         raise TournamentError(phrase("bot_tournament", userid=user.userid, name=t.name))
     refusal = challenge_refusal(ctx, user, rules_for(t.game), entered=True)
+    if refusal is None and ctx.sender:
+        refusal = consent.require_confirmed(ctx, user)
     if refusal is not None:
         raise TournamentError(refusal)
     entry = TournamentEntry(tournament_id=t.saved_id, user_id=user.saved_id, joined_at=ctx.now())

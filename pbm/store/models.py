@@ -39,6 +39,26 @@ class UserAddress(Stored, SQLModel, table=True):
     user_id: int = Field(foreign_key="users.id", index=True)
     address: str = Field(max_length=255, index=True)  # bare, lower-case
     position: int = 0  # 0 = the address replies go to
+    # pbm.mail.identity.mailbox_key of the address: consent and budgets key on it.
+    mailbox: str = Field(default="", max_length=255, index=True)
+    # When its owner confirmed it (pbm.services.consent); until then pbm mails it
+    # nothing but the confirmation request and answers to its own mail.
+    confirmed_at: datetime | None = Field(default=None, sa_column=_ts(nullable=True))
+    # The secret the confirmation request carries; None once confirmed.
+    confirm_token: str | None = Field(default=None, max_length=40, unique=True)
+
+
+class AddressRefusal(Stored, SQLModel, table=True):
+    """A mailbox's "not me" to an account: pbm never mails it for that account again,
+    and after refusals for several accounts, not for any new account."""
+
+    __tablename__ = "address_refusals"
+    __table_args__ = (UniqueConstraint("mailbox", "userid_key"),)
+
+    id: int | None = Field(default=None, primary_key=True)
+    mailbox: str = Field(max_length=255, index=True)
+    userid_key: str = Field(max_length=64)  # kept after the account is removed
+    refused_at: datetime = Field(sa_column=_ts())
 
 
 class Game(Stored, SQLModel, table=True):

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from sqlalchemy import Column, UniqueConstraint
+from sqlalchemy import Column, UniqueConstraint, false
 from sqlmodel import Field, SQLModel
 
 from pbm.store.types import Stored, UTCDateTime
@@ -112,3 +112,5 @@ class MailPreference(Stored, SQLModel, table=True):
     digest: bool = False
     # "html": a text part and an HTML part with the drawn board; "text": the text alone.
     format: str = Field(default="html", max_length=8, sa_column_kwargs={"server_default": "html"})
+    # Whether players he shares no board or tournament with may `message` him.
+    messages_anyone: bool = Field(default=False, sa_column_kwargs={"server_default": false()})

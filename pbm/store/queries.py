@@ -88,23 +88,47 @@ def addresses_of(session: Session, user_id: int) -> list[str]:
     return list(core_rows(session, _ADDRESSES_OF, {"user_id": user_id}).scalars())
 
 
-_FIRST_ADDRESSES = sa_select(_ADDRESS.user_id, _ADDRESS.address).where(
-    _ADDRESS.user_id.in_(bindparam("user_ids", expanding=True)), _ADDRESS.position == 0
+_FIRST_ADDRESSES = (
+    sa_select(_ADDRESS.user_id, _ADDRESS.address)
+    .where(
+        _ADDRESS.user_id.in_(bindparam("user_ids", expanding=True)),
+        _ADDRESS.confirmed_at.is_not(None),
+    )
+    .order_by(_ADDRESS.position.desc())
 )
 
 
 def first_addresses(session: Session, user_ids: Sequence[int]) -> dict[int, str]:
-    """Each user's first registered address (users without one are left out)."""
+    """Each user's first confirmed address (users without one are left out): pbm mails
+    nothing but answers and confirmation requests to an address nobody confirmed."""
     rows = core_rows(session, _FIRST_ADDRESSES, {"user_ids": list(user_ids)})
+    # Rows come last position first, so the first position is written last.
     return {user_id: address for user_id, address in rows}
 
 
-def set_addresses(session: Session, user_id: int, addresses: Sequence[str]) -> None:
-    for row in session.exec(select(UserAddress).where(UserAddress.user_id == user_id)):
-        session.delete(row)
+def set_addresses(
+    session: Session, user_id: int, addresses: Mapping[str, str]
+) -> list[UserAddress]:
+    """Make `addresses` (address: mailbox key, in order) the user's; an address he had
+    keeps its confirmation. Returns the rows of the new ones."""
+    kept = {
+        row.address: row
+        for row in session.exec(select(UserAddress).where(UserAddress.user_id == user_id))
+    }
+    for address, row in list(kept.items()):
+        if address not in addresses:
+            session.delete(row)
+            del kept[address]
     session.flush()
-    for i, address in enumerate(dict.fromkeys(a.lower() for a in addresses)):
-        session.add(UserAddress(user_id=user_id, address=address, position=i))
+    added: list[UserAddress] = []
+    for i, (address, mailbox) in enumerate(addresses.items()):
+        row = kept.get(address) or UserAddress(user_id=user_id, address=address, mailbox=mailbox)
+        if address not in kept:
+            added.append(row)
+        row.position = i
+        session.add(row)
+    session.flush()
+    return added
 
 
 def all_users(session: Session) -> list[User]:

@@ -127,8 +127,14 @@ def test_a_challenge_mailed_to_a_bot_gets_its_move_from_the_daemon(tmp_path: Pat
     with serving(tmp_path, config):
         pbm(config, "bot", "add", "pbmbot", "--level", "1")  # on the daemon's database
         pbm(config, "mail", "send", "--from", ALICE, "signup alice secret")
-        pbm(config, "mail", "send", "--from", ALICE, "quarto challenge alice pbmbot")
+        assert wait_for(lambda: len(outbox(tmp_path)) >= 1, ANSWER_SECONDS)
+        # She confirms her address as a player does: a reply to the welcome.
+        welcome = outbox(tmp_path)[0]
+        reply_to = str(welcome["Reply-To"])
+        pbm(config, "mail", "send", "--from", ALICE, "--to", reply_to, "--body", "", "Re: welcome")
         assert wait_for(lambda: len(outbox(tmp_path)) >= 2, ANSWER_SECONDS)
+        pbm(config, "mail", "send", "--from", ALICE, "quarto challenge alice pbmbot")
+        assert wait_for(lambda: len(outbox(tmp_path)) >= 3, ANSWER_SECONDS)
         board = [m for m in outbox(tmp_path) if "Board 101" in m["Subject"]]
         assert len(board) == 1 and "pbmbot (bot)" in body_of(board[0])
         assert moves(config, tmp_path) == []  # alice moves first: the bot waits
@@ -179,7 +185,7 @@ def test_a_bot_move_due_while_the_daemon_was_down_is_played_when_it_starts(
     config = write_config(tmp_path)
     pbm(config, "db", "init")
     pbm(config, "bot", "add", "pbmbot", "--level", "1")
-    pbm(config, "user", "add", "alice", ALICE, "--password", "secret")
+    pbm(config, "user", "add", "alice", ALICE, "--password", "secret", "--confirmed")
     pipe(config, "quarto challenge pbmbot alice")  # the bot moves first: due at once
     assert moves(config, tmp_path) == []  # taking mail in plays no bot move
     with serving(tmp_path, config):

@@ -368,14 +368,27 @@ local_part = "pbm"
 
 
 def sign_up(server: PbmServer, *users: str) -> dict[str, Postbox]:
-    """Sign `users` up by mail (password `secret`) and wait for each one's welcome;
-    their Postboxes, by userid."""
+    """Sign `users` up by mail (password `secret`), wait for each one's welcome and
+    confirm the address as its owner does: a reply to the welcome (its confirmation
+    request), to its Reply-To; wait for the confirmation. Their Postboxes, by userid."""
     boxes = {u: Postbox(server.stack, u) for u in users}
     for user in users:
         server.stack.send(user, "pbm@example.test", f"signup {user} secret")
     for user, box in boxes.items():
         welcome = box.wait_for(lambda m, u=user: str(m["Subject"]).endswith(f", {u}"), timeout=60)
         assert welcome, f"no welcome for {user}: {box.subjects()} {server.log()}"
+        server.stack.send(
+            user,
+            str(welcome[0]["Reply-To"]),
+            f"Re: {welcome[0]['Subject']}",
+            "\n",
+            headers={"In-Reply-To": str(welcome[0]["Message-ID"])},
+        )
+    for user, box in boxes.items():
+        done = box.wait_for(lambda m: "is confirmed for" in plain_text(m), timeout=60)
+        assert done, f"{user} not confirmed: {box.subjects()} {server.log()}"
+        # The box holds the welcome, as before consent; the confirmation is the helper's.
+        box.mail = [m for m in box.mail if m not in done]
     return boxes
 
 

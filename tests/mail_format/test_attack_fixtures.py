@@ -50,6 +50,11 @@ EXPECTED_ROBOT = {
     "mdn_read_receipt.eml": "delivery or disposition report (disposition-notification)",
     "token_in_foreign_message_id.eml": None,
     "dmarc_fail_token_reply.eml": None,
+    "consent_signups_at_victim.eml": None,
+    "consent_tournament_for_victim.eml": None,
+    "consent_message_500.eml": None,
+    "consent_signup_5000_addresses.eml": None,
+    "consent_forged_wrong_password.eml": None,
 }
 
 

@@ -175,10 +175,10 @@ def deliver(daemons: list[Daemon], first: int, sender: str, raw: bytes) -> None:
     raise AssertionError(f"no daemon took the message from {sender}")
 
 
-def message(sender: str, subject: str, message_id: str) -> bytes:
+def message(sender: str, subject: str, message_id: str, to: str = SERVER) -> bytes:
     msg = EmailMessage()
     msg["From"] = sender
-    msg["To"] = SERVER
+    msg["To"] = to
     msg["Subject"] = subject
     msg["Message-ID"] = message_id
     msg.set_content("\n")
@@ -209,12 +209,21 @@ def set_up_boards(engine: Engine, config: Config, boards: int) -> None:
     clock = SystemClock()
     ids = iter(range(1_000_000))
 
-    def send(userid: str, subject: str) -> None:
-        raw = message(address(userid), subject, f"<setup.{next(ids)}@players.example>")
+    def send(userid: str, subject: str, to: str = SERVER) -> None:
+        raw = message(address(userid), subject, f"<setup.{next(ids)}@players.example>", to)
         assert process_message(engine, raw, via="cli", clock=clock, config=config) == "done"
 
     for n in range(PLAYERS):
         send(f"p{n}", f"signup p{n} {PASSWORD}")
+        # Confirmed as a player confirms: a reply to the welcome, to its Reply-To.
+        with session_for(engine) as session:
+            welcome = session.exec(select(OutboxMail).order_by(col(OutboxMail.id).desc())).first()
+        assert welcome is not None
+        send(
+            f"p{n}",
+            "Re: welcome",
+            str(email.parser.BytesParser().parsebytes(welcome.raw)["Reply-To"]),
+        )
     for i in range(boards):
         a, b = pair(i)
         send(a, f"quarto challenge {a} {b}")

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import email
 import itertools
 import json
 import os
 import subprocess
+import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -16,7 +18,7 @@ from pathlib import Path
 
 import pytest
 from sqlalchemy.engine import Engine
-from sqlmodel import select
+from sqlmodel import SQLModel, select
 from typer.testing import CliRunner
 
 from pbm.cli import app
@@ -100,11 +102,59 @@ class Server:
     def to(self, address: str, mails: list[Sent]) -> list[Sent]:
         return [m for m in mails if address in m.to]
 
-    def signup(self, userid: str, password: str = "secret") -> str:
-        address = f"{userid}@players.example"
+    def signup(self, userid: str, password: str = "secret", address: str = "") -> str:
+        """Sign `userid` up from `address` (by default USERID@players.example) and
+        confirm the address the way its owner does: a reply to the welcome mail, which
+        is its confirmation request. Returns the address; the mails are read."""
+        address = address or f"{userid}@players.example"
         assert self.send(address, f"signup {userid} {password}") == "done"
+        self.confirm(address)
         self.new_mail()
         return address
+
+    def confirm(self, address: str) -> None:
+        """Answer the newest confirmation request mailed to `address` from it (an empty
+        reply to its Reply-To address, as a mail program sends it)."""
+        mine = address.lower()
+        requests = [
+            m for m in self.outbox() if mine in map(str.lower, m.to) and "confirm " in m.body
+        ]
+        assert requests, f"no confirmation request to {address}"
+        request = requests[-1].mail
+        reply_to = email.message_from_bytes(requests[-1].raw)["Reply-To"]
+        assert reply_to, f"the request to {address} has no Reply-To"
+        headers = {"In-Reply-To": request.message_id} if request.message_id else {}
+        assert self.send(address, "Re: confirm", "\n", to=reply_to, headers=headers) == "done"
+        answer = [m for m in self.outbox(after=requests[-1].id) if mine in map(str.lower, m.to)]
+        assert answer and "is confirmed for" in answer[-1].body, answer and answer[-1].body
+
+
+def flat(text: str) -> str:
+    """`text` with its line breaks and runs of spaces as single spaces: what a sentence
+    says, however a phrase was folded at 72 columns."""
+    return " ".join(text.split())
+
+
+@contextmanager
+def fresh_server(**settings: object) -> Iterator[Server]:
+    """A server on a new SQLite database in a temporary directory (for property tests,
+    whose examples each need one), with `settings` over the test defaults."""
+    with tempfile.TemporaryDirectory() as tmp:
+        config = Config(
+            **{
+                "data_dir": Path(tmp),
+                "database_url": f"sqlite:///{tmp}/p.sqlite3",
+                "server_address": SERVER,
+                "password_cost": 1,
+                **settings,
+            }
+        )
+        engine = make_engine(config.database_url)
+        SQLModel.metadata.create_all(engine)
+        try:
+            yield Server(engine=engine, config=config, clock=FrozenClock(START))
+        finally:
+            engine.dispose()
 
 
 @pytest.fixture(scope="session")

@@ -307,7 +307,8 @@ def _old_row(session: Session, userid: str, key: str, address: str) -> None:
     session.add(user)
     session.flush()
     assert user.id is not None
-    session.add(UserAddress(user_id=user.id, address=address))
+    # Confirmed, as the migration to consent marks the addresses players wrote from.
+    session.add(UserAddress(user_id=user.id, address=address, mailbox=address, confirmed_at=START))
 
 
 def test_rows_from_before_the_rule_keep_working(server: Server) -> None:

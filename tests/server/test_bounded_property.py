@@ -5,22 +5,18 @@ changed, no reader gets two mails about one board, and the answer is at most 256
 from __future__ import annotations
 
 import re
-import tempfile
 from collections import Counter
 from email.message import EmailMessage
 from email.utils import format_datetime
-from pathlib import Path
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from sqlmodel import SQLModel, select
+from sqlmodel import select
 
-from pbm.clock import FrozenClock
-from pbm.config import Config
 from pbm.output_limits import ANSWER_MAX_BYTES
-from pbm.store.db import make_engine, session_for
+from pbm.store.db import session_for
 from pbm.store.models import Game
-from tests.server.conftest import START, Server, legal_texts
+from tests.server.conftest import START, Server, fresh_server, legal_texts
 
 ALICE = "alice@players.example"
 STRANGER = "someone@elsewhere.example"
@@ -92,18 +88,9 @@ def _boards(server: Server) -> dict[int, tuple[int, str]]:
 )
 @given(data=st.data())
 def test_one_answer_plus_one_board_mail_per_changed_board(data: st.DataObject) -> None:
-    with tempfile.TemporaryDirectory() as tmp:
-        config = Config(
-            data_dir=Path(tmp),
-            database_url=f"sqlite:///{tmp}/p.sqlite3",
-            server_address="pbm@example.org",
-            password_cost=1,
-        )
-        engine = make_engine(config.database_url)
-        SQLModel.metadata.create_all(engine)
-        server = Server(engine=engine, config=config, clock=FrozenClock(START))
+    with fresh_server() as server:
         for userid in ("alice", "bob"):
-            server.send(f"{userid}@players.example", f"signup {userid} pw")
+            server.signup(userid, "pw")
         server.send(ALICE, "quarto challenge alice bob")
         server.send(ALICE, "quarto challenge alice bob")
         server.new_mail()
@@ -137,4 +124,3 @@ def test_one_answer_plus_one_board_mail_per_changed_board(data: st.DataObject) -
                 if sender not in m.to and _THREAD.search(m.raw.split(b"\n\n", 1)[0])
             )
             assert all(count == 1 for count in about.values()), about
-        engine.dispose()

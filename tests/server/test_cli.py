@@ -37,8 +37,8 @@ def test_db_upgrade_and_backup(cfg: Path) -> None:
 
 
 def test_users(cfg: Path) -> None:
-    ok("user", "add", "alice", "alice@x.example", "--password", "pw")
-    ok("user", "add", "bob", "bob@x.example", "--password", "pw")
+    ok("user", "add", "alice", "alice@x.example", "--password", "pw", "--confirmed")
+    ok("user", "add", "bob", "bob@x.example", "--password", "pw", "--confirmed")
     listed = json.loads(ok("user", "list", "--json"))
     assert [u["userid"] for u in listed] == ["alice", "bob"]
     assert "alice@x.example" in ok("user", "list")
@@ -53,8 +53,8 @@ def test_users(cfg: Path) -> None:
 
 
 def test_run_games_and_outbox(cfg: Path) -> None:
-    ok("user", "add", "alice", "alice@x.example", "--password", "pw")
-    ok("user", "add", "bob", "bob@x.example", "--password", "pw")
+    ok("user", "add", "alice", "alice@x.example", "--password", "pw", "--confirmed")
+    ok("user", "add", "bob", "bob@x.example", "--password", "pw", "--confirmed")
     out = ok("run", "quarto challenge alice bob", "--as", "alice")
     assert "Subject: New Quarto Board 101 alice" in out
     listed = json.loads(ok("game", "list", "--json"))
@@ -136,7 +136,7 @@ def test_a_typo_in_the_configuration_is_one_line_naming_it(tmp_path: Path) -> No
 def test_config_goes_before_the_command_and_wins_over_the_environment(
     cfg: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    ok("user", "add", "alice", "alice@x.example", "--password", "pw")
+    ok("user", "add", "alice", "alice@x.example", "--password", "pw", "--confirmed")
     bad = tmp_path / "bad.toml"
     bad.write_text("[sever]\n", encoding="utf-8")
     monkeypatch.setenv("PBM_CONFIG", str(bad))
@@ -169,8 +169,8 @@ def test_every_help_shows_no_stray_metavar() -> None:
 
 
 def test_game_replay_finds_and_fixes_a_wrong_cached_position(cfg: Path) -> None:
-    ok("user", "add", "alice", "alice@x.example", "--password", "pw")
-    ok("user", "add", "bob", "bob@x.example", "--password", "pw")
+    ok("user", "add", "alice", "alice@x.example", "--password", "pw", "--confirmed")
+    ok("user", "add", "bob", "bob@x.example", "--password", "pw", "--confirmed")
     ok("run", "quarto challenge alice bob", "--as", "alice")
     ok("run", "quarto move 101 alice pw give sdqf", "--as", "alice")
     good = json.loads(ok("game", "show", "quarto", "101", "--json"))["position"]

@@ -658,8 +658,8 @@ def test_the_limit_is_a_setting(server: Server) -> None:
 
 
 def test_the_cli_runs_the_command_and_export_keeps_the_tree_out(cfg: Path) -> None:
-    cli_ok("user", "add", "alice", "alice@x.example", "--password", "pw")
-    cli_ok("user", "add", "bob", "bob@x.example", "--password", "pw")
+    cli_ok("user", "add", "alice", "alice@x.example", "--password", "pw", "--confirmed")
+    cli_ok("user", "add", "bob", "bob@x.example", "--password", "pw", "--confirmed")
     cli_ok("run", "quarto challenge alice bob", "--as", "alice")
     body = "give SDQF; a1 TLRH\ngive SDRF; a1 TLQH"
     out = cli_ok("run", "quarto conditional 101 bob pw", "--as", "bob", "--body", body)

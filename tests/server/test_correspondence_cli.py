@@ -14,8 +14,8 @@ runner = CliRunner()
 
 
 def _finished_game() -> None:
-    ok("user", "add", "alice", "alice@x.example", "--password", "pw")
-    ok("user", "add", "bob", "bob@x.example", "--password", "pw")
+    ok("user", "add", "alice", "alice@x.example", "--password", "pw", "--confirmed")
+    ok("user", "add", "bob", "bob@x.example", "--password", "pw", "--confirmed")
     ok("run", "quarto challenge alice bob", "--as", "alice")
     ok("run", "quarto move 101 alice pw give sdqf", "--as", "alice")
     ok("run", "quarto move 101 bob pw a1 give tdqf", "--as", "bob")
@@ -24,7 +24,9 @@ def _finished_game() -> None:
 
 def test_jobs_run_once(cfg: Path) -> None:
     _finished_game()
-    assert ok("jobs", "run").strip() == "vacations_ended=0 forfeits=0 nags=0 digests=0 bot_moves=0"
+    assert ok("jobs", "run").strip() == (
+        "vacations_ended=0 forfeits=0 nags=0 digests=0 unconfirmed=0 bot_moves=0"
+    )
     assert json.loads(ok("jobs", "run", "--json"))["nags"] == 0
 
 
@@ -59,7 +61,7 @@ def test_export_preview_import(cfg: Path, tmp_path: Path) -> None:
 
 
 def test_vacation_by_the_administrator(cfg: Path) -> None:
-    ok("user", "add", "alice", "alice@x.example", "--password", "pw")
+    ok("user", "add", "alice", "alice@x.example", "--password", "pw", "--confirmed")
     # A new account starts with the documented allowance ([vacation] start_days, 7).
     assert ok("vacation", "alice") == "alice: not on vacation; 7.0 vacation days left\n"
     assert (

@@ -17,6 +17,7 @@ def load(name: str, **values: str) -> bytes:
 @pytest.fixture
 def started(server: Server) -> Server:
     assert server.process(load("plain_signup.eml")) == "done"
+    server.confirm("alice@players.example")
     server.signup("bob")
     assert server.process(load("alternative_challenge.eml")) == "done"
     return server

@@ -196,6 +196,7 @@ def test_the_tutorial_is_what_a_first_game_brings(server: Server) -> None:
     alice, bob = "alice@players.example", "bob@players.example"
     assert server.send(alice, "signup alice secret") == "done"
     assert server.new_mail()[0].subject in subjects  # the welcome
+    server.confirm(alice)  # the tutorial's reply to it
     server.signup("bob", "hunter2")
     assert server.send(alice, "quarto challenge alice bob") == "done"
     new = server.new_mail()

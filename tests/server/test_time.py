@@ -16,6 +16,8 @@ from tests.server.conftest import Server, board_row, legal_texts
 
 DAY = timedelta(days=1)
 HOUR = timedelta(hours=1)
+# What a run of the jobs reports when nothing was due.
+NOTHING_DUE = {"vacations_ended": 0, "forfeits": 0, "nags": 0, "digests": 0, "unconfirmed": 0}
 
 
 @pytest.fixture
@@ -52,7 +54,7 @@ def test_default_nag_at_7_days_forfeit_at_21_once_each(server: Server) -> None:
     server.clock.advance(7 * DAY - HOUR)
     assert run_jobs(server)["nags"] == 0
     server.clock.advance(HOUR)
-    assert run_jobs(server) == {"vacations_ended": 0, "forfeits": 0, "nags": 1, "digests": 0}
+    assert run_jobs(server) == {**NOTHING_DUE, "nags": 1}
     [nag] = server.new_mail()
     assert nag.to == [bob]
     assert nag.subject == "Nag: Quadrature Board 101 bob"
@@ -84,7 +86,7 @@ def test_default_nag_at_7_days_forfeit_at_21_once_each(server: Server) -> None:
         assert "Subscribers: bob" in m.body
     row = board_row(server, "quadrature")
     assert row.status == "finished" and row.winner == 0
-    assert run_jobs(server) == {"vacations_ended": 0, "forfeits": 0, "nags": 0, "digests": 0}
+    assert run_jobs(server) == NOTHING_DUE
 
 
 def test_a_job_missed_while_down_runs_once(server: Server) -> None:
@@ -95,7 +97,7 @@ def test_a_job_missed_while_down_runs_once(server: Server) -> None:
     assert run_jobs(server)["nags"] == 1
     assert run_jobs(server)["nags"] == 0
     server.clock.advance(30 * DAY)  # down again past the forfeit: forfeit, no nag
-    assert run_jobs(server) == {"vacations_ended": 0, "forfeits": 1, "nags": 0, "digests": 0}
+    assert run_jobs(server) == {**NOTHING_DUE, "forfeits": 1}
     assert all("forfeits" in m.body for m in server.new_mail()[1:])
 
 
@@ -219,7 +221,7 @@ def test_vacation_pauses_the_clocks(server: Server) -> None:
     assert started.subject == "Vacation bob"
     assert "30 days of vacation are left" in started.body
     server.clock.advance(20 * DAY)
-    assert run_jobs(server) == {"vacations_ended": 0, "forfeits": 0, "nags": 0, "digests": 0}
+    assert run_jobs(server) == NOTHING_DUE
     server.send(bob, "vacation bob secret status")
     assert "10 days of vacation are left" in server.new_mail()[0].body
     server.send(bob, "vacation bob secret stop")

@@ -17,7 +17,7 @@ from alembic import op
 from pbm.store.types import UTCDateTime
 
 revision = "0014"
-down_revision = "0012"
+down_revision = "0013"
 branch_labels = None
 depends_on = None
 

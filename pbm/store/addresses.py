@@ -1,0 +1,100 @@
+"""Queries of consent (pbm.services.consent): addresses by mailbox and by confirmation
+token, and the refusals a mailbox has sent. No commits here."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import datetime
+
+from sqlmodel import Session, col, select
+
+from pbm.store.models import AddressRefusal, GamePlayer, User, UserAddress
+from pbm.store.models_correspondence import MailPreference
+from pbm.store.models_tournament import TournamentEntry
+
+
+def rows_of(session: Session, user_id: int) -> list[UserAddress]:
+    query = (
+        select(UserAddress)
+        .where(UserAddress.user_id == user_id)
+        .order_by(col(UserAddress.position))
+    )
+    return list(session.exec(query))
+
+
+def by_confirm_token(session: Session, token: str) -> UserAddress | None:
+    query = select(UserAddress).where(UserAddress.confirm_token == token)
+    return session.exec(query).first()
+
+
+def confirmed_in(session: Session, mailbox: str) -> list[UserAddress]:
+    """The confirmed addresses of every account that reach `mailbox`."""
+    query = select(UserAddress).where(
+        UserAddress.mailbox == mailbox, col(UserAddress.confirmed_at).is_not(None)
+    )
+    return list(session.exec(query))
+
+
+def confirmed_mailboxes(session: Session, mailboxes: Sequence[str]) -> set[str]:
+    """Those of `mailboxes` that some account has confirmed."""
+    if not mailboxes:
+        return set()
+    query = select(UserAddress.mailbox).where(
+        col(UserAddress.mailbox).in_(list(mailboxes)), col(UserAddress.confirmed_at).is_not(None)
+    )
+    return set(session.exec(query))
+
+
+def refusers_of(session: Session, mailbox: str) -> set[str]:
+    """The userid keys of the accounts `mailbox` said "not me" to."""
+    query = (
+        select(AddressRefusal.userid_key)
+        .where(AddressRefusal.mailbox == mailbox)
+        .order_by(col(AddressRefusal.refused_at))
+    )
+    return set(session.exec(query))
+
+
+def add_refusal(session: Session, mailbox: str, userid_key: str, at: datetime) -> None:
+    if userid_key not in refusers_of(session, mailbox):
+        session.add(AddressRefusal(mailbox=mailbox, userid_key=userid_key, refused_at=at))
+
+
+def unconfirmed_users(session: Session, created_before: datetime) -> list[User]:
+    """Accounts (not bots, not removed) created before `created_before` that have no
+    confirmed address."""
+    confirmed = select(UserAddress.user_id).where(col(UserAddress.confirmed_at).is_not(None))
+    query = (
+        select(User)
+        .where(
+            col(User.created_at) < created_before,
+            col(User.bot).is_(False),
+            col(User.disabled).is_(False),
+            col(User.id).not_in(confirmed),
+        )
+        .order_by(col(User.id))
+    )
+    return list(session.exec(query))
+
+
+def acquainted(session: Session, user_id: int, other_ids: Sequence[int]) -> set[int]:
+    """Those of `other_ids` who share a board (as players) or a tournament (as entrants)
+    with `user_id`."""
+    mine_games = select(GamePlayer.game_id).where(GamePlayer.user_id == user_id)
+    boards = select(GamePlayer.user_id).where(
+        col(GamePlayer.game_id).in_(mine_games), col(GamePlayer.user_id).in_(list(other_ids))
+    )
+    mine_cups = select(TournamentEntry.tournament_id).where(TournamentEntry.user_id == user_id)
+    cups = select(TournamentEntry.user_id).where(
+        col(TournamentEntry.tournament_id).in_(mine_cups),
+        col(TournamentEntry.user_id).in_(list(other_ids)),
+    )
+    return set(session.exec(boards)) | set(session.exec(cups))
+
+
+def open_to_anyone(session: Session, user_ids: Sequence[int]) -> set[int]:
+    """Those of `user_ids` who take `message`s from players they share nothing with."""
+    query = select(MailPreference.user_id).where(
+        col(MailPreference.user_id).in_(list(user_ids)), col(MailPreference.messages_anyone)
+    )
+    return set(session.exec(query))
