@@ -95,7 +95,8 @@ from pbm.services.accounts import create_user
 from pbm.services.boards import replay
 from pbm.services.challenges import create_game
 from pbm.services.context import Context
-from pbm.store.db import init_db, make_engine, session_for
+from pbm.store.engine import make_engine, session_for
+from pbm.store.schema import init_db
 from pbm.texts import use_templates
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 from sqlalchemy import text
 
 from pbm.store import queries
-from pbm.store.db import make_engine, session_for
+from pbm.store.engine import make_engine, session_for
 from tests import pg_cluster
 from tests.server.conftest import Server, board_row, legal_texts
 from tests.server.test_full_games import test_full_game  # noqa: F401 (run here too)

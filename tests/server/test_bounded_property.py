@@ -18,7 +18,7 @@ from sqlmodel import SQLModel, select
 from pbm.clock import FrozenClock
 from pbm.config import Config
 from pbm.output_limits import ANSWER_MAX_BYTES
-from pbm.store.db import make_engine, session_for
+from pbm.store.engine import make_engine, session_for
 from pbm.store.models import Game
 from tests.server.conftest import START, Server, legal_texts
 

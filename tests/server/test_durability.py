@@ -25,41 +25,38 @@ from sqlalchemy.exc import DBAPIError, IntegrityError, OperationalError
 from sqlmodel import select
 from typer.testing import CliRunner
 
-import pbm.store.db as store_db
 from pbm.cli import app
 from pbm.clock import FrozenClock
 from pbm.config import Config
 from pbm.errors import StoreUnavailable
 from pbm.intake import RETRY, Backoff, process_inbound, retry_failed
 from pbm.mailstore import DbInbox
-from pbm.store.db import init_db, make_engine, session_for, store_failure
+from pbm.store.engine import make_engine, session_for
+from pbm.store.failures import Failure, classify, file_failure
 from pbm.store.models import Game, InboundMessage, Move
+from pbm.store.schema import init_db
 from tests.server.conftest import SERVER, START, Server, legal_texts, small_tmpfs
 
 runner = CliRunner()
 
 
-@pytest.fixture
-def quick(monkeypatch: pytest.MonkeyPatch) -> None:
-    """A busy timeout of 0.1 s (read when an engine connects), so a held lock fails fast."""
-    monkeypatch.setattr(store_db, "BUSY_TIMEOUT_MS", 100)
-
-
 def sqlite_server(directory: Path) -> Server:
-    """A migrated SQLite database in `directory`, served on the frozen clock."""
+    """A migrated SQLite database in `directory`, served on the frozen clock, with a busy
+    timeout of 0.1 s, so that a held lock fails fast."""
     config = Config(
         data_dir=directory,
         database_url=f"sqlite:///{directory / 'pbm.sqlite3'}",
         server_address=SERVER,
         password_cost=4,
+        busy_timeout_seconds=0.1,
     )
-    engine = make_engine(config.database_url)
+    engine = make_engine(config.database_url, busy_timeout=config.busy_timeout_seconds)
     init_db(engine)
     return Server(engine=engine, config=config, clock=FrozenClock(START))
 
 
 @pytest.fixture
-def db(tmp_path: Path, quick: None) -> Iterator[Server]:
+def db(tmp_path: Path) -> Iterator[Server]:
     """A SQLite server with a short busy timeout (these failures are SQLite's own)."""
     server = sqlite_server(tmp_path)
     yield server
@@ -113,44 +110,51 @@ def test_real_failures_are_sorted_by_kind(db: Server, tmp_path: Path) -> None:
         locked = raise_of(lambda: run(db.engine, "SELECT 1"))
     # (raised by the driver itself: pbm's engine issues BEGIN IMMEDIATE straight to it)
     assert isinstance(locked, sqlite3.OperationalError | OperationalError)
-    assert store_failure(locked) == "busy"
+    assert classify(locked) is Failure.BUSY
 
     garbage = tmp_path / "garbage.sqlite3"
     garbage.write_bytes(b"this is no database at all " * 100)
     engine = make_engine(f"sqlite:///{garbage}")
     not_a_db = raise_of(lambda: run(engine, "SELECT 1"))
     engine.dispose()
-    assert store_failure(not_a_db) == "unavailable"
+    assert classify(not_a_db) is Failure.UNAVAILABLE
 
     missing_table = raise_of(lambda: run(db.engine, "SELECT * FROM no_such_table"))
-    assert store_failure(missing_table) == "schema"
+    assert classify(missing_table) is Failure.SCHEMA
 
     # Bugs stay bugs: bad SQL, a broken constraint.
-    assert store_failure(raise_of(lambda: run(db.engine, "SELEKT 1"))) is None
+    assert classify(raise_of(lambda: run(db.engine, "SELEKT 1"))) is Failure.BUG
     run(db.engine, "INSERT INTO alembic_version VALUES ('dup')")
     duplicate = raise_of(lambda: run(db.engine, "INSERT INTO alembic_version VALUES ('dup')"))
-    assert isinstance(duplicate, IntegrityError) and store_failure(duplicate) is None
+    assert isinstance(duplicate, IntegrityError) and classify(duplicate) is Failure.BUG
     run(db.engine, "DELETE FROM alembic_version WHERE version_num = 'dup'")
 
     full = make_engine(db.config.database_url)
     event.listen(full, "connect", lambda conn, _r: conn.execute("PRAGMA max_page_count=1"))
     disk_full = raise_of(lambda: run(full, "CREATE TABLE filler (x)"))
     full.dispose()
-    assert isinstance(disk_full, DBAPIError) and store_failure(disk_full) == "full"
+    assert isinstance(disk_full, DBAPIError) and classify(disk_full) is Failure.FULL
 
     read_only = make_engine(f"sqlite:///file:{db_path(db)}?mode=ro&uri=true")
     denied = raise_of(lambda: run(read_only, "CREATE TABLE nope (x)"))
     read_only.dispose()
-    assert store_failure(denied) == "permission"
+    assert classify(denied) is Failure.PERMISSION
 
-    assert store_failure(OSError(errno.ENOSPC, "No space left on device")) == "full"
-    assert store_failure(PermissionError(errno.EACCES, "Permission denied")) == "permission"
-    assert store_failure(StoreUnavailable("gone")) == "unavailable"
-    assert store_failure(RuntimeError("a bug")) is None
+    # An OSError is the store's only where the store raised it, on its own files.
+    assert classify(OSError(errno.ENOSPC, "No space left on device")) is Failure.BUG
+    assert classify(FileNotFoundError(errno.ENOENT, "No such file", "help.txt")) is Failure.BUG
+    with pytest.raises(StoreUnavailable) as raised, file_failure():
+        raise OSError(errno.ENOSPC, "No space left on device", str(db_path(db)))
+    assert classify(raised.value) is Failure.FULL
+    with pytest.raises(StoreUnavailable) as raised, file_failure():
+        raise PermissionError(errno.EACCES, "Permission denied", str(db_path(db)))
+    assert classify(raised.value) is Failure.PERMISSION
+    assert classify(StoreUnavailable("gone")) is Failure.UNAVAILABLE
+    assert classify(RuntimeError("a bug")) is Failure.BUG
     # A bug raised *from* a store failure is that store failure.
     wrapped = RuntimeError("while storing")
     wrapped.__cause__ = locked
-    assert store_failure(wrapped) == "busy"
+    assert classify(wrapped) is Failure.BUSY
 
 
 # --- the pipe: nothing kept, the MTA delivers again -----------------------------------
@@ -321,7 +325,7 @@ def fill(directory: Path) -> Path:
     return filler
 
 
-def test_a_move_on_a_briefly_full_disk_is_processed_later(tiny_fs: Path, quick: None) -> None:
+def test_a_move_on_a_briefly_full_disk_is_processed_later(tiny_fs: Path) -> None:
     server = sqlite_server(tiny_fs)
     try:
         alice, command = _game(server)
