@@ -8,9 +8,11 @@ is code by definition."""
 
 from __future__ import annotations
 
+import dataclasses
 import errno
 import json
 import os
+import shutil
 import sqlite3
 import threading
 from collections.abc import Iterator
@@ -27,7 +29,7 @@ from typer.testing import CliRunner
 
 from pbm.cli import app
 from pbm.clock import FrozenClock
-from pbm.config import Config
+from pbm.config import PACKAGE_TEMPLATES, Config
 from pbm.errors import StoreUnavailable
 from pbm.intake import RETRY, Backoff, process_inbound, retry_failed
 from pbm.mailstore import DbInbox
@@ -35,6 +37,7 @@ from pbm.store.engine import make_engine, session_for
 from pbm.store.failures import Failure, classify, file_failure
 from pbm.store.models import Game, InboundMessage, Move
 from pbm.store.schema import init_db
+from pbm.texts import use_templates
 from tests.server.conftest import SERVER, START, Server, legal_texts, small_tmpfs
 
 runner = CliRunner()
@@ -390,3 +393,51 @@ def test_only_a_bug_is_failed_and_mail_failed_shows_it(
     table = runner.invoke(app, ["mail", "failed"]).stdout
     assert "<bug.1@players>" in table and "RuntimeError: a bug in help" in table
     assert "dave@" not in table
+
+
+# --- an OSError outside the store is a bug, failed on the first try --------------------
+
+
+def failed_at_once(server: Server, subject: str) -> list[InboundMessage]:
+    """`subject` mailed twice, stored then processed and piped: both rows as they end."""
+    inbox = DbInbox(server.engine, server.clock, server.config)
+    stored, _ = inbox.store_now(server.raw("carol@players.example", subject), "lmtp")
+    assert process_inbound(server.engine, stored, clock=server.clock, config=server.config) == (
+        "failed"
+    )
+    piped = server.raw("dave@players.example", subject, message_id="<piped.1@players>")
+    assert server.process(piped) == "failed"
+    rows = inbound(server)
+    for row in rows:
+        assert row.status == "failed" and row.attempts == 0 and row.next_attempt_at is None
+        assert "Traceback (most recent call last)" in (row.error or "")
+    return rows
+
+
+def test_a_missing_template_fails_the_message_with_its_traceback(
+    db: Server, tmp_path: Path
+) -> None:
+    templates = tmp_path / "templates"
+    shutil.copytree(PACKAGE_TEMPLATES, templates)
+    (templates / "help.txt").unlink()
+    server = dataclasses.replace(db, config=dataclasses.replace(db.config, templates_dir=templates))
+    try:
+        rows = failed_at_once(server, "help")
+    finally:
+        use_templates(PACKAGE_TEMPLATES)
+    for row in rows:
+        first = (row.error or "").splitlines()[0]
+        assert first.startswith("FileNotFoundError: ") and "help.txt" in first
+
+
+def test_an_os_error_in_a_command_is_a_bug_even_a_full_disk(
+    db: Server, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import pbm.commands.account as account
+
+    def full_elsewhere(self: object, ctx: object, inv: object) -> None:
+        raise OSError(errno.ENOSPC, "No space left on device", "/var/spool/pictures/1.png")
+
+    monkeypatch.setattr(account.Help, "run", full_elsewhere)
+    for row in failed_at_once(db, "help"):
+        assert (row.error or "").startswith("OSError: [Errno 28] No space left on device")
