@@ -10,8 +10,8 @@ The store failing never loses or bounces mail: the listeners answer 451 and the 
 intake leaves the message in its folder; a stored message whose processing met a store
 failure waits for its retry (pbm.intake); the workers back off while the store
 is unavailable. On SQLite the daemon keeps to the database file it started with
-(pbm.store.database_file.DatabaseFile): deleted or replaced, it is noticed before the next message,
-and mail waits until a pbm database is back at that path.
+(pbm.store.database_file.DatabaseFile): deleted or replaced, it is noticed before the
+next message, and mail waits until a pbm database is back at that path.
 
 Scale-out (docs/scale-out.md): on PostgreSQL any number of daemons share one database.
 Each registers a heartbeat row and claims the messages it processes and the mails it

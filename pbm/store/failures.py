@@ -98,8 +98,9 @@ def classify(exc: BaseException) -> Failure:
 
 
 def _kind_of(exc: BaseException) -> Failure | None:
-    if isinstance(exc, StoreUnavailable):
-        return Failure(exc.kind)
+    if isinstance(exc, StoreUnavailable):  # the store's trouble, whatever its kind says
+        known = exc.kind in Failure.__members__.values() and exc.kind != Failure.BUG
+        return Failure(exc.kind) if known else Failure.UNAVAILABLE
     if isinstance(exc, sa_exc.TimeoutError):  # no pooled connection came free in time
         return Failure.BUSY
     if isinstance(exc, sa_exc.DBAPIError):
