@@ -310,3 +310,25 @@ def test_serve_on_a_lost_database_ends_with_one_line(tmp_path: Path) -> None:
         f"error: the database file {database} does not exist: create it with `pbm db init`"
     )
     assert not database.exists()
+
+
+def test_a_data_directory_that_cannot_be_made_is_a_store_failure(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An OS error on the database's own directory (not any OS error) stops the command
+    with one line naming the path; the pipe's sender keeps the mail."""
+    (tmp_path / "afile").write_text("not a directory\n", encoding="utf-8")
+    config = tmp_path / "pbm.toml"
+    config.write_text(
+        f'[server]\naddress = "pbm@example.org"\ndata_dir = "{tmp_path / "afile" / "var"}"\n',
+        encoding="utf-8",
+    )
+    monkeypatch.setenv("PBM_CONFIG", str(config))
+    made = runner.invoke(app, ["db", "init"])
+    assert made.exit_code == 69
+    assert one_error_line(made) == (
+        f"error: [Errno 20] Not a directory: '{tmp_path / 'afile' / 'var'}'"
+    )
+    assert isinstance(made.exception, SystemExit)
+    piped = runner.invoke(app, ["mail", "process"], input=RAW)
+    assert piped.exit_code == 75 and "create it with `pbm db init`" in one_error_line(piped)
