@@ -30,8 +30,9 @@ from pbm.jobs import apply_bot_answer, bot_task, due_bot_turns
 from pbm.services import bots
 from pbm.services.context import Context
 from pbm.store.bots import BotTurn
-from pbm.store.db import init_db, make_engine, session_for
+from pbm.store.engine import make_engine, session_for
 from pbm.store.models import Game
+from pbm.store.schema import init_db
 
 SERVER = "pbm@example.org"
 

@@ -31,8 +31,9 @@ from pbm.clock import FrozenClock
 from pbm.config import Config
 from pbm.intake import process_message
 from pbm.jobs import run_due
-from pbm.store.db import init_db, make_engine, session_for
+from pbm.store.engine import make_engine, session_for
 from pbm.store.models import OutboxMail
+from pbm.store.schema import init_db
 
 ATTACKS = Path(__file__).resolve().parent.parent / "tests" / "data" / "mail" / "attacks"
 START = datetime(2026, 12, 7, 11, 0, tzinfo=UTC)

@@ -36,8 +36,9 @@ from pbm.mailstore import DbOutbox
 from pbm.pipeline import queue_replies
 from pbm.services.accounts import create_user
 from pbm.services.context import Context, Reply
-from pbm.store.db import init_db, make_engine, session_for
+from pbm.store.engine import make_engine, session_for
 from pbm.store.models_mail import BounceEvent, MailboxHealth
+from pbm.store.schema import init_db
 from pbm.texts import use_templates
 from tests.bounce_mails import arf, dsn
 

@@ -35,8 +35,9 @@ from pbm.services.boards import load_board
 from pbm.services.context import Context
 from pbm.services.passwords import hash_password, verify_password
 from pbm.store import queries
-from pbm.store.db import init_db, make_engine, session_for
+from pbm.store.engine import make_engine, session_for
 from pbm.store.models import Game, GamePlayer, Move, User, UserAddress
+from pbm.store.schema import init_db
 
 START = datetime(2026, 1, 1, tzinfo=UTC)
 PASSWORD = "pw"

@@ -28,8 +28,9 @@ from pbm.clock import FrozenClock
 from pbm.config import Config
 from pbm.intake import process_message
 from pbm.services.passwords import verify_password
-from pbm.store.db import init_db, make_engine, session_for
+from pbm.store.engine import make_engine, session_for
 from pbm.store.models import User
+from pbm.store.schema import init_db
 
 WARM_UP = 20
 MOVES = 40

@@ -32,7 +32,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from pbm.store.db import init_db, make_engine
+from pbm.store.engine import make_engine
+from pbm.store.schema import init_db
 from tests import pg_cluster
 from tests.pg.test_scale_out_daemons import (
     PASSWORD,

@@ -96,7 +96,8 @@ from pbm.services.boards import replay
 from pbm.services.challenges import create_game
 from pbm.services.consent import confirm
 from pbm.services.context import Context
-from pbm.store.db import init_db, make_engine, session_for
+from pbm.store.engine import make_engine, session_for
+from pbm.store.schema import init_db
 from pbm.texts import use_templates
 
 ROOT = Path(__file__).resolve().parents[1]

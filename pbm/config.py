@@ -193,6 +193,9 @@ class Config:
     database_url: Annotated[str, In("store", "database_url")] = Field(
         default_factory=lambda given: f"sqlite:///{given.get('data_dir', '.')}/pbm.sqlite3"
     )
+    # How long a SQLite transaction waits for another process's write lock before the
+    # store counts as busy (the message then waits and is tried again).
+    busy_timeout_seconds: Annotated[float, In("store", "busy_timeout_seconds")] = 10.0
     # The address players mail their commands to; replies come from it.
     server_address: Annotated[str, In("server", "address")] = "pbm@localhost"
     server_name: Annotated[str, In("server", "name")] = "PBeM Server"

@@ -10,8 +10,8 @@ The store failing never loses or bounces mail: the listeners answer 451 and the 
 intake leaves the message in its folder; a stored message whose processing met a store
 failure waits for its retry (pbm.intake); the workers back off while the store
 is unavailable. On SQLite the daemon keeps to the database file it started with
-(pbm.store.db.DatabaseFile): deleted or replaced, it is noticed before the next message,
-and mail waits until a pbm database is back at that path.
+(pbm.store.database_file.DatabaseFile): deleted or replaced, it is noticed before the
+next message, and mail waits until a pbm database is back at that path.
 
 Scale-out (docs/scale-out.md): on PostgreSQL any number of daemons share one database.
 Each registers a heartbeat row and claims the messages it processes and the mails it
@@ -62,17 +62,10 @@ from pbm.mail.smtp_out import MaildirTransport, OutboxSender, RetryPolicy, SmtpR
 from pbm.mailstore import DbInbox, DbOutbox, WriteLock
 from pbm.services.bots import Answer, BotQueue, think
 from pbm.store import claims
-from pbm.store.db import (
-    DatabaseFile,
-    creation_marker,
-    describe_failure,
-    ensure_schema,
-    make_engine,
-    mark_created,
-    session_for,
-    store_failure,
-    unavailable_on_failure,
-)
+from pbm.store.database_file import DatabaseFile
+from pbm.store.engine import creation_marker, make_engine, mark_created, session_for
+from pbm.store.failures import classify, describe_failure, unavailable_on_failure
+from pbm.store.schema import ensure_schema
 
 T = TypeVar("T")
 log = logging.getLogger("pbm.daemon")
@@ -133,7 +126,10 @@ class Daemon:
             creation_marker(self.database_file.path).exists()
         )
         self.engine = make_engine(
-            config.database_url, watch=self.database_file, create=self.first_run
+            config.database_url,
+            watch=self.database_file,
+            create=self.first_run,
+            busy_timeout=config.busy_timeout_seconds,
         )
         self.shared = claims.is_postgres(self.engine)  # other daemons may share the store
         # see pbm.mailstore: one writer at a time on SQLite, claims on PostgreSQL
@@ -442,7 +438,7 @@ class Daemon:
                 if ran:  # which daemon ran which due time, for the operator
                     log.info(kv("job_ran", job=job.name))
             except Exception as exc:
-                if store_failure(exc) is None:
+                if not classify(exc).temporary:
                     log.exception(kv("job_failed", job=job.name, error=repr(exc)))
                 else:  # due work is still due next time
                     log.warning(
@@ -520,7 +516,7 @@ class Daemon:
             return apply_bot_answer(self.engine, self.clock, self.config, answer)
 
     def _bot_failure(self, event: str, exc: Exception) -> None:
-        if store_failure(exc) is None:
+        if not classify(exc).temporary:
             log.exception(kv(event, error=repr(exc)))
         else:  # the move is still due, and is thought again
             log.warning(kv(event, error=describe_failure(exc)))

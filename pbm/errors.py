@@ -2,7 +2,7 @@
 
 Anything that is not a PbmError (or a game's GameError) is a bug: the message that
 caused it is rolled back, marked failed and kept for `pbm mail retry`; except a failure
-of the store (StoreUnavailable, or what pbm.store.db.store_failure recognises), which is
+of the store (StoreUnavailable, or what pbm.store.failures.classify recognises), which is
 temporary: the message waits and is tried again.
 """
 
@@ -71,7 +71,7 @@ class StoreUnavailable(Exception):
     exits 75, the listeners answer 451, a stored message is tried again later.
 
     `kind` sorts the failures for the exit codes of the admin commands (see
-    pbm.store.db.store_failure): busy, full, io, permission, unavailable, schema."""
+    pbm.store.failures.Failure): busy, full, io, permission, unavailable, schema."""
 
     def __init__(self, message: str, kind: str = "unavailable") -> None:
         super().__init__(message)

@@ -4,7 +4,7 @@ transaction. The daemon (IMAP, LMTP) stores first and processes each message aft
 its sender keeps the message until that commits.
 
 Two kinds of failure, kept apart:
-- the store failed (locked, disk full, I/O, missing schema: pbm.store.db.store_failure):
+- the store failed (locked, disk full, I/O, missing schema: pbm.store.failures.classify):
   nothing of the message's work is kept and the message waits. A stored message goes
   back to `new` with `attempts` counted and `next_attempt_at` pushed back (30 s doubling
   to an hour; after two days it is marked failed with the reason); the pipe raises
@@ -39,14 +39,10 @@ from pbm.logfmt import kv
 from pbm.mail.inbound import parse_message
 from pbm.pipeline import StoredMessage, handle_message
 from pbm.store import claims, queries
-from pbm.store.db import (
-    describe_failure,
-    session_for,
-    store_failure,
-    table_of,
-    unavailable_on_failure,
-)
+from pbm.store.engine import session_for
+from pbm.store.failures import classify, describe_failure, unavailable_on_failure
 from pbm.store.models import InboundMessage
+from pbm.store.types import table_of
 
 log = logging.getLogger(__name__)
 
@@ -199,7 +195,7 @@ def _process(
             session.commit()
             return status
         except Exception as exc:
-            if store_failure(exc) is not None:
+            if classify(exc).temporary:
                 raise
             if claims.conflict(exc):  # a unique key another daemon took meanwhile
                 raise StoreUnavailable(describe_failure(exc), "busy") from exc

@@ -40,7 +40,8 @@ from pbm.services.timeouts import apply, due
 from pbm.services.vacation import account, exhausted, running_end, stop
 from pbm.store import addresses, claims, queries
 from pbm.store.bots import BotTurn
-from pbm.store.db import session_for, unavailable_on_failure
+from pbm.store.engine import session_for
+from pbm.store.failures import unavailable_on_failure
 from pbm.store.models import Game, User
 from pbm.texts import phrase, use_templates
 

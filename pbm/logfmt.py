@@ -62,6 +62,6 @@ def setup_logging(level: str = "INFO") -> None:
     # aioimaplib logs every IMAP line at DEBUG/INFO; keep it to warnings
     logging.getLogger("aioimaplib").setLevel(logging.WARNING)
     logging.getLogger("mail.log").setLevel(logging.WARNING)
-    # alembic announces its plugins and dialect at INFO on every start; pbm.store.db logs
+    # alembic announces its plugins and dialect at INFO on every start; pbm.store.schema logs
     # the one line that matters (event=schema_upgraded)
     logging.getLogger("alembic").setLevel(logging.WARNING)

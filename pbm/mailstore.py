@@ -11,7 +11,7 @@ still covers other processes (`pbm mail process` from a pipe, the CLI). On Postg
 there is no such lock (the daemon passes a null one): the work is claimed in the
 database (pbm.store.claims), so several threads and several daemons share it.
 
-A store failure (pbm.store.db.store_failure) leaves here as StoreUnavailable, so the
+A store failure (pbm.store.failures.classify) leaves here as StoreUnavailable, so the
 listeners answer 451 and the IMAP intake leaves the message in the folder.
 """
 
@@ -45,7 +45,9 @@ from pbm.services.outbox import (
     recipients_of,
 )
 from pbm.store import claims
-from pbm.store.db import DatabaseFile, session_for, unavailable_on_failure
+from pbm.store.database_file import DatabaseFile
+from pbm.store.engine import session_for
+from pbm.store.failures import unavailable_on_failure
 from pbm.store.models import InboundMessage, OutboxMail
 
 # How the daemon's own intake stores messages; see DbInbox.pending_ids.

@@ -36,7 +36,7 @@ _._client_task
 _.handle_DATA
 
 # SQLAlchemy TypeDecorator hooks (pbm/store/types.py); sqlite3's connection attribute
-# (pbm/store/db.py).
+# (pbm/store/engine.py).
 _.impl
 _.cache_ok
 _.process_bind_param

@@ -147,7 +147,7 @@ def truncate_all(url: str) -> None:
     """Empty every table but alembic's (much faster than a new database per test)."""
     from sqlalchemy import text
 
-    from pbm.store.db import make_engine
+    from pbm.store.engine import make_engine
 
     engine = make_engine(url)
     try:

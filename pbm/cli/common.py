@@ -31,11 +31,20 @@ from typer.core import TyperGroup
 
 from pbm.clock import SystemClock
 from pbm.config import Config, ConfigError, load_config
-from pbm.errors import EX_CONFIG, EX_TEMPFAIL, EX_UNAVAILABLE, EXIT_OF_KIND, PbmError
+from pbm.errors import (
+    EX_CONFIG,
+    EX_TEMPFAIL,
+    EX_UNAVAILABLE,
+    EXIT_OF_KIND,
+    PbmError,
+    StoreUnavailable,
+)
 from pbm.games import GameError
 from pbm.pipeline import queue_replies
 from pbm.services.context import Context
-from pbm.store.db import describe_failure, ensure_schema, make_engine, session_for, store_failure
+from pbm.store.engine import make_engine, session_for
+from pbm.store.failures import Failure, classify, describe_failure
+from pbm.store.schema import ensure_schema
 from pbm.texts import use_templates
 
 EXIT_REFUSED = 1  # the request was understood and refused (unknown user, bad move...)
@@ -77,11 +86,11 @@ def config(cli: typer.Context) -> Config:
 
 def engine(cfg: Config, *, schema: bool = True, create: bool = False) -> Engine:
     """The configured database's engine, with its schema made current first: upgraded on
-    SQLite, else checked (see pbm.store.db.ensure_schema). A database that is not there
+    SQLite, else checked (see pbm.store.schema.ensure_schema). A database that is not there
     is an error naming `pbm db init` (exit 69; 75 from `pbm mail process`), never a new
     empty one. `schema=False` only for `pbm db`, which handles the schema itself, and
     `create=True` only for `pbm db init`."""
-    eng = make_engine(cfg.database_url, create=create)
+    eng = make_engine(cfg.database_url, create=create, busy_timeout=cfg.busy_timeout_seconds)
     if schema:
         try:
             ensure_schema(eng)
@@ -96,23 +105,28 @@ def exit_code_for(exc: BaseException) -> int | None:
     anything else, which is a bug and keeps its traceback."""
     if isinstance(exc, ConfigError):
         return EXIT_CONFIG
-    kind = store_failure(exc)
-    return None if kind is None else EXIT_OF_KIND.get(kind, EX_UNAVAILABLE)
+    kind = classify(exc)
+    return EXIT_OF_KIND.get(kind, EX_UNAVAILABLE) if kind.temporary else None
 
 
 def error_line(exc: BaseException) -> str:
     """The one line an operational error prints."""
     if isinstance(exc, ConfigError):
         return str(exc)
-    kind = store_failure(exc)
+    kind = classify(exc)
     text = describe_failure(exc)
-    if kind == "schema" or text.startswith("the database") or isinstance(exc, OSError):
-        return text  # says what it is about already (an OSError names its file)
+    if kind is Failure.SCHEMA or text.startswith("the database") or _of_a_file(exc):
+        return text  # says what it is about already
     return f"the database cannot be used ({kind}): {text}"
 
 
+def _of_a_file(exc: BaseException) -> bool:
+    """Whether `exc` is the store's OSError on a database file (it names its file)."""
+    return isinstance(exc, StoreUnavailable) and isinstance(exc.__cause__, OSError)
+
+
 class PbmGroup(TyperGroup):
-    """The root command group: an operational error (pbm.store.db.store_failure, a bad
+    """The root command group: an operational error (pbm.store.failures.classify, a bad
     configuration) ends any command with one line and its sysexits code, unless
     `pbm --debug` asked for the traceback."""
 

@@ -10,7 +10,8 @@ from typing import Annotated
 import typer
 
 from pbm.cli.common import config, engine, fail
-from pbm.store.db import current_revision, init_db, mark_created, sqlite_file
+from pbm.store.engine import mark_created, sqlite_file
+from pbm.store.schema import current_revision, init_db
 
 
 def init(cli: typer.Context) -> None:

@@ -41,7 +41,7 @@ from pbm.intake import failed_messages, process_message, retry_failed
 from pbm.mail import dkim, doctor
 from pbm.services import bounces
 from pbm.services.outbox import list_outbox, recipients_of
-from pbm.store.db import session_for
+from pbm.store.engine import session_for
 
 
 def process(

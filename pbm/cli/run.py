@@ -17,7 +17,7 @@ from pbm.mail.visible import visible
 from pbm.pipeline import queue_replies, run_mail
 from pbm.services.context import Context
 from pbm.store import queries
-from pbm.store.db import session_for
+from pbm.store.engine import session_for
 
 
 def run(

@@ -147,14 +147,15 @@ def _running(status: dict[str, Any]) -> bool:
 def _db_counts(cfg: Config) -> dict[str, dict[str, int]] | str:
     from pbm.clock import SystemClock
     from pbm.mailstore import DbInbox
-    from pbm.store.db import describe_failure, make_engine, sqlite_file
+    from pbm.store.engine import make_engine, sqlite_file
+    from pbm.store.failures import describe_failure
 
     path = sqlite_file(cfg.database_url)
     if path is not None and not path.exists():
         # Looking makes nothing: a database missing under a running daemon stays missing
         # (the daemon refuses mail until it is back), and a first run is not one.
         return f"unavailable: no database file at {path}"
-    engine = make_engine(cfg.database_url, create=False)
+    engine = make_engine(cfg.database_url, create=False, busy_timeout=cfg.busy_timeout_seconds)
     try:
         return DbInbox(engine, SystemClock(), cfg).counts()
     except Exception as exc:  # a missing or locked database is part of what status reports
@@ -169,12 +170,13 @@ def _db_daemons(cfg: Config) -> list[dict[str, Any]] | str:
     messages and mails it holds."""
     from pbm.clock import SystemClock
     from pbm.store import claims
-    from pbm.store.db import describe_failure, make_engine, session_for, sqlite_file
+    from pbm.store.engine import make_engine, session_for, sqlite_file
+    from pbm.store.failures import describe_failure
 
     path = sqlite_file(cfg.database_url)
     if path is not None and not path.exists():
         return f"unavailable: no database file at {path}"
-    engine = make_engine(cfg.database_url, create=False)
+    engine = make_engine(cfg.database_url, create=False, busy_timeout=cfg.busy_timeout_seconds)
     try:
         with session_for(engine) as session:
             found = claims.daemons(session, SystemClock().now())

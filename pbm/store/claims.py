@@ -39,10 +39,10 @@ from sqlalchemy import select as sa_select
 from sqlalchemy.engine import Engine
 from sqlmodel import Session, col, select
 
-from pbm.store.db import table_of
 from pbm.store.models import InboundKey, InboundMessage, OutboxMail
 from pbm.store.models_cluster import DaemonBeat
 from pbm.store.models_correspondence import JobMark
+from pbm.store.types import table_of
 
 # How long a claim (and a heartbeat) holds without being renewed: a daemon renews its
 # own every few seconds, so only one that stopped beating loses its work.

@@ -13,9 +13,9 @@ from sqlalchemy import select as sa_select
 from sqlmodel import Session
 
 from pbm.mail.streams import Stream
-from pbm.store.db import table_of
 from pbm.store.models_mail import MailboxHealth, MailStream
 from pbm.store.queries import core_rows
+from pbm.store.types import table_of
 
 _HEALTH = table_of(MailboxHealth)
 _STREAMS = table_of(MailStream)

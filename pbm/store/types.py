@@ -1,11 +1,14 @@
-"""Column types shared by the models, and the `Stored` base every table has."""
+"""Column types shared by the models, the `Stored` base every table has, and the typed
+Core table of a model."""
 
 from __future__ import annotations
 
 from datetime import UTC, datetime
 from typing import Any
 
+from sqlalchemy import Table, inspect
 from sqlalchemy.types import DateTime, TypeDecorator
+from sqlmodel import SQLModel
 
 
 class UTCDateTime(TypeDecorator[datetime]):
@@ -47,3 +50,12 @@ class Stored:
         if self.id is None:
             raise UnsavedRowError(f"{type(self).__name__} has no id until it is flushed")
         return self.id
+
+
+def table_of(model: type[SQLModel]) -> Table:
+    """The Core table of a table model, typed: sqlmodel sets `__table__` but does not
+    declare it, so `Model.__table__` fails the type check."""
+    table = inspect(model).local_table
+    if not isinstance(table, Table):
+        raise TypeError(f"{model.__name__} is not a table model")
+    return table

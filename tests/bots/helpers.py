@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from pbm.jobs import play_bots
 from pbm.services import bots
 from pbm.services.context import Context
-from pbm.store.db import session_for
+from pbm.store.engine import session_for
 from tests.server.conftest import Server
 
 

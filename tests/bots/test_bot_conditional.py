@@ -9,7 +9,7 @@ from pbm.games import get_game
 from pbm.jobs import apply_bot_answer, bot_task, due_bot_turns
 from pbm.services import bots
 from pbm.store import queries
-from pbm.store.db import session_for
+from pbm.store.engine import session_for
 from pbm.store.models import Move
 from tests.bots.helpers import add_bot
 from tests.server.conftest import Server, board_row, legal_texts

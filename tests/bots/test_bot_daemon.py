@@ -23,7 +23,7 @@ from typer.testing import CliRunner
 
 from pbm.cli import app
 from pbm.games import get_game
-from pbm.store.db import make_engine, session_for
+from pbm.store.engine import make_engine, session_for
 from pbm.store.models import Game, Move
 
 runner = CliRunner()

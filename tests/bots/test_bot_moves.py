@@ -16,7 +16,7 @@ from pbm.jobs import apply_bot_answer, bot_task, due_bot_turns
 from pbm.services import bots
 from pbm.services.challenges import create_game
 from pbm.services.context import Context
-from pbm.store.db import session_for
+from pbm.store.engine import session_for
 from pbm.store.models import Game, Move, OutboxMail
 from tests.bots.helpers import add_bot, play, show
 from tests.server.conftest import Server, board_row, legal_texts

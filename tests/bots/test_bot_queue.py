@@ -14,7 +14,7 @@ from pbm.services.bots import BotQueue
 from pbm.services.challenges import ChallengeError, create_game
 from pbm.services.context import Context
 from pbm.store.bots import BotTurn
-from pbm.store.db import session_for
+from pbm.store.engine import session_for
 from tests.bots.helpers import add_bot, play
 from tests.server.conftest import Server, board_row
 

@@ -15,7 +15,7 @@ from typer.testing import CliRunner
 from pbm.cli import app
 from pbm.services import tournaments
 from pbm.services.context import Context
-from pbm.store.db import make_engine, session_for
+from pbm.store.engine import make_engine, session_for
 from pbm.store.models import Game, GamePlayer, User
 from pbm.store.models_tournament import Tournament, TournamentPairing
 from pbm.texts import phrase

@@ -21,7 +21,8 @@ from pbm.config import Config
 from pbm.mailstore import DbOutbox
 from pbm.services import bots
 from pbm.services.context import Context
-from pbm.store.db import init_db, make_engine, session_for
+from pbm.store.engine import make_engine, session_for
+from pbm.store.schema import init_db
 from tests.server.conftest import SERVER, START, Sent, Server, legal_texts
 
 DAY = timedelta(days=1)

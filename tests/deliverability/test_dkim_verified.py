@@ -28,7 +28,8 @@ from pbm.mail.dkim import (
     write_key,
 )
 from pbm.mail.smtp_out import OutgoingMail
-from pbm.store.db import init_db, make_engine
+from pbm.store.engine import make_engine
+from pbm.store.schema import init_db
 from tests.deliverability.conftest import DnsServer, Zone, opendkim_verify, start_dns, stop_dns
 from tests.deliverability.mail_kinds import KINDS, a_move, finished, fresh_server, make_mail
 from tests.server.conftest import SERVER

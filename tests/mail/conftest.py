@@ -348,7 +348,7 @@ local_part = "pbm"
             return ""
 
     def engine(self):
-        from pbm.store.db import make_engine
+        from pbm.store.engine import make_engine
 
         return make_engine(f"sqlite:///{self.data_dir / 'pbm.sqlite3'}")
 

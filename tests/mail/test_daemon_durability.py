@@ -33,7 +33,6 @@ import pytest
 from aiosmtpd.controller import Controller
 from aiosmtpd.smtp import SMTP, Envelope, Session
 
-import pbm.store.db as store_db
 from pbm.clock import SystemClock
 from pbm.config import Config, load_config
 from pbm.games import get_game
@@ -43,7 +42,8 @@ from pbm.mail.lmtp_in import start_listener
 from pbm.mail.settings import Endpoint
 from pbm.mail.smtp_out import OutboxSender, OutgoingMail, SendOutcome
 from pbm.mailstore import DbInbox
-from pbm.store.db import init_db, make_engine, session_for
+from pbm.store.engine import make_engine, session_for
+from pbm.store.schema import init_db
 from tests.outbox_rows import queue_mail
 
 from .conftest import free_ports, wait_until
@@ -78,12 +78,9 @@ def inbound_ids(path: Path) -> list[str]:
 # --- the listener under a locked store: 451, then 250 ----------------------------------
 
 
-def test_the_listener_answers_451_while_the_store_is_locked(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    monkeypatch.setattr(store_db, "BUSY_TIMEOUT_MS", 100)
+def test_the_listener_answers_451_while_the_store_is_locked(tmp_path: Path) -> None:
     path = tmp_path / "pbm.sqlite3"
-    engine = make_engine(f"sqlite:///{path}")
+    engine = make_engine(f"sqlite:///{path}", busy_timeout=0.1)  # a held lock fails fast
     init_db(engine)
     inbox = DbInbox(engine, SystemClock(), Config(data_dir=tmp_path))
     (port,) = free_ports(1)
@@ -391,15 +388,14 @@ def test_each_mail_is_recorded_before_the_next_one_goes_out() -> None:
 
 @pytest.mark.mailstack
 def test_imap_leaves_the_message_unseen_while_the_store_is_locked(
-    stack, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+    stack, tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
     from pbm.mail.imap_in import ImapIntake
 
     from .test_imap_in import run_until, settings
 
-    monkeypatch.setattr(store_db, "BUSY_TIMEOUT_MS", 100)
     path = tmp_path / "pbm.sqlite3"
-    engine = make_engine(f"sqlite:///{path}")
+    engine = make_engine(f"sqlite:///{path}", busy_timeout=0.1)  # a held lock fails fast
     init_db(engine)
     inbox = DbInbox(engine, SystemClock(), Config(data_dir=tmp_path))
     stack.send("carol", "pbm@example.test", "signup carol pw")

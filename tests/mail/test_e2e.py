@@ -16,7 +16,7 @@ import pytest
 from sqlmodel import func, select
 
 from pbm.games import GAMES, Game
-from pbm.store.db import session_for
+from pbm.store.engine import session_for
 from pbm.store.models import Game as GameRow
 from pbm.store.models import InboundMessage, OutboxMail, User
 from pbm.store.models_mail import BounceEvent

@@ -16,8 +16,9 @@ from pbm.config import Config
 from pbm.mail.imap_in import ImapIntake, fetched_messages
 from pbm.mail.settings import ImapSettings
 from pbm.mailstore import DbInbox
-from pbm.store.db import init_db, make_engine, session_for
+from pbm.store.engine import make_engine, session_for
 from pbm.store.models import InboundMessage
+from pbm.store.schema import init_db
 
 pytestmark = pytest.mark.mailstack
 

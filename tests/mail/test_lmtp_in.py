@@ -16,8 +16,9 @@ from pbm.config import Config
 from pbm.mail.lmtp_in import start_listener
 from pbm.mail.settings import Endpoint
 from pbm.mailstore import DbInbox
-from pbm.store.db import init_db, make_engine, session_for
+from pbm.store.engine import make_engine, session_for
 from pbm.store.models import InboundMessage
+from pbm.store.schema import init_db
 
 from .conftest import free_ports
 

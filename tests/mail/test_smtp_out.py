@@ -24,8 +24,9 @@ from pbm.mail.smtp_out import (
     SmtpRelay,
 )
 from pbm.mailstore import DbOutbox
-from pbm.store.db import init_db, make_engine, session_for
+from pbm.store.engine import make_engine, session_for
 from pbm.store.models import OutboxMail
+from pbm.store.schema import init_db
 from tests.outbox_rows import queue_mail
 
 from .conftest import free_ports

@@ -17,7 +17,7 @@ from sqlalchemy.engine import Engine
 from sqlmodel import col, select
 
 from pbm.config import Config
-from pbm.store.db import make_engine, session_for
+from pbm.store.engine import make_engine, session_for
 from pbm.store.models import Game, InboundMessage, OutboxMail
 from pbm.store.models_tournament import Tournament
 from tests.pg.test_scale_out_daemons import (

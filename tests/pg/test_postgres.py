@@ -6,14 +6,23 @@ from __future__ import annotations
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from sqlalchemy import text
+from sqlalchemy.exc import OperationalError
 
+from pbm.clock import FrozenClock
+from pbm.config import Config
+from pbm.errors import StoreUnavailable
+from pbm.intake import process_inbound
+from pbm.mailstore import DbInbox
 from pbm.store import queries
-from pbm.store.db import make_engine, session_for
+from pbm.store.engine import make_engine, session_for
+from pbm.store.failures import Failure, classify
+from pbm.store.schema import init_db
 from tests import pg_cluster
-from tests.server.conftest import Server, board_row, legal_texts
+from tests.server.conftest import SERVER, START, Server, board_row, legal_texts
 from tests.server.test_full_games import test_full_game  # noqa: F401 (run here too)
 from tests.server.test_mail_flow import (  # noqa: F401 (run here too, with its fixture)
     game,
@@ -76,3 +85,33 @@ def test_concurrent_workers_on_one_board(server: Server) -> None:
         assert list(pool.map(server.process, raws)) == ["done"] * 8
     with session_for(server.engine) as session:
         assert len(queries.all_users(session)) == 10
+
+
+def test_a_stopped_postgres_is_a_store_failure_and_the_mail_waits(tmp_path: Path) -> None:
+    """A server that went away: the stored message and the piped one both wait (the
+    daemon tries again, the MTA delivers again), neither is marked failed as a bug."""
+    cluster = pg_cluster.start_cluster()
+    try:
+        url = pg_cluster.create_database(cluster, "pbm_stopped")
+        engine = make_engine(url)
+        init_db(engine)
+        server = Server(
+            engine,
+            Config(data_dir=tmp_path, database_url=url, server_address=SERVER, password_cost=4),
+            FrozenClock(START),
+        )
+        inbox = DbInbox(engine, server.clock, server.config)
+        stored, _ = inbox.store_now(server.raw("carol@players.example", "help"), "lmtp")
+    finally:
+        cluster.stop()
+    try:
+        with pytest.raises(StoreUnavailable) as raised:
+            process_inbound(engine, stored, clock=server.clock, config=server.config)
+        assert raised.value.kind == Failure.UNAVAILABLE
+        assert isinstance(raised.value.__cause__, OperationalError)
+        assert classify(raised.value.__cause__) is Failure.UNAVAILABLE
+        with pytest.raises(StoreUnavailable) as piped:
+            server.process(server.raw("dave@players.example", "help"))
+        assert piped.value.kind == Failure.UNAVAILABLE
+    finally:
+        engine.dispose()

@@ -27,7 +27,7 @@ from pbm.mail.smtp_out import OutboxSender, OutgoingMail
 from pbm.mailstore import DbInbox, DbOutbox
 from pbm.services.boards import replay
 from pbm.store import claims, queries
-from pbm.store.db import session_for
+from pbm.store.engine import session_for
 from pbm.store.models import Game, InboundMessage, Move, OutboxMail
 from tests.server.conftest import Server, board_row, legal_texts
 

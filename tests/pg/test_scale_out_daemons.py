@@ -43,7 +43,7 @@ from pbm.services.boards import board_from_row
 from pbm.services.context import Context
 from pbm.services.play import replay_check
 from pbm.store import claims, queries
-from pbm.store.db import make_engine, session_for
+from pbm.store.engine import make_engine, session_for
 from pbm.store.models import Game, InboundMessage, OutboxMail
 from pbm.store.models_correspondence import JobMark
 

@@ -27,7 +27,7 @@ from sqlmodel import col, select
 
 from pbm.config import Config
 from pbm.store import claims
-from pbm.store.db import make_engine, session_for
+from pbm.store.engine import make_engine, session_for
 from pbm.store.models import InboundMessage, OutboxMail
 from tests.mail.conftest import PASSWORD as IMAP_PASSWORD
 from tests.mail.conftest import MailStack, mailstack, stack  # noqa: F401 (fixtures)

@@ -26,8 +26,9 @@ from pbm.clock import FrozenClock
 from pbm.config import Config
 from pbm.intake import process_message
 from pbm.mail.inbound import InboundMail, parse_message
-from pbm.store.db import init_db, make_engine, session_for
+from pbm.store.engine import make_engine, session_for
 from pbm.store.models import OutboxMail
+from pbm.store.schema import init_db
 
 START = datetime(2026, 11, 22, 2, 41, tzinfo=UTC)
 SERVER = "pbm@example.org"

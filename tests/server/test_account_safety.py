@@ -17,7 +17,7 @@ from pbm.config import load_config
 from pbm.services import accounts
 from pbm.services.passwords import hash_password
 from pbm.store import queries
-from pbm.store.db import make_engine, session_for
+from pbm.store.engine import make_engine, session_for
 from pbm.store.models import Game, RateEvent, User, UserAddress
 from tests.server.conftest import START, Server, cli_ok, runner
 

@@ -13,7 +13,7 @@ from sqlmodel import select
 
 from pbm.config import Config
 from pbm.output_limits import ANSWER_MAX_BYTES
-from pbm.store.db import session_for
+from pbm.store.engine import session_for
 from pbm.store.models import Game, Move
 from tests.server.conftest import SERVER, Server, legal_texts
 

@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 from sqlmodel import select
 
 from pbm.output_limits import ANSWER_MAX_BYTES
-from pbm.store.db import session_for
+from pbm.store.engine import session_for
 from pbm.store.models import Game
 from tests.server.conftest import START, Server, fresh_server, legal_texts
 

@@ -26,7 +26,7 @@ def test_db_upgrade_and_backup(cfg: Path) -> None:
     # The newest revisions, whichever features have added migrations since.
     from alembic.script import ScriptDirectory
 
-    from pbm.store.db import MIGRATIONS
+    from pbm.store.schema import MIGRATIONS
 
     heads = ",".join(sorted(ScriptDirectory(str(MIGRATIONS)).get_heads()))
     assert f"-> {heads}" in ok("db", "upgrade")

@@ -24,10 +24,11 @@ from pbm.config import Config
 from pbm.games import GAMES, MoveError, find_game
 from pbm.games import Game as Rules
 from pbm.games.base import State
-from pbm.store.db import init_db, make_engine, session_for
+from pbm.store.engine import make_engine, session_for
 from pbm.store.models import Game, GamePlayer, Move, User
 from pbm.store.models_correspondence import ClockBank
 from pbm.store.models_tournament import Tournament, TournamentPairing
+from pbm.store.schema import init_db
 from pbm.texts import wrap
 from tests.server.conftest import SERVER, START, Sent, Server, board_row, cli_ok
 

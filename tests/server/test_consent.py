@@ -22,8 +22,9 @@ from pbm.jobs import run_due
 from pbm.pipeline import queue_replies
 from pbm.services.challenges import create_game
 from pbm.services.context import Context
-from pbm.store.db import alembic_config, make_engine, session_for
+from pbm.store.engine import make_engine, session_for
 from pbm.store.models import User, UserAddress
+from pbm.store.schema import alembic_config
 from tests.server.conftest import SERVER, Sent, Server, cli_ok, flat, legal_texts
 
 VICTIM = "victim@victim.example"

@@ -18,7 +18,7 @@ from sqlmodel import col, select
 
 from pbm.jobs import run_due
 from pbm.mail.identity import mailbox_key
-from pbm.store.db import session_for
+from pbm.store.engine import session_for
 from pbm.store.models import RateEvent, UserAddress
 from tests.server.conftest import Sent, Server, fresh_server
 

@@ -20,7 +20,9 @@ from pbm.clock import FrozenClock
 from pbm.config import Config
 from pbm.errors import StoreUnavailable
 from pbm.mailstore import DbInbox
-from pbm.store.db import DatabaseFile, ensure_schema, make_engine
+from pbm.store.database_file import DatabaseFile
+from pbm.store.engine import make_engine
+from pbm.store.schema import ensure_schema
 from tests.server.conftest import SERVER, START
 
 

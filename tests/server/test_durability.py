@@ -8,9 +8,11 @@ is code by definition."""
 
 from __future__ import annotations
 
+import dataclasses
 import errno
 import json
 import os
+import shutil
 import sqlite3
 import threading
 from collections.abc import Iterator
@@ -25,41 +27,39 @@ from sqlalchemy.exc import DBAPIError, IntegrityError, OperationalError
 from sqlmodel import select
 from typer.testing import CliRunner
 
-import pbm.store.db as store_db
 from pbm.cli import app
 from pbm.clock import FrozenClock
-from pbm.config import Config
+from pbm.config import PACKAGE_TEMPLATES, Config
 from pbm.errors import StoreUnavailable
 from pbm.intake import RETRY, Backoff, process_inbound, retry_failed
 from pbm.mailstore import DbInbox
-from pbm.store.db import init_db, make_engine, session_for, store_failure
+from pbm.store.engine import make_engine, session_for
+from pbm.store.failures import Failure, classify, file_failure
 from pbm.store.models import Game, InboundMessage, Move
+from pbm.store.schema import init_db
+from pbm.texts import use_templates
 from tests.server.conftest import SERVER, START, Server, legal_texts, small_tmpfs
 
 runner = CliRunner()
 
 
-@pytest.fixture
-def quick(monkeypatch: pytest.MonkeyPatch) -> None:
-    """A busy timeout of 0.1 s (read when an engine connects), so a held lock fails fast."""
-    monkeypatch.setattr(store_db, "BUSY_TIMEOUT_MS", 100)
-
-
 def sqlite_server(directory: Path) -> Server:
-    """A migrated SQLite database in `directory`, served on the frozen clock."""
+    """A migrated SQLite database in `directory`, served on the frozen clock, with a busy
+    timeout of 0.1 s, so that a held lock fails fast."""
     config = Config(
         data_dir=directory,
         database_url=f"sqlite:///{directory / 'pbm.sqlite3'}",
         server_address=SERVER,
         password_cost=4,
+        busy_timeout_seconds=0.1,
     )
-    engine = make_engine(config.database_url)
+    engine = make_engine(config.database_url, busy_timeout=config.busy_timeout_seconds)
     init_db(engine)
     return Server(engine=engine, config=config, clock=FrozenClock(START))
 
 
 @pytest.fixture
-def db(tmp_path: Path, quick: None) -> Iterator[Server]:
+def db(tmp_path: Path) -> Iterator[Server]:
     """A SQLite server with a short busy timeout (these failures are SQLite's own)."""
     server = sqlite_server(tmp_path)
     yield server
@@ -113,44 +113,51 @@ def test_real_failures_are_sorted_by_kind(db: Server, tmp_path: Path) -> None:
         locked = raise_of(lambda: run(db.engine, "SELECT 1"))
     # (raised by the driver itself: pbm's engine issues BEGIN IMMEDIATE straight to it)
     assert isinstance(locked, sqlite3.OperationalError | OperationalError)
-    assert store_failure(locked) == "busy"
+    assert classify(locked) is Failure.BUSY
 
     garbage = tmp_path / "garbage.sqlite3"
     garbage.write_bytes(b"this is no database at all " * 100)
     engine = make_engine(f"sqlite:///{garbage}")
     not_a_db = raise_of(lambda: run(engine, "SELECT 1"))
     engine.dispose()
-    assert store_failure(not_a_db) == "unavailable"
+    assert classify(not_a_db) is Failure.UNAVAILABLE
 
     missing_table = raise_of(lambda: run(db.engine, "SELECT * FROM no_such_table"))
-    assert store_failure(missing_table) == "schema"
+    assert classify(missing_table) is Failure.SCHEMA
 
     # Bugs stay bugs: bad SQL, a broken constraint.
-    assert store_failure(raise_of(lambda: run(db.engine, "SELEKT 1"))) is None
+    assert classify(raise_of(lambda: run(db.engine, "SELEKT 1"))) is Failure.BUG
     run(db.engine, "INSERT INTO alembic_version VALUES ('dup')")
     duplicate = raise_of(lambda: run(db.engine, "INSERT INTO alembic_version VALUES ('dup')"))
-    assert isinstance(duplicate, IntegrityError) and store_failure(duplicate) is None
+    assert isinstance(duplicate, IntegrityError) and classify(duplicate) is Failure.BUG
     run(db.engine, "DELETE FROM alembic_version WHERE version_num = 'dup'")
 
     full = make_engine(db.config.database_url)
     event.listen(full, "connect", lambda conn, _r: conn.execute("PRAGMA max_page_count=1"))
     disk_full = raise_of(lambda: run(full, "CREATE TABLE filler (x)"))
     full.dispose()
-    assert isinstance(disk_full, DBAPIError) and store_failure(disk_full) == "full"
+    assert isinstance(disk_full, DBAPIError) and classify(disk_full) is Failure.FULL
 
     read_only = make_engine(f"sqlite:///file:{db_path(db)}?mode=ro&uri=true")
     denied = raise_of(lambda: run(read_only, "CREATE TABLE nope (x)"))
     read_only.dispose()
-    assert store_failure(denied) == "permission"
+    assert classify(denied) is Failure.PERMISSION
 
-    assert store_failure(OSError(errno.ENOSPC, "No space left on device")) == "full"
-    assert store_failure(PermissionError(errno.EACCES, "Permission denied")) == "permission"
-    assert store_failure(StoreUnavailable("gone")) == "unavailable"
-    assert store_failure(RuntimeError("a bug")) is None
+    # An OSError is the store's only where the store raised it, on its own files.
+    assert classify(OSError(errno.ENOSPC, "No space left on device")) is Failure.BUG
+    assert classify(FileNotFoundError(errno.ENOENT, "No such file", "help.txt")) is Failure.BUG
+    with pytest.raises(StoreUnavailable) as raised, file_failure():
+        raise OSError(errno.ENOSPC, "No space left on device", str(db_path(db)))
+    assert classify(raised.value) is Failure.FULL
+    with pytest.raises(StoreUnavailable) as raised, file_failure():
+        raise PermissionError(errno.EACCES, "Permission denied", str(db_path(db)))
+    assert classify(raised.value) is Failure.PERMISSION
+    assert classify(StoreUnavailable("gone")) is Failure.UNAVAILABLE
+    assert classify(RuntimeError("a bug")) is Failure.BUG
     # A bug raised *from* a store failure is that store failure.
     wrapped = RuntimeError("while storing")
     wrapped.__cause__ = locked
-    assert store_failure(wrapped) == "busy"
+    assert classify(wrapped) is Failure.BUSY
 
 
 # --- the pipe: nothing kept, the MTA delivers again -----------------------------------
@@ -321,7 +328,7 @@ def fill(directory: Path) -> Path:
     return filler
 
 
-def test_a_move_on_a_briefly_full_disk_is_processed_later(tiny_fs: Path, quick: None) -> None:
+def test_a_move_on_a_briefly_full_disk_is_processed_later(tiny_fs: Path) -> None:
     server = sqlite_server(tiny_fs)
     try:
         alice, command = _game(server)
@@ -386,3 +393,51 @@ def test_only_a_bug_is_failed_and_mail_failed_shows_it(
     table = runner.invoke(app, ["mail", "failed"]).stdout
     assert "<bug.1@players>" in table and "RuntimeError: a bug in help" in table
     assert "dave@" not in table
+
+
+# --- an OSError outside the store is a bug, failed on the first try --------------------
+
+
+def failed_at_once(server: Server, subject: str) -> list[InboundMessage]:
+    """`subject` mailed twice, stored then processed and piped: both rows as they end."""
+    inbox = DbInbox(server.engine, server.clock, server.config)
+    stored, _ = inbox.store_now(server.raw("carol@players.example", subject), "lmtp")
+    assert process_inbound(server.engine, stored, clock=server.clock, config=server.config) == (
+        "failed"
+    )
+    piped = server.raw("dave@players.example", subject, message_id="<piped.1@players>")
+    assert server.process(piped) == "failed"
+    rows = inbound(server)
+    for row in rows:
+        assert row.status == "failed" and row.attempts == 0 and row.next_attempt_at is None
+        assert "Traceback (most recent call last)" in (row.error or "")
+    return rows
+
+
+def test_a_missing_template_fails_the_message_with_its_traceback(
+    db: Server, tmp_path: Path
+) -> None:
+    templates = tmp_path / "templates"
+    shutil.copytree(PACKAGE_TEMPLATES, templates)
+    (templates / "help.txt").unlink()
+    server = dataclasses.replace(db, config=dataclasses.replace(db.config, templates_dir=templates))
+    try:
+        rows = failed_at_once(server, "help")
+    finally:
+        use_templates(PACKAGE_TEMPLATES)
+    for row in rows:
+        first = (row.error or "").splitlines()[0]
+        assert first.startswith("FileNotFoundError: ") and "help.txt" in first
+
+
+def test_an_os_error_in_a_command_is_a_bug_even_a_full_disk(
+    db: Server, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import pbm.commands.account as account
+
+    def full_elsewhere(self: object, ctx: object, inv: object) -> None:
+        raise OSError(errno.ENOSPC, "No space left on device", "/var/spool/pictures/1.png")
+
+    monkeypatch.setattr(account.Help, "run", full_elsewhere)
+    for row in failed_at_once(db, "help"):
+        assert (row.error or "").startswith("OSError: [Errno 28] No space left on device")

@@ -18,18 +18,12 @@ from sqlalchemy import create_engine, text
 from sqlalchemy.engine import make_url
 from typer.testing import CliRunner
 
-import pbm.store.db as store_db
 from pbm.cli import app
 from pbm.config import Config
 from pbm.daemon import Daemon
 from pbm.errors import StoreUnavailable
-from pbm.store.db import (
-    alembic_config,
-    creation_marker,
-    make_engine,
-    schema_heads,
-    stored_heads,
-)
+from pbm.store.engine import creation_marker, make_engine
+from pbm.store.schema import alembic_config, schema_heads, stored_heads
 from tests.server.conftest import small_tmpfs
 
 runner = CliRunner()
@@ -39,10 +33,18 @@ RAW = (
 )
 
 
-def configure(directory: Path, monkeypatch: pytest.MonkeyPatch, url: str | None = None) -> Path:
-    """A configuration naming only the data directory (and `url`, if given)."""
+def configure(
+    directory: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    url: str | None = None,
+    busy_timeout: float | None = None,
+) -> Path:
+    """A configuration naming only the data directory (and `url` and the busy timeout in
+    seconds, if given)."""
     path = directory / "pbm.toml"
-    store = f'[store]\ndatabase_url = "{url}"\n' if url else ""
+    store = f'[store]\ndatabase_url = "{url}"\n' if url else "[store]\n"
+    if busy_timeout is not None:
+        store += f"busy_timeout_seconds = {busy_timeout}\n"
     path.write_text(
         f'[server]\naddress = "pbm@example.org"\ndata_dir = "{directory / "var"}"\n'
         f"{store}[security]\npassword_cost = 4\n",
@@ -166,8 +168,8 @@ def ready(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     return tmp_path / "var" / "pbm.sqlite3"
 
 
-def test_a_locked_database(ready: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(store_db, "BUSY_TIMEOUT_MS", 100)
+def test_a_locked_database(ready: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    configure(tmp_path, monkeypatch, busy_timeout=0.1)  # a held lock fails fast
     holder = sqlite3.connect(ready, isolation_level=None)
     holder.execute("BEGIN IMMEDIATE")
     try:
@@ -308,3 +310,25 @@ def test_serve_on_a_lost_database_ends_with_one_line(tmp_path: Path) -> None:
         f"error: the database file {database} does not exist: create it with `pbm db init`"
     )
     assert not database.exists()
+
+
+def test_a_data_directory_that_cannot_be_made_is_a_store_failure(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An OS error on the database's own directory (not any OS error) stops the command
+    with one line naming the path; the pipe's sender keeps the mail."""
+    (tmp_path / "afile").write_text("not a directory\n", encoding="utf-8")
+    config = tmp_path / "pbm.toml"
+    config.write_text(
+        f'[server]\naddress = "pbm@example.org"\ndata_dir = "{tmp_path / "afile" / "var"}"\n',
+        encoding="utf-8",
+    )
+    monkeypatch.setenv("PBM_CONFIG", str(config))
+    made = runner.invoke(app, ["db", "init"])
+    assert made.exit_code == 69
+    assert one_error_line(made) == (
+        f"error: [Errno 20] Not a directory: '{tmp_path / 'afile' / 'var'}'"
+    )
+    assert isinstance(made.exception, SystemExit)
+    piped = runner.invoke(app, ["mail", "process"], input=RAW)
+    assert piped.exit_code == 75 and "create it with `pbm db init`" in one_error_line(piped)

@@ -66,7 +66,7 @@ def test_full_game(server: Server, name: str) -> None:
     from pbm.services.context import Context
     from pbm.services.play import replay_check
     from pbm.store import queries
-    from pbm.store.db import session_for
+    from pbm.store.engine import session_for
 
     with session_for(server.engine) as session:
         ctx = Context(session=session, clock=server.clock, config=server.config, sender="")

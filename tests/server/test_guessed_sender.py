@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from sqlmodel import select
 
-from pbm.store.db import session_for
+from pbm.store.engine import session_for
 from pbm.store.models import InboundMessage
 from tests.server.conftest import Server
 

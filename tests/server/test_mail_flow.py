@@ -10,7 +10,7 @@ import pytest
 from sqlmodel import select
 
 from pbm.intake import process_inbound, process_message, retry_failed
-from pbm.store.db import session_for
+from pbm.store.engine import session_for
 from pbm.store.models import InboundMessage
 from tests.server.conftest import SERVER, Server, board_row, legal_texts
 

@@ -20,7 +20,7 @@ from pbm.mail import parse_message
 from pbm.mail.smtp_out import SendOutcome
 from pbm.mailstore import DbOutbox
 from pbm.services import mail_html
-from pbm.store.db import session_for
+from pbm.store.engine import session_for
 from pbm.store.models import Move, OutboxMail
 from tests.server.conftest import Sent, Server, legal_texts
 from tests.server.test_quadrupel_server import BLACK_SETUP

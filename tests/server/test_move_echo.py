@@ -14,7 +14,7 @@ from sqlmodel import col, select
 from pbm.services import records
 from pbm.services.boards import load_board, rules_for
 from pbm.services.context import Context
-from pbm.store.db import session_for
+from pbm.store.engine import session_for
 from pbm.store.models import Move
 from tests.server.conftest import Server, board_row, legal_texts
 

@@ -18,7 +18,7 @@ from pbm.games import get_game
 from pbm.intake import message_id_of
 from pbm.services.boards import replay
 from pbm.store import queries
-from pbm.store.db import make_engine, session_for
+from pbm.store.engine import make_engine, session_for
 from pbm.store.models import Game, InboundMessage
 from tests.server.conftest import START, Server
 

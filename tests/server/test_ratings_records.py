@@ -14,7 +14,7 @@ from pbm.services import records
 from pbm.services.boards import load_board, rules_for
 from pbm.services.context import Context
 from pbm.services.ratings import recompute, snapshot
-from pbm.store.db import session_for
+from pbm.store.engine import session_for
 from pbm.store.models import Game, Move
 from tests.server.conftest import Server, legal_texts
 

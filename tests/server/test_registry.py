@@ -12,7 +12,8 @@ from pbm.commands import registry
 from pbm.commands.base import Command
 from pbm.commands.helptext import general_help, usage_lines
 from pbm.config import Config
-from pbm.store.db import init_db, make_engine, session_for
+from pbm.store.engine import make_engine, session_for
+from pbm.store.schema import init_db
 
 
 def test_every_verb_names_one_registered_command() -> None:

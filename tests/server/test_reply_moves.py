@@ -11,7 +11,7 @@ import re
 import pytest
 from sqlmodel import select
 
-from pbm.store.db import session_for
+from pbm.store.engine import session_for
 from pbm.store.models import OutboxMail
 from tests.server.conftest import SERVER, Sent, Server, board_row, legal_texts
 

@@ -14,7 +14,7 @@ from pbm.config import Config, load_config
 from pbm.daemon import Daemon
 from pbm.errors import StoreUnavailable
 from pbm.store import claims
-from pbm.store.db import session_for
+from pbm.store.engine import session_for
 from tests.server.conftest import runner
 
 

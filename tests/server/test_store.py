@@ -19,8 +19,9 @@ from pbm.intake import message_id_of, store_inbound
 from pbm.services import outbox
 from pbm.services.boards import replay
 from pbm.store import claims, queries
-from pbm.store.db import current_revision, init_db, make_engine, session_for
+from pbm.store.engine import make_engine, session_for
 from pbm.store.models import User
+from pbm.store.schema import current_revision, init_db
 from pbm.store.types import Stored, UnsavedRowError
 from tests.outbox_rows import queue_mail
 from tests.server.conftest import START, Server, legal_texts

@@ -11,7 +11,7 @@ import pytest
 
 from pbm import jobs
 from pbm.config import Config
-from pbm.store.db import make_engine
+from pbm.store.engine import make_engine
 from tests.server.conftest import Server, board_row, legal_texts
 
 DAY = timedelta(days=1)
@@ -144,7 +144,7 @@ def test_tournament_board_nags_after_1_and_forfeits_after_7(server: Server) -> N
     from pbm.games import get_game
     from pbm.services.challenges import create_game
     from pbm.services.context import Context
-    from pbm.store.db import session_for
+    from pbm.store.engine import session_for
 
     server.signup("alice")
     server.signup("bob")
@@ -348,7 +348,7 @@ def test_a_whole_game_on_the_clock(server: Server) -> None:
     row = board_row(server, "quarto")
     assert row.status == "finished" and row.move_count == ply
     from pbm.store import queries
-    from pbm.store.db import session_for
+    from pbm.store.engine import session_for
 
     with session_for(server.engine) as session:
         players = queries.players_of(session, row.id)

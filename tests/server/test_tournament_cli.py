@@ -36,7 +36,7 @@ def test_admin_runs_a_round_robin_from_the_cli(cfg: Path) -> None:
     assert "a101" in shown and "a103" in shown and "a104" not in shown  # 3 players: 3 games
     from sqlmodel import select
 
-    from pbm.store.db import make_engine, session_for
+    from pbm.store.engine import make_engine, session_for
     from pbm.store.models import Game
 
     engine = make_engine(f"sqlite:///{cfg.parent}/pbm.sqlite3")

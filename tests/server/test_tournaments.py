@@ -11,7 +11,7 @@ import pytest
 from sqlmodel import select
 
 from pbm.jobs import run_due
-from pbm.store.db import make_engine, session_for
+from pbm.store.engine import make_engine, session_for
 from pbm.store.models import Game, GamePlayer, User
 from pbm.store.models_tournament import Tournament, TournamentEntry, TournamentPairing
 from tests.server.conftest import Server, legal_texts

@@ -7,7 +7,7 @@ from sqlmodel import SQLModel
 
 from pbm.config import load_config
 from pbm.store import models  # noqa: F401  (the tables the migrations describe)
-from pbm.store.db import make_engine
+from pbm.store.engine import make_engine
 
 target_metadata = SQLModel.metadata
 
@@ -15,7 +15,8 @@ target_metadata = SQLModel.metadata
 def run_migrations_online() -> None:
     engine = context.config.attributes.get("engine")
     if engine is None:
-        engine = make_engine(load_config().database_url)
+        config = load_config()
+        engine = make_engine(config.database_url, busy_timeout=config.busy_timeout_seconds)
     with engine.connect() as connection:
         context.configure(
             connection=connection,
