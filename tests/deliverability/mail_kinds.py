@@ -186,9 +186,17 @@ def result(server: Server) -> Sent:
     return only(server.new_mail(), "Tournament club won by")
 
 
+def confirmation(server: Server) -> Sent:
+    """The request that goes to a second address named at signup (the welcome is the
+    sender's own request)."""
+    assert server.send("alice@players.example", "signup alice secret alice@home.example") == "done"
+    return only([m for m in server.new_mail() if "alice@home.example" in m.to], "")
+
+
 def message(server: Server) -> Sent:
-    alice = server.signup("alice")
-    server.signup("bob")
+    # A message goes only to players who share a board with the sender (issue 22).
+    alice, _ = board(server)
+    server.new_mail()
     server.send(alice, "message alice secret bob", "Shall we play Quarto tonight?")
     return only(server.new_mail(), "Message from alice")
 
@@ -212,10 +220,10 @@ def bot_move(server: Server) -> Sent:
     return only(server.new_mail(), "Quarto Board 101")
 
 
-# Every kind of mail pbm sends. The confirmation request comes with the consent work
-# (issue 22): add it here when it lands.
+# Every kind of mail pbm sends.
 KINDS: dict[str, Callable[[Server], Sent]] = {
     "welcome": welcome,
+    "confirmation": confirmation,
     "new board": new_board,
     "move": a_move,
     "error": error,
