@@ -82,7 +82,8 @@ def _backfill() -> None:
         if sender:
             senders.setdefault(sender.lower(), at)
     confirmed = 0
-    for row_id, address in conn.execute(sa.select(addresses.c.id, addresses.c.address)).all():
+    rows = conn.execute(sa.select(addresses.c.id, addresses.c.address)).all()
+    for row_id, address in rows:
         at = senders.get(address.lower())
         if at is not None:
             confirmed += 1
@@ -91,7 +92,12 @@ def _backfill() -> None:
             .where(addresses.c.id == row_id)
             .values(mailbox=mailbox_key(address), confirmed_at=at)
         )
-    log.warning("consent: %d addresses confirmed by the mail pbm ran from them", confirmed)
+    if rows:  # an upgrade of a database with players; a new one has nothing to say
+        log.warning(
+            "consent: %d of %d addresses confirmed by the mail pbm ran from them",
+            confirmed,
+            len(rows),
+        )
 
 
 def downgrade() -> None:
