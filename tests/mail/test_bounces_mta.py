@@ -105,7 +105,9 @@ def test_a_dead_mailbox_bounces_back_through_the_mta_and_is_disabled(
         )
 
     assert wait_until(answered, timeout=30), server.log()
-    assert server.rows(MailboxHealth)[0].disabled_at is None
+    # The answer went to the mailbox, so it was enabled then (pbm queues nothing for a
+    # disabled one); the dead mailbox may well bounce that answer and be disabled again.
+    assert f"mailbox {mailbox_key(ghost)} enabled again by mail from it" in server.log()
 
 
 @pytest.fixture()
