@@ -251,7 +251,7 @@ def test_upgrading_confirms_the_addresses_players_wrote_from(
         )
     with caplog.at_level(logging.WARNING):
         command.upgrade(alembic_config(engine), "heads")
-    assert "consent: 1 addresses confirmed" in caplog.text
+    assert "consent: 1 of 2 addresses confirmed" in caplog.text
     with session_for(engine) as session:
         rows = {
             r.address: (r.mailbox, r.confirmed_at is not None)
