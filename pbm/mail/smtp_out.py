@@ -131,11 +131,14 @@ class SmtpRelay:
         return smtp, False
 
     async def send(self, mail: OutgoingMail) -> dict[str, str]:
+        # An internationalised address (bücher.test as written) goes only with SMTPUTF8.
+        ascii_only = all(a.isascii() for a in (mail.envelope_from, *mail.recipients))
+        options = [] if ascii_only else ["SMTPUTF8"]
         for _ in range(2):
             smtp, reused = await self._connection()
             try:
                 errors, _reply = await smtp.sendmail(
-                    mail.envelope_from, list(mail.recipients), mail.raw
+                    mail.envelope_from, list(mail.recipients), mail.raw, mail_options=options
                 )
             except aiosmtplib.SMTPRecipientsRefused as exc:
                 await self._reset(smtp)
@@ -143,6 +146,8 @@ class SmtpRelay:
                 if all(r.code >= 500 for r in exc.recipients):
                     raise PermanentFailure(f"recipients refused: {answers}") from exc
                 raise TemporaryFailure(f"recipients deferred: {answers}") from exc
+            except aiosmtplib.SMTPNotSupported as exc:
+                raise PermanentFailure(f"an address needs SMTPUTF8: {exc}") from exc
             except aiosmtplib.SMTPResponseException as exc:
                 await self._reset(smtp)
                 if exc.code >= 500:

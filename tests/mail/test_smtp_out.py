@@ -10,6 +10,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
+from aiosmtpd.controller import Controller
 from sqlmodel import select
 
 from pbm.clock import SystemClock
@@ -252,3 +253,42 @@ def test_rate_limit_spaces_sends() -> None:
 
     # six sends at 20/s: the last may start 5 intervals (0.25 s) after the first
     assert asyncio.run(scenario()) >= 0.24
+
+
+class _Received:
+    """An aiosmtpd handler that keeps the envelopes it was given."""
+
+    def __init__(self) -> None:
+        self.rcpts: list[list[str]] = []
+
+    async def handle_DATA(self, server, session, envelope) -> str:
+        self.rcpts.append(list(envelope.rcpt_tos))
+        return "250 OK"
+
+
+def test_an_internationalised_address_needs_smtputf8(outbox: DbOutbox) -> None:
+    """A relay without SMTPUTF8 cannot take carol@bücher.test: that mail fails at once
+    (no half-sent envelope), and the next goes on the same connection."""
+    handler = _Received()
+    (port,) = free_ports(1)
+    server = Controller(handler, hostname="127.0.0.1", port=port, enable_SMTPUTF8=False)
+    server.start()
+    try:
+        bad = enqueue(outbox, "carol@bücher.test", subject="idn")
+        good = enqueue(outbox, "bob@example.test", subject="ascii")
+
+        async def scenario() -> None:
+            transport = SmtpRelay(relay(None, port))
+            try:
+                await OutboxSender(outbox, transport).drain()
+            finally:
+                await transport.close()
+
+        asyncio.run(scenario())
+    finally:
+        server.stop()
+    state = rows(outbox)
+    assert state[bad].status == "failed"
+    assert "SMTPUTF8" in (state[bad].last_error or "")
+    assert state[good].status == "sent"
+    assert handler.rcpts == [["bob@example.test"]]

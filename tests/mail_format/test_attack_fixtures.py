@@ -55,6 +55,7 @@ EXPECTED_ROBOT = {
     "consent_message_500.eml": None,
     "consent_signup_5000_addresses.eml": None,
     "consent_forged_wrong_password.eml": None,
+    "consent_variant_spelling.eml": None,
 }
 
 
