@@ -142,8 +142,8 @@ def users_of_mailbox(session: Session, key: str) -> list[tuple[User, str]]:
 
 
 def _tell_disabled(ctx: Context, address: str, row: MailboxHealth) -> None:
-    """The player at another address of his (else his next mail from this one is
-    answered with it), and once each his opponents and tournament directors."""
+    """The player at another confirmed address of his (else his next mail from this
+    one is answered with it), and once each his opponents and tournament directors."""
     since = f"{row.disabled_at:%Y-%m-%d}"
     for user, _ in users_of_mailbox(ctx.session, row.mailbox):
         others = [
@@ -151,6 +151,8 @@ def _tell_disabled(ctx: Context, address: str, row: MailboxHealth) -> None:
             for a in queries.addresses_of(ctx.session, user.saved_id)
             if mailbox_key(a) != row.mailbox and health_of(ctx.session, a) is None
         ]
+        confirmed = consent.confirmed_mailboxes(ctx, others)  # the gate drops the rest
+        others = [a for a in others if consent.mailbox(ctx, a) in confirmed]
         if others:
             ctx.reply(
                 Reply(
