@@ -34,6 +34,7 @@ from pbm.mail.smtp_out import OutboxSender, OutgoingMail
 from pbm.mail.streams import MailReason
 from pbm.mailstore import DbOutbox
 from pbm.pipeline import queue_replies
+from pbm.services import consent
 from pbm.services.accounts import create_user
 from pbm.services.context import Context, Reply
 from pbm.store.engine import make_engine, session_for
@@ -85,7 +86,10 @@ def main() -> int:
     with session_for(engine) as session:
         ctx = Context(session=session, clock=clock, config=config, sender="")
         for n in range(PLAYERS):
-            users[n] = create_user(ctx, f"player{n}", "secret", [address(n)]).saved_id
+            user, rows = create_user(ctx, f"player{n}", "secret", [address(n)])
+            for row in rows:
+                consent.confirm(ctx, row)  # players who answered their requests
+            users[n] = user.saved_id
         session.commit()
     gone = set(range(GONE))
     full = set(range(GONE, GONE + FULL))

@@ -95,8 +95,8 @@ def handle_message(
     ctx.sender_unverified = sender_verdict(mail.authentication_results, config.authserv_ids).failed
     domain = mail.sender.rpartition("@")[2]
     ctx.sender_dmarc_pass = dmarc_passed(mail.authentication_results, config.authserv_ids, domain)
-    bounces.reenable_on_mail(ctx)
     run_mail(ctx, mail)
+    bounces.reconfirm_on_mail(ctx)
     queue_replies(ctx, mail, bounded(ctx, ctx.replies), inbound_id=row.id)
     return "done"
 
@@ -527,6 +527,7 @@ def queue_replies(
     queued: list[dict[str, object]] = []
     # The mailboxes that bounced or complained among the recipients, asked at once.
     states = bounces.blocked(ctx, [a for r in replies for a in r.to if a])
+    disabled = {a for a, state in states.items() if state.disabled_at is not None}
     # The masked original, made only when a reply quotes it (most answers to moves don't).
     quoting = mail is not None and any(r.quote_original for r in replies)
     quote = mask_text(quotable_original(mail)) if mail is not None and quoting else None
@@ -541,8 +542,9 @@ def queue_replies(
                 continue
             unsubscribe = streams.stop_address(ctx, state.code)
         # The one gate of every mail pbm sends: no address its owner has not confirmed,
-        # but for its confirmation request and answers to its own mail.
-        allowed = consent.deliverable(ctx, replace(reply, to=[a for a in reply.to if a]))
+        # or whose mailbox bounces disabled, but for its confirmation request and
+        # answers to its own mail.
+        allowed = consent.deliverable(ctx, replace(reply, to=[a for a in reply.to if a]), disabled)
         # One recipient per mail: nobody sees another's address, and a bounce names one.
         for address in dict.fromkeys(allowed):
             why = bounces.why_not(states.get(address), reason)

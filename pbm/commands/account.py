@@ -9,7 +9,7 @@ from pbm.commands.helptext import general_help, topic_help
 from pbm.commands.registry import register
 from pbm.errors import NotFoundError, PbmError, UsageError
 from pbm.mail.streams import MailReason, Stream
-from pbm.services import accounts, consent, lists, mail_html, streams
+from pbm.services import accounts, bounces, consent, lists, mail_html, streams
 from pbm.services.accounts import find_user
 from pbm.services.boards import board_from_row, rules_for
 from pbm.services.context import Context, Reply
@@ -72,17 +72,19 @@ class _RequestAnswer(Command):
             raise NotFoundError(phrase("confirm_unknown", address=ctx.sender))
         user = consent.owner(ctx, row)
         address = row.address
-        self.act(ctx, user, row)
+        more = self.act(ctx, user, row)
+        text = phrase(self.done, userid=user.userid, address=address)
         answer(
             ctx,
             phrase("subject_account", userid=user.userid),
-            phrase(self.done, userid=user.userid, address=address),
+            f"{text}\n\n{more}" if more else text,
             "account",
         )
 
     done = ""  # the phrase that answers it
 
-    def act(self, ctx: Context, user: User, row: UserAddress) -> None:
+    def act(self, ctx: Context, user: User, row: UserAddress) -> str:
+        """Do it; returns more for the answer to say ("" for nothing)."""
         raise NotImplementedError
 
 
@@ -94,8 +96,9 @@ class Confirm(_RequestAnswer):
     )
     done = "confirmed"
 
-    def act(self, ctx: Context, user: User, row: UserAddress) -> None:
+    def act(self, ctx: Context, user: User, row: UserAddress) -> str:
         consent.confirm(ctx, row)
+        return bounces.enable(ctx, row.address)
 
 
 class Refuse(_RequestAnswer):
@@ -107,8 +110,9 @@ class Refuse(_RequestAnswer):
     )
     done = "refused"
 
-    def act(self, ctx: Context, user: User, row: UserAddress) -> None:
+    def act(self, ctx: Context, user: User, row: UserAddress) -> str:
         consent.refuse(ctx, user, row)
+        return ""
 
 
 class Change(Command):

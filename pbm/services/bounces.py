@@ -3,10 +3,12 @@
 A bounce attributed to an outbox mail (pbm.mail.bounces) counts against the mailbox of
 its recipient (pbm.mail.identity.mailbox_key): a hard failure 1, a soft one 0.5, at most
 one bounce a day, and a score is forgotten after `bounce_forget_days` without a bounce.
-At `bounce_threshold` the mailbox is disabled: pbm mails it nothing. Its player is told
-at another address of his, or in the answer to his next mail from it (which enables it
-again); his opponents on running boards and the directors of his tournaments are told
-once that he cannot be reached by mail since that day.
+At `bounce_threshold` the mailbox is disabled: pbm mails it nothing but answers to its
+own mail (pbm.services.consent.deliverable counts it unconfirmed). Its player is told at
+another address of his, or in the answer to his next mail from it, which also asks for
+a fresh confirmation; confirming enables the mailbox again. His opponents on running
+boards and the directors of his tournaments are told once that he cannot be reached by
+mail since that day.
 
 A spam complaint (ARF) turns off every notification to its mailbox at once; answers to
 the mailbox's own commands still go. Every bounce and complaint is logged and kept
@@ -26,9 +28,10 @@ from sqlmodel import Session, col, select
 from pbm.mail.bounces import BounceKind, Report
 from pbm.mail.identity import mailbox_key
 from pbm.mail.streams import MailReason
+from pbm.services import consent
 from pbm.services.accounts import reply_addresses
 from pbm.services.context import Context, Reply
-from pbm.store import mail_queries, queries
+from pbm.store import addresses, mail_queries, queries
 from pbm.store.mail_queries import MailboxState
 from pbm.store.models import OutboxMail, User, UserAddress
 from pbm.store.models_mail import BounceEvent, MailboxHealth
@@ -54,11 +57,10 @@ def blocked(ctx: Context, addresses: Sequence[str]) -> dict[str, MailboxState]:
 
 
 def why_not(state: MailboxState | None, reason: MailReason) -> str | None:
-    """Why a mailbox in `state` may not get a mail sent for `reason`, or None."""
+    """Why a mailbox in `state` may not get a mail sent for `reason`, or None (a
+    disabled mailbox is consent's to gate: pbm.services.consent.deliverable)."""
     if state is None:
         return None
-    if state.disabled_at is not None:
-        return "disabled by bounces"
     if state.complained_at is not None and not reason.asked_for:
         return "spam complaint"
     return None
@@ -140,8 +142,8 @@ def users_of_mailbox(session: Session, key: str) -> list[tuple[User, str]]:
 
 
 def _tell_disabled(ctx: Context, address: str, row: MailboxHealth) -> None:
-    """The player at another address of his (else his next mail from this one is
-    answered with it), and once each his opponents and tournament directors."""
+    """The player at another confirmed address of his (else his next mail from this
+    one is answered with it), and once each his opponents and tournament directors."""
     since = f"{row.disabled_at:%Y-%m-%d}"
     for user, _ in users_of_mailbox(ctx.session, row.mailbox):
         others = [
@@ -149,6 +151,8 @@ def _tell_disabled(ctx: Context, address: str, row: MailboxHealth) -> None:
             for a in queries.addresses_of(ctx.session, user.saved_id)
             if mailbox_key(a) != row.mailbox and health_of(ctx.session, a) is None
         ]
+        confirmed = consent.confirmed_mailboxes(ctx, others)  # the gate drops the rest
+        others = [a for a in others if consent.mailbox(ctx, a) in confirmed]
         if others:
             ctx.reply(
                 Reply(
@@ -206,32 +210,52 @@ def _directors(session: Session, user: User) -> list[tuple[User, list[str]]]:
     return list(found.values())
 
 
-def reenable_on_mail(ctx: Context) -> None:
-    """Mail from a disabled mailbox proves it works again: enable it and say why it was
-    off, in the answer. (Hook: once addresses are confirmed (issue 22), this asks for a
-    fresh confirmation of the address instead of trusting the mail at once.)"""
+def reconfirm_on_mail(ctx: Context) -> None:
+    """Mail from a disabled mailbox does not prove mail to it arrives: the answer says
+    why pbm stopped, and a fresh confirmation request goes to it (consent's daily
+    limit and refusals apply). Called after the mail's commands, so a reply to an
+    earlier request confirms first."""
     state = blocked(ctx, [ctx.sender]).get(ctx.sender)
     if state is None or state.disabled_at is None:
         return
-    row = health_of(ctx.session, ctx.sender)
-    assert row is not None and row.disabled_at is not None
+    rows = addresses.confirmed_in(ctx.session, consent.mailbox(ctx, ctx.sender))
+    if rows:
+        row = rows[0]
+        sent = consent.request(ctx, consent.owner(ctx, row), row, again=True) is not None
+        follow = phrase("reconfirm_sent" if sent else "reconfirm_not_sent")
+    else:
+        follow = phrase("reconfirm_no_account")
+    log.info("mail from disabled mailbox %s", mailbox_key(ctx.sender))
+    since = f"{state.disabled_at:%Y-%m-%d}"
+    ctx.reply(
+        Reply(
+            to=[ctx.sender],
+            subject=phrase("subject_mailbox_stopped"),
+            body=phrase("mailbox_stopped", address=ctx.sender, since=since)
+            + "\n\n"
+            + follow
+            + "\n",
+            kind="account",
+            to_sender=True,
+            answer=True,
+        )
+    )
+
+
+def enable(ctx: Context, address: str) -> str:
+    """A confirmation from `address` proves mail reaches it: its mailbox's disabled
+    state and score are cleared; returns what the answer says of it ("" if nothing)."""
+    row = health_of(ctx.session, address)
+    if row is None or row.disabled_at is None:
+        return ""
     since = f"{row.disabled_at:%Y-%m-%d}"
     row.disabled_at = None
     row.score = 0.0
     row.last_bounce_at = None
     ctx.session.add(row)
     ctx.session.flush()
-    log.info("mailbox %s enabled again by mail from it", row.mailbox)
-    ctx.reply(
-        Reply(
-            to=[ctx.sender],
-            subject=phrase("subject_mailbox_enabled"),
-            body=phrase("mailbox_enabled", address=ctx.sender, since=since) + "\n",
-            kind="account",
-            to_sender=True,
-            answer=True,
-        )
-    )
+    log.info("mailbox %s enabled again by its confirmation", row.mailbox)
+    return phrase("mailbox_enabled", address=address, since=since)
 
 
 @dataclass(frozen=True)

@@ -8,6 +8,9 @@ the address is dropped from the account and never mailed for it again, and after
 refusals for `refusals_block_mailbox` accounts it gets no request for any new account.
 At most `confirmations_per_mailbox_day` requests go to one mailbox a day. Everything
 here keys on the mailbox (pbm.mail.identity), never on the address's spelling.
+
+A mailbox that bounces disabled (pbm.services.bounces) counts as unconfirmed again: it
+gets answers to its own mail and a fresh request caused by such a mail, nothing else.
 """
 
 from __future__ import annotations
@@ -15,13 +18,13 @@ from __future__ import annotations
 import base64
 import logging
 import secrets
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from datetime import timedelta
 
 from pbm.errors import PbmError
 from pbm.mail.identity import MailboxRules, mailbox_key
 from pbm.services.context import Context, Reply
-from pbm.store import addresses, queries
+from pbm.store import addresses, mail_queries, queries
 from pbm.store.models import User, UserAddress
 from pbm.store.models_correspondence import MailPreference
 from pbm.texts import phrase, render
@@ -59,16 +62,23 @@ def new_rows(ctx: Context, user: User, added: Sequence[UserAddress]) -> None:
             ctx.session.add(row)
 
 
-def request(ctx: Context, user: User, row: UserAddress, *, to_sender: bool = False) -> str | None:
+def request(
+    ctx: Context, user: User, row: UserAddress, *, to_sender: bool = False, again: bool = False
+) -> str | None:
     """Issue the confirmation token of `row` unless its mailbox refused this account (or
-    too many), or had its requests for today; returns the token (None: no request).
+    too many), or had its requests for today, or bounces disabled it and this mail is
+    not from it; returns the token (None: no request).
     `to_sender`: the caller mails the request inside its own answer; else it is queued
-    here, to that address alone."""
-    if row.confirmed_at is not None:
+    here, to that address alone. `again`: a fresh confirmation of a confirmed address
+    whose mailbox bounces disabled."""
+    if row.confirmed_at is not None and not again:
         return None
     refusers = addresses.refusers_of(ctx.session, row.mailbox)
     if user.userid_key in refusers or len(refusers) >= ctx.config.refusals_block_mailbox:
         log.info("no confirmation request to %s for %s: refused", row.address, user.userid)
+        return None
+    if disabled(ctx, [row.address]) and (not ctx.sender or mailbox(ctx, ctx.sender) != row.mailbox):
+        log.info("no confirmation request to %s for %s: disabled", row.address, user.userid)
         return None
     since = ctx.now() - timedelta(days=1)
     sent = queries.count_events(ctx.session, _REQUEST_EVENT, row.mailbox, since)
@@ -95,8 +105,9 @@ def request(ctx: Context, user: User, row: UserAddress, *, to_sender: bool = Fal
 
 
 def request_text(ctx: Context, user: User, row: UserAddress) -> str:
+    """The request's words; a confirmed address's fresh one says why it is asked again."""
     return render(
-        "confirm",
+        "confirm" if row.confirmed_at is None else "reconfirm",
         userid=user.userid,
         address=row.address,
         asker=ctx.sender or phrase("confirm_asked_by_operator"),
@@ -104,6 +115,14 @@ def request_text(ctx: Context, user: User, row: UserAddress) -> str:
         token=row.confirm_token,
         days=f"{ctx.config.unconfirmed_days:g}",
     )
+
+
+def disabled(ctx: Context, to: Collection[str]) -> set[str]:
+    """Those of `to` whose mailbox bounces disabled (keyed as pbm.services.bounces keys
+    it)."""
+    keys = {a: mailbox_key(a) for a in to}
+    states = mail_queries.mailbox_states(ctx.session, set(keys.values()))
+    return {a for a, k in keys.items() if k in states and states[k].disabled_at is not None}
 
 
 def pending(ctx: Context, tokens: Sequence[str]) -> UserAddress | None:
@@ -173,9 +192,10 @@ def confirmed_mailboxes(ctx: Context, to: Sequence[str]) -> set[str]:
     return addresses.confirmed_mailboxes(ctx.session, sorted({mailbox(ctx, a) for a in to}))
 
 
-def deliverable(ctx: Context, reply: Reply) -> list[str]:
+def deliverable(ctx: Context, reply: Reply, disabled: Collection[str] = ()) -> list[str]:
     """The recipients of `reply` pbm may mail: a confirmation request's, an answer's to
-    the mailbox its message came from, and otherwise confirmed mailboxes only."""
+    the mailbox its message came from, and otherwise confirmed mailboxes only; those of
+    `disabled` (by bounces) count as unconfirmed until confirmed again."""
     if reply.kind == REQUEST_KIND:
         return list(reply.to)
     boxes = {a: mailbox(ctx, a) for a in reply.to}
@@ -183,8 +203,10 @@ def deliverable(ctx: Context, reply: Reply) -> list[str]:
     confirmed = addresses.confirmed_mailboxes(ctx.session, sorted(set(boxes.values())))
     kept = []
     for address, box in boxes.items():
-        if box in confirmed or (reply.to_sender and box == sender):
+        if (box in confirmed and address not in disabled) or (reply.to_sender and box == sender):
             kept.append(address)
+        elif address in disabled:
+            log.info("disabled by bounces: not mailing %s %r", address, reply.subject)
         else:
             log.warning("not mailing unconfirmed %s %r", address, reply.subject)
     return kept

@@ -19,7 +19,7 @@ from pbm.store.engine import session_for
 from pbm.store.models import OutboxMail
 from pbm.store.models_mail import BounceEvent
 from tests.bounce_mails import arf, dsn
-from tests.server.conftest import Sent, Server, cli_ok, legal_texts
+from tests.server.conftest import Sent, Server, cli_ok, flat, legal_texts
 
 
 def _board(server: Server) -> tuple[str, str]:
@@ -112,11 +112,90 @@ def test_hard_bounces_disable_the_mailbox_and_tell_the_opponent_once(server: Ser
     assert server.to(bob, server.new_mail()) == []
     assert _bounce(server, to_bob) == "done"
     assert server.new_mail() == []  # told once
-    # His next mail enables the mailbox again, and the answer says why it was off.
+    # His next mail is answered, with why pbm stopped and a fresh confirmation request;
+    # the mail alone does not show that mail to him arrives.
     server.send(bob, "quarto show 101")
-    [answer] = server.new_mail()
-    assert "works" in answer.body and answer.to == [bob]
+    answers = server.new_mail()
+    assert all(m.to == [bob] for m in answers)
+    # The answers come as one mail (pbm.output_limits), the request as its own.
+    [answer] = [m for m in answers if "Quarto" in m.subject]
+    [request] = [m for m in answers if m.subject == "Confirm your address for bob"]
+    assert len(answers) == 2
+    stopped = answer.body.split("== 2. Mail to your address was stopped ==")[1]
+    assert "returned again and again" in flat(stopped)
+    assert "A confirmation request went to this address" in flat(stopped)
+    assert "Until you confirm the address again" in flat(request.body)
+    assert _score(server, bob) == (5.0, True)
+    # Until he confirms, pbm mails him nothing but answers to his own mail.
+    assert server.to(bob, _move(server, alice, "alice")) == []
+    server.send(alice, "message alice secret bob", "Still there?")
+    assert server.to(bob, server.new_mail()) == []
+    # His confirmation enables the mailbox, says so, and his boards' mail flows again.
+    server.confirm(bob)
+    [confirmed] = server.to(bob, server.new_mail())
+    assert "pbm mails it again from now on" in flat(confirmed.body)
     assert _score(server, bob) == (0.0, False)
+    assert len(server.to(bob, _move(server, bob, "bob"))) == 1
+    assert len(server.to(bob, _move(server, alice, "alice"))) == 1
+
+
+def _disable(server: Server) -> tuple[str, str]:
+    """alice and bob on a board, bob's mailbox disabled by five days of hard bounces."""
+    alice, bob = _board(server)
+    [to_bob] = server.to(bob, _move(server, alice, "alice"))
+    for _ in range(5):
+        _bounce(server, to_bob)
+        server.clock.advance(timedelta(days=1))
+    server.new_mail()
+    assert _score(server, bob) == (5.0, True)
+    return alice, bob
+
+
+def _token(request: Sent) -> str:
+    return request.body.split('"confirm ')[1].split('"')[0]
+
+
+def test_confirm_token_from_the_disabled_mailbox_enables_it(server: Server) -> None:
+    _alice, bob = _disable(server)
+    server.send(bob, "help")
+    [request] = [m for m in server.new_mail() if m.subject == "Confirm your address for bob"]
+    token = _token(request)
+    # From another mailbox the token confirms nothing.
+    server.send("eve@players.example", f"confirm {token}")
+    assert _score(server, bob) == (5.0, True)
+    server.new_mail()
+    server.send(bob, f"confirm {token}")
+    [answer] = server.new_mail()
+    assert "is confirmed for bob" in flat(answer.body) and "arrives" in answer.body
+    assert _score(server, bob) == (0.0, False)
+
+
+def test_requests_to_a_disabled_mailbox_keep_consents_daily_limit(server: Server) -> None:
+    _alice, bob = _disable(server)
+    requests = []
+    for _ in range(4):
+        server.send(bob, "help")
+        mails = server.new_mail()
+        requests += [m for m in mails if m.subject == "Confirm your address for bob"]
+        [answer] = [m for m in mails if m.subject != "Confirm your address for bob"]
+    assert len(requests) == 3
+    assert "No confirmation request can go to this address today" in flat(answer.body)
+    # Only the newest request's token confirms: each request replaced the one before.
+    first, last = (_token(m) for m in (requests[0], requests[-1]))
+    server.send(bob, f"confirm {first}")
+    assert _score(server, bob) == (5.0, True)
+    server.send(bob, f"confirm {last}")
+    assert _score(server, bob) == (0.0, False)
+
+
+def test_nobody_else_gets_a_request_sent_to_a_disabled_mailbox(server: Server) -> None:
+    server.config = dataclasses.replace(server.config, shared_mailboxes=True)
+    _alice, bob = _disable(server)
+    assert server.send("carol@players.example", f"signup carol secret {bob}") == "done"
+    mails = server.new_mail()
+    assert server.to(bob, mails) == []
+    [welcome] = mails
+    assert "No confirmation request can go to the addresses" in flat(welcome.body)
 
 
 def test_soft_bounces_count_half_and_are_forgotten_after_a_week(server: Server) -> None:
@@ -254,6 +333,7 @@ def test_set_mail_stream_turns_a_stream_off_and_on_with_the_password(server: Ser
 def test_the_player_is_told_at_his_other_address_and_directors_see_it(server: Server) -> None:
     alice, bob = _board(server)
     server.send(bob, "change address bob secret bob@players.example bob@elsewhere.example")
+    server.confirm("bob@elsewhere.example")  # pbm tells only a confirmed address
     server.new_mail()
     assert server.send(alice, "tournament create alice secret spring quarto") == "done"
     server.send(bob, "tournament join spring bob secret")
