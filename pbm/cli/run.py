@@ -11,13 +11,6 @@ from typing import Annotated
 import typer
 
 from pbm.cli.common import config, engine, fail
-from pbm.clock import SystemClock
-from pbm.mail.inbound import parse_message
-from pbm.mail.visible import visible
-from pbm.pipeline import queue_replies, run_mail
-from pbm.services.context import Context
-from pbm.store import queries
-from pbm.store.db import session_for
 
 
 def run(
@@ -31,6 +24,15 @@ def run(
     dry_run: Annotated[bool, typer.Option(help="Print the replies; change nothing.")] = False,
 ) -> None:
     """Run one mail command and print the replies it produces."""
+    # loaded only here, so that `pbm --help` does not load them (pbm.cli.lazy)
+    from pbm.clock import SystemClock
+    from pbm.mail.inbound import parse_message
+    from pbm.mail.visible import visible
+    from pbm.pipeline import queue_replies, run_mail
+    from pbm.services.context import Context
+    from pbm.store import queries
+    from pbm.store.db import session_for
+
     cfg = config(cli)
     eng = engine(cfg)
     try:
