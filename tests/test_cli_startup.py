@@ -6,11 +6,15 @@ takes is measured by benchmarks/cli_startup.py, not here."""
 from __future__ import annotations
 
 import json
+import os
+import socket
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 import typer
+from aiosmtpd.controller import Controller
 from typer.core import TyperGroup
 
 from pbm.cli import COMMANDS, app
@@ -22,24 +26,34 @@ HEAVY = ("sqlalchemy", "sqlmodel", "PIL", "networkx", "pbm.services", "pbm.store
 PROBE = """
 import json, sys
 from pbm.cli import app
+code = 0
 try:
     app({args!r}, prog_name="pbm")
-except SystemExit:
-    pass
-print(json.dumps(sorted(sys.modules)))
+except SystemExit as end:
+    code = end.code
+print(json.dumps([code, sorted(sys.modules)]))
 """
 
 
-def _loaded(args: list[str] | None) -> set[str]:
+def _loaded(args: list[str] | None, cwd: Path | None = None) -> set[str]:
     """The modules a fresh interpreter holds after `import pbm.cli` (and running `pbm
-    ARGS`, its output dropped, when args is given)."""
-    code = "import json, sys, pbm.cli\nprint(json.dumps(sorted(sys.modules)))"
+    ARGS` with the default configuration, which must succeed, when args is given)."""
+    code = "import json, sys, pbm.cli\nprint(json.dumps([0, sorted(sys.modules)]))"
     if args is not None:
         code = PROBE.format(args=args)
+    env = {k: v for k, v in os.environ.items() if k != "PBM_CONFIG"}
     done = subprocess.run(
-        [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=60
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=60,
+        env=env,
+        cwd=cwd,
     )
-    return set(json.loads(done.stdout.splitlines()[-1]))
+    exit_code, modules = json.loads(done.stdout.splitlines()[-1])
+    assert exit_code == 0, done.stdout + done.stderr
+    return set(modules)
 
 
 def _heavy(modules: set[str]) -> list[str]:
@@ -49,6 +63,34 @@ def _heavy(modules: set[str]) -> list[str]:
 @pytest.mark.parametrize("args", [None, ["--help"], ["mail", "send", "--help"]], ids=str)
 def test_starting_the_cli_loads_no_database_services_or_pictures(args: list[str] | None) -> None:
     assert _heavy(_loaded(args)) == []
+
+
+class Sink:
+    """An SMTP server that takes every message."""
+
+    def __init__(self) -> None:
+        self.messages: list[str] = []
+
+    async def handle_DATA(self, server: object, session: object, envelope: object) -> str:
+        self.messages.append(str(getattr(envelope, "content", b"")))
+        return "250 OK"
+
+
+def test_submitting_a_message_loads_no_database(tmp_path: Path) -> None:
+    sink = Sink()
+    with socket.socket() as probe:  # a port free now (aiosmtpd cannot take port 0)
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    controller = Controller(sink, hostname="127.0.0.1", port=port)
+    controller.start()
+    try:
+        server = f"127.0.0.1:{controller.port}"
+        args = ["mail", "send", "hello", "--from", "a@example.org", "--server", server]
+        loaded = _loaded([*args, "--body", "hi"], cwd=tmp_path)
+    finally:
+        controller.stop()
+    assert len(sink.messages) == 1 and "hello" in sink.messages[0]
+    assert _heavy(loaded) == []
 
 
 def test_a_database_command_does_load_the_database() -> None:
