@@ -4,8 +4,6 @@ replies are printed (and queued for the players, unless --dry-run)."""
 from __future__ import annotations
 
 from datetime import UTC, datetime
-from email.message import EmailMessage
-from email.utils import format_datetime, make_msgid
 from typing import Annotated
 
 import typer
@@ -25,6 +23,9 @@ def run(
 ) -> None:
     """Run one mail command and print the replies it produces."""
     # loaded only here, so that `pbm --help` does not load them (pbm.cli.lazy)
+    from email.message import EmailMessage
+    from email.utils import format_datetime, make_msgid
+
     from pbm.clock import SystemClock
     from pbm.mail.inbound import parse_message
     from pbm.mail.visible import visible

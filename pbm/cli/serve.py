@@ -5,11 +5,8 @@ from __future__ import annotations
 
 import json
 import os
-import smtplib
 import sys
 from datetime import UTC, datetime
-from email.message import EmailMessage
-from email.utils import formatdate, make_msgid
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
@@ -60,8 +57,12 @@ def send_command(
     ] = None,
 ) -> None:
     """Submit a message to the running server's SMTP intake."""
-    # pbm.mail's package loads its composer; a plain submission needs none of it
-    from pbm.mail.settings import parse_endpoint
+    # loaded here, so that `pbm --help` does not (pbm.cli.lazy)
+    import smtplib
+    from email.message import EmailMessage
+    from email.utils import formatdate, make_msgid
+
+    from pbm.config import parse_endpoint
 
     cfg = config(cli)
     try:
