@@ -60,7 +60,9 @@ def _heavy(modules: set[str]) -> list[str]:
     return sorted(m for m in modules if any(m == h or m.startswith(h + ".") for h in HEAVY))
 
 
-@pytest.mark.parametrize("args", [None, ["--help"], ["mail", "send", "--help"]], ids=str)
+@pytest.mark.parametrize(
+    "args", [None, ["--help"], ["mail", "--help"], ["mail", "send", "--help"]], ids=str
+)
 def test_starting_the_cli_loads_no_database_services_or_pictures(args: list[str] | None) -> None:
     assert _heavy(_loaded(args)) == []
 
