@@ -36,7 +36,8 @@ from pydantic import (
 from pydantic.dataclasses import dataclass as settings_dataclass
 from pydantic_core import ErrorDetails
 
-ENV_CONFIG = "PBM_CONFIG"
+from pbm import ENV_CONFIG
+
 PACKAGE_TEMPLATES = Path(__file__).resolve().parent.parent / "templates"
 
 # Every table of the file: a key that is no setting is an error, not a silent default.

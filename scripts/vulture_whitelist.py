@@ -20,6 +20,9 @@ _.advance
 # pydantic reads a model's settings from `model_config` (pbm/config.py).
 _.model_config
 
+# click asks a group for its commands' names (pbm/cli/lazy.py).
+_.list_commands
+
 # logging.Formatter hooks (pbm/logfmt.py).
 _.converter
 _.format

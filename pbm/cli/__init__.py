@@ -1,9 +1,11 @@
 """The `pbm` command line: one typer app with a sub-app per noun.
 
-Every command is registered here, in the order `pbm --help` lists them; the modules of
-pbm.cli only define them. The root callback puts the options of `pbm` itself, with the
-configuration, in the context object (pbm.cli.common.CliState), which every command
-reads through its `typer.Context`.
+Every command is listed here, in the order `pbm --help` lists them, by the module of
+pbm.cli and the function that define it; a command's module is imported only when the
+command is looked up (pbm.cli.lazy), so `pbm --help` and `pbm mail send` start at once.
+The root callback puts the options of `pbm` itself, with the configuration, in the
+context object (pbm.cli.common.CliState), which every command reads through its
+`typer.Context`.
 """
 
 from __future__ import annotations
@@ -13,27 +15,118 @@ from typing import Annotated, Any
 
 import typer
 
-from pbm.cli import (
-    bot,
-    db,
-    game,
-    helpcmd,
-    jobs,
-    mail,
-    ratings,
-    records,
-    rules,
-    run,
-    serve,
-    tournament,
-    user,
-    vacation,
-)
+from pbm import ENV_CONFIG
 from pbm.cli.common import CliState, PbmGroup
-from pbm.config import ENV_CONFIG
+from pbm.cli.lazy import Entry, Group, LazyCommands, LazyGroup
 
-# Plain help: typer's rich panels print a type after every flag (`--json <bool>`).
-HELP: dict[str, Any] = {"rich_markup_mode": None, "no_args_is_help": True}
+COMMANDS: dict[str, Entry] = {
+    "serve": "serve:serve_command",
+    "run": "run:run",
+    "vacation": "vacation:vacation",
+    "help": "helpcmd:help_command",
+    "rules": Group(
+        "Play and inspect the games' rules locally.",
+        {
+            "list": "rules:list_games",
+            "help": "rules:game_help",
+            "play": "rules:play",
+            "perft": "rules:perft_command",
+        },
+    ),
+    "db": Group(
+        "Create, upgrade and back up the database.",
+        {
+            "init": "db:init",
+            "upgrade": "db:upgrade",
+            "current": "db:current",
+            "backup": "db:backup",
+        },
+    ),
+    "user": Group(
+        "Manage player accounts.",
+        {
+            "add": "user:add",
+            "list": "user:list_users",
+            "confirm": "user:confirm",
+            "show": "user:show",
+            "passwd": "user:passwd",
+            "disable": "user:disable",
+            "enable": "user:enable",
+            "delete": "user:delete",
+        },
+    ),
+    "bot": Group(
+        "Manage computer players (docs/bots.md).",
+        {
+            "add": "bot:add",
+            "add-builtin": "bot:add_builtin",
+            "list": "bot:list_bots",
+            "show": "bot:show",
+            "disable": "bot:disable",
+            "enable": "bot:enable",
+            "remove": "bot:remove",
+        },
+    ),
+    "game": Group(
+        "Inspect and manage boards.",
+        {
+            "list": "game:list_games",
+            "show": "game:show",
+            "new": "game:new",
+            "abort": "game:abort",
+            "adjudicate": "game:adjudicate",
+            "undo": "game:undo",
+            "replay": "game:replay_command",
+            "export": "records:export",
+            "preview": "records:preview",
+            "import": "records:import_command",
+        },
+    ),
+    "mail": Group(
+        "Process mail and inspect the message store.",
+        {
+            "process": "mail:process",
+            "retry": "mail:retry",
+            "failed": "mail:failed",
+            "outbox": "mail:outbox",
+            "bounces": "mail:bounces_command",
+            "send": "serve:send_command",
+            "status": "serve:status_command",
+            "dkim-key": "mail:dkim_key",
+            "doctor": "mail:mail_doctor",
+        },
+    ),
+    "ratings": Group(
+        "Ratings per game type (pbmserv's and Glicko-2).",
+        {
+            "show": "ratings:show",
+            "recompute": "ratings:recompute_command",
+        },
+    ),
+    "jobs": Group("Periodic jobs of correspondence play.", {"run": "jobs:run"}),
+    "tournament": Group(
+        "Run tournaments.",
+        {
+            "create": "tournament:create",
+            "list": "tournament:list_tournaments",
+            "show": "tournament:show",
+            "enter": "tournament:enter",
+            "start": "tournament:start",
+            "pairings": "tournament:pairings",
+            "standings": "tournament:standings",
+            "withdraw": "tournament:withdraw",
+            "cancel": "tournament:cancel",
+        },
+    ),
+}
+
+
+class RootGroup(LazyGroup, PbmGroup):
+    """`pbm` itself: the commands of COMMANDS, and PbmGroup's exit codes."""
+
+    def __init__(self, **attrs: Any) -> None:
+        super().__init__(**attrs)
+        self.commands = LazyCommands(COMMANDS)
 
 
 def root(
@@ -59,95 +152,11 @@ def root(
     cli.obj = CliState(config_file, debug)
 
 
-app = typer.Typer(name="pbm", add_completion=False, cls=PbmGroup, **HELP)
+# Plain help: typer's rich panels print a type after every flag (`--json <bool>`).
+app = typer.Typer(
+    name="pbm", add_completion=False, cls=RootGroup, rich_markup_mode=None, no_args_is_help=True
+)
 app.callback()(root)
-
-rules_app = typer.Typer(help="Play and inspect the games' rules locally.", **HELP)
-rules_app.command("list")(rules.list_games)
-rules_app.command("help")(rules.game_help)
-rules_app.command("play")(rules.play)
-rules_app.command("perft")(rules.perft_command)
-app.add_typer(rules_app, name="rules")
-
-db_app = typer.Typer(help="Create, upgrade and back up the database.", **HELP)
-db_app.command("init")(db.init)
-db_app.command("upgrade")(db.upgrade)
-db_app.command("current")(db.current)
-db_app.command("backup")(db.backup)
-app.add_typer(db_app, name="db")
-
-user_app = typer.Typer(help="Manage player accounts.", **HELP)
-user_app.command("add")(user.add)
-user_app.command("list")(user.list_users)
-user_app.command("confirm")(user.confirm)
-user_app.command("show")(user.show)
-user_app.command("passwd")(user.passwd)
-user_app.command("disable")(user.disable)
-user_app.command("enable")(user.enable)
-user_app.command("delete")(user.delete)
-app.add_typer(user_app, name="user")
-
-bot_app = typer.Typer(help="Manage computer players (docs/bots.md).", **HELP)
-bot_app.command("add")(bot.add)
-bot_app.command("add-builtin")(bot.add_builtin)
-bot_app.command("list")(bot.list_bots)
-bot_app.command("show")(bot.show)
-bot_app.command("disable")(bot.disable)
-bot_app.command("enable")(bot.enable)
-bot_app.command("remove")(bot.remove)
-app.add_typer(bot_app, name="bot")
-
-game_app = typer.Typer(help="Inspect and manage boards.", **HELP)
-game_app.command("list")(game.list_games)
-game_app.command("show")(game.show)
-game_app.command("new")(game.new)
-game_app.command("abort")(game.abort)
-game_app.command("adjudicate")(game.adjudicate)
-game_app.command("undo")(game.undo)
-game_app.command("replay")(game.replay_command)
-game_app.command("export")(records.export)
-game_app.command("preview")(records.preview)
-game_app.command("import")(records.import_command)
-app.add_typer(game_app, name="game")
-
-mail_app = typer.Typer(help="Process mail and inspect the message store.", **HELP)
-mail_app.command("process")(mail.process)
-mail_app.command("retry")(mail.retry)
-mail_app.command("failed")(mail.failed)
-mail_app.command("outbox")(mail.outbox)
-mail_app.command("bounces")(mail.bounces_command)
-mail_app.command("send")(serve.send_command)
-mail_app.command("status")(serve.status_command)
-mail_app.command("dkim-key")(mail.dkim_key)
-mail_app.command("doctor")(mail.mail_doctor)
-app.add_typer(mail_app, name="mail")
-
-app.command("serve")(serve.serve_command)
-
-ratings_app = typer.Typer(help="Ratings per game type (pbmserv's and Glicko-2).", **HELP)
-ratings_app.command("show")(ratings.show)
-ratings_app.command("recompute")(ratings.recompute_command)
-app.add_typer(ratings_app, name="ratings")
-
-jobs_app = typer.Typer(help="Periodic jobs of correspondence play.", **HELP)
-jobs_app.command("run")(jobs.run)
-app.add_typer(jobs_app, name="jobs")
-
-tournament_app = typer.Typer(help="Run tournaments.", **HELP)
-tournament_app.command("create")(tournament.create)
-tournament_app.command("list")(tournament.list_tournaments)
-tournament_app.command("show")(tournament.show)
-tournament_app.command("enter")(tournament.enter)
-tournament_app.command("start")(tournament.start)
-tournament_app.command("pairings")(tournament.pairings)
-tournament_app.command("standings")(tournament.standings)
-tournament_app.command("withdraw")(tournament.withdraw)
-tournament_app.command("cancel")(tournament.cancel)
-app.add_typer(tournament_app, name="tournament")
-
-app.command("run")(run.run)
-app.command("vacation")(vacation.vacation)
-app.command("help")(helpcmd.help_command)
 
 
 def main() -> None:

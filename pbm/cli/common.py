@@ -23,29 +23,21 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
-from typing import Annotated, Any, NoReturn
+from typing import TYPE_CHECKING, Annotated, Any, NoReturn
 
 import typer
-from sqlalchemy.engine import Engine
 from typer.core import TyperGroup
 
-from pbm.clock import SystemClock
-from pbm.config import Config, ConfigError, load_config
-from pbm.errors import (
-    EX_CONFIG,
-    EX_TEMPFAIL,
-    EX_UNAVAILABLE,
-    EXIT_OF_KIND,
-    PbmError,
-    StoreUnavailable,
-)
-from pbm.games import GameError
-from pbm.pipeline import queue_replies
-from pbm.services.context import Context
-from pbm.store.engine import make_engine, session_for
-from pbm.store.failures import Failure, classify, describe_failure
-from pbm.store.schema import ensure_schema
-from pbm.texts import use_templates
+from pbm.errors import EX_CONFIG, EX_TEMPFAIL, EX_UNAVAILABLE, EXIT_OF_KIND, PbmError
+
+if TYPE_CHECKING:
+    from sqlalchemy.engine import Engine
+
+    from pbm.config import Config
+    from pbm.services.context import Context
+
+# The configuration's models, the database, the services and the pipeline are imported
+# by the functions that use them: `pbm --help` loads none of them (pbm.cli.lazy).
 
 EXIT_REFUSED = 1  # the request was understood and refused (unknown user, bad move...)
 EXIT_USAGE = 2  # bad arguments (typer's own code for usage errors)
@@ -68,6 +60,9 @@ class CliState:
 
     @cached_property
     def config(self) -> Config:
+        from pbm.config import load_config
+        from pbm.texts import use_templates
+
         cfg = load_config(self.config_path)
         use_templates(cfg.templates_dir)
         return cfg
@@ -90,6 +85,9 @@ def engine(cfg: Config, *, schema: bool = True, create: bool = False) -> Engine:
     is an error naming `pbm db init` (exit 69; 75 from `pbm mail process`), never a new
     empty one. `schema=False` only for `pbm db`, which handles the schema itself, and
     `create=True` only for `pbm db init`."""
+    from pbm.store.engine import make_engine
+    from pbm.store.schema import ensure_schema
+
     eng = make_engine(cfg.database_url, create=create, busy_timeout=cfg.busy_timeout_seconds)
     if schema:
         try:
@@ -103,6 +101,9 @@ def engine(cfg: Config, *, schema: bool = True, create: bool = False) -> Engine:
 def exit_code_for(exc: BaseException) -> int | None:
     """The sysexits code of an operational error (see the module docstring); None for
     anything else, which is a bug and keeps its traceback."""
+    from pbm.config import ConfigError
+    from pbm.store.failures import classify
+
     if isinstance(exc, ConfigError):
         return EXIT_CONFIG
     kind = classify(exc)
@@ -111,6 +112,9 @@ def exit_code_for(exc: BaseException) -> int | None:
 
 def error_line(exc: BaseException) -> str:
     """The one line an operational error prints."""
+    from pbm.config import ConfigError
+    from pbm.store.failures import Failure, classify, describe_failure
+
     if isinstance(exc, ConfigError):
         return str(exc)
     kind = classify(exc)
@@ -122,6 +126,8 @@ def error_line(exc: BaseException) -> str:
 
 def _of_a_file(exc: BaseException) -> bool:
     """Whether `exc` is the store's OSError on a database file (it names its file)."""
+    from pbm.errors import StoreUnavailable
+
     return isinstance(exc, StoreUnavailable) and isinstance(exc.__cause__, OSError)
 
 
@@ -138,6 +144,8 @@ class PbmGroup(TyperGroup):
             # wanted it has, so end quietly.
             _drop_stdout()
             raise typer.Exit(0) from None
+        except (typer.Exit, typer.Abort, typer.TyperException):
+            raise  # typer's own ends (--help, a usage error, `fail`): nothing to classify
         except Exception as exc:
             code = exit_code_for(exc)
             if code is None or (isinstance(ctx.obj, CliState) and ctx.obj.debug):
@@ -168,6 +176,12 @@ def fail(message: str, code: int = EXIT_REFUSED) -> NoReturn:
 def admin_context(cli: typer.Context, sender: str = "") -> Iterator[Context]:
     """A service context in one transaction: committed on success (with the mail it
     queued), rolled back on errors for people (printed, exit 1)."""
+    from pbm.clock import SystemClock
+    from pbm.games import GameError
+    from pbm.pipeline import queue_replies
+    from pbm.services.context import Context
+    from pbm.store.engine import session_for
+
     cfg = config(cli)
     eng = engine(cfg)
     try:

@@ -8,7 +8,6 @@ from typing import Annotated
 import typer
 
 from pbm.cli.common import config
-from pbm.commands.helptext import general_help, topic_help
 
 
 def help_command(
@@ -19,6 +18,9 @@ def help_command(
     ] = None,
 ) -> None:
     """Print the mailed help: the mail commands, a command's usage, or a game's rules."""
+    # the mail commands are loaded only here, so that `pbm --help` does not (pbm.cli.lazy)
+    from pbm.commands.helptext import general_help, topic_help
+
     if not topic:
         typer.echo(general_help(config(cli)), nl=False)
         return

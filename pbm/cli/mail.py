@@ -36,12 +36,9 @@ from pbm.cli.common import (
     fail,
     state,
 )
-from pbm.clock import SystemClock
-from pbm.intake import failed_messages, process_message, retry_failed
-from pbm.mail import dkim, doctor
-from pbm.services import bounces
-from pbm.services.outbox import list_outbox, recipients_of
-from pbm.store.engine import session_for
+
+# Each command imports the intake, the store, the services or the DNS checks it runs
+# with, so that listing the commands (`pbm mail --help`) loads none of them.
 
 
 def process(
@@ -55,6 +52,9 @@ def process(
 
     Exits 0 once the message is stored, 75 (EX_TEMPFAIL) when it could not be: the MTA
     keeps it and delivers it again later."""
+    from pbm.clock import SystemClock
+    from pbm.intake import process_message
+
     raws = [f.read_bytes() for f in files] if files else [sys.stdin.buffer.read()]
     if any(not raw.strip() for raw in raws):
         fail("empty message")
@@ -84,6 +84,9 @@ def retry(
     ids: Annotated[list[int] | None, typer.Argument(help="Message ids (default: all).")] = None,
 ) -> None:
     """Process failed messages again (after a fix)."""
+    from pbm.clock import SystemClock
+    from pbm.intake import retry_failed
+
     cfg = config(cli)
     eng = engine(cfg)
     try:
@@ -101,6 +104,9 @@ def retry(
 def failed(cli: typer.Context, as_json: JsonOption = False) -> None:
     """List messages whose processing raised a bug (or whose retries after store
     failures gave up): id, Message-ID, sender, when, and what went wrong."""
+    from pbm.intake import failed_messages
+    from pbm.store.engine import session_for
+
     eng = engine(config(cli))
     try:
         with session_for(eng) as session:
@@ -161,6 +167,9 @@ def outbox(
 ) -> None:
     """List outgoing mail (with --json: recipients, subject, body and the raw RFC 5322
     source of each)."""
+    from pbm.services.outbox import list_outbox, recipients_of
+    from pbm.store.engine import session_for
+
     eng = engine(config(cli))
     try:
         with session_for(eng) as session:
@@ -207,6 +216,8 @@ def dkim_key(
 ) -> None:
     """Make a 2048-bit RSA key for DKIM signing (a new file, mode 0600) and print the DNS
     TXT record that publishes it and the [mail.dkim] table that uses it."""
+    from pbm.mail import dkim
+
     cfg = config(cli)
     dkim_cfg = cfg.dkim
     selector = selector or (dkim_cfg.selector if dkim_cfg else "pbm1")
@@ -249,6 +260,8 @@ def mail_doctor(
     """Check the DNS records receivers look at: MX, SPF (allows the relay?), the DKIM key
     (matches key_file?), DMARC (policy, aligned with the From) and the relay's PTR.
     Exit 0 when nothing fails, 1 when something does."""
+    from pbm.mail import dkim, doctor
+
     cfg = config(cli)
     dkim_cfg = cfg.dkim
     public_key = None
@@ -289,6 +302,10 @@ def mail_doctor(
 def bounces_command(cli: typer.Context, as_json: JsonOption = False) -> None:
     """Bounce scores and disabled or complaining mailboxes, the worst first, then the
     mails sent and spam complaints of each of the last 7 days (docs/bounces.md)."""
+    from pbm.clock import SystemClock
+    from pbm.services import bounces
+    from pbm.store.engine import session_for
+
     cfg = config(cli)
     eng = engine(cfg)
     try:

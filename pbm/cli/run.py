@@ -4,20 +4,11 @@ replies are printed (and queued for the players, unless --dry-run)."""
 from __future__ import annotations
 
 from datetime import UTC, datetime
-from email.message import EmailMessage
-from email.utils import format_datetime, make_msgid
 from typing import Annotated
 
 import typer
 
 from pbm.cli.common import config, engine, fail
-from pbm.clock import SystemClock
-from pbm.mail.inbound import parse_message
-from pbm.mail.visible import visible
-from pbm.pipeline import queue_replies, run_mail
-from pbm.services.context import Context
-from pbm.store import queries
-from pbm.store.engine import session_for
 
 
 def run(
@@ -31,6 +22,18 @@ def run(
     dry_run: Annotated[bool, typer.Option(help="Print the replies; change nothing.")] = False,
 ) -> None:
     """Run one mail command and print the replies it produces."""
+    # loaded only here, so that `pbm --help` does not load them (pbm.cli.lazy)
+    from email.message import EmailMessage
+    from email.utils import format_datetime, make_msgid
+
+    from pbm.clock import SystemClock
+    from pbm.mail.inbound import parse_message
+    from pbm.mail.visible import visible
+    from pbm.pipeline import queue_replies, run_mail
+    from pbm.services.context import Context
+    from pbm.store import queries
+    from pbm.store.engine import session_for
+
     cfg = config(cli)
     eng = engine(cfg)
     try:

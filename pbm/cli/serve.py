@@ -5,19 +5,17 @@ from __future__ import annotations
 
 import json
 import os
-import smtplib
 import sys
 from datetime import UTC, datetime
-from email.message import EmailMessage
-from email.utils import formatdate, make_msgid
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
 from pbm.cli.common import EXIT_UNAVAILABLE, EXIT_USAGE, config, fail
-from pbm.config import Config, Endpoint
-from pbm.mail.settings import mail_settings, parse_endpoint
+
+if TYPE_CHECKING:
+    from pbm.config import Config, Endpoint
 
 # a status file older than this means the daemon is gone (it rewrites it every second)
 STALE_SECONDS = 30
@@ -31,6 +29,7 @@ def serve_command(
     from pbm.cli.bot import require_engine_user
     from pbm.daemon import serve
     from pbm.logfmt import setup_logging
+    from pbm.mail.settings import mail_settings
 
     cfg = config(cli)
     mail_settings(cfg)  # a password missing from the environment ends here (exit 78)
@@ -58,6 +57,13 @@ def send_command(
     ] = None,
 ) -> None:
     """Submit a message to the running server's SMTP intake."""
+    # loaded here, so that `pbm --help` does not (pbm.cli.lazy)
+    import smtplib
+    from email.message import EmailMessage
+    from email.utils import formatdate, make_msgid
+
+    from pbm.config import parse_endpoint
+
     cfg = config(cli)
     try:
         endpoint = parse_endpoint(server) if server else cfg.smtp_listen

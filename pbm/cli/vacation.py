@@ -8,8 +8,6 @@ from typing import Annotated
 import typer
 
 from pbm.cli.common import EXIT_USAGE, admin_context, fail
-from pbm.services import vacation as vacations
-from pbm.services.accounts import find_user
 from pbm.timecontrol import VACATION_CAP_DAYS
 
 ACTIONS = ("start", "stop", "status", "grant")
@@ -34,6 +32,10 @@ def vacation(
         )
     if days is not None and not 0 < days <= VACATION_CAP_DAYS:
         fail(f"grant from 0 to {VACATION_CAP_DAYS:g} days, not {days:g}", EXIT_USAGE)
+    # the services are loaded only here, so that `pbm --help` does not (pbm.cli.lazy)
+    from pbm.services import vacation as vacations
+    from pbm.services.accounts import find_user
+
     with admin_context(cli) as ctx:
         user = find_user(ctx, userid)
         now = ctx.now()
