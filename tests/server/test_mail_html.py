@@ -148,7 +148,7 @@ def test_set_refuses_what_it_does_not_know(server: Server) -> None:
     for line in ("set alice secret format rtf", "set alice secret colour blue"):
         server.send(alice, line)
         (error,) = sent_mail(server)
-        assert "set userid password format html|text" in error.body
+        assert "set userid password format html|text|words" in error.body
     server.send(alice, "set alice secret format")
     (status,) = sent_mail(server)
     assert "HTML part" in status.body
