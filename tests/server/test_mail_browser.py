@@ -47,7 +47,8 @@ KEPT = {"quarto-0": "mail-quarto.png", "quadrature-0": "mail-quadrature.png"}
 # as one of "M"), the width of one column, and the width of the widest line.
 MEASURE = """
 <script>
-const pre = document.querySelector("pre");
+const pres = document.querySelectorAll("pre").length;
+const pre = document.querySelector("pre") || document.createElement("pre");
 const probe = (text) => {
   const span = document.createElement("span");
   span.textContent = text;
@@ -70,6 +71,7 @@ const result = {
   height: pre.getBoundingClientRect().height,
   lineHeight: parseFloat(getComputedStyle(pre).lineHeight),
   lines: lines.length,
+  pres: pres,
 };
 const out = document.createElement("div");
 out.id = "measured";
@@ -104,15 +106,54 @@ def _chromium_missing() -> str | None:
     return _install()
 
 
-@pytest.fixture
-def chromium() -> str:
+def chromium_or_skip() -> str:
+    """The Chromium to run (installed when missing), or the test is skipped saying why."""
     reason = _chromium_missing()
     if reason is not None:
         pytest.skip(reason)
     return "chromium"
 
 
-def _run(chromium: str, profile: Path, *args: str) -> subprocess.CompletedProcess[bytes]:
+@pytest.fixture
+def chromium() -> str:
+    return chromium_or_skip()
+
+
+def chromium_page(
+    chromium: str, directory: Path, window: tuple[int, int], *args: str
+) -> subprocess.CompletedProcess[bytes]:
+    """Headless Chromium run on a page in `directory` with a window of `window` pixels."""
+    return _run(chromium, directory / "profile", *args, window=window)
+
+
+def resolved_page(raw: bytes, directory: Path) -> str:
+    """The HTML part of `raw` with its pictures written to `directory` and each `cid:`
+    reference rewritten to its file, as a mail program resolves them."""
+    return _resolved(raw, directory)[0]
+
+
+def _resolved(raw: bytes, directory: Path) -> tuple[str, list[Image.Image]]:
+    msg = message_from_bytes(raw, policy=policy.default)
+    assert isinstance(msg, EmailMessage)
+    part = msg.get_body(("html",))
+    assert part is not None
+    html = str(part.get_content())
+    pictures: list[Image.Image] = []
+    for i, related in enumerate(p for p in msg.walk() if p.get_content_type() == "image/png"):
+        cid = str(related["Content-ID"]).strip().strip("<>")
+        name = f"picture{i}.png"
+        png = related.get_content()
+        (directory / name).write_bytes(png)
+        assert f"cid:{cid}" in html
+        html = html.replace(f"cid:{cid}", name)
+        pictures.append(Image.open(io.BytesIO(png)).convert("RGB"))
+    assert "cid:" not in html  # every reference resolved
+    return html, pictures
+
+
+def _run(
+    chromium: str, profile: Path, *args: str, window: tuple[int, int] = WINDOW
+) -> subprocess.CompletedProcess[bytes]:
     return subprocess.run(
         [
             chromium,
@@ -124,7 +165,7 @@ def _run(chromium: str, profile: Path, *args: str) -> subprocess.CompletedProces
             "--disable-background-networking",
             "--disable-component-update",
             f"--user-data-dir={profile}",
-            f"--window-size={WINDOW[0]},{WINDOW[1]}",
+            f"--window-size={window[0]},{window[1]}",
             *args,
         ],
         check=True,
@@ -137,21 +178,7 @@ class Shown:
     """A mail's HTML part laid out by Chromium: the screenshot and the <pre> measured."""
 
     def __init__(self, chromium: str, raw: bytes, directory: Path) -> None:
-        msg = message_from_bytes(raw, policy=policy.default)
-        assert isinstance(msg, EmailMessage)
-        part = msg.get_body(("html",))
-        assert part is not None
-        html = str(part.get_content())
-        self.pictures: list[Image.Image] = []
-        for i, related in enumerate(p for p in msg.walk() if p.get_content_type() == "image/png"):
-            cid = str(related["Content-ID"]).strip().strip("<>")
-            name = f"picture{i}.png"
-            png = related.get_content()
-            (directory / name).write_bytes(png)
-            assert f"cid:{cid}" in html
-            html = html.replace(f"cid:{cid}", name)
-            self.pictures.append(Image.open(io.BytesIO(png)).convert("RGB"))
-        assert "cid:" not in html  # every reference resolved
+        html, self.pictures = _resolved(raw, directory)
         page = directory / "mail.html"
         page.write_text(html, encoding="utf-8")
         shot = directory / "shot.png"
@@ -270,4 +297,8 @@ def test_error_and_help_mails_in_a_browser(chromium: str, server: Server, tmp_pa
         directory.mkdir()
         shown = Shown(chromium, sent.raw, directory)
         assert not shown.pictures
-        shown.check_columns()
+        if sent is error:
+            assert shown.pre["pres"] == 0  # a refusal is prose: it wraps on any screen
+        else:
+            assert shown.pre["pres"] >= 1
+            shown.check_columns()  # the rules' diagrams keep their columns
