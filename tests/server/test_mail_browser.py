@@ -72,6 +72,7 @@ const result = {
   lineHeight: parseFloat(getComputedStyle(pre).lineHeight),
   lines: lines.length,
   pres: pres,
+  pictures: [...document.querySelectorAll("img")].map((img) => img.getBoundingClientRect().top),
 };
 const out = document.createElement("div");
 out.id = "measured";
@@ -193,15 +194,15 @@ class Shown:
 
     def check_pictures(self) -> None:
         """Each picture is shown at its place, as mailed (the cid: resolved)."""
-        top = PADDING
-        for picture in self.pictures:
+        assert len(self.pre["pictures"]) == len(self.pictures)
+        for picture, measured_top in zip(self.pictures, self.pre["pictures"], strict=True):
+            top = round(measured_top)
             box = (PADDING, top, PADDING + picture.width, top + picture.height)
             shown = self.screenshot.crop(box)
             assert shown.getextrema() != ((255, 255), (255, 255), (255, 255)), "blank"
             assert len(shown.getcolors(1 << 16) or range(1 << 16)) > 8, "blank"
             difference = ImageStat.Stat(ImageChops.difference(shown, picture)).mean
             assert max(difference) < 8, difference
-            top += picture.height + 12  # the margin under each picture
 
     def check_columns(self) -> None:
         """The <pre> is monospaced and wraps nothing: its widest line is as wide as
@@ -234,11 +235,15 @@ CASES = [
 def _keep(case: str, shown: Shown) -> None:
     name = KEPT.get(case)
     if name and os.environ.get("PBM_SAVE_SCREENSHOTS") == "1":
-        bottom = min(WINDOW[1], int(PADDING * 3 + sum(p.height + 12 for p in shown.pictures)))
-        bottom += int(shown.pre["height"])
-        shown.screenshot.crop((0, 0, WINDOW[0], min(bottom, WINDOW[1]))).save(
-            DOCS_IMAGES / name, optimize=True
-        )
+        save_screenshot(shown.screenshot, DOCS_IMAGES / name)
+
+
+def save_screenshot(screenshot: Image.Image, path: Path) -> None:
+    """The screenshot down to what the page shows (the white below it cut off)."""
+    white = Image.new("RGB", screenshot.size, (255, 255, 255))
+    box = ImageChops.difference(screenshot, white).getbbox()
+    bottom = min(screenshot.height, (box[3] if box else screenshot.height) + PADDING)
+    screenshot.crop((0, 0, screenshot.width, bottom)).save(path, optimize=True)
 
 
 @pytest.mark.parametrize(("game", "options"), CASES)

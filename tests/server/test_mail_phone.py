@@ -6,18 +6,28 @@ or a heading wider than its box), and nothing but a board, a table or the move l
 from __future__ import annotations
 
 import json
+import os
 import re
 from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
 import pytest
+from PIL import Image
 
 from tests.server.conftest import Server, legal_texts
-from tests.server.test_mail_browser import chromium_or_skip, chromium_page, resolved_page
+from tests.server.test_mail_browser import (
+    DOCS_IMAGES,
+    chromium_or_skip,
+    chromium_page,
+    resolved_page,
+    save_screenshot,
+)
 from tests.server.test_mail_html import sent_mail
 
 PHONE = (390, 2400)
+# Screenshots kept for docs/accessibility.md with PBM_SAVE_SCREENSHOTS=1: (kind, file).
+KEPT = {"board-quarto": "phone-quarto.png", "help-tutorial": "phone-tutorial.png"}
 # Headless Chromium lays a page out at least 500 pixels wide, whatever the window: the
 # test copy holds the page to a phone's 390 (no rule of the mail depends on the width
 # of the window, only of its box).
@@ -61,6 +71,17 @@ def measured(chromium: str, raw: bytes, directory: Path) -> dict[str, Any]:
     assert found, dom[-500:]
     result: dict[str, Any] = json.loads(found.group(1).replace(b"&quot;", b'"'))
     return result
+
+
+def keep_screenshot(chromium: str, raw: bytes, directory: Path, name: str) -> None:
+    """The mail as a phone shows it, 390 pixels wide, for the docs."""
+    html = resolved_page(raw, directory).replace("</head>", NARROW + "</head>")
+    page = directory / "shot.html"
+    page.write_text(html, encoding="utf-8")
+    shot = directory / "shot.png"
+    chromium_page(chromium, directory, (500, 1600), f"--screenshot={shot}", page.as_uri())
+    image = Image.open(shot).convert("RGB")
+    save_screenshot(image.crop((0, 0, PHONE[0], image.height)), DOCS_IMAGES / name)
 
 
 def every_kind_of_mail(server: Server) -> dict[str, bytes]:
@@ -112,6 +133,8 @@ def test_every_kind_of_mail_reads_on_a_phone(chromium: str, server: Server, tmp_
             assert found["paragraphs"] >= 1, (kind, found)  # prose is prose
         if kind.startswith("board-"):
             assert found["pres"] >= 1, (kind, found)  # the board keeps its columns
+        if kind in KEPT and os.environ.get("PBM_SAVE_SCREENSHOTS") == "1":
+            keep_screenshot(chromium, raw, directory, KEPT[kind])
 
 
 @pytest.fixture
