@@ -6,7 +6,11 @@ from __future__ import annotations
 
 import random
 import re
+import time
+from dataclasses import replace
 from datetime import timedelta
+
+import pytest
 
 from pbm.games.grid import square_names
 from tests.server.conftest import Sent, Server, board_row, legal_texts
@@ -182,3 +186,42 @@ def test_every_game_answers_every_question(server: Server) -> None:
             (answer,) = server.new_mail()
             text = flat(answer)
             assert said in text and "Usage:" not in text, (game, question, text)
+
+
+PROOF_GAMES = {
+    "quarto": "quarto challenge alice bob",
+    "quarto-advanced": "quarto challenge -advanced=yes alice bob",
+    "quadrature": "quadrature challenge alice bob",
+    "quadrupel": "quadrupel challenge alice bob",
+    "quadrupel-combination": "quadrupel-combination challenge alice bob",
+    "quad": "quad challenge alice bob",
+    "quarod": "quarod challenge alice bob",
+}
+
+
+@pytest.mark.parametrize("game", PROOF_GAMES)
+def test_a_whole_game_from_the_ask_answers_alone(server: Server, game: str) -> None:
+    """The player learns whose turn it is and the legal moves from `ask moves` answers
+    alone, plays one of them at random, and the game reaches its end."""
+    server.config = replace(server.config, replies_per_address_hour=100_000)
+    addresses = {u: server.signup(u) for u in ("alice", "bob")}
+    assert server.send(addresses["alice"], PROOF_GAMES[game]) == "done"
+    name = game.partition("-")[0]
+    server.new_mail()
+    rng = random.Random(26)
+    started = time.monotonic()
+    for _ in range(500):
+        assert time.monotonic() - started < 240, "the game took too long"
+        server.send(addresses["alice"], f"{name} ask 101 moves")
+        (answer,) = server.new_mail()
+        text = flat(answer)
+        if "The game is over" in text:
+            break
+        found = re.search(r"(\w+) to move has \d+ moves: (.*?)(?: and \d+ more)?\.$", text)
+        assert found is not None, text
+        mover, moves = found.group(1), found.group(2).split(", ")
+        move = rng.choice(moves)
+        said = server.send(addresses[mover], f"{name} move 101 {mover} secret {move}")
+        assert said == "done", (move, said)
+        server.new_mail()
+    assert board_row(server, name).status == "finished"
