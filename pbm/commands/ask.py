@@ -23,7 +23,7 @@ class Ask(Command):
         "`moves [SQUARE]`: the legal moves of the player to move (those that name the "
         "square); `threats`: in Quarto the lines one piece short of a quarto and the "
         "pieces that complete them, in Quadrature, Quadrupel, Quad and Quarod the moves "
-        "that win at once (a square, a shape, a four, the score); `last [N]`: the last N "
+        "that win at once for the player to move; `last [N]`: the last N "
         "moves (5 if not given) with what each did."
     )
     changes_state = False
