@@ -30,6 +30,17 @@ if ! [ -x /usr/sbin/dnsmasq ] || ! [ -x /usr/sbin/opendkim ] \
   as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
     dnsmasq-base opendkim opendkim-tools spamassassin >/dev/null
 fi
+# The accessibility audit (tests/server/test_mail_axe.py) runs axe-core, from the npm
+# registry, inside Chromium: Debian's npm installs it into .cache/axe once.
+if ! [ -f .cache/axe/node_modules/axe-core/axe.min.js ]; then
+  if ! command -v npm >/dev/null 2>&1; then
+    as_root() { if [ "$(id -u)" = 0 ]; then "$@"; else sudo "$@"; fi; }
+    as_root apt-get update -qq
+    as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq nodejs npm >/dev/null
+  fi
+  mkdir -p .cache/axe
+  npm install --silent --no-audit --no-fund --prefix .cache/axe axe-core@4
+fi
 .venv/bin/ruff check .
 .venv/bin/ruff format --check .
 bash scripts/check.sh  # mypy (strict on games, ratings, tournaments, store, services) and vulture

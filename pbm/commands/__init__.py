@@ -8,8 +8,8 @@ game commands: play, lists, correspondence), hence no sorting here.
 """
 
 # isort: off
-from pbm.commands import account, play, lists, correspondence, tournament
+from pbm.commands import account, play, lists, correspondence, tournament, ask
 
 # isort: on
 
-__all__ = ["account", "correspondence", "lists", "play", "tournament"]
+__all__ = ["account", "ask", "correspondence", "lists", "play", "tournament"]

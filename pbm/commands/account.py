@@ -162,14 +162,15 @@ class Signoff(Command):
 
 class Set(Command):
     name = "set"
-    usage = "userid password format html|text | messages players|anyone | mail STREAM on|off"
+    usage = "userid password format html|text|words | messages players|anyone | mail STREAM on|off"
     summary = (
         "How your mails come: html (the default) adds a drawn board and the text in a "
         "fixed-width font for mail programs that show text in a proportional font; "
-        "text sends the plain text alone. Who may `message` you: players who share a "
-        "board or a tournament with you (the default), or anyone. `mail STREAM on|off` "
-        "turns a kind of notification on or off: boards (off: the daily digest instead), "
-        "reminders, tournaments, digest, messages."
+        "text sends the plain text alone; words sends the plain text with the boards "
+        "in sentences for screen readers, no drawing. Who may `message` you: players who "
+        "share a board or a tournament with you (the default), or anyone. `mail STREAM "
+        "on|off` turns a kind of notification on or off: boards (off: the daily digest "
+        "instead), reminders, tournaments, digest, messages."
     )
     scope = "account"
 

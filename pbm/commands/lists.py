@@ -17,7 +17,7 @@ from pbm.store.models import User
 from pbm.texts import echoed, phrase
 
 
-def _reader(ctx: Context, inv: Invocation) -> User | None:
+def reader_of(ctx: Context, inv: Invocation) -> User | None:
     if inv.token_user is not None:
         return inv.token_user
     known = queries.users_by_address(ctx.session, ctx.sender) if ctx.sender else []
@@ -40,7 +40,7 @@ class Show(Command):
 
     def run(self, ctx: Context, inv: Invocation) -> None:
         rules = self.rules_of(inv)
-        reader = _reader(ctx, inv)
+        reader = reader_of(ctx, inv)
         if inv.by_token and not inv.words:
             assert inv.token_board_id is not None
             board = board_by_id(ctx, inv.token_board_id)

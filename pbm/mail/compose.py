@@ -38,6 +38,7 @@ from functools import lru_cache
 from html import escape
 
 from pbm.mail.headers import HEADER_CLASSES, clean
+from pbm.mail.html_blocks import to_html
 from pbm.mail.quoting import quote_lines
 from pbm.mail.streams import StreamHeaders
 from pbm.mail.visible import visible
@@ -234,8 +235,9 @@ def _content_id(index: int, message_id: str) -> str:
 
 
 def html_page(title: str, text: str, pictures: Sequence[tuple[str, InlinePicture]]) -> str:
-    """The HTML part: every `(cid, picture)` drawn in order, then `text` in a `<pre>`.
-    Everything put in is escaped; the page is templates/mail.html."""
+    """The HTML part: every `(cid, picture)` drawn in order, each followed by the position
+    in words, then `text` as paragraphs, lists and (boards, tables) `<pre>` blocks
+    (pbm.mail.html_blocks). Everything put in is escaped; the page is templates/mail.html."""
     drawn = "".join(
         render_html(
             "mail_picture",
@@ -251,5 +253,5 @@ def html_page(title: str, text: str, pictures: Sequence[tuple[str, InlinePicture
         "mail",
         title=escape(_one_line(title)),
         pictures=drawn,
-        text=escape(text.rstrip("\n"), quote=False),
+        text=to_html(text),
     )

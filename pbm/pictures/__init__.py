@@ -18,7 +18,7 @@ from pbm.pictures import quad, quadrature, quadrupel, quarod, quarto
 from pbm.pictures.board import Mark, View, frame, seat_names
 from pbm.pictures.lastmove import last_move
 
-__all__ = ["Picture", "draw"]
+__all__ = ["Picture", "View", "draw", "view"]
 
 # The view of each game by its canonical name; every registered game has one (a test
 # checks it), so a new game needs its picture module here.
@@ -77,6 +77,13 @@ def draw(
     if echo:
         words.append(f"Last move: {echo}")
     return Picture(canvas.png(), canvas.width, canvas.height, alt, words)
+
+
+def view(game: AnyGame, state: State, *, seat: int | None, players: Sequence[str] = ()) -> View:
+    """The position as the viewer at `seat` sees it (hidden setups stay hidden), its
+    seats named by `players` (userids by challenge order) where given: what a picture
+    shows, for those who read it in words."""
+    return VIEWS[game.name](game, state, seat, seat_names(game, state, players))
 
 
 def _legend(game: AnyGame, view: View) -> list[str]:

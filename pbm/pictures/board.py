@@ -207,6 +207,10 @@ class View(ABC):
         """The notes written under the picture (what the drawing cannot show)."""
         return []
 
+    def drawing_key(self) -> list[str]:
+        """The notes that explain the drawing alone (left out of the words format)."""
+        return []
+
     @property
     @abstractmethod
     def size(self) -> tuple[int, int]:

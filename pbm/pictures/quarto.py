@@ -105,6 +105,9 @@ class QuartoView(View):
         lines.append(f"Unused pieces ({len(state.unused)}): {codes}")
         return lines
 
+    def drawing_key(self) -> list[str]:
+        return [KEY]
+
     def footer(self) -> list[str]:
         variant = self.state.variant
         lines = [KEY]

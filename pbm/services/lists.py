@@ -8,6 +8,7 @@ from dataclasses import dataclass
 
 from pbm.games import GAMES
 from pbm.games import AnyGame as Rules
+from pbm.services import mail_html
 from pbm.services.boards import Board, board_from_row, state_at
 from pbm.services.bots import label
 from pbm.services.context import Context
@@ -28,6 +29,7 @@ def show_text(ctx: Context, board: Board, reader: User | None, upto: int | None 
             board_facts(ctx, board, timing=True),
             title=title_for(board, "Summary"),
             reader=reader,
+            in_words=mail_html.in_words(ctx.session, reader),
         )
     moves = queries.move_records(ctx.session, board.id)[:upto]
     state = state_at(ctx, board, upto)
@@ -42,6 +44,7 @@ def show_text(ctx: Context, board: Board, reader: User | None, upto: int | None 
         reader=reader,
         state=state,
         now=board.state,
+        in_words=mail_html.in_words(ctx.session, reader),
     )
 
 

@@ -39,14 +39,23 @@ from pbm.texts import phrase
 
 log = logging.getLogger(__name__)
 
-FORMATS = ("html", "text")
+# "words": the text part alone, its boards in words (pbm.services.words).
+FORMATS = ("html", "text", "words")
+# The formats whose mails go without an HTML part.
+TEXT_ONLY = frozenset({"text", "words"})
 
 
 def mail_format(session: Session, user_id: int) -> str:
     """The format of his mails: "html" (a text part and an HTML part with the drawn
-    board, the default) or "text" (the text part alone)."""
+    board, the default), "text" (the text part alone) or "words" (the text part alone,
+    its boards in words for screen readers)."""
     found = queries.mail_preference(session, user_id)
     return found.format if found is not None and found.format in FORMATS else "html"
+
+
+def in_words(session: Session, user: User | None) -> bool:
+    """Whether `user` (None: nobody's account) reads his boards in words."""
+    return user is not None and mail_format(session, user.saved_id) == "words"
 
 
 def set_format(session: Session, user: User, value: str) -> None:
@@ -124,7 +133,8 @@ def _inputs(
         ids = {u.saved_id for a in recipients for u in queries.users_by_address(session, a)}
     if ids:
         query = select(MailPreference.format).where(col(MailPreference.user_id).in_(ids))
-        if "text" in set(session.exec(query)):
+        formats: set[str] = set(session.exec(query))
+        if not TEXT_ONLY.isdisjoint(formats):
             return None
     drawings: list[Drawing] = []
     for game_id, upto, seat in wanted.get("pictures", []):
@@ -279,12 +289,14 @@ def with_html_parts(
 __all__ = [
     "FORMATS",
     "PICTURES",
+    "TEXT_ONLY",
     "BoardsRead",
     "Drawing",
     "PictureOrder",
     "Pictures",
     "html_inputs",
     "html_order",
+    "in_words",
     "mail_format",
     "picture",
     "picture_order",

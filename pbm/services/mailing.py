@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 
 from pbm.mail.streams import MailReason
-from pbm.services import tokens
+from pbm.services import mail_html, tokens
 from pbm.services.accounts import reply_addresses, reply_addresses_of
 from pbm.services.boards import Board
 from pbm.services.clocks import shows_timing, timing_lines
@@ -147,6 +147,7 @@ def mail_board(
             events=[*events, *mine],
             last_rows=None if new else ctx.config.move_rows,
             answer_line=True,
+            in_words=mail_html.in_words(ctx.session, user),
         )
         reply = board_reply(
             ctx,
@@ -190,7 +191,14 @@ def mail_notifiers(ctx: Context, board: Board, events: Sequence[str]) -> None:
     for user in users.values():
         to = reply_addresses(ctx, user)
         if to:
-            body = summary(board, facts, title=title, reader=user, events=events)
+            body = summary(
+                board,
+                facts,
+                title=title,
+                reader=user,
+                events=events,
+                in_words=mail_html.in_words(ctx.session, user),
+            )
             ctx.reply(
                 board_reply(
                     ctx,

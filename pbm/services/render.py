@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from pbm.games.base import State
-from pbm.services import conditional_tree
+from pbm.services import conditional_tree, words
 from pbm.services.boards import Board
 from pbm.services.finished import with_reason, without_status
 from pbm.services.secrecy import ShownMove, hidden_moves, may_hide, shown_echo, shown_text
@@ -108,6 +108,15 @@ def _move_columns(
     return "\n".join([line(sides), line(board.labels), *(line(r) for r in cells)])
 
 
+def words_moves(
+    board: Board, moves: Sequence[ShownMove], last_rows: int | None, hidden: set[int]
+) -> str:
+    """The move list in one sentence: the last `last_rows` rounds (None: every move)."""
+    if last_rows is not None:
+        moves = moves[-last_rows * len(board.players) :]
+    return words.move_list(moves, board.userids, hidden)
+
+
 def drawing(board: Board, state: State, seat: int | None, *, final: bool = False) -> str:
     """The board drawn for `seat` (a game that hides nothing draws the same for all).
     `final`: the last position of a finished board, drawn without the rules' "to move"
@@ -180,6 +189,7 @@ def summary(
     state: State | None = None,
     now: State | None = None,
     answer_line: bool = False,
+    in_words: bool = False,
 ) -> str:
     """The whole board mail body for `reader` (None: an observer). `last_rows` keeps the
     move list of an ongoing board to its last rows (None: every move). `now` is the game
@@ -189,7 +199,8 @@ def summary(
     result, queued and submitted moves, proposals, the comment; the caller's `facts`
     bring no timing and no results). `answer_line`: a mail that carries the reader's
     reply token about this board alone; the copy for the player to move then ends with
-    how to answer it."""
+    how to answer it. `in_words`: the move list and the board in sentences for screen
+    readers (`set ... format words`), not in columns and characters."""
     past = now is not None
     final = not past and not board.active
     state = board.state if state is None else state
@@ -242,8 +253,18 @@ def summary(
             title="\n".join(line for line in (title, options_line(board)) if line),
             status=status_text,
             extras=("\n" + "\n".join(extras) + "\n") if extras else "",
-            moves=move_columns(board, moves, state, last_rows if board.active else None, hidden),
-            board=drawing(board, state, seat, final=final),
+            moves=(
+                wrap(words_moves(board, moves, last_rows if board.active else None, hidden))
+                if in_words
+                else move_columns(board, moves, state, last_rows if board.active else None, hidden)
+            ),
+            board=(
+                wrap(
+                    "\n".join(words.position(board.rules, state, seat=seat, players=board.userids))
+                )
+                if in_words
+                else drawing(board, state, seat, final=final)
+            ),
             subscribers=("\n" + wrap(subs_line)) if subs_line else "",
             comment=comment,
             timing=timing_text,

@@ -73,11 +73,11 @@ def test_a_board_picture_is_related_and_named_by_cid() -> None:
     assert cid.startswith("<board1.") and cid.endswith("@example.org>")
     html = html_of(msg)
     assert f'<img src="cid:{cid[1:-1]}" width="20" height="10"' in html
-    # alt and words escaped, the words in a list hidden from sight, not from readers.
+    # alt and words escaped, the words in a list shown after the picture (issue 26).
     assert 'alt="Quarto &quot;board&quot; &lt;101&gt;"' in html
     assert "<li>b1: empty &amp; &lt;free&gt;</li>" in html
-    assert "clip:rect(0,0,0,0)" in html
-    assert html.index("<img") < html.index("<pre")
+    assert "clip:rect(0,0,0,0)" not in html and "position:absolute" not in html
+    assert html.index("<img") < html.index('<ul class="words"') < html.index("<pre")
 
 
 def test_several_pictures_keep_their_order() -> None:

@@ -47,7 +47,8 @@ KEPT = {"quarto-0": "mail-quarto.png", "quadrature-0": "mail-quadrature.png"}
 # as one of "M"), the width of one column, and the width of the widest line.
 MEASURE = """
 <script>
-const pre = document.querySelector("pre");
+const pres = document.querySelectorAll("pre").length;
+const pre = document.querySelector("pre") || document.createElement("pre");
 const probe = (text) => {
   const span = document.createElement("span");
   span.textContent = text;
@@ -70,6 +71,8 @@ const result = {
   height: pre.getBoundingClientRect().height,
   lineHeight: parseFloat(getComputedStyle(pre).lineHeight),
   lines: lines.length,
+  pres: pres,
+  pictures: [...document.querySelectorAll("img")].map((img) => img.getBoundingClientRect().top),
 };
 const out = document.createElement("div");
 out.id = "measured";
@@ -104,15 +107,54 @@ def _chromium_missing() -> str | None:
     return _install()
 
 
-@pytest.fixture
-def chromium() -> str:
+def chromium_or_skip() -> str:
+    """The Chromium to run (installed when missing), or the test is skipped saying why."""
     reason = _chromium_missing()
     if reason is not None:
         pytest.skip(reason)
     return "chromium"
 
 
-def _run(chromium: str, profile: Path, *args: str) -> subprocess.CompletedProcess[bytes]:
+@pytest.fixture
+def chromium() -> str:
+    return chromium_or_skip()
+
+
+def chromium_page(
+    chromium: str, directory: Path, window: tuple[int, int], *args: str
+) -> subprocess.CompletedProcess[bytes]:
+    """Headless Chromium run on a page in `directory` with a window of `window` pixels."""
+    return _run(chromium, directory / "profile", *args, window=window)
+
+
+def resolved_page(raw: bytes, directory: Path) -> str:
+    """The HTML part of `raw` with its pictures written to `directory` and each `cid:`
+    reference rewritten to its file, as a mail program resolves them."""
+    return _resolved(raw, directory)[0]
+
+
+def _resolved(raw: bytes, directory: Path) -> tuple[str, list[Image.Image]]:
+    msg = message_from_bytes(raw, policy=policy.default)
+    assert isinstance(msg, EmailMessage)
+    part = msg.get_body(("html",))
+    assert part is not None
+    html = str(part.get_content())
+    pictures: list[Image.Image] = []
+    for i, related in enumerate(p for p in msg.walk() if p.get_content_type() == "image/png"):
+        cid = str(related["Content-ID"]).strip().strip("<>")
+        name = f"picture{i}.png"
+        png = related.get_content()
+        (directory / name).write_bytes(png)
+        assert f"cid:{cid}" in html
+        html = html.replace(f"cid:{cid}", name)
+        pictures.append(Image.open(io.BytesIO(png)).convert("RGB"))
+    assert "cid:" not in html  # every reference resolved
+    return html, pictures
+
+
+def _run(
+    chromium: str, profile: Path, *args: str, window: tuple[int, int] = WINDOW
+) -> subprocess.CompletedProcess[bytes]:
     return subprocess.run(
         [
             chromium,
@@ -124,7 +166,7 @@ def _run(chromium: str, profile: Path, *args: str) -> subprocess.CompletedProces
             "--disable-background-networking",
             "--disable-component-update",
             f"--user-data-dir={profile}",
-            f"--window-size={WINDOW[0]},{WINDOW[1]}",
+            f"--window-size={window[0]},{window[1]}",
             *args,
         ],
         check=True,
@@ -137,21 +179,7 @@ class Shown:
     """A mail's HTML part laid out by Chromium: the screenshot and the <pre> measured."""
 
     def __init__(self, chromium: str, raw: bytes, directory: Path) -> None:
-        msg = message_from_bytes(raw, policy=policy.default)
-        assert isinstance(msg, EmailMessage)
-        part = msg.get_body(("html",))
-        assert part is not None
-        html = str(part.get_content())
-        self.pictures: list[Image.Image] = []
-        for i, related in enumerate(p for p in msg.walk() if p.get_content_type() == "image/png"):
-            cid = str(related["Content-ID"]).strip().strip("<>")
-            name = f"picture{i}.png"
-            png = related.get_content()
-            (directory / name).write_bytes(png)
-            assert f"cid:{cid}" in html
-            html = html.replace(f"cid:{cid}", name)
-            self.pictures.append(Image.open(io.BytesIO(png)).convert("RGB"))
-        assert "cid:" not in html  # every reference resolved
+        html, self.pictures = _resolved(raw, directory)
         page = directory / "mail.html"
         page.write_text(html, encoding="utf-8")
         shot = directory / "shot.png"
@@ -166,15 +194,15 @@ class Shown:
 
     def check_pictures(self) -> None:
         """Each picture is shown at its place, as mailed (the cid: resolved)."""
-        top = PADDING
-        for picture in self.pictures:
+        assert len(self.pre["pictures"]) == len(self.pictures)
+        for picture, measured_top in zip(self.pictures, self.pre["pictures"], strict=True):
+            top = round(measured_top)
             box = (PADDING, top, PADDING + picture.width, top + picture.height)
             shown = self.screenshot.crop(box)
             assert shown.getextrema() != ((255, 255), (255, 255), (255, 255)), "blank"
             assert len(shown.getcolors(1 << 16) or range(1 << 16)) > 8, "blank"
             difference = ImageStat.Stat(ImageChops.difference(shown, picture)).mean
             assert max(difference) < 8, difference
-            top += picture.height + 12  # the margin under each picture
 
     def check_columns(self) -> None:
         """The <pre> is monospaced and wraps nothing: its widest line is as wide as
@@ -207,11 +235,15 @@ CASES = [
 def _keep(case: str, shown: Shown) -> None:
     name = KEPT.get(case)
     if name and os.environ.get("PBM_SAVE_SCREENSHOTS") == "1":
-        bottom = min(WINDOW[1], int(PADDING * 3 + sum(p.height + 12 for p in shown.pictures)))
-        bottom += int(shown.pre["height"])
-        shown.screenshot.crop((0, 0, WINDOW[0], min(bottom, WINDOW[1]))).save(
-            DOCS_IMAGES / name, optimize=True
-        )
+        save_screenshot(shown.screenshot, DOCS_IMAGES / name)
+
+
+def save_screenshot(screenshot: Image.Image, path: Path) -> None:
+    """The screenshot down to what the page shows (the white below it cut off)."""
+    white = Image.new("RGB", screenshot.size, (255, 255, 255))
+    box = ImageChops.difference(screenshot, white).getbbox()
+    bottom = min(screenshot.height, (box[3] if box else screenshot.height) + PADDING)
+    screenshot.crop((0, 0, screenshot.width, bottom)).save(path, optimize=True)
 
 
 @pytest.mark.parametrize(("game", "options"), CASES)
@@ -270,4 +302,8 @@ def test_error_and_help_mails_in_a_browser(chromium: str, server: Server, tmp_pa
         directory.mkdir()
         shown = Shown(chromium, sent.raw, directory)
         assert not shown.pictures
-        shown.check_columns()
+        if sent is error:
+            assert shown.pre["pres"] == 0  # a refusal is prose: it wraps on any screen
+        else:
+            assert shown.pre["pres"] >= 1
+            shown.check_columns()  # the rules' diagrams keep their columns

@@ -1,0 +1,54 @@
+"""`GAME ask BOARD QUESTION...`: questions about a board, answered in words (issue 26)."""
+
+from __future__ import annotations
+
+from pbm.commands.answers import answer
+from pbm.commands.base import Command, Invocation
+from pbm.commands.lists import reader_of
+from pbm.commands.registry import register
+from pbm.services import questions
+from pbm.services.boards import board_by_id, load_board
+from pbm.services.context import Context
+from pbm.services.mailing import board_facts
+from pbm.texts import phrase, wrap
+
+
+class Ask(Command):
+    name = "ask"
+    usage = "board QUESTION..."
+    summary = (
+        "Ask about a board; the answer comes in sentences (a reply to a board mail may "
+        "write just `ask QUESTION`). Questions: SQUARE (e.g. c3): what is on it; "
+        "`where [SIDE]`: where the pieces are (of Black, White or a userid); "
+        "`moves [SQUARE]`: the legal moves of the player to move (those that name the "
+        "square); `threats`: in Quarto the lines one piece short of a quarto and the "
+        "pieces that complete them, in Quadrature, Quadrupel, Quad and Quarod the moves "
+        "that win at once for the player to move; `last [N]`: the last N "
+        "moves (5 if not given) with what each did."
+    )
+    changes_state = False
+    token_verb = True
+
+    def run(self, ctx: Context, inv: Invocation) -> None:
+        reader = reader_of(ctx, inv)
+        if inv.by_token:
+            assert inv.token_board_id is not None
+            board, rest = board_by_id(ctx, inv.token_board_id), list(inv.words)
+        else:
+            self.need(inv, 1)
+            board, rest = load_board(ctx, self.rules_of(inv), inv.words[0]), inv.words[1:]
+        asked = questions.parse(rest)
+        index = board.index_of(reader.id) if reader is not None else None
+        moves = board_facts(ctx, board, timing=False, results=False).moves
+        lines = questions.answer(board, asked, index, moves)
+        answer(
+            ctx,
+            phrase("subject_ask", label=board.label),
+            wrap("\n".join(lines)),
+            "list",
+            board=board,
+            reader=reader,
+        )
+
+
+register(Ask())

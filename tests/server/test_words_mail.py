@@ -1,0 +1,227 @@
+"""Boards in words and questions by mail (issue 26): `set ... format words` changes the
+board mails, `ask` answers from the Subject and from a reply, and a whole Quarto game is
+played from the words mails alone (the player below reads only what it is mailed)."""
+
+from __future__ import annotations
+
+import random
+import re
+import time
+from dataclasses import replace
+from datetime import timedelta
+
+import pytest
+
+from pbm.games.grid import square_names
+from tests.server.conftest import Sent, Server, board_row, legal_texts
+
+ALL_SQUARES = square_names(4, 4)
+
+
+def flat(mail: Sent) -> str:
+    """The body as one line: the words are folded at 72 columns."""
+    return " ".join(mail.body.split())
+
+
+def newest_board_mail(server: Server, address: str) -> Sent:
+    return [m for m in server.outbox() if address in m.to and "Board 101" in m.subject][-1]
+
+
+def reply(server: Server, mail: Sent, sender: str, body: str) -> str:
+    """`sender` answers `mail` as a mail program does, to its Reply-To."""
+    assert mail.mail.reply_to is not None
+    message_id = mail.mail.message_id or ""
+    headers = {"In-Reply-To": message_id, "References": message_id}
+    return server.send(sender, "Re: " + mail.subject, body, to=mail.mail.reply_to, headers=headers)
+
+
+def test_format_words_writes_the_board_in_sentences(server: Server) -> None:
+    alice = server.signup("alice")
+    bob = server.signup("bob")
+    server.send(alice, "set alice secret format words")
+    (answer,) = server.new_mail()
+    assert "boards in words" in answer.body
+    server.send(alice, "quarto challenge alice bob")
+    mails = {m.to[0]: m for m in server.new_mail()}
+    assert "Pieces on the board, 0: none." in mails[alice].body
+    assert "Unused pieces (16):" in mails[alice].body
+    assert "Pieces on the board" not in mails[bob].body  # bob's board is drawn
+    assert "+---" in mails[bob].body or "|" in mails[bob].body
+
+
+def test_ask_from_the_subject_and_from_a_reply(server: Server) -> None:
+    alice = server.signup("alice")
+    server.signup("bob")
+    server.send(alice, "quarto challenge alice bob")
+    assert server.send(alice, "quarto move 101 alice secret give TLRH") == "done"
+    assert server.send("bob@players.example", "quarto move 101 bob secret c3 SDQF") == "done"
+    server.new_mail()
+    server.send(alice, "quarto ask 101 c3")
+    (answer,) = server.new_mail()
+    assert "c3: Pieces on the board, TLRH: tall, light, round, hollow." in flat(answer)
+    server.send(alice, "quarto ask 101 a1")
+    assert "a1 is empty." in server.new_mail()[0].body
+    server.send(alice, "quarto ask 101 last 2")
+    said = flat(server.new_mail()[0])
+    assert "1 alice give TLRH" in said and "2 bob c3 SDQF" in said
+    server.send(alice, "quarto ask 101 moves a1")
+    said = flat(server.new_mail()[0])
+    assert "alice to move has 14 moves with a1: a1 " in said
+    # From a reply to a board mail: no board number, no password.
+    mail = newest_board_mail(server, alice)
+    assert reply(server, mail, alice, "ask where\n") == "done"
+    (answer,) = server.new_mail()
+    assert "Pieces on the board, 1: c3 TLRH" in flat(answer)
+    assert board_row(server, "quarto").move_count == 2  # a question is no move
+
+
+def test_ask_says_what_was_wrong(server: Server) -> None:
+    alice = server.signup("alice")
+    server.signup("bob")
+    server.send(alice, "quarto challenge alice bob")
+    server.new_mail()
+    for question, said in (
+        ("", "Ask a question after the board number"),
+        ("colour", '"colour" is not a question I know'),
+        ("last many", "Write the number of moves after last"),
+        ("moves up", '"up" is not a square'),
+        ("z9", "z9 is not on this board."),
+    ):
+        server.send(alice, f"quarto ask 101 {question}".rstrip())
+        (answer,) = server.new_mail()
+        assert said in flat(answer), (question, answer.body)
+
+
+def test_quarto_threats_name_the_lines_and_pieces(server: Server) -> None:
+    alice = server.signup("alice")
+    bob = server.signup("bob")
+    server.send(alice, "quarto challenge alice bob")
+    # Three tall pieces on row 1, the fourth square empty.
+    for who, text in (
+        (alice, "give TLRH"),
+        (bob, "a1 TLRF"),
+        (alice, "b1 TLQH"),
+        (bob, "c1 SDQF"),
+    ):
+        userid = who.partition("@")[0]
+        assert server.send(who, f"quarto move 101 {userid} secret {text}") == "done"
+    server.send(alice, "quarto ask 101 threats")
+    said = flat(server.new_mail()[-1])
+    assert "row 1 is one piece short at d1, all tall or all light" in said, said
+    completing = said.partition("completed by: ")[2].partition(".")[0].split()
+    assert completing and all(code[0] == "T" or code[1] == "L" for code in completing)
+    assert "SDQF" not in completing  # the piece to place is short and dark: it does not
+
+
+def parse_quarto(text: str) -> tuple[str, dict[str, str], str | None, list[str]]:
+    """Who is to move, the pieces by square, the piece to place and the unused pieces,
+    read from a words board mail alone."""
+    mover = re.search(r"(\w+) to (?:give a piece|place)", text)
+    assert mover is not None, text
+    board: dict[str, str] = {}
+    found = re.search(r"Pieces on the board, (\d+): (.*?)\.", text)
+    assert found is not None, text
+    if found.group(2) != "none":
+        for item in found.group(2).split("; "):
+            square, code = item.split()[:2]
+            board[square] = code.rstrip(":")
+    assert len(board) == int(found.group(1))
+    held = re.search(r"To place: (\w{4}):", text)
+    unused = re.search(r"Unused pieces \((\d+)\): ([A-Z ]+|none)\.", text)
+    assert unused is not None, text
+    left = [] if unused.group(2) == "none" else unused.group(2).split()
+    return mover.group(1), board, held.group(1) if held else None, left
+
+
+def test_a_whole_quarto_game_from_the_words_alone(server: Server) -> None:
+    players = {u: server.signup(u) for u in ("alice", "bob")}
+    for userid, address in players.items():
+        server.send(address, f"set {userid} secret format words")
+    server.send(players["alice"], "quarto challenge alice bob")
+    server.new_mail()
+    rng = random.Random(26)
+    for ply in range(17):
+        mail = newest_board_mail(server, players["alice"])
+        text = flat(mail)
+        if "Game over" in text or "Game won" in text or "tie" in text.lower():
+            break
+        mover, board, held, unused = parse_quarto(text)
+        empties = [s for s in ALL_SQUARES if s not in board]
+        if held is None:
+            move = f"give {rng.choice(unused)}"
+        else:
+            move = rng.choice(empties) + (f" {rng.choice(unused)}" if unused else "")
+        mine = newest_board_mail(server, players[mover])
+        assert reply(server, mine, players[mover], move + "\n") == "done", (ply, move)
+    row = board_row(server, "quarto")
+    assert row.status == "finished", (row.status, row.move_count)
+
+
+def test_every_game_answers_every_question(server: Server) -> None:
+    alice = server.signup("alice")
+    bob = server.signup("bob")
+    addresses = {"alice": alice, "bob": bob}
+    board = 101
+    for game in ("quadrature", "quadrupel-points", "quad", "quarod"):
+        server.clock.advance(timedelta(hours=2))  # a fresh hour's reply budget
+        server.send(alice, f"{game} challenge alice bob")
+        name = game.partition("-")[0]
+        for _ in range(4):
+            row = board_row(server, name, str(board))
+            userid = ("alice", "bob")[row.to_move]
+            move = legal_texts(server, name, str(board))[0]
+            assert (
+                server.send(addresses[userid], f"{name} move {board} {userid} secret {move}")
+                == "done"
+            )
+        server.new_mail()
+        for question, said in (
+            ("where black", "Black"),
+            ("moves", " to move has "),
+            ("threats", " to move "),
+            ("last 3", "Moves: 2 "),
+            ("a1", "a1"),
+        ):
+            server.send(alice, f"{name} ask {board} {question}")
+            (answer,) = server.new_mail()
+            text = flat(answer)
+            assert said in text and "Usage:" not in text, (game, question, text)
+
+
+PROOF_GAMES = {
+    "quarto": "quarto challenge alice bob",
+    "quarto-advanced": "quarto challenge -advanced=yes alice bob",
+    "quadrature": "quadrature challenge alice bob",
+    "quadrupel": "quadrupel challenge alice bob",
+    "quadrupel-combination": "quadrupel-combination challenge alice bob",
+    "quad": "quad challenge alice bob",
+    "quarod": "quarod challenge alice bob",
+}
+
+
+@pytest.mark.parametrize("game", PROOF_GAMES)
+def test_a_whole_game_from_the_ask_answers_alone(server: Server, game: str) -> None:
+    """The player learns whose turn it is and the legal moves from `ask moves` answers
+    alone, plays one of them at random, and the game reaches its end."""
+    server.config = replace(server.config, replies_per_address_hour=100_000)
+    addresses = {u: server.signup(u) for u in ("alice", "bob")}
+    assert server.send(addresses["alice"], PROOF_GAMES[game]) == "done"
+    name = game.partition("-")[0]
+    server.new_mail()
+    rng = random.Random(26)
+    started = time.monotonic()
+    for _ in range(500):
+        assert time.monotonic() - started < 240, "the game took too long"
+        server.send(addresses["alice"], f"{name} ask 101 moves")
+        (answer,) = server.new_mail()
+        text = flat(answer)
+        if "The game is over" in text:
+            break
+        found = re.search(r"(\w+) to move has \d+ moves: (.*?)(?: and \d+ more)?\.$", text)
+        assert found is not None, text
+        mover, moves = found.group(1), found.group(2).split(", ")
+        move = rng.choice(moves)
+        said = server.send(addresses[mover], f"{name} move 101 {mover} secret {move}")
+        assert said == "done", (move, said)
+        server.new_mail()
+    assert board_row(server, name).status == "finished"
