@@ -5,17 +5,16 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
+as_root() { if [ "$(id -u)" = 0 ]; then "$@"; else sudo "$@"; fi; }
 # The PostgreSQL tests (tests/pg) start a private cluster from Debian's postgresql
 # package; the mail tests install Postfix and Dovecot themselves (.ci/mailstack.sh).
 if ! ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1; then
-  as_root() { if [ "$(id -u)" = 0 ]; then "$@"; else sudo "$@"; fi; }
   as_root apt-get update -qq
   as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq postgresql >/dev/null
 fi
 # The browser tests (tests/server/test_mail_browser.py) look at the HTML part of mails
 # in headless Chromium.
 if ! command -v chromium >/dev/null 2>&1; then
-  as_root() { if [ "$(id -u)" = 0 ]; then "$@"; else sudo "$@"; fi; }
   as_root apt-get update -qq
   as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null
 fi
@@ -25,7 +24,6 @@ fi
 # the mails (local tests only).
 if ! [ -x /usr/sbin/dnsmasq ] || ! [ -x /usr/sbin/opendkim ] \
   || ! command -v spamassassin >/dev/null 2>&1; then
-  as_root() { if [ "$(id -u)" = 0 ]; then "$@"; else sudo "$@"; fi; }
   as_root apt-get update -qq
   as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
     dnsmasq-base opendkim opendkim-tools spamassassin >/dev/null
@@ -34,8 +32,7 @@ fi
 # registry, inside Chromium: Debian's npm installs it into .cache/axe once.
 if ! [ -f .cache/axe/node_modules/axe-core/axe.min.js ]; then
   if ! command -v npm >/dev/null 2>&1; then
-    as_root() { if [ "$(id -u)" = 0 ]; then "$@"; else sudo "$@"; fi; }
-    as_root apt-get update -qq
+      as_root apt-get update -qq
     as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq nodejs npm >/dev/null
   fi
   mkdir -p .cache/axe
