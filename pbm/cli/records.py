@@ -12,15 +12,19 @@ from pbm.cli.common import admin_context, fail
 from pbm.cli.game import BoardArg, GameArg
 from pbm.errors import PbmError
 from pbm.games import GameError
-from pbm.services import records
+from pbm.services import records, records_json
 from pbm.services.boards import load_board, rules_for
 
-FileArg = Annotated[Path, typer.Argument(metavar="FILE", help="A record file, - for stdin.")]
+FileArg = Annotated[
+    Path, typer.Argument(metavar="FILE", help="A record file (pbm text or JSON), - for stdin.")
+]
 
 
 def _read(path: Path) -> records.Record:
     text = typer.get_text_stream("stdin").read() if str(path) == "-" else path.read_text()
     try:
+        if records_json.looks_like_json(text):
+            return records_json.from_json(text)
         return records.parse(text)
     except PbmError as exc:
         fail(str(exc))
@@ -31,10 +35,17 @@ def export(
     game: GameArg,
     board: BoardArg,
     output: Annotated[Path | None, typer.Option("--output", "-o", help="File to write.")] = None,
+    form: Annotated[
+        records.RecordFormat, typer.Option("--format", help="pbm text or JSON (docs/records.md).")
+    ] = records.RecordFormat.PBM,
 ) -> None:
     """Print (or write) the complete record of a board."""
     with admin_context(cli) as ctx:
-        text = records.export(ctx, load_board(ctx, rules_for(game), board))
+        loaded = load_board(ctx, rules_for(game), board)
+        if form is records.RecordFormat.JSON:
+            text = records_json.dumps(ctx, loaded)
+        else:
+            text = records.export(ctx, loaded)
     if output is None:
         typer.echo(text, nl=False)
     else:
