@@ -12,20 +12,18 @@ from pbm.cli.common import admin_context, fail
 from pbm.cli.game import BoardArg, GameArg
 from pbm.errors import PbmError
 from pbm.games import GameError
-from pbm.services import records, records_json
+from pbm.services import record_formats, records
 from pbm.services.boards import load_board, rules_for
 
 FileArg = Annotated[
-    Path, typer.Argument(metavar="FILE", help="A record file (pbm text or JSON), - for stdin.")
+    Path, typer.Argument(metavar="FILE", help="A record file (pbm text, JSON or SGF), - for stdin.")
 ]
 
 
 def _read(path: Path) -> records.Record:
     text = typer.get_text_stream("stdin").read() if str(path) == "-" else path.read_text()
     try:
-        if records_json.looks_like_json(text):
-            return records_json.from_json(text)
-        return records.parse(text)
+        return record_formats.read(text)
     except PbmError as exc:
         fail(str(exc))
 
@@ -36,16 +34,17 @@ def export(
     board: BoardArg,
     output: Annotated[Path | None, typer.Option("--output", "-o", help="File to write.")] = None,
     form: Annotated[
-        records.RecordFormat, typer.Option("--format", help="pbm text or JSON (docs/records.md).")
+        records.RecordFormat,
+        typer.Option("--format", help="pbm text, JSON, or SGF for Quadrature (docs/records.md)."),
     ] = records.RecordFormat.PBM,
 ) -> None:
     """Print (or write) the complete record of a board."""
     with admin_context(cli) as ctx:
         loaded = load_board(ctx, rules_for(game), board)
-        if form is records.RecordFormat.JSON:
-            text = records_json.dumps(ctx, loaded)
-        else:
-            text = records.export(ctx, loaded)
+        try:
+            text = record_formats.write(ctx, loaded, form)
+        except PbmError as exc:
+            fail(str(exc))
     if output is None:
         typer.echo(text, nl=False)
     else:

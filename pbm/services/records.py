@@ -37,6 +37,7 @@ class RecordFormat(StrEnum):
 
     PBM = "pbm"
     JSON = "json"
+    SGF = "sgf"
 
 
 @dataclass

@@ -73,3 +73,28 @@ def test_a_bad_json_record_says_what_is_wrong(cfg: Path, tmp_path: Path) -> None
     path.write_text("{not json")
     bad = runner.invoke(app, ["game", "import", str(path)])
     assert bad.exit_code == 1 and "does not read" in bad.output
+
+
+def test_sgf_for_quadrature_only(cfg: Path, tmp_path: Path) -> None:
+    _finished_quarto()
+    ok("run", "quadrature challenge alice bob", "--as", "alice")
+    ok("run", "quadrature move 101 alice pw b3-b4", "--as", "alice")
+    ok("run", "quadrature move 101 bob pw b9-b8", "--as", "bob")
+    ok("run", "quadrature move 101 bob pw resign", "--as", "bob")
+    sgf = ok("game", "export", "quadrature", "101", "--format", "sgf")
+    root, first, second = sgf.strip("()\n").split("\n")
+    assert root.startswith(";FF[4]GM[15]CA[UTF-8]AP[pbm:1]SZ[11]GN[Quadrature Board 101]")
+    assert "PB[alice]PW[bob]" in root and "RE[B+]" in root
+    assert first.startswith(";B[b3-b4]MN[1]TS[") and first.endswith("RS[7][7]")
+    assert second.startswith(";W[b9-b8]MN[2]TS[")
+    path = tmp_path / "101.sgf"
+    path.write_text(sgf)
+    assert "imported Quadrature Board 9" in ok("game", "import", str(path), "--board", "9")
+    assert ok("game", "export", "quadrature", "9", "--format", "sgf") == sgf.replace(
+        "Board 101]", "Board 9]"
+    ).replace("XB[101]", "XB[9]")
+    refused = runner.invoke(app, ["game", "export", "quarto", "101", "--format", "sgf"])
+    assert refused.exit_code == 1 and "SGF for Quadrature only" in refused.output
+    path.write_text(sgf.replace("GM[15]", "GM[1]"))
+    bad = runner.invoke(app, ["game", "preview", str(path)])
+    assert bad.exit_code == 1 and "GM[15]" in bad.output
