@@ -8,8 +8,8 @@ game commands: play, lists, correspondence), hence no sorting here.
 """
 
 # isort: off
-from pbm.commands import account, play, lists, correspondence, tournament
+from pbm.commands import account, export, play, lists, correspondence, tournament
 
 # isort: on
 
-__all__ = ["account", "correspondence", "lists", "play", "tournament"]
+__all__ = ["account", "correspondence", "export", "lists", "play", "tournament"]

@@ -1,0 +1,127 @@
+"""`export USER PASSWORD [GAME] [finished|all] [since DATE]` by mail, and
+`pbm game export --player` (docs/records.md, "Exporting all your games")."""
+
+from __future__ import annotations
+
+import email
+import io
+import json
+import zipfile
+from dataclasses import replace
+from datetime import timedelta
+from email import policy
+from email.message import EmailMessage
+from pathlib import Path
+
+from pbm.services import records
+from tests.server.conftest import Server, legal_texts
+from tests.server.conftest import cli_ok as ok
+
+HOUR = timedelta(hours=1)
+
+
+def _zip_of(raw: bytes) -> zipfile.ZipFile:
+    msg = email.message_from_bytes(raw, policy=policy.SMTP)
+    assert isinstance(msg, EmailMessage) and msg.get_content_type() == "multipart/mixed"
+    [part] = list(msg.iter_attachments())
+    assert part.get_content_type() == "application/zip"
+    data = part.get_content()
+    assert isinstance(data, bytes)
+    return zipfile.ZipFile(io.BytesIO(data))
+
+
+def _games(server: Server, alice: str, bob: str) -> None:
+    """Quadrature 101 finished, Quarto 101 running."""
+    server.send(alice, "quadrature challenge alice bob")
+    for sender, userid in ((alice, "alice"), (bob, "bob")):
+        server.clock.advance(HOUR)
+        text = legal_texts(server, "quadrature", "101")[0]
+        server.send(sender, f"quadrature move 101 {userid} secret {text}")
+    server.send(bob, "quadrature resign 101 bob secret")
+    server.clock.advance(timedelta(days=3))
+    server.send(alice, "quarto challenge alice bob")
+    server.new_mail()
+
+
+def test_export_by_mail_zips_every_record(server: Server) -> None:
+    alice, bob = server.signup("alice"), server.signup("bob")
+    _games(server, alice, bob)
+    server.send(alice, "export alice secret")
+    [mail] = server.new_mail()
+    assert mail.to == [alice] and mail.subject == "Game records of alice"
+    assert "records of 2 boards of alice" in mail.body
+    archive = _zip_of(mail.raw)
+    assert sorted(archive.namelist()) == [
+        "quadrature/quadrature-101.json",
+        "quadrature/quadrature-101.sgf",
+        "quadrature/quadrature-101.txt",
+        "quarto/quarto-101.json",
+        "quarto/quarto-101.txt",
+    ]
+    text = archive.read("quadrature/quadrature-101.txt").decode()
+    assert records.parse(text).winner == 0
+    assert json.loads(archive.read("quarto/quarto-101.json"))["status"] == "active"
+    assert "GM[15]" in archive.read("quadrature/quadrature-101.sgf").decode()
+    # Only finished Quadrature boards, or boards started since a day.
+    server.send(alice, "export alice secret quadrature finished")
+    assert len(_zip_of(server.new_mail()[0].raw).namelist()) == 3
+    server.send(alice, "export alice secret since 2026-11-23")
+    assert _zip_of(server.new_mail()[0].raw).namelist() == [
+        "quarto/quarto-101.txt",
+        "quarto/quarto-101.json",
+    ]
+
+
+def test_export_goes_to_the_confirmed_address_only(server: Server) -> None:
+    alice, bob = server.signup("alice"), server.signup("bob")
+    _games(server, alice, bob)
+    server.send("someone@else.example", "export alice secret")
+    mails = server.new_mail()
+    [export] = [m for m in mails if m.subject == "Game records of alice" and m.to == [alice]]
+    assert len(_zip_of(export.raw).namelist()) == 5
+    [note] = [m for m in mails if m.to == ["someone@else.example"]]
+    assert "confirmed address" in note.body and b"application/zip" not in note.raw
+
+
+def test_bad_export_words_say_how_to_write_them(server: Server) -> None:
+    alice = server.signup("alice")
+    server.send(alice, "export alice secret since yesterday")
+    [refused] = server.new_mail()
+    assert "write since YYYY-MM-DD" in refused.body
+    server.send(alice, "export alice secret chess")
+    [refused] = server.new_mail()
+    assert "'chess' is not a game" in refused.body and "Usage: export" in refused.body
+
+
+def test_a_large_export_says_where_to_go_on(server: Server) -> None:
+    alice, bob = server.signup("alice"), server.signup("bob")
+    _games(server, alice, bob)
+    server.config = replace(server.config, export_bytes_per_mail=17_000)
+    server.send(alice, "export alice secret")
+    [mail] = server.new_mail()
+    assert len(mail.raw) <= 17_000
+    assert "records of 1 boards" in mail.body
+    assert "1 more boards did not fit" in mail.body
+    assert "export USERID PASSWORD since 2026-11-25" in mail.body
+    assert len(_zip_of(mail.raw).namelist()) == 3
+
+
+def test_cli_exports_a_player(cfg: Path) -> None:
+    ok("user", "add", "alice", "alice@x.example", "--password", "pw")
+    ok("user", "add", "bob", "bob@x.example", "--password", "pw")
+    ok("run", "quarto challenge alice bob", "--as", "alice")
+    ok("run", "quadrature challenge alice bob", "--as", "alice")
+    ok("run", "quadrature move 101 alice pw b3-b4", "--as", "alice")
+    ok("run", "quadrature move 101 bob pw b9-b8", "--as", "bob")
+    ok("run", "quadrature move 101 bob pw resign", "--as", "bob")
+    boards = json.loads(ok("game", "export", "--player", "alice", "--format", "json"))
+    assert [(b["game"], b["status"]) for b in boards] == [
+        ("quarto", "active"),
+        ("quadrature", "finished"),
+    ]
+    finished = json.loads(ok("game", "export", "--player", "bob", "--format", "json", "--finished"))
+    assert [b["game"] for b in finished] == ["quadrature"]
+    sgf = ok("game", "export", "--player", "alice", "--format", "sgf")
+    assert sgf.count("(;FF[4]GM[15]") == 1
+    text = ok("game", "export", "quarto", "--player", "alice")
+    assert text.count(records.MAGIC) == 1 and "Game: quarto" in text
