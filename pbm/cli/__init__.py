@@ -84,6 +84,7 @@ user_app.command("passwd")(user.passwd)
 user_app.command("disable")(user.disable)
 user_app.command("enable")(user.enable)
 user_app.command("delete")(user.delete)
+user_app.command("export")(user.export)
 app.add_typer(user_app, name="user")
 
 bot_app = typer.Typer(help="Manage computer players (docs/bots.md).", **HELP)

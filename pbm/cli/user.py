@@ -1,4 +1,4 @@
-"""`pbm user add|list|show|passwd|disable|enable|delete`."""
+"""`pbm user add|list|show|passwd|disable|enable|delete|export`."""
 
 from __future__ import annotations
 
@@ -8,7 +8,8 @@ import typer
 from sqlmodel import Session
 
 from pbm.cli.common import JsonOption, admin_context, emit, fail
-from pbm.services import accounts, bounces
+from pbm.services import accounts, bounces, my_data
+from pbm.services.accounts import find_user
 from pbm.store import queries
 
 UseridArg = Annotated[str, typer.Argument(help="The player's userid.")]
@@ -146,3 +147,9 @@ def delete(cli: typer.Context, userid: UseridArg) -> None:
             fail(f"{userid} is already deleted")
         accounts.delete_user(ctx, user)
     typer.echo(f"{userid} deleted")
+
+
+def export(cli: typer.Context, userid: UseridArg) -> None:
+    """Print, as JSON, everything pbm keeps about a player (what `mydata` mails him)."""
+    with admin_context(cli) as ctx:
+        typer.echo(my_data.personal_json(ctx, find_user(ctx, userid)), nl=False)

@@ -1,5 +1,6 @@
-"""`export`: a player's game records mailed in one zip to his confirmed address
-(docs/records.md, "Exporting all your games")."""
+"""`export` and `mydata`: a player's game records, and a copy of everything pbm keeps
+about him, mailed in a zip to his confirmed address (docs/records.md, "Exporting all
+your games"; docs/privacy.md)."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ from pbm.commands.base import Command, Invocation
 from pbm.commands.registry import register
 from pbm.errors import PbmError, UsageError
 from pbm.games import GameError, find_game
-from pbm.services import bulk_export
+from pbm.services import bulk_export, my_data
 from pbm.services.bulk_export import ExportRequest, Which
 from pbm.services.context import Attachment, Context, Reply
 from pbm.texts import phrase
@@ -84,4 +85,35 @@ class Export(Command):
             )
 
 
-register(Export())
+class MyData(Command):
+    name = "mydata"
+    usage = "userid password"
+    summary = "Mail yourself a copy (JSON in a zip) of everything pbm keeps about you."
+    scope = "account"
+
+    def run(self, ctx: Context, inv: Invocation) -> None:
+        user, _ = self.user_only(ctx, inv)
+        address = bulk_export.confirmed_address(ctx, user)
+        if address is None:
+            raise PbmError(phrase("export_no_address", userid=user.userid))
+        data = my_data.personal_zip(ctx, user)
+        ctx.reply(
+            Reply(
+                [address],
+                phrase("subject_mydata", userid=user.userid),
+                phrase("mydata_body", userid=user.userid) + "\n",
+                "account",
+                user_id=user.saved_id,
+                attachment=Attachment(f"pbm-{user.userid}-data.zip", data),
+            )
+        )
+        if ctx.sender != address:
+            answer(
+                ctx,
+                phrase("subject_mydata", userid=user.userid),
+                phrase("export_sent_elsewhere", userid=user.userid),
+                "account",
+            )
+
+
+register(Export(), MyData())

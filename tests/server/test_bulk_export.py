@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import base64
 import email
 import io
 import json
@@ -125,3 +126,35 @@ def test_cli_exports_a_player(cfg: Path) -> None:
     assert sgf.count("(;FF[4]GM[15]") == 1
     text = ok("game", "export", "quarto", "--player", "alice")
     assert text.count(records.MAGIC) == 1 and "Game: quarto" in text
+
+
+def test_mydata_mails_every_row_keyed_to_the_player(server: Server) -> None:
+    alice, bob = server.signup("alice"), server.signup("bob")
+    _games(server, alice, bob)
+    server.send(alice, "mydata alice secret")
+    [mail] = server.new_mail()
+    assert mail.to == [alice] and mail.subject == "Your data at pbm: alice"
+    archive = _zip_of(mail.raw)
+    data = json.loads(archive.read("pbm-alice-data.json"))
+    assert (data["format"], data["version"], data["userid"]) == ("pbm-personal-data", 1, "alice")
+    tables = data["tables"]
+    assert [u["userid"] for u in tables["users"]] == ["alice"]
+    assert "password_hash" not in tables["users"][0]
+    assert [a["address"] for a in tables["user_addresses"]] == [alice]
+    assert {r["game"] for r in tables["player_ratings"]} == {"quadrature"}
+    assert len(tables["game_players"]) == 2 and len(data["boards"]) == 2
+    # Her own mails in, the mails to her out; none of bob's.
+    assert tables["inbound_messages"] and all(
+        b"alice" in base64.b64decode(m["raw"]) for m in tables["inbound_messages"]
+    )
+    assert tables["outbox"] and all(alice in m["recipients"] for m in tables["outbox"])
+    assert all(bob not in json.dumps(m) for m in tables["outbox"])
+
+
+def test_cli_user_export_prints_the_same(cfg: Path) -> None:
+    ok("user", "add", "alice", "alice@x.example", "--password", "pw")
+    ok("user", "add", "bob", "bob@x.example", "--password", "pw")
+    ok("run", "quarto challenge alice bob", "--as", "alice")
+    data = json.loads(ok("user", "export", "alice"))
+    assert [a["address"] for a in data["tables"]["user_addresses"]] == ["alice@x.example"]
+    assert [b["game"] for b in data["boards"]] == ["quarto"]
