@@ -85,6 +85,7 @@ user_app.command("disable")(user.disable)
 user_app.command("enable")(user.enable)
 user_app.command("delete")(user.delete)
 user_app.command("export")(user.export)
+user_app.command("erase")(user.erase)
 app.add_typer(user_app, name="user")
 
 bot_app = typer.Typer(help="Manage computer players (docs/bots.md).", **HELP)
