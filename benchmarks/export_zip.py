@@ -14,20 +14,14 @@ import random
 import sys
 import tempfile
 import time
-from datetime import UTC, datetime
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from pbm.clock import FrozenClock
-from pbm.config import Config
 from pbm.services import bulk_export, records
-from pbm.services.accounts import create_user, find_user
-from pbm.services.context import Context
-from pbm.store.db import init_db, make_engine, session_for
-from tests.record_games import PLAYERS, random_record, variants
-
-START = datetime(2026, 11, 22, 2, 41, tzinfo=UTC)
+from pbm.services.accounts import find_user
+from pbm.store.db import session_for
+from tests.record_games import PLAYERS, START, context, players_database, random_record, variants
 
 
 def main() -> None:
@@ -37,20 +31,16 @@ def main() -> None:
     args = parser.parse_args()
     rng = random.Random(args.seed)
     with tempfile.TemporaryDirectory() as tmp:
-        engine = make_engine(f"sqlite:///{tmp}/pbm.sqlite3")
-        init_db(engine)
-        config = Config(data_dir=Path(tmp), password_cost=4)
+        engine, config = players_database(Path(tmp))
         with session_for(engine) as session:
-            ctx = Context(session=session, clock=FrozenClock(START), config=config, sender="")
-            for userid in PLAYERS:
-                create_user(ctx, userid, "pw", [f"{userid}@x.example"])
+            ctx = context(session, config)
             all_variants = variants()
             for n in range(args.games):
                 game, options = all_variants[n % len(all_variants)]
                 records.import_record(ctx, random_record(rng, game, options, START))
             session.commit()
         with session_for(engine) as session:
-            ctx = Context(session=session, clock=FrozenClock(START), config=config, sender="")
+            ctx = context(session, config)
             user = find_user(ctx, PLAYERS[0])
             began = time.perf_counter()
             request = bulk_export.ExportRequest(which=bulk_export.Which.FINISHED)

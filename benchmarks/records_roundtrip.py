@@ -15,25 +15,21 @@ import sys
 import tempfile
 import time
 from collections import Counter
-from datetime import UTC, datetime
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from pbm.clock import FrozenClock
-from pbm.config import Config
-from pbm.services.accounts import create_user
-from pbm.services.context import Context
-from pbm.store.db import init_db, make_engine, session_for
+from pbm.store.db import session_for
 from tests.record_games import (
-    PLAYERS,
+    START,
+    context,
     formats_of,
+    players_database,
     random_record,
     roundtrip_problems,
     variants,
 )
 
-START = datetime(2026, 11, 22, 2, 41, tzinfo=UTC)
 BATCH = 200  # games a transaction, rolled back: the database stays small
 
 
@@ -48,19 +44,12 @@ def main() -> None:
     problems: list[str] = []
     began = time.perf_counter()
     with tempfile.TemporaryDirectory() as tmp:
-        engine = make_engine(f"sqlite:///{tmp}/pbm.sqlite3")
-        init_db(engine)
-        config = Config(data_dir=Path(tmp), password_cost=4)
-        with session_for(engine) as session:
-            ctx = Context(session=session, clock=FrozenClock(START), config=config, sender="")
-            for userid in PLAYERS:
-                create_user(ctx, userid, "pw", [f"{userid}@x.example"])
-            session.commit()
+        engine, config = players_database(Path(tmp))
         all_variants = variants()
         done = 0
         while done < args.games:
             with session_for(engine) as session:
-                ctx = Context(session=session, clock=FrozenClock(START), config=config, sender="")
+                ctx = context(session, config)
                 for _ in range(min(BATCH, args.games - done)):
                     game, options = all_variants[done % len(all_variants)]
                     record = random_record(rng, game, options, START)

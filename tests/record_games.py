@@ -5,19 +5,45 @@ benchmarks/records_roundtrip.py share them."""
 from __future__ import annotations
 
 import random
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
 from typing import Any
 
+from sqlalchemy.engine import Engine
+from sqlmodel import Session
+
+from pbm.clock import FrozenClock
+from pbm.config import Config
 from pbm.games import GAMES
 from pbm.services import record_formats, records
+from pbm.services.accounts import create_user
 from pbm.services.boards import board_by_id
 from pbm.services.context import Context
 from pbm.services.records import RecordFormat
 from pbm.services.records_sgf import GAME as SGF_GAME
 from pbm.store import queries
+from pbm.store.db import init_db, make_engine, session_for
 
 PLAYERS = ("ann", "ben", "cat", "dan")
 MAX_PLIES = 160
+START = datetime(2026, 11, 22, 2, 41, tzinfo=UTC)
+
+
+def players_database(directory: Path) -> tuple[Engine, Config]:
+    """A new SQLite database in `directory` with the accounts of PLAYERS."""
+    engine = make_engine(f"sqlite:///{directory}/pbm.sqlite3")
+    init_db(engine)
+    config = Config(data_dir=directory, password_cost=4)
+    with session_for(engine) as session:
+        ctx = context(session, config)
+        for userid in PLAYERS:
+            create_user(ctx, userid, "pw", [f"{userid}@x.example"])
+        session.commit()
+    return engine, config
+
+
+def context(session: Session, config: Config) -> Context:
+    return Context(session=session, clock=FrozenClock(START), config=config, sender="")
 
 
 def _text(value: Any) -> str:

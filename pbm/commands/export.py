@@ -14,6 +14,7 @@ from pbm.games import GameError, find_game
 from pbm.services import bulk_export, my_data
 from pbm.services.bulk_export import ExportRequest, Which
 from pbm.services.context import Attachment, Context, Reply
+from pbm.store.models import User
 from pbm.texts import phrase
 
 
@@ -22,6 +23,23 @@ def _day(text: str) -> datetime:
         return datetime.strptime(text, "%Y-%m-%d").replace(tzinfo=UTC)
     except ValueError:
         raise PbmError(phrase("export_bad_since", value=text)) from None
+
+
+def _mail_confirmed(
+    ctx: Context, user: User, subject: str, body: str, attachment: Attachment
+) -> None:
+    """Mail `attachment` to the player's confirmed address only, and tell another
+    sender where it went."""
+    address = bulk_export.confirmed_address(ctx, user)
+    if address is None:
+        raise PbmError(phrase("export_no_address", userid=user.userid))
+    ctx.reply(
+        Reply(
+            [address], subject, body + "\n", "account", user_id=user.saved_id, attachment=attachment
+        )
+    )
+    if ctx.sender != address:
+        answer(ctx, subject, phrase("export_sent_elsewhere", userid=user.userid), "account")
 
 
 class Export(Command):
@@ -56,9 +74,6 @@ class Export(Command):
     def run(self, ctx: Context, inv: Invocation) -> None:
         user, rest = self.user_only(ctx, inv)
         request = self._request(rest)
-        address = bulk_export.confirmed_address(ctx, user)
-        if address is None:
-            raise PbmError(phrase("export_no_address", userid=user.userid))
         boards = bulk_export.boards_of(ctx, user, request)
         limit = bulk_export.zip_bound(ctx.config.export_bytes_per_mail)
         made = bulk_export.player_zip(ctx, boards, limit)
@@ -66,23 +81,8 @@ class Export(Command):
         if made.rest_since is not None:
             since = made.rest_since.strftime("%Y-%m-%d")
             body += "\n\n" + phrase("export_rest", left=len(boards) - made.boards, since=since)
-        ctx.reply(
-            Reply(
-                [address],
-                phrase("subject_export", userid=user.userid),
-                body + "\n",
-                "account",
-                user_id=user.saved_id,
-                attachment=Attachment(f"pbm-{user.userid}.zip", made.data),
-            )
-        )
-        if ctx.sender != address:
-            answer(
-                ctx,
-                phrase("subject_export", userid=user.userid),
-                phrase("export_sent_elsewhere", userid=user.userid),
-                "account",
-            )
+        subject = phrase("subject_export", userid=user.userid)
+        _mail_confirmed(ctx, user, subject, body, Attachment(f"pbm-{user.userid}.zip", made.data))
 
 
 class MyData(Command):
@@ -93,27 +93,9 @@ class MyData(Command):
 
     def run(self, ctx: Context, inv: Invocation) -> None:
         user, _ = self.user_only(ctx, inv)
-        address = bulk_export.confirmed_address(ctx, user)
-        if address is None:
-            raise PbmError(phrase("export_no_address", userid=user.userid))
-        data = my_data.personal_zip(ctx, user)
-        ctx.reply(
-            Reply(
-                [address],
-                phrase("subject_mydata", userid=user.userid),
-                phrase("mydata_body", userid=user.userid) + "\n",
-                "account",
-                user_id=user.saved_id,
-                attachment=Attachment(f"pbm-{user.userid}-data.zip", data),
-            )
-        )
-        if ctx.sender != address:
-            answer(
-                ctx,
-                phrase("subject_mydata", userid=user.userid),
-                phrase("export_sent_elsewhere", userid=user.userid),
-                "account",
-            )
+        file = Attachment(f"pbm-{user.userid}-data.zip", my_data.personal_zip(ctx, user))
+        subject = phrase("subject_mydata", userid=user.userid)
+        _mail_confirmed(ctx, user, subject, phrase("mydata_body", userid=user.userid), file)
 
 
 register(Export(), MyData())
