@@ -59,7 +59,10 @@ class Export(Command):
             if word in tuple(Which):
                 which = Which(word)
             elif word == "since" and rest:
-                since = _day(rest.pop(0))
+                try:
+                    since = _day(rest.pop(0))
+                except PbmError as exc:
+                    raise UsageError(str(exc), self.full_usage()) from None
             elif game is None:
                 try:
                     game = find_game(word)[0].name

@@ -86,12 +86,13 @@ def test_export_goes_to_the_confirmed_address_only(server: Server) -> None:
 
 def test_bad_export_words_say_how_to_write_them(server: Server) -> None:
     alice = server.signup("alice")
-    server.send(alice, "export alice secret since yesterday")
-    [refused] = server.new_mail()
-    assert "write since YYYY-MM-DD" in refused.body
-    server.send(alice, "export alice secret chess")
-    [refused] = server.new_mail()
-    assert "'chess' is not a game" in refused.body and "Usage: export" in refused.body
+    for words, said in (
+        ("since yesterday", "write since YYYY-MM-DD"),
+        ("chess", "'chess' is not a game"),
+    ):
+        server.send(alice, f"export alice secret {words}")
+        [refused] = server.new_mail()
+        assert said in refused.body and "Usage: export userid password" in refused.body, words
 
 
 def test_a_large_export_says_where_to_go_on(server: Server) -> None:
@@ -107,13 +108,16 @@ def test_a_large_export_says_where_to_go_on(server: Server) -> None:
 
 
 def test_cli_exports_a_player(cfg: Path) -> None:
-    ok("user", "add", "alice", "alice@x.example", "--password", "pw")
-    ok("user", "add", "bob", "bob@x.example", "--password", "pw")
-    ok("run", "quarto challenge alice bob", "--as", "alice")
-    ok("run", "quadrature challenge alice bob", "--as", "alice")
-    ok("run", "quadrature move 101 alice pw b3-b4", "--as", "alice")
-    ok("run", "quadrature move 101 bob pw b9-b8", "--as", "bob")
-    ok("run", "quadrature move 101 bob pw resign", "--as", "bob")
+    for userid in ("alice", "bob"):
+        ok("user", "add", userid, f"{userid}@x.example", "--password", "pw")
+    for userid, line in (
+        ("alice", "quarto challenge alice bob"),
+        ("alice", "quadrature challenge alice bob"),
+        ("alice", "quadrature move 101 alice pw b3-b4"),
+        ("bob", "quadrature move 101 bob pw b9-b8"),
+        ("bob", "quadrature move 101 bob pw resign"),
+    ):
+        ok("run", line, "--as", userid)
     boards = json.loads(ok("game", "export", "--player", "alice", "--format", "json"))
     assert [(b["game"], b["status"]) for b in boards] == [
         ("quarto", "active"),
