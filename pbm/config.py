@@ -253,6 +253,9 @@ class Config:
     move_rows: Annotated[int, In("limits", "move_rows")] = 4
     # Plies of conditional moves one player may set on one board, all lines together.
     conditional_plies: Annotated[int, In("limits", "conditional_plies")] = 40
+    # The largest mail an export (`export`, docs/records.md) sends, its zip included;
+    # ordinary answers stay under 256 KB (pbm.output_limits).
+    export_bytes_per_mail: Annotated[int, In("limits", "export_bytes_per_mail")] = 5_000_000
     # Computer players (docs/bots.md): the worker processes `pbm serve` thinks in for
     # them, and the time a bot's move may take.
     bot_workers: Annotated[int, In("bots", "workers")] = Field(default=1, ge=1)

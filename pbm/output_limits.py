@@ -51,13 +51,17 @@ _TOURNAMENT_KINDS = frozenset({"tournament"})
 def bounded(ctx: Context, replies: Sequence[Reply]) -> list[Reply]:
     """The mails to queue for `replies`: answers merged, one mail per board and
     recipient, and each recipient within his reply budget."""
+    # A mail with a file (an export) goes on its own, under its own bound.
+    attached = [r for r in replies if r.attachment is not None]
+    replies = [r for r in replies if r.attachment is None]
     # An answer goes to the sender alone; anything else is mailed as a notice.
     answers = _dedupe([r for r in replies if r.answer and r.to == [ctx.sender]])
     notices = [r for r in replies if not (r.answer and r.to == [ctx.sender])]
     merged = _merge_notices(notices)
     if answers:
         merged.insert(0, _merge_answers(answers))
-    return [_room_for_pictures(kept) for reply in merged for kept in _within_budget(ctx, reply)]
+    kept = [_room_for_pictures(k) for reply in merged for k in _within_budget(ctx, reply)]
+    return kept + [k for reply in attached for k in _within_budget(ctx, reply)]
 
 
 def _dedupe(answers: list[Reply]) -> list[Reply]:

@@ -29,7 +29,7 @@ from pbm.games import GameError
 from pbm.mail.addressing import message_id_for, reply_address, tokens_in
 from pbm.mail.authresults import dmarc_passed, sender_verdict
 from pbm.mail.bounces import Report, parse_report, tag_for, verp_parts
-from pbm.mail.compose import compose
+from pbm.mail.compose import compose, with_attachment
 from pbm.mail.inbound import InboundMail, is_from_self, parse_message, quotable_original
 from pbm.mail.streams import (
     MailReason,
@@ -502,16 +502,12 @@ def _outbox_row(
         quote=quote if reply.quote_original else None,
         stream=headers,
     )
+    html: str | None = html_order(reply.user_id, reply.pictures)
+    if reply.attachment is not None:
+        file = reply.attachment
+        raw, html = with_attachment(raw, file.filename, file.data, file.mime_type), None
     bounce_address = f"{config.bounce_local_part}@{config.server_host}"
-    row = outbox_values(
-        ctx.now(),
-        bounce_address,
-        [address],
-        reply.subject,
-        body,
-        raw,
-        html_order(reply.user_id, reply.pictures),
-    )
+    row = outbox_values(ctx.now(), bounce_address, [address], reply.subject, body, raw, html)
     row["message_id"] = message_id
     row["inbound_id"] = inbound_id
     row["reason"] = reason

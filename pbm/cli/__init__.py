@@ -53,6 +53,8 @@ COMMANDS: dict[str, Entry] = {
             "disable": "user:disable",
             "enable": "user:enable",
             "delete": "user:delete",
+            "export": "user:export",
+            "erase": "user:erase",
         },
     ),
     "bot": Group(

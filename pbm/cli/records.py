@@ -9,32 +9,57 @@ from typing import Annotated
 import typer
 
 from pbm.cli.common import admin_context, fail
-from pbm.cli.game import BoardArg, GameArg
 from pbm.errors import PbmError
 from pbm.games import GameError
-from pbm.services import records
+from pbm.services import bulk_export, record_formats, records
+from pbm.services.accounts import find_user
 from pbm.services.boards import load_board, rules_for
 
-FileArg = Annotated[Path, typer.Argument(metavar="FILE", help="A record file, - for stdin.")]
+FileArg = Annotated[
+    Path, typer.Argument(metavar="FILE", help="A record file (pbm text, JSON or SGF), - for stdin.")
+]
 
 
 def _read(path: Path) -> records.Record:
     text = typer.get_text_stream("stdin").read() if str(path) == "-" else path.read_text()
     try:
-        return records.parse(text)
+        return record_formats.read(text)
     except PbmError as exc:
         fail(str(exc))
 
 
 def export(
     cli: typer.Context,
-    game: GameArg,
-    board: BoardArg,
+    game: Annotated[str | None, typer.Argument(metavar="GAME", help="Game name or alias.")] = None,
+    board: Annotated[
+        str | None, typer.Argument(metavar="BOARD", help="Board number or name.")
+    ] = None,
     output: Annotated[Path | None, typer.Option("--output", "-o", help="File to write.")] = None,
+    form: Annotated[
+        records.RecordFormat,
+        typer.Option("--format", help="pbm text, JSON, or SGF for Quadrature (docs/records.md)."),
+    ] = records.RecordFormat.PBM,
+    player: Annotated[
+        str | None,
+        typer.Option("--player", help="Every board of this player (of GAME, if given)."),
+    ] = None,
+    finished: Annotated[bool, typer.Option("--finished", help="Finished boards only.")] = False,
 ) -> None:
-    """Print (or write) the complete record of a board."""
+    """Print (or write) the complete record of a board, or of every board of a player."""
     with admin_context(cli) as ctx:
-        text = records.export(ctx, load_board(ctx, rules_for(game), board))
+        try:
+            if player is not None:
+                which = bulk_export.Which.FINISHED if finished else bulk_export.Which.ALL
+                name = rules_for(game).name if game else None
+                request = bulk_export.ExportRequest(name, which)
+                boards = bulk_export.boards_of(ctx, find_user(ctx, player), request)
+                text = bulk_export.player_records(ctx, boards, form)
+            elif game is None or board is None:
+                fail("Name a GAME and a BOARD, or a player with --player.")
+            else:
+                text = record_formats.write(ctx, load_board(ctx, rules_for(game), board), form)
+        except PbmError as exc:
+            fail(str(exc))
     if output is None:
         typer.echo(text, nl=False)
     else:

@@ -175,6 +175,16 @@ def _stream_headers(msg: EmailMessage, stream: StreamHeaders) -> None:
     msg["Feedback-ID"] = _one_line(stream.feedback_id)
 
 
+def with_attachment(raw: bytes, filename: str, data: bytes, mime_type: str) -> bytes:
+    """`raw`, a mail `compose` wrote, as `multipart/mixed`: its text part as it was, then
+    `data` as an attachment named `filename` (base64, which the email package chooses)."""
+    msg = message_from_bytes(raw, policy=_POLICY)
+    assert isinstance(msg, EmailMessage)  # the policy's message factory
+    maintype, _, subtype = mime_type.partition("/")
+    msg.add_attachment(data, maintype=maintype, subtype=subtype, filename=_one_line(filename))
+    return msg.as_bytes()
+
+
 def with_html(raw: bytes, pictures: Sequence[InlinePicture]) -> bytes:
     """`raw`, a mail `compose` wrote, as `multipart/alternative`: its text part as it
     was, then the HTML part with `pictures` drawn above the same text."""

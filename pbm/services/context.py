@@ -56,6 +56,16 @@ class Reply:
     tournament: str | None = None
     # A Reply-To of its own (a stop confirmation's resume address) instead of the token's.
     reply_to: str | None = None
+    # A file mailed with it (an export's zip): such a mail goes as text and attachment,
+    # without an HTML part, under its own size bound (pbm.services.bulk_export).
+    attachment: Attachment | None = None
+
+
+@dataclass(frozen=True)
+class Attachment:
+    filename: str
+    data: bytes
+    mime_type: str = "application/zip"
 
 
 @dataclass

@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field
 from datetime import datetime
+from enum import StrEnum
 
 from pbm.clock import as_utc
 from pbm.errors import PbmError
@@ -29,6 +30,14 @@ from pbm.texts import phrase
 MAGIC = "pbm game record 1"
 # Before a move's echo; no move text holds "#" (it marks the move number in commands).
 ECHO_MARK = "#"
+
+
+class RecordFormat(StrEnum):
+    """The formats a record is written in (docs/records.md)."""
+
+    PBM = "pbm"
+    JSON = "json"
+    SGF = "sgf"
 
 
 @dataclass

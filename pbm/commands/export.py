@@ -1,0 +1,104 @@
+"""`export` and `mydata`: a player's game records, and a copy of everything pbm keeps
+about him, mailed in a zip to his confirmed address (docs/records.md, "Exporting all
+your games"; docs/privacy.md)."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+from pbm.commands.answers import answer
+from pbm.commands.base import Command, Invocation
+from pbm.commands.registry import register
+from pbm.errors import PbmError, UsageError
+from pbm.games import GameError, find_game
+from pbm.services import bulk_export, my_data
+from pbm.services.bulk_export import ExportRequest, Which
+from pbm.services.context import Attachment, Context, Reply
+from pbm.store.models import User
+from pbm.texts import phrase
+
+
+def _day(text: str) -> datetime:
+    try:
+        return datetime.strptime(text, "%Y-%m-%d").replace(tzinfo=UTC)
+    except ValueError:
+        raise PbmError(phrase("export_bad_since", value=text)) from None
+
+
+def _mail_confirmed(
+    ctx: Context, user: User, subject: str, body: str, attachment: Attachment
+) -> None:
+    """Mail `attachment` to the player's confirmed address only, and tell another
+    sender where it went."""
+    address = bulk_export.confirmed_address(ctx, user)
+    if address is None:
+        raise PbmError(phrase("export_no_address", userid=user.userid))
+    ctx.reply(
+        Reply(
+            [address], subject, body + "\n", "account", user_id=user.saved_id, attachment=attachment
+        )
+    )
+    if ctx.sender != address:
+        answer(ctx, subject, phrase("export_sent_elsewhere", userid=user.userid), "account")
+
+
+class Export(Command):
+    name = "export"
+    usage = "userid password [game] [finished|all] [since YYYY-MM-DD]"
+    summary = (
+        "Mail yourself every record of your boards (pbm text, JSON, SGF for Quadrature) "
+        "in one zip, to your confirmed address."
+    )
+    scope = "account"
+
+    def _request(self, words: list[str]) -> ExportRequest:
+        game, which, since = None, Which.ALL, None
+        rest = list(words)
+        while rest:
+            word = rest.pop(0).lower()
+            if word in tuple(Which):
+                which = Which(word)
+            elif word == "since" and rest:
+                try:
+                    since = _day(rest.pop(0))
+                except PbmError as exc:
+                    raise UsageError(str(exc), self.full_usage()) from None
+            elif game is None:
+                try:
+                    game = find_game(word)[0].name
+                except GameError:
+                    raise UsageError(
+                        phrase("export_bad_word", word=word), self.full_usage()
+                    ) from None
+            else:
+                raise UsageError(phrase("export_bad_word", word=word), self.full_usage())
+        return ExportRequest(game, which, since)
+
+    def run(self, ctx: Context, inv: Invocation) -> None:
+        user, rest = self.user_only(ctx, inv)
+        request = self._request(rest)
+        boards = bulk_export.boards_of(ctx, user, request)
+        limit = bulk_export.zip_bound(ctx.config.export_bytes_per_mail)
+        made = bulk_export.player_zip(ctx, boards, limit)
+        body = phrase("export_body", userid=user.userid, boards=made.boards)
+        if made.rest_since is not None:
+            since = made.rest_since.strftime("%Y-%m-%d")
+            body += "\n\n" + phrase("export_rest", left=len(boards) - made.boards, since=since)
+        subject = phrase("subject_export", userid=user.userid)
+        _mail_confirmed(ctx, user, subject, body, Attachment(f"pbm-{user.userid}.zip", made.data))
+
+
+class MyData(Command):
+    name = "mydata"
+    usage = "userid password"
+    summary = "Mail yourself a copy (JSON in a zip) of everything pbm keeps about you."
+    scope = "account"
+
+    def run(self, ctx: Context, inv: Invocation) -> None:
+        user, _ = self.user_only(ctx, inv)
+        file = Attachment(f"pbm-{user.userid}-data.zip", my_data.personal_zip(ctx, user))
+        subject = phrase("subject_mydata", userid=user.userid)
+        _mail_confirmed(ctx, user, subject, phrase("mydata_body", userid=user.userid), file)
+
+
+register(Export(), MyData())

@@ -1,0 +1,162 @@
+"""`export USER PASSWORD [GAME] [finished|all] [since DATE]` by mail, and
+`pbm game export --player` (docs/records.md, "Exporting all your games")."""
+
+from __future__ import annotations
+
+import base64
+import email
+import io
+import json
+import zipfile
+from dataclasses import replace
+from datetime import timedelta
+from email import policy
+from email.message import EmailMessage
+from pathlib import Path
+
+from pbm.services import records
+from tests.server.conftest import Server, legal_texts
+from tests.server.conftest import cli_ok as ok
+
+HOUR = timedelta(hours=1)
+
+
+def _zip_of(raw: bytes) -> zipfile.ZipFile:
+    msg = email.message_from_bytes(raw, policy=policy.SMTP)
+    assert isinstance(msg, EmailMessage) and msg.get_content_type() == "multipart/mixed"
+    [part] = list(msg.iter_attachments())
+    assert part.get_content_type() == "application/zip"
+    data = part.get_content()
+    assert isinstance(data, bytes)
+    return zipfile.ZipFile(io.BytesIO(data))
+
+
+def _games(server: Server) -> str:
+    """alice and bob with Quadrature 101 finished, Quarto 101 running; alice's address."""
+    alice, bob = server.signup("alice"), server.signup("bob")
+    server.send(alice, "quadrature challenge alice bob")
+    for sender, userid in ((alice, "alice"), (bob, "bob")):
+        server.clock.advance(HOUR)
+        text = legal_texts(server, "quadrature", "101")[0]
+        server.send(sender, f"quadrature move 101 {userid} secret {text}")
+    server.send(bob, "quadrature resign 101 bob secret")
+    server.clock.advance(timedelta(days=3))
+    server.send(alice, "quarto challenge alice bob")
+    server.new_mail()
+    return alice
+
+
+def test_export_by_mail_zips_every_record(server: Server) -> None:
+    alice = _games(server)
+    server.send(alice, "export alice secret")
+    [mail] = server.new_mail()
+    assert mail.to == [alice] and mail.subject == "Game records of alice"
+    assert "records of 2 boards of alice" in mail.body
+    archive = _zip_of(mail.raw)
+    assert sorted(archive.namelist()) == [
+        "quadrature/quadrature-101.json",
+        "quadrature/quadrature-101.sgf",
+        "quadrature/quadrature-101.txt",
+        "quarto/quarto-101.json",
+        "quarto/quarto-101.txt",
+    ]
+    text = archive.read("quadrature/quadrature-101.txt").decode()
+    assert records.parse(text).winner == 0
+    assert json.loads(archive.read("quarto/quarto-101.json"))["status"] == "active"
+    assert "GM[15]" in archive.read("quadrature/quadrature-101.sgf").decode()
+    # Only finished Quadrature boards, or boards started since a day.
+    server.send(alice, "export alice secret quadrature finished")
+    assert len(_zip_of(server.new_mail()[0].raw).namelist()) == 3
+    server.send(alice, "export alice secret since 2026-11-23")
+    assert _zip_of(server.new_mail()[0].raw).namelist() == [
+        "quarto/quarto-101.txt",
+        "quarto/quarto-101.json",
+    ]
+
+
+def test_export_goes_to_the_confirmed_address_only(server: Server) -> None:
+    alice = _games(server)
+    server.send("someone@else.example", "export alice secret")
+    mails = server.new_mail()
+    [export] = [m for m in mails if m.subject == "Game records of alice" and m.to == [alice]]
+    assert len(_zip_of(export.raw).namelist()) == 5
+    [note] = [m for m in mails if m.to == ["someone@else.example"]]
+    assert "confirmed address" in note.body and b"application/zip" not in note.raw
+
+
+def test_bad_export_words_say_how_to_write_them(server: Server) -> None:
+    alice = server.signup("alice")
+    for words, said in (
+        ("since yesterday", "write since YYYY-MM-DD"),
+        ("chess", "'chess' is not a game"),
+    ):
+        server.send(alice, f"export alice secret {words}")
+        [refused] = server.new_mail()
+        assert said in refused.body and "Usage: export userid password" in refused.body, words
+
+
+def test_a_large_export_says_where_to_go_on(server: Server) -> None:
+    alice = _games(server)
+    server.config = replace(server.config, export_bytes_per_mail=17_000)
+    server.send(alice, "export alice secret")
+    [mail] = server.new_mail()
+    assert len(mail.raw) <= 17_000
+    assert "records of 1 boards" in mail.body
+    assert "1 more boards did not fit" in mail.body
+    assert "export USERID PASSWORD since 2026-11-25" in mail.body
+    assert len(_zip_of(mail.raw).namelist()) == 3
+
+
+def test_cli_exports_a_player(cfg: Path) -> None:
+    for userid in ("alice", "bob"):
+        ok("user", "add", userid, f"{userid}@x.example", "--password", "pw")
+    for userid, line in (
+        ("alice", "quarto challenge alice bob"),
+        ("alice", "quadrature challenge alice bob"),
+        ("alice", "quadrature move 101 alice pw b3-b4"),
+        ("bob", "quadrature move 101 bob pw b9-b8"),
+        ("bob", "quadrature move 101 bob pw resign"),
+    ):
+        ok("run", line, "--as", userid)
+    boards = json.loads(ok("game", "export", "--player", "alice", "--format", "json"))
+    assert [(b["game"], b["status"]) for b in boards] == [
+        ("quarto", "active"),
+        ("quadrature", "finished"),
+    ]
+    finished = json.loads(ok("game", "export", "--player", "bob", "--format", "json", "--finished"))
+    assert [b["game"] for b in finished] == ["quadrature"]
+    sgf = ok("game", "export", "--player", "alice", "--format", "sgf")
+    assert sgf.count("(;FF[4]GM[15]") == 1
+    text = ok("game", "export", "quarto", "--player", "alice")
+    assert text.count(records.MAGIC) == 1 and "Game: quarto" in text
+
+
+def test_mydata_mails_every_row_keyed_to_the_player(server: Server) -> None:
+    alice = _games(server)
+    server.send(alice, "mydata alice secret")
+    [mail] = server.new_mail()
+    assert mail.to == [alice] and mail.subject == "Your data at pbm: alice"
+    archive = _zip_of(mail.raw)
+    data = json.loads(archive.read("pbm-alice-data.json"))
+    assert (data["format"], data["version"], data["userid"]) == ("pbm-personal-data", 1, "alice")
+    tables = data["tables"]
+    assert [u["userid"] for u in tables["users"]] == ["alice"]
+    assert "password_hash" not in tables["users"][0]
+    assert [a["address"] for a in tables["user_addresses"]] == [alice]
+    assert {r["game"] for r in tables["player_ratings"]} == {"quadrature"}
+    assert len(tables["game_players"]) == 2 and len(data["boards"]) == 2
+    # Her own mails in, the mails to her out; none of bob's.
+    assert tables["inbound_messages"] and all(
+        b"alice" in base64.b64decode(m["raw"]) for m in tables["inbound_messages"]
+    )
+    assert tables["outbox"] and all(alice in m["recipients"] for m in tables["outbox"])
+    assert all("bob@players.example" not in json.dumps(m) for m in tables["outbox"])
+
+
+def test_cli_user_export_prints_the_same(cfg: Path) -> None:
+    ok("user", "add", "alice", "alice@x.example", "--password", "pw")
+    ok("user", "add", "bob", "bob@x.example", "--password", "pw")
+    ok("run", "quarto challenge alice bob", "--as", "alice")
+    data = json.loads(ok("user", "export", "alice"))
+    assert [a["address"] for a in data["tables"]["user_addresses"]] == ["alice@x.example"]
+    assert [b["game"] for b in data["boards"]] == ["quarto"]
