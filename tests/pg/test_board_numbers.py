@@ -8,6 +8,7 @@ Every loop is bounded by a count and by time; the counts are module constants.""
 
 from __future__ import annotations
 
+import email.parser
 import threading
 from collections import Counter
 from pathlib import Path
@@ -93,6 +94,12 @@ def test_concurrent_challenges_and_tournament_starts_on_three_daemons(
                 raw = message(address(f"p{n}"), f"signup p{n} {PASSWORD}", f"<s{n}@p.example>")
                 deliver(daemons, n, address(f"p{n}"), raw)
             assert wait_for(lambda: settled(engine), SETTLE_SECONDS, 0.1)
+            # Confirmed as a player confirms: a reply to his welcome, to its Reply-To.
+            for n in range(PLAYERS):
+                to = welcome_reply_to(engine, address(f"p{n}"))
+                raw = message(address(f"p{n}"), "Re: welcome", f"<c{n}@p.example>", to)
+                deliver(daemons, n, address(f"p{n}"), raw)
+            assert wait_for(lambda: settled(engine), SETTLE_SECONDS, 0.1)
             creations = [
                 ("p0", f"tournament create p0 {PASSWORD} t{k} quarto") for k in range(TOURNAMENTS)
             ]
@@ -111,6 +118,14 @@ def test_concurrent_challenges_and_tournament_starts_on_three_daemons(
         check(engine)
     finally:
         engine.dispose()
+
+
+def welcome_reply_to(engine: Engine, to: str) -> str:
+    """The Reply-To of the welcome (the confirmation request) mailed to `to`."""
+    with session_for(engine) as session:
+        rows = session.exec(select(OutboxMail).order_by(col(OutboxMail.id))).all()
+    welcome = next(r for r in rows if to in r.recipients)
+    return str(email.parser.BytesParser().parsebytes(welcome.raw)["Reply-To"])
 
 
 def check(engine: Engine) -> None:
