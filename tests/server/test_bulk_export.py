@@ -109,7 +109,7 @@ def test_a_large_export_says_where_to_go_on(server: Server) -> None:
 
 def test_cli_exports_a_player(cfg: Path) -> None:
     for userid in ("alice", "bob"):
-        ok("user", "add", userid, f"{userid}@x.example", "--password", "pw")
+        ok("user", "add", userid, f"{userid}@x.example", "--password", "pw", "--confirmed")
     for userid, line in (
         ("alice", "quarto challenge alice bob"),
         ("alice", "quadrature challenge alice bob"),
@@ -154,8 +154,8 @@ def test_mydata_mails_every_row_keyed_to_the_player(server: Server) -> None:
 
 
 def test_cli_user_export_prints_the_same(cfg: Path) -> None:
-    ok("user", "add", "alice", "alice@x.example", "--password", "pw")
-    ok("user", "add", "bob", "bob@x.example", "--password", "pw")
+    ok("user", "add", "alice", "alice@x.example", "--password", "pw", "--confirmed")
+    ok("user", "add", "bob", "bob@x.example", "--password", "pw", "--confirmed")
     ok("run", "quarto challenge alice bob", "--as", "alice")
     data = json.loads(ok("user", "export", "alice"))
     assert [a["address"] for a in data["tables"]["user_addresses"]] == ["alice@x.example"]
