@@ -130,8 +130,8 @@ def test_the_log_shows_controls_escaped(
 
 
 def test_pbm_run_and_the_outbox_show_no_controls(cfg: Path) -> None:
-    cli_ok("user", "add", "alice", "alice@x.example", "--password", "pw")
-    cli_ok("user", "add", "bob", "bob@x.example", "--password", "pw")
+    cli_ok("user", "add", "alice", "alice@x.example", "--password", "pw", "--confirmed")
+    cli_ok("user", "add", "bob", "bob@x.example", "--password", "pw", "--confirmed")
     comment = "have\x1b[2J\u202e fun"
     out = cli_ok("run", "quarto challenge alice bob", "--as", "alice", "--body", comment)
     assert "have fun" in out

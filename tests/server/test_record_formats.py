@@ -16,8 +16,8 @@ SCHEMA = json.loads((Path(__file__).parents[2] / "docs" / "record.schema.json").
 
 
 def _finished_quarto(options: str = "") -> None:
-    ok("user", "add", "alice", "alice@x.example", "--password", "pw")
-    ok("user", "add", "bob", "bob@x.example", "--password", "pw")
+    ok("user", "add", "alice", "alice@x.example", "--password", "pw", "--confirmed")
+    ok("user", "add", "bob", "bob@x.example", "--password", "pw", "--confirmed")
     ok("run", f"quarto challenge alice bob {options}", "--as", "alice")
     ok("run", "quarto move 101 alice pw give sdqf", "--as", "alice")
     ok("run", "quarto move 101 bob pw a1 give tdqf", "--as", "bob")

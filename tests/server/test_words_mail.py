@@ -203,7 +203,9 @@ PROOF_GAMES = {
 def test_a_whole_game_from_the_ask_answers_alone(server: Server, game: str) -> None:
     """The player learns whose turn it is and the legal moves from `ask moves` answers
     alone, plays one of them at random, and the game reaches its end."""
-    server.config = replace(server.config, replies_per_address_hour=100_000)
+    server.config = replace(
+        server.config, replies_per_address_hour=100_000, player_replies_per_hour=100_000
+    )
     addresses = {u: server.signup(u) for u in ("alice", "bob")}
     assert server.send(addresses["alice"], PROOF_GAMES[game]) == "done"
     name = game.partition("-")[0]
