@@ -85,6 +85,9 @@ def test_a_dead_mailbox_bounces_back_through_the_mta_and_is_disabled(
     ghost = stack.address(GHOST)
 
     _remove_user(stack, GHOST)
+    # Dovecot reads its passwd-file again within a second or two: until then it would
+    # still take the mail, and nothing would bounce.
+    assert wait_until(lambda: not _logs_in(stack, GHOST), timeout=30)
     stack.send("alice", "pbm@example.test", f"quarto move {board} alice secret {_first_move()}")
     assert wait_until(lambda: bool(server.rows(BounceEvent)), timeout=60), server.log()
     [event] = server.rows(BounceEvent)
