@@ -12,7 +12,6 @@ import hmac
 import logging
 import secrets
 from collections.abc import Sequence
-from dataclasses import replace
 from datetime import timedelta
 from typing import NamedTuple
 
@@ -540,14 +539,14 @@ def queue_replies(
         # The one gate of every mail pbm sends: no address its owner has not confirmed,
         # or whose mailbox bounces disabled, but for its confirmation request and
         # answers to its own mail.
-        allowed = consent.deliverable(ctx, replace(reply, to=[a for a in reply.to if a]), disabled)
+        allowed = consent.deliverable(ctx, reply, disabled)
+        headers = _stream_headers(ctx, reply, reason, unsubscribe)
         # One recipient per mail: nobody sees another's address, and a bounce names one.
         for address in dict.fromkeys(allowed):
             why = bounces.why_not(states.get(address), reason)
             if why is not None:
                 log.info("%s: not mailing %s %r", why, address, reply.subject)
                 continue
-            headers = _stream_headers(ctx, reply, reason, unsubscribe)
             queued.append(
                 _outbox_row(ctx, reply, address, headers, mail, quote, inbound_id=inbound_id)
             )

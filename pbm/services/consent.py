@@ -196,9 +196,10 @@ def deliverable(ctx: Context, reply: Reply, disabled: Collection[str] = ()) -> l
     """The recipients of `reply` pbm may mail: a confirmation request's, an answer's to
     the mailbox its message came from, and otherwise confirmed mailboxes only; those of
     `disabled` (by bounces) count as unconfirmed until confirmed again."""
+    to = [a for a in reply.to if a]
     if reply.kind == REQUEST_KIND:
-        return list(reply.to)
-    boxes = {a: mailbox(ctx, a) for a in reply.to}
+        return to
+    boxes = {a: mailbox(ctx, a) for a in to}
     sender = mailbox(ctx, ctx.sender) if ctx.sender else None
     confirmed = addresses.confirmed_mailboxes(ctx.session, sorted(set(boxes.values())))
     kept = []
