@@ -48,6 +48,7 @@ import aioimaplib
 import aiosmtplib
 
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))  # tests.confirmed, shared with the tests
 SCRIPT = ROOT / ".ci" / "mailstack.sh"
 DOMAIN = "example.test"
 PASSWORD = "secret"
@@ -300,23 +301,14 @@ player_replies_per_hour = 1000000
 def confirm_players(config_path: Path) -> None:
     """Every player's address confirmed, as the operator's `pbm user confirm` does: the
     benchmark measures moves, not the confirmation round trip."""
-    from sqlmodel import select
-
-    from pbm.clock import SystemClock
     from pbm.config import load_config
-    from pbm.services import consent
-    from pbm.services.context import Context
-    from pbm.store.engine import make_engine, session_for
-    from pbm.store.models import UserAddress
+    from pbm.store.engine import make_engine
+    from tests.confirmed import confirm_every_address
 
     config = load_config(config_path)
     engine = make_engine(config.database_url)
     try:
-        with session_for(engine) as session:
-            ctx = Context(session=session, clock=SystemClock(), config=config, sender="")
-            for row in session.exec(select(UserAddress)).all():
-                consent.confirm(ctx, row)
-            session.commit()
+        confirm_every_address(engine, config)
     finally:
         engine.dispose()
 

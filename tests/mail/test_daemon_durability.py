@@ -32,7 +32,6 @@ import aiosmtplib
 import pytest
 from aiosmtpd.controller import Controller
 from aiosmtpd.smtp import SMTP, Envelope, Session
-from sqlmodel import select
 
 from pbm.clock import SystemClock
 from pbm.config import Config, load_config
@@ -43,11 +42,9 @@ from pbm.mail.lmtp_in import start_listener
 from pbm.mail.settings import Endpoint
 from pbm.mail.smtp_out import OutboxSender, OutgoingMail, SendOutcome
 from pbm.mailstore import DbInbox
-from pbm.services import consent
-from pbm.services.context import Context
 from pbm.store.engine import make_engine, session_for
-from pbm.store.models import UserAddress
 from pbm.store.schema import init_db
+from tests.confirmed import confirm_every_address
 from tests.outbox_rows import queue_mail
 
 from .conftest import free_ports, wait_until
@@ -484,11 +481,7 @@ def set_up_sequence_boards(serve: Serve) -> None:
             for n, subject in enumerate((f"signup {a} pw", f"signup {b} pw")):
                 raw = seq_mail(f"{(a, b)[n]}@example.org", subject, f"<up.{i}.{n}@x.org>")
                 assert process_message(engine, raw, via="cli", clock=clock, config=config) == "done"
-        with session_for(engine) as session:
-            ctx = Context(session=session, clock=clock, config=config, sender="")
-            for row in session.exec(select(UserAddress)).all():
-                consent.confirm(ctx, row)
-            session.commit()
+        confirm_every_address(engine, config)
         for i in range(SEQUENCE_BOARDS):
             a, b = f"s{i}a", f"s{i}b"
             raw = seq_mail(f"{a}@example.org", f"quarto challenge {a} {b}", f"<ch.{i}@x.org>")
