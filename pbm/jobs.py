@@ -27,7 +27,6 @@ from sqlmodel import select
 
 from pbm.clock import Clock
 from pbm.config import Config
-from pbm.pipeline import queue_replies
 from pbm.services import bots
 from pbm.services.boards import board_from_row
 from pbm.services.context import Context
@@ -39,6 +38,7 @@ from pbm.store.bots import BotTurn
 from pbm.store.db import session_for, unavailable_on_failure
 from pbm.store.models import Game, User
 from pbm.texts import use_templates
+from pbm.work import run_work
 
 JOB_SECONDS = 300.0
 T = TypeVar("T")
@@ -47,14 +47,8 @@ T = TypeVar("T")
 def _in_transaction(
     engine: Engine, clock: Clock, config: Config, work: Callable[[Context], T]
 ) -> T:
-    """Run `work` in its own transaction and queue the mails it produced with it."""
-    with session_for(engine) as session:
-        ctx = Context(session=session, clock=clock, config=config, sender="")
-        result = work(ctx)
-        if ctx.replies:
-            queue_replies(ctx, None, ctx.replies, inbound_id=None)
-        session.commit()
-        return result
+    """Run `work` as one unit of work (pbm.work), with the mails it produced."""
+    return run_work(engine, work, clock=clock, config=config)
 
 
 def due_time(now: datetime, every_seconds: float) -> datetime:
@@ -155,7 +149,6 @@ def due_bot_turns(engine: Engine, clock: Clock, config: Config) -> list[BotTurn]
 
 def apply_bot_answer(engine: Engine, clock: Clock, config: Config, answer: bots.Answer) -> str:
     """Play a bot's answer in its own transaction, with the board mails it causes."""
-    use_templates(config.templates_dir)
     return _in_transaction(engine, clock, config, partial(bots.apply, answer=answer))
 
 

@@ -37,6 +37,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
         (
             "pbm.pipeline",
             "pbm.output_limits",
+            "pbm.work",
             "pbm.intake",
             "pbm.jobs",
             "pbm.mailstore",

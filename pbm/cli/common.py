@@ -33,10 +33,10 @@ from pbm.clock import SystemClock
 from pbm.config import Config, ConfigError, load_config
 from pbm.errors import EX_CONFIG, EX_TEMPFAIL, EX_UNAVAILABLE, EXIT_OF_KIND, PbmError
 from pbm.games import GameError
-from pbm.pipeline import queue_replies
 from pbm.services.context import Context
-from pbm.store.db import describe_failure, ensure_schema, make_engine, session_for, store_failure
+from pbm.store.db import describe_failure, ensure_schema, make_engine, store_failure
 from pbm.texts import use_templates
+from pbm.work import unit_of_work
 
 EXIT_REFUSED = 1  # the request was understood and refused (unknown user, bad move...)
 EXIT_USAGE = 2  # bad arguments (typer's own code for usage errors)
@@ -152,21 +152,15 @@ def fail(message: str, code: int = EXIT_REFUSED) -> NoReturn:
 
 @contextmanager
 def admin_context(cli: typer.Context, sender: str = "") -> Iterator[Context]:
-    """A service context in one transaction: committed on success (with the mail it
-    queued), rolled back on errors for people (printed, exit 1)."""
+    """An operator's command as one unit of work (pbm.work): committed on success (with
+    the mail it queued), rolled back on errors for people (printed, exit 1)."""
     cfg = config(cli)
     eng = engine(cfg)
     try:
-        with session_for(eng) as session:
-            ctx = Context(session=session, clock=SystemClock(), config=cfg, sender=sender)
-            try:
-                yield ctx
-                if ctx.replies:
-                    queue_replies(ctx, None, ctx.replies, inbound_id=None)
-                session.commit()
-            except (PbmError, GameError) as exc:
-                session.rollback()
-                fail(str(exc))
+        with unit_of_work(eng, clock=SystemClock(), config=cfg, sender=sender) as unit:
+            yield unit.ctx
+    except (PbmError, GameError) as exc:
+        fail(str(exc))
     finally:
         eng.dispose()
 

@@ -11,6 +11,7 @@ from sqlmodel import Session
 
 from pbm.clock import Clock
 from pbm.config import Config
+from pbm.mail.inbound import InboundMail
 from pbm.mail.streams import MailReason
 
 
@@ -23,6 +24,15 @@ class PictureOrder:
     game_id: int
     upto: int
     seat: int | None
+
+
+@dataclass
+class Answering:
+    """How the unit of work (pbm.work) queues the replies of what it ran."""
+
+    bounded: bool = False  # through pbm.output_limits: they answer someone who wrote
+    mail: InboundMail | None = None  # the mail they answer: quoted and threaded
+    inbound_id: int | None = None  # the stored message they answer
 
 
 @dataclass
@@ -72,6 +82,7 @@ class Context:
     # Set when a trusted Authentication-Results says the From failed (dmarc=fail): its
     # password attempts then count as a stranger's, never against the real address.
     sender_unverified: bool = False
+    answering: Answering = field(default_factory=Answering)
 
     def now(self) -> datetime:
         return self.clock.now()
