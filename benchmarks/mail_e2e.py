@@ -293,8 +293,10 @@ replies_per_address_hour = 1000000
 
 
 async def pbm_run(stack: Stack, args: argparse.Namespace) -> dict[str, float]:
+    from pbm.app import register
     from pbm.games import GAMES
 
+    register()  # the games, commands and game-end handlers (pbm.app)
     game = GAMES[args.game]
     rng = random.Random(args.seed)
     watcher = Watcher(stack, PLAYERS_BOX)

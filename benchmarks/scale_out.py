@@ -32,6 +32,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from pbm.app import register
 from pbm.store.db import init_db, make_engine
 from tests import pg_cluster
 from tests.pg.test_scale_out_daemons import (
@@ -185,4 +186,5 @@ def main() -> None:
 
 
 if __name__ == "__main__":
+    register()  # the games, commands and game-end handlers (pbm.app)
     main()

@@ -33,7 +33,7 @@ import signal
 import socket
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from functools import partial
@@ -42,15 +42,15 @@ from typing import Any, TypeVar
 
 from sqlalchemy.engine import Engine
 
+from pbm.app import PERIODIC_JOBS, initialize, register
 from pbm.clock import Clock, SystemClock
 from pbm.config import Config
 from pbm.errors import StoreUnavailable
 from pbm.jobs import (
-    JOB_SECONDS,
+    PeriodicJob,
     apply_bot_answer,
     bot_task,
     due_bot_turns,
-    run_due,
     run_for_cluster,
 )
 from pbm.logfmt import kv
@@ -94,20 +94,6 @@ HEARTBEAT_SECONDS = 5.0
 PG_CLAIM_BATCH = 4
 
 
-@dataclass(frozen=True)
-class PeriodicJob:
-    """Work the daemon runs every `every_seconds` (each call makes its own transaction)."""
-
-    name: str
-    every_seconds: float
-    run: Callable[[Engine, Clock, Config], object]
-
-
-# Correspondence play's reminders, timeouts, vacations and digests; tournament rounds
-# start from the game-end hook, so they need no job of their own.
-PERIODIC_JOBS: list[PeriodicJob] = [PeriodicJob("correspondence", JOB_SECONDS, run_due)]
-
-
 @dataclass
 class Counters:
     received: int = 0
@@ -122,8 +108,14 @@ def status_path(config: Config) -> Path:
 
 
 class Daemon:
-    def __init__(self, config: Config, clock: Clock | None = None) -> None:
+    def __init__(
+        self,
+        config: Config,
+        clock: Clock | None = None,
+        jobs: Sequence[PeriodicJob] = PERIODIC_JOBS,
+    ) -> None:
         self.config = config
+        self.jobs = tuple(jobs)
         self.clock = clock or SystemClock()
         self.settings: MailSettings = mail_settings(config)
         self.database_file = DatabaseFile.of(config.database_url)
@@ -236,7 +228,7 @@ class Daemon:
             asyncio.create_task(self._sender(), name="outbox"),
             asyncio.create_task(self._reporter(), name="reporter"),
             asyncio.create_task(self._bots(), name="bots"),
-            *(asyncio.create_task(self._periodic(job), name=job.name) for job in PERIODIC_JOBS),
+            *(asyncio.create_task(self._periodic(job), name=job.name) for job in self.jobs),
         ]
         if self.settings.imap is not None:
             self.imap = ImapIntake(
@@ -460,7 +452,10 @@ class Daemon:
         loop = asyncio.get_running_loop()
         workers = self.config.bot_workers
         # spawn: the daemon has threads, and a forked child would inherit their locks.
-        pool = ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn"))
+        # A spawned worker imports pbm afresh, so it registers the games first (pbm.app).
+        pool = ProcessPoolExecutor(
+            workers, mp_context=multiprocessing.get_context("spawn"), initializer=register
+        )
         thinking: dict[asyncio.Future[Answer], int] = {}  # an answer to come: its board
         queue = BotQueue()  # round robin over the players waiting
         try:
@@ -648,7 +643,9 @@ class Daemon:
 def serve(config: Config) -> None:
     """Run the daemon until SIGTERM/SIGINT."""
 
+    app = initialize(config)
+
     async def main() -> None:
-        await Daemon(config).run()
+        await Daemon(app.config, jobs=app.jobs).run()
 
     asyncio.run(main())

@@ -6,7 +6,7 @@ Every board (and every player's digest) is handled in its own transaction, and w
 done is recorded in the database (a board's result, a nag's JobMark for the move number,
 a digest's JobMark for the day), so running the job again, or after a restart, never
 repeats anything; a job missed while the server was down does its work once when it
-comes back. The daemon runs `run_due` every JOB_SECONDS (registered in pbm.daemon.PERIODIC_JOBS);
+comes back. The daemon runs `run_due` every JOB_SECONDS (listed in pbm.app.PERIODIC_JOBS);
 `pbm jobs run` runs it once, for cron, and plays the bots' due moves (`play_bots`; the
 daemon thinks for them in worker processes instead, see pbm.daemon).
 
@@ -18,6 +18,7 @@ one board's forfeit at the same moment would both see it due.
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from functools import partial
 from typing import TypeVar
@@ -42,6 +43,16 @@ from pbm.work import run_work
 
 JOB_SECONDS = 300.0
 T = TypeVar("T")
+
+
+@dataclass(frozen=True)
+class PeriodicJob:
+    """Work the daemon runs every `every_seconds` (each call makes its own transaction);
+    the composition root (pbm.app) lists them."""
+
+    name: str
+    every_seconds: float
+    run: Callable[[Engine, Clock, Config], object]
 
 
 def _in_transaction(

@@ -40,6 +40,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
             "pbm.work",
             "pbm.intake",
             "pbm.jobs",
+            "pbm.app",
             "pbm.mailstore",
             "pbm.daemon",
         ),

@@ -56,6 +56,10 @@ def root(
     ] = False,
 ) -> None:
     """pbm: a play-by-email server for abstract board games."""
+    # Imported here: `pbm --help` needs none of what the composition root registers.
+    from pbm.app import register
+
+    register()
     cli.obj = CliState(config_file, debug)
 
 
