@@ -23,7 +23,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from pbm.app import register
-from pbm.bots import tactics_for
+from pbm.bots.engine import tactics_for
 from pbm.bots.tactics import LOSS
 from pbm.games import GAMES, AnyGame
 from pbm.games.base import State

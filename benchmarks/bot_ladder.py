@@ -37,7 +37,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from pbm.app import register
-from pbm.bots import choose, seed_for
+from pbm.bots.engine import choose, seed_for
 from pbm.games import GAMES, AnyGame
 from pbm.games.base import Move, State
 

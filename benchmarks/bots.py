@@ -27,7 +27,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from pbm.app import register
-from pbm.bots import choose, seed_for
+from pbm.bots.engine import choose, seed_for
 from pbm.games import GAMES, AnyGame, get_game
 
 RANDOM = 0  # the uniformly random player, as a "level"

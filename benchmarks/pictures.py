@@ -29,7 +29,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from pbm.app import register
 from pbm.games import GAMES, get_game
-from pbm.pictures import canvas, draw
+from pbm.pictures import canvas
+from pbm.pictures.picture import draw
 
 MAX_BYTES = 40_000
 MAX_MS = 3.0  # the median CPU time of a picture (issue 21)

@@ -29,7 +29,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from pbm.app import register
-from pbm.bots import WON, choose, seed_for
+from pbm.bots.engine import WON, choose, seed_for
 from pbm.bots.quarto_exact import QuartoExact
 from pbm.bots.tactics import Clock
 from pbm.games import GAMES
