@@ -43,6 +43,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
             "pbm.jobs",
             "pbm.app",
             "pbm.mailstore",
+            "pbm.runners",
             "pbm.daemon",
         ),
     ),
