@@ -22,7 +22,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from pbm.bots import tactics_for
+from pbm.app import register
+from pbm.bots.engine import tactics_for
 from pbm.bots.tactics import LOSS
 from pbm.games import GAMES, AnyGame
 from pbm.games.base import State
@@ -73,4 +74,5 @@ def main() -> None:
 
 
 if __name__ == "__main__":
+    register()  # the games, commands and game-end handlers (pbm.app)
     main()

@@ -36,7 +36,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from pbm.bots import choose, seed_for
+from pbm.app import register
+from pbm.bots.engine import choose, seed_for
 from pbm.games import GAMES, AnyGame
 from pbm.games.base import Move, State
 
@@ -239,4 +240,5 @@ def main() -> None:
 
 
 if __name__ == "__main__":
+    register()  # the games, commands and game-end handlers (pbm.app)
     main()

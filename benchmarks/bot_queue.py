@@ -23,6 +23,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from pbm.app import register
 from pbm.clock import SystemClock
 from pbm.config import Config
 from pbm.intake import process_message
@@ -108,4 +109,5 @@ def main() -> None:
 
 
 if __name__ == "__main__":
+    register()  # the games, commands and game-end handlers (pbm.app)
     main()

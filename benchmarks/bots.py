@@ -26,7 +26,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from pbm.bots import choose, seed_for
+from pbm.app import register
+from pbm.bots.engine import choose, seed_for
 from pbm.games import GAMES, AnyGame, get_game
 
 RANDOM = 0  # the uniformly random player, as a "level"
@@ -115,4 +116,5 @@ def main() -> None:
 
 
 if __name__ == "__main__":
+    register()  # the games, commands and game-end handlers (pbm.app)
     main()

@@ -27,6 +27,7 @@ from pathlib import Path
 
 from sqlmodel import select
 
+from pbm.app import register
 from pbm.clock import FrozenClock
 from pbm.config import Config
 from pbm.intake import process_message
@@ -205,4 +206,5 @@ def main() -> None:
 
 
 if __name__ == "__main__":
+    register()  # the games, commands and game-end handlers (pbm.app)
     main()

@@ -27,6 +27,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from sqlmodel import select
 
+from pbm.app import register
 from pbm.clock import FrozenClock
 from pbm.config import Config
 from pbm.intake import process_message
@@ -213,4 +214,5 @@ def main() -> int:
 
 
 if __name__ == "__main__":
+    register()  # the games, commands and game-end handlers (pbm.app)
     raise SystemExit(main())

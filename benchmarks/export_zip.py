@@ -18,6 +18,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from pbm.app import register
 from pbm.services import bulk_export, records
 from pbm.services.accounts import find_user
 from pbm.store.engine import session_for
@@ -59,4 +60,5 @@ def main() -> None:
 
 
 if __name__ == "__main__":
+    register()  # the games, commands and game-end handlers (pbm.app)
     main()

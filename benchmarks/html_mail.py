@@ -20,6 +20,7 @@ import statistics
 import time
 from datetime import UTC, datetime
 
+from pbm.app import register
 from pbm.games import GAMES
 from pbm.mail.compose import compose
 from pbm.services import mail_html
@@ -76,4 +77,5 @@ def main() -> None:
 
 
 if __name__ == "__main__":
+    register()  # the games, commands and game-end handlers (pbm.app)
     main()

@@ -314,8 +314,10 @@ def confirm_players(config_path: Path) -> None:
 
 
 async def pbm_run(stack: Stack, args: argparse.Namespace, config: Path) -> dict[str, float]:
+    from pbm.app import register
     from pbm.games import GAMES
 
+    register()  # the games, commands and game-end handlers (pbm.app)
     game = GAMES[args.game]
     rng = random.Random(args.seed)
     watcher = Watcher(stack, PLAYERS_BOX)

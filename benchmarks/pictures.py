@@ -27,8 +27,10 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from pbm.app import register
 from pbm.games import GAMES, get_game
-from pbm.pictures import canvas, draw
+from pbm.pictures import canvas
+from pbm.pictures.picture import draw
 
 MAX_BYTES = 40_000
 MAX_MS = 3.0  # the median CPU time of a picture (issue 21)
@@ -170,4 +172,5 @@ def main() -> None:
 
 
 if __name__ == "__main__":
+    register()  # the games, commands and game-end handlers (pbm.app)
     main()

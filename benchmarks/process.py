@@ -26,6 +26,7 @@ from pathlib import Path
 
 from sqlalchemy import insert
 
+from pbm.app import register
 from pbm.clock import FrozenClock
 from pbm.config import Config
 from pbm.games import GAMES
@@ -307,4 +308,5 @@ def main() -> None:
 
 
 if __name__ == "__main__":
+    register()  # the games, commands and game-end handlers (pbm.app)
     main()

@@ -24,6 +24,7 @@ from pathlib import Path
 
 import process  # benchmarks/process.py, beside this script: its set-up
 
+from pbm.app import register
 from pbm.clock import FrozenClock
 from pbm.config import Config
 from pbm.intake import process_message
@@ -88,4 +89,5 @@ def main() -> None:
 
 
 if __name__ == "__main__":
+    register()  # the games, commands and game-end handlers (pbm.app)
     main()

@@ -28,7 +28,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from pbm.bots import WON, choose, seed_for
+from pbm.app import register
+from pbm.bots.engine import WON, choose, seed_for
 from pbm.bots.quarto_exact import QuartoExact
 from pbm.bots.tactics import Clock
 from pbm.games import GAMES
@@ -136,4 +137,5 @@ def main() -> None:
 
 
 if __name__ == "__main__":
+    register()  # the games, commands and game-end handlers (pbm.app)
     main()

@@ -17,6 +17,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from pbm.app import register
 from pbm.games import GAMES, get_game
 
 # Targets from the rules issues (random-play plies per second, default options).
@@ -98,4 +99,5 @@ def main() -> None:
 
 
 if __name__ == "__main__":
+    register()  # the games, commands and game-end handlers (pbm.app)
     main()

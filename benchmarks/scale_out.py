@@ -32,6 +32,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from pbm.app import register
 from pbm.store.engine import make_engine
 from pbm.store.schema import init_db
 from tests import pg_cluster
@@ -186,4 +187,5 @@ def main() -> None:
 
 
 if __name__ == "__main__":
+    register()  # the games, commands and game-end handlers (pbm.app)
     main()

@@ -86,6 +86,7 @@ from typing import Any
 
 import aiosmtplib
 
+from pbm.app import register
 from pbm.clock import SystemClock
 from pbm.config import load_config
 from pbm.games import get_game
@@ -1151,4 +1152,5 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
+    register()  # the games, commands and game-end handlers (pbm.app)
     sys.exit(main())

@@ -15,6 +15,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from pbm.app import register
 from pbm.mail.dkim import DkimSigner, make_key
 from tests.deliverability import spam
 from tests.deliverability.mail_kinds import KINDS, make_mail
@@ -40,4 +41,5 @@ def main() -> int:
 
 
 if __name__ == "__main__":
+    register()  # the games, commands and game-end handlers (pbm.app)
     sys.exit(main())

@@ -15,6 +15,7 @@ import time
 from collections.abc import Callable
 from datetime import UTC, datetime
 
+from pbm.app import register
 from pbm.games import get_game
 from pbm.mail.compose import compose
 from pbm.mail.visible import visible
@@ -59,4 +60,5 @@ def main() -> None:
 
 
 if __name__ == "__main__":
+    register()  # the games, commands and game-end handlers (pbm.app)
     main()

@@ -1,6 +1,9 @@
 """`pbm serve`: intake, processing, outbox and periodic jobs in one asyncio process.
 
-Intake (SMTP/LMTP listeners, IMAP) only stores messages; a processor takes stored
+The daemon is the lifecycle only: it builds the engine, the transport and the shared
+state, puts its workers together (pbm.runners: listeners, processor, sender, jobs,
+bots, heartbeat), starts them and stops them in order. Intake (SMTP/LMTP listeners,
+IMAP) only stores messages; a processor takes stored
 messages one at a time in a worker thread (each in its own transaction) and wakes the
 outbox sender, which drains the outbox. Database work runs in threads so the loop stays
 responsive. SIGTERM/SIGINT stop intake, let the message in hand finish, and exit.
@@ -27,87 +30,48 @@ import asyncio
 import contextlib
 import json
 import logging
-import multiprocessing
 import os
 import signal
 import socket
 import threading
-import time
-from collections.abc import Callable
-from concurrent.futures import ProcessPoolExecutor
-from dataclasses import dataclass, field
-from functools import partial
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, TypeVar
 
-from sqlalchemy.engine import Engine
-
+from pbm.app import PERIODIC_JOBS, initialize
 from pbm.clock import Clock, SystemClock
 from pbm.config import Config
 from pbm.errors import StoreUnavailable
 from pbm.jobs import (
-    JOB_SECONDS,
-    apply_bot_answer,
-    bot_task,
-    due_bot_turns,
-    run_due,
-    run_for_cluster,
+    PeriodicJob,
 )
 from pbm.logfmt import kv
 from pbm.mail.dkim import SigningTransport, load_signer
 from pbm.mail.imap_in import ImapIntake
-from pbm.mail.lmtp_in import start_listener
 from pbm.mail.settings import MailSettings, mail_settings
 from pbm.mail.smtp_out import MaildirTransport, OutboxSender, RetryPolicy, SmtpRelay, Transport
 from pbm.mailstore import DbInbox, DbOutbox, WriteLock
-from pbm.services.bots import Answer, BotQueue, think
+from pbm.runners.base import Runner, Signals
+from pbm.runners.bots import Bots
+from pbm.runners.counters import Counters
+from pbm.runners.heartbeat import Heartbeat
+from pbm.runners.jobs import JobRunner
+from pbm.runners.listeners import Imap, Listeners
+from pbm.runners.processor import PROCESS_CHUNK, Processor
+from pbm.runners.sender import Sender
 from pbm.store import claims
 from pbm.store.database_file import DatabaseFile
 from pbm.store.engine import creation_marker, make_engine, mark_created, session_for
-from pbm.store.failures import classify, describe_failure, unavailable_on_failure
+from pbm.store.failures import unavailable_on_failure
 from pbm.store.schema import ensure_schema
 
 T = TypeVar("T")
 log = logging.getLogger("pbm.daemon")
 
 STATUS_FILE = "daemon-status.json"
-STATUS_SECONDS = 1.0
-COUNTS_SECONDS = 5.0
-# Stored messages from other processes (pipe intake, CLI) and due retries are picked up
-# within this many seconds even when nothing in this process wakes the workers.
-IDLE_TICK_SECONDS = 1.0
-PROCESS_CHUNK = 10
-# While the store is unavailable the processor waits this long, doubling up to the max.
-STORE_BACKOFF_SECONDS = 1.0
-STORE_BACKOFF_MAX_SECONDS = 30.0
-# How often the heartbeat renews the daemon's claims: well inside claims.LEASE.
-HEARTBEAT_SECONDS = 5.0
 # How many stored messages a daemon claims at a time on PostgreSQL: few, so that the
 # messages of a burst spread over the daemons.
 PG_CLAIM_BATCH = 4
-
-
-@dataclass(frozen=True)
-class PeriodicJob:
-    """Work the daemon runs every `every_seconds` (each call makes its own transaction)."""
-
-    name: str
-    every_seconds: float
-    run: Callable[[Engine, Clock, Config], object]
-
-
-# Correspondence play's reminders, timeouts, vacations and digests; tournament rounds
-# start from the game-end hook, so they need no job of their own.
-PERIODIC_JOBS: list[PeriodicJob] = [PeriodicJob("correspondence", JOB_SECONDS, run_due)]
-
-
-@dataclass
-class Counters:
-    received: int = 0
-    duplicates: int = 0
-    processed: int = 0
-    statuses: dict[str, int] = field(default_factory=dict)
-    store_errors: int = 0
 
 
 def status_path(config: Config) -> Path:
@@ -115,8 +79,14 @@ def status_path(config: Config) -> Path:
 
 
 class Daemon:
-    def __init__(self, config: Config, clock: Clock | None = None) -> None:
+    def __init__(
+        self,
+        config: Config,
+        clock: Clock | None = None,
+        jobs: Sequence[PeriodicJob] = PERIODIC_JOBS,
+    ) -> None:
         self.config = config
+        self.jobs = tuple(jobs)
         self.clock = clock or SystemClock()
         self.settings: MailSettings = mail_settings(config)
         self.database_file = DatabaseFile.of(config.database_url)
@@ -167,14 +137,28 @@ class Daemon:
         else:
             self.sender = OutboxSender(self.outbox, self.transport)
         self.counters = Counters()
-        self.stop = asyncio.Event()
+        self.signals = Signals()
+        self.stop = self.signals.stop
         self._thread_stop = threading.Event()
-        self._process_wake = asyncio.Event()
-        self._outbox_wake = asyncio.Event()
-        self._servers: list[asyncio.Server] = []
         self.imap: ImapIntake | None = None
         self.started_at = self.clock.now()
-        self._last_counts: dict[str, dict[str, int]] = {}
+        # The daemon's workers (pbm.runners), put together here and started by `run`.
+        self.listeners = Listeners(self.settings, self.store_for)
+        self.reporter = Heartbeat(
+            self.signals,
+            beat=self.heartbeat,
+            counts=self.inbox.counts,
+            write_status=self._write_status,
+            health_line=self.health_line,
+            health_seconds=self.settings.health_seconds,
+        )
+        self.runners: list[Runner] = [
+            Processor(self.signals, self.inbox, self.counters, self._thread_stop),
+            Sender(self.signals, self.sender),
+            self.reporter,
+            Bots(self.signals, self.engine, self.clock, config, self.write_lock),
+            *(JobRunner(self.signals, job, self.engine, self.clock, config) for job in self.jobs),
+        ]
 
     # --- intake -------------------------------------------------------------------------
     def store_for(self, via: str) -> Callable[[bytes], Any]:
@@ -205,7 +189,7 @@ class Daemon:
             else:
                 self.counters.duplicates += 1
                 log.info(kv("duplicate", via=via, id=inbound_id))
-        self._process_wake.set()
+        self.signals.process.set()
         return [inbound_id for inbound_id, _ in results]
 
     # --- the loop -----------------------------------------------------------------------
@@ -214,7 +198,7 @@ class Daemon:
         for sig in (signal.SIGTERM, signal.SIGINT):
             loop.add_signal_handler(sig, self.request_stop, sig.name)
         await asyncio.to_thread(self.prepare_store)
-        await self._start_listeners()
+        await self.listeners.start()
         listener = threading.Thread(
             target=claims.listen,
             args=(self.engine, self._notified(loop), self._thread_stop),
@@ -225,15 +209,8 @@ class Daemon:
         self._listener = listener
         # What waits from before the start (a killed predecessor's mail) goes first, now,
         # not at the first idle tick.
-        self._process_wake.set()
-        self._outbox_wake.set()
-        tasks = [
-            asyncio.create_task(self._processor(), name="processor"),
-            asyncio.create_task(self._sender(), name="outbox"),
-            asyncio.create_task(self._reporter(), name="reporter"),
-            asyncio.create_task(self._bots(), name="bots"),
-            *(asyncio.create_task(self._periodic(job), name=job.name) for job in PERIODIC_JOBS),
-        ]
+        self.signals.process.set()
+        self.signals.outbox.set()
         if self.settings.imap is not None:
             self.imap = ImapIntake(
                 self.settings.imap,
@@ -241,7 +218,8 @@ class Daemon:
                 stop=self.stop,
                 store_many=self.store_many_for("imap"),
             )
-            tasks.append(asyncio.create_task(self.imap.run(), name="imap"))
+            self.runners.append(Imap(self.signals, self.imap))
+        tasks = [runner.start() for runner in self.runners]
         log.info(
             kv(
                 "started",
@@ -313,11 +291,11 @@ class Daemon:
             session.commit()
 
     def _notified(self, loop: asyncio.AbstractEventLoop) -> Callable[[str], None]:
-        """What the LISTEN thread calls: wake the worker the notification is for (both
+        """What the LISTEN thread calls: wake the runner the notification is for (both
         for "", a new connection that may have missed some)."""
 
         def wake(queue: str) -> None:
-            for name, event in (("inbound", self._process_wake), ("outbox", self._outbox_wake)):
+            for name, event in (("inbound", self.signals.process), ("outbox", self.signals.outbox)):
                 if queue in ("", name):
                     loop.call_soon_threadsafe(event.set)
 
@@ -328,26 +306,12 @@ class Daemon:
             log.info(kv("stopping", reason=reason))
         self.stop.set()
         self._thread_stop.set()
-        self._process_wake.set()
-        self._outbox_wake.set()
-
-    async def _start_listeners(self) -> None:
-        s = self.settings
-        for endpoint, lmtp in ((s.smtp_listen, False), (s.lmtp_listen, True)):
-            if endpoint is None:
-                continue
-            store = self.store_for("lmtp" if lmtp else "smtp")
-            self._servers.append(
-                await start_listener(endpoint, store, lmtp=lmtp, max_bytes=s.max_message_bytes)
-            )
+        for runner in self.runners:
+            runner.stop()
 
     async def _shutdown(self, tasks: list[asyncio.Task[Any]]) -> None:
         # stop taking mail first, then let the workers finish what they hold
-        for server in self._servers:
-            server.close()
-        for server in self._servers:
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(server.wait_closed(), 5)
+        await self.listeners.stop()
         done, pending = await asyncio.wait(tasks, timeout=60)
         for task in pending:
             task.cancel()
@@ -370,192 +334,9 @@ class Daemon:
             self.database_file.close()
         log.info(kv("stopped"))
 
-    async def _processor(self) -> None:
-        backoff = 0.0
-        while not self.stop.is_set():
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(self._process_wake.wait(), IDLE_TICK_SECONDS)
-            self._process_wake.clear()
-            if self.stop.is_set():
-                break
-            try:
-                # small chunks: replies go out while later messages are still processed
-                result = await asyncio.to_thread(
-                    self.inbox.process_some, self._thread_stop, PROCESS_CHUNK
-                )
-            except Exception as exc:
-                log.exception(kv("process_error", error=repr(exc)))
-                continue
-            if result.unavailable is not None:
-                # the store is locked, full or gone: the messages wait, and so do we
-                if not backoff:
-                    log.warning(kv("process_store_unavailable", error=result.unavailable))
-                backoff = min(backoff * 2 or STORE_BACKOFF_SECONDS, STORE_BACKOFF_MAX_SECONDS)
-                with contextlib.suppress(TimeoutError):
-                    await asyncio.wait_for(self.stop.wait(), backoff)
-            elif backoff:
-                backoff = 0.0
-                log.info(kv("process_store_back"))
-            if result.processed:
-                self.counters.processed += result.processed
-                for status, n in result.statuses.items():
-                    self.counters.statuses[status] = self.counters.statuses.get(status, 0) + n
-                log.info(kv("processed", count=result.processed, **result.statuses))
-                self._outbox_wake.set()
-                self._process_wake.set()  # there may be more
-
-    async def _sender(self) -> None:
-        unavailable = False
-        while True:
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(self._outbox_wake.wait(), IDLE_TICK_SECONDS)
-            self._outbox_wake.clear()
-            if self.stop.is_set():
-                break
-            try:
-                await self.sender.drain(self.stop)
-                unavailable = False
-            except StoreUnavailable as exc:
-                # mail stays queued; the next tick tries again (logged once per streak)
-                if not unavailable:
-                    log.warning(kv("outbox_store_unavailable", error=exc))
-                unavailable = True
-            except Exception as exc:
-                log.exception(kv("outbox_error", error=repr(exc)))
-
-    async def _periodic(self, job: PeriodicJob) -> None:
-        while not self.stop.is_set():
-            try:
-                ran = await asyncio.to_thread(
-                    run_for_cluster,
-                    self.engine,
-                    self.clock,
-                    self.config,
-                    job.name,
-                    job.every_seconds,
-                    job.run,
-                )
-                if ran:  # which daemon ran which due time, for the operator
-                    log.info(kv("job_ran", job=job.name))
-            except Exception as exc:
-                if not classify(exc).temporary:
-                    log.exception(kv("job_failed", job=job.name, error=repr(exc)))
-                else:  # due work is still due next time
-                    log.warning(
-                        kv("job_store_unavailable", job=job.name, error=describe_failure(exc))
-                    )
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(self.stop.wait(), job.every_seconds)
-
-    async def _bots(self) -> None:
-        """Play the bots' due moves: think in a pool of at most `[bots] workers` worker
-        processes (intake and the outbox never wait on thinking), then apply each answer
-        in its own transaction. A board is thought about by one worker at a time here;
-        daemons sharing a PostgreSQL database may think about the same move, and the
-        move-number check when applying lets only the first answer count."""
-        loop = asyncio.get_running_loop()
-        workers = self.config.bot_workers
-        # spawn: the daemon has threads, and a forked child would inherit their locks.
-        pool = ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn"))
-        thinking: dict[asyncio.Future[Answer], int] = {}  # an answer to come: its board
-        queue = BotQueue()  # round robin over the players waiting
-        try:
-            while not self.stop.is_set():
-                try:
-                    await self._start_thinking(loop, pool, thinking, queue)
-                except Exception as exc:
-                    self._bot_failure("bots_read_failed", exc)
-                if not thinking:
-                    with contextlib.suppress(TimeoutError):
-                        await asyncio.wait_for(self.stop.wait(), IDLE_TICK_SECONDS)
-                    continue
-                done, _ = await asyncio.wait(
-                    thinking, timeout=IDLE_TICK_SECONDS, return_when=asyncio.FIRST_COMPLETED
-                )
-                for future in done:
-                    thinking.pop(future)
-                    try:
-                        answer = future.result()
-                        result = await asyncio.to_thread(self._apply_bot, answer)
-                    except Exception as exc:
-                        self._bot_failure("bot_move_failed", exc)
-                        continue
-                    log.info(kv("bot", board=answer.task.turn.game_id, result=result))
-                    self._outbox_wake.set()
-        finally:
-            pool.shutdown(wait=False, cancel_futures=True)
-
-    async def _start_thinking(
-        self,
-        loop: asyncio.AbstractEventLoop,
-        pool: ProcessPoolExecutor,
-        thinking: dict[asyncio.Future[Answer], int],
-        queue: BotQueue,
-    ) -> None:
-        if len(thinking) >= self.config.bot_workers:
-            return
-        turns = await asyncio.to_thread(self._locked, due_bot_turns)
-        for turn in queue.order(turns):
-            if len(thinking) >= self.config.bot_workers:
-                return
-            if turn.game_id in thinking.values():
-                continue
-            task = await asyncio.to_thread(self._locked, partial(bot_task, turn=turn))
-            if task is not None:
-                queue.served(turn)
-                thinking[loop.run_in_executor(pool, think, task)] = turn.game_id
-
-    def _locked(self, read: Callable[[Engine, Clock, Config], T]) -> T:
-        """A read of the bots' work under the daemon's write lock, as every transaction
-        of this process on SQLite (see pbm.mailstore)."""
-        with self.write_lock, unavailable_on_failure():
-            return read(self.engine, self.clock, self.config)
-
-    def _apply_bot(self, answer: Answer) -> str:
-        with self.write_lock, unavailable_on_failure():
-            return apply_bot_answer(self.engine, self.clock, self.config, answer)
-
-    def _bot_failure(self, event: str, exc: Exception) -> None:
-        if not classify(exc).temporary:
-            log.exception(kv(event, error=repr(exc)))
-        else:  # the move is still due, and is thought again
-            log.warning(kv(event, error=describe_failure(exc)))
-
-    async def _reporter(self) -> None:
-        last_health = last_counts = last_beat = time.monotonic()
-        counts_failing = beat_failing = False
-        while not self.stop.is_set():
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(self.stop.wait(), STATUS_SECONDS)
-            if self.stop.is_set():
-                break
-            now = time.monotonic()
-            if now - last_beat >= HEARTBEAT_SECONDS:
-                last_beat = now
-                try:
-                    await asyncio.to_thread(self.heartbeat)
-                    beat_failing = False
-                except Exception as exc:
-                    if not beat_failing:
-                        log.warning(kv("heartbeat_failed", error=repr(exc)))
-                    beat_failing = True
-            if now - last_counts >= COUNTS_SECONDS or not self._last_counts:
-                last_counts = now
-                try:
-                    self._last_counts = await asyncio.to_thread(self.inbox.counts)
-                    counts_failing = False
-                except Exception as exc:
-                    if not counts_failing:  # once per streak: the store may be away a while
-                        log.warning(kv("counts_failed", error=repr(exc)))
-                    counts_failing = True
-            self._write_status("running")
-            if now - last_health >= self.settings.health_seconds:
-                last_health = now
-                log.info(self.health_line())
-
     def health_line(self) -> str:
         c = self.counters
-        outbox = self._last_counts.get("outbox", {})
+        outbox = self.reporter.last_counts.get("outbox", {})
         return kv(
             "health",
             received=c.received,
@@ -627,7 +408,7 @@ class Daemon:
                 "send_deferred": self.sender.deferred,
                 "send_failed": self.sender.failed,
             },
-            "database": self._last_counts,
+            "database": self.reporter.last_counts,
         }
 
     def _write_status(self, state: str) -> None:
@@ -644,7 +425,9 @@ class Daemon:
 def serve(config: Config) -> None:
     """Run the daemon until SIGTERM/SIGINT."""
 
+    app = initialize(config)
+
     async def main() -> None:
-        await Daemon(config).run()
+        await Daemon(app.config, jobs=app.jobs).run()
 
     asyncio.run(main())

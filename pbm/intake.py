@@ -38,11 +38,13 @@ from pbm.errors import StoreUnavailable
 from pbm.logfmt import kv
 from pbm.mail.inbound import parse_message
 from pbm.pipeline import StoredMessage, handle_message
+from pbm.services.context import Context
 from pbm.store import claims, queries
 from pbm.store.engine import session_for
-from pbm.store.failures import classify, describe_failure, unavailable_on_failure
+from pbm.store.failures import describe_failure, unavailable_on_failure
 from pbm.store.models import InboundMessage
 from pbm.store.types import table_of
+from pbm.work import run_work
 
 log = logging.getLogger(__name__)
 
@@ -176,34 +178,37 @@ def _process(
     clock: Clock,
     config: Config,
 ) -> str:
-    """In one transaction: `begin` (which finds or stores the message), its commands, its
-    replies and its status; returns the status. A bug rolls all of it back and stores
-    the message as failed, with the traceback. A store failure rolls all of it back and
-    raises StoreUnavailable."""
+    """In one unit of work (pbm.work): `begin` (which finds or stores the message), its
+    commands, its replies and its status; returns the status. A bug rolls all of it
+    back and stores the message as failed, with the traceback. A store failure rolls all
+    of it back and raises StoreUnavailable."""
+    found: list[StoredMessage] = []
 
-    with unavailable_on_failure(), session_for(engine) as session:
-        stored = begin(session)
+    def work(ctx: Context) -> str:
+        stored = begin(ctx.session)
         if isinstance(stored, str):
-            session.commit()
             return stored
-        try:
-            status = handle_message(session, stored, clock=clock, config=config)
-            session.flush()
-            params = {"row_id": stored.id, "new_status": status, "at": clock.now()}
-            session.connection().execute(_FINISH, params)
-            claims.notify(session, "outbox")  # wake a daemon to send the replies
-            session.commit()
-            return status
-        except Exception as exc:
-            if classify(exc).temporary:
-                raise
-            if claims.conflict(exc):  # a unique key another daemon took meanwhile
-                raise StoreUnavailable(describe_failure(exc), "busy") from exc
-            session.rollback()
-            log.exception("message %s failed", stored.message_id)
-            # The first line says what happened (`pbm mail failed` shows it).
-            trace = f"{type(exc).__name__}: {exc}".splitlines()[0]
-            trace += "\n" + traceback.format_exc()
+        found.append(stored)
+        status = handle_message(ctx, stored)
+        ctx.session.flush()
+        params = {"row_id": stored.id, "new_status": status, "at": clock.now()}
+        ctx.session.connection().execute(_FINISH, params)
+        return status
+
+    try:
+        return run_work(engine, work, clock=clock, config=config)
+    except StoreUnavailable:
+        raise
+    except Exception as exc:
+        if claims.conflict(exc):  # a unique key another daemon took meanwhile
+            raise StoreUnavailable(describe_failure(exc), "busy") from exc
+        if not found:
+            raise  # finding the message failed: there is nothing to keep
+        stored = found[0]
+        log.exception("message %s failed", stored.message_id)
+        # The first line says what happened (`pbm mail failed` shows it).
+        trace = f"{type(exc).__name__}: {exc}".splitlines()[0]
+        trace += "\n" + traceback.format_exc()
     _mark_failed(engine, stored, via, trace, clock.now())
     return "failed"
 

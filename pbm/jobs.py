@@ -6,7 +6,7 @@ Every board (and every player's digest) is handled in its own transaction, and w
 done is recorded in the database (a board's result, a nag's JobMark for the move number,
 a digest's JobMark for the day), so running the job again, or after a restart, never
 repeats anything; a job missed while the server was down does its work once when it
-comes back. The daemon runs `run_due` every JOB_SECONDS (registered in pbm.daemon.PERIODIC_JOBS);
+comes back. The daemon runs `run_due` every JOB_SECONDS (listed in pbm.app.PERIODIC_JOBS);
 `pbm jobs run` runs it once, for cron, and plays the bots' due moves (`play_bots`; the
 daemon thinks for them in worker processes instead, see pbm.daemon).
 
@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable
+from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from functools import partial
 from typing import TypeVar
@@ -29,7 +30,6 @@ from sqlmodel import select
 from pbm.clock import Clock
 from pbm.config import Config
 from pbm.errors import PbmError
-from pbm.pipeline import queue_replies
 from pbm.services import bots, consent
 from pbm.services.accounts import delete_user
 from pbm.services.boards import board_from_row
@@ -44,6 +44,7 @@ from pbm.store.engine import session_for
 from pbm.store.failures import unavailable_on_failure
 from pbm.store.models import Game, User
 from pbm.texts import phrase, use_templates
+from pbm.work import run_work
 
 log = logging.getLogger(__name__)
 
@@ -51,17 +52,21 @@ JOB_SECONDS = 300.0
 T = TypeVar("T")
 
 
+@dataclass(frozen=True)
+class PeriodicJob:
+    """Work the daemon runs every `every_seconds` (each call makes its own transaction);
+    the composition root (pbm.app) lists them."""
+
+    name: str
+    every_seconds: float
+    run: Callable[[Engine, Clock, Config], object]
+
+
 def _in_transaction(
     engine: Engine, clock: Clock, config: Config, work: Callable[[Context], T]
 ) -> T:
-    """Run `work` in its own transaction and queue the mails it produced with it."""
-    with session_for(engine) as session:
-        ctx = Context(session=session, clock=clock, config=config, sender="")
-        result = work(ctx)
-        if ctx.replies:
-            queue_replies(ctx, None, ctx.replies, inbound_id=None)
-        session.commit()
-        return result
+    """Run `work` as one unit of work (pbm.work), with the mails it produced."""
+    return run_work(engine, work, clock=clock, config=config)
 
 
 def due_time(now: datetime, every_seconds: float) -> datetime:
@@ -192,7 +197,6 @@ def due_bot_turns(engine: Engine, clock: Clock, config: Config) -> list[BotTurn]
 
 def apply_bot_answer(engine: Engine, clock: Clock, config: Config, answer: bots.Answer) -> str:
     """Play a bot's answer in its own transaction, with the board mails it causes."""
-    use_templates(config.templates_dir)
     return _in_transaction(engine, clock, config, partial(bots.apply, answer=answer))
 
 

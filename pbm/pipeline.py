@@ -1,9 +1,10 @@
 """One message, one transaction: screen robots and ourselves, find the commands,
 authenticate, run each (a failing command rolls back alone in a SAVEPOINT and stops the
-message's later state-changing commands), queue every reply in the outbox.
+message's later state-changing commands), and say how their replies go out.
 
-The caller (pbm.intake) marks the message and commits; an unexpected
-exception propagates so the whole message rolls back and is kept for retry.
+It runs inside the unit of work (pbm.work), which bounds and queues the replies and
+commits; an unexpected exception propagates so the whole message rolls back and is kept
+for retry.
 """
 
 from __future__ import annotations
@@ -15,14 +16,10 @@ from collections.abc import Sequence
 from datetime import timedelta
 from typing import NamedTuple
 
-from sqlmodel import Session
-
-from pbm.clock import Clock
 from pbm.commands.base import Command, Invocation
 from pbm.commands.finder import CommandLine, find_commands, first_line_and_rest
 from pbm.commands.masking import mask_line, mask_text
 from pbm.commands.registry import MULTIPLE, parse_line, starts_command, token_invocation
-from pbm.config import Config
 from pbm.errors import AuthError, BoardError, PbmError
 from pbm.games import GameError
 from pbm.mail.addressing import message_id_for, reply_address, tokens_in
@@ -38,12 +35,11 @@ from pbm.mail.streams import (
     stream_of,
     tournament_list_id,
 )
-from pbm.output_limits import bounded
 from pbm.services import bounces, consent, streams, tokens
 from pbm.services.accounts import record_auth_failures
 from pbm.services.boards import Board, board_by_id, refusal
 from pbm.services.challenges import ChallengeError
-from pbm.services.context import Context, Reply
+from pbm.services.context import Answering, Context, Reply
 from pbm.services.mail_html import html_order
 from pbm.services.mailing import board_facts, board_reply
 from pbm.services.outbox import outbox_values, queue_many, recipients_of
@@ -51,7 +47,7 @@ from pbm.services.reasons import reason_of
 from pbm.services.render import summary
 from pbm.store import queries
 from pbm.store.models import OutboxMail, User
-from pbm.texts import echoed, phrase, render, use_templates, wrap
+from pbm.texts import echoed, phrase, render, wrap
 
 log = logging.getLogger(__name__)
 
@@ -64,22 +60,19 @@ class StoredMessage(NamedTuple):
     raw: bytes
 
 
-def handle_message(
-    session: Session,
-    row: StoredMessage,
-    *,
-    clock: Clock,
-    config: Config,
-) -> str:
-    """Run a stored message's commands and queue the replies; returns done or ignored."""
-    use_templates(config.templates_dir)
+def handle_message(ctx: Context, row: StoredMessage) -> str:
+    """Run a stored message's commands, their replies left in `ctx` for the unit of work
+    (pbm.work) to queue; returns done or ignored."""
+    config = ctx.config
+    ctx.answering = Answering(inbound_id=row.id)
     if len(row.raw) > config.max_message_bytes:
         log.warning("%s ignored: %d bytes", row.message_id, len(row.raw))
         return "ignored"
     mail = parse_message(row.raw)
+    ctx.sender = mail.sender
     # Bounces, complaints and stop requests come to addresses of their own, before the
     # robot screen would drop them.
-    special = _to_special_address(session, row, mail, clock=clock, config=config)
+    special = _to_special_address(ctx, row, mail)
     if special is not None:
         return special
     if mail.robot:
@@ -88,24 +81,22 @@ def handle_message(
     if not mail.sender or is_from_self(mail, config.own_addresses):
         log.info("%s ignored: from %r", row.message_id, mail.sender)
         return "ignored"
-    ctx = Context(session=session, clock=clock, config=config, sender=mail.sender)
     # A From that a trusted MTA found forged is a stranger's: its wrong passwords count
     # against the stranger budget, not against the address it pretends to be.
     ctx.sender_unverified = sender_verdict(mail.authentication_results, config.authserv_ids).failed
     domain = mail.sender.rpartition("@")[2]
     ctx.sender_dmarc_pass = dmarc_passed(mail.authentication_results, config.authserv_ids, domain)
+    ctx.answering = Answering(bounded=True, mail=mail, inbound_id=row.id)
     run_mail(ctx, mail)
     bounces.reconfirm_on_mail(ctx)
-    queue_replies(ctx, mail, bounded(ctx, ctx.replies), inbound_id=row.id)
     return "done"
 
 
-def _to_special_address(
-    session: Session, row: StoredMessage, mail: InboundMail, *, clock: Clock, config: Config
-) -> str | None:
+def _to_special_address(ctx: Context, row: StoredMessage, mail: InboundMail) -> str | None:
     """Handle a mail to the VERP, feedback or stop address (None for any other mail):
     a bounce or complaint is counted against the mailbox of the mail it returns, a stop
     request switches its stream off. Returns done, or ignored for what is neither."""
+    config = ctx.config
     host = config.server_host
     verp = tag_for(mail.recipients, config.bounce_local_part, host)
     if verp is not None and verp_parts(verp) is None:
@@ -115,18 +106,14 @@ def _to_special_address(
     )
     stop = tag_for(mail.recipients, config.stop_local_part, host)
     report = parse_report(row.raw) if verp is not None or feedback else None
-    ctx = Context(session=session, clock=clock, config=config, sender=mail.sender)
     if report is not None:
-        status = _report(ctx, row, report, verp)
-    elif verp is not None:
+        return _report(ctx, row, report, verp)
+    if verp is not None:
         log.info("%s ignored: no bounce or complaint in it", row.message_id)
         return "ignored"
-    elif stop is not None:
-        status = "done" if streams.handle_stop_mail(ctx, stop) else "ignored"
-    else:
-        return None  # a person's mail to the feedback address is an ordinary mail
-    queue_replies(ctx, None, ctx.replies, inbound_id=row.id)
-    return status
+    if stop is not None:
+        return "done" if streams.handle_stop_mail(ctx, stop) else "ignored"
+    return None  # a person's mail to the feedback address is an ordinary mail
 
 
 def _report(ctx: Context, row: StoredMessage, report: Report, verp: str | None) -> str:

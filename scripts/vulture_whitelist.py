@@ -68,3 +68,10 @@ _.downgrade
 # pbm/bots: the name an outside engine gives itself (its protocol's `name` answer); only
 # tests/bots/test_external.py reads it so far (`pbm bot show` does not print it yet).
 _.engine_name
+
+# A module's __getattr__ (PEP 562): Python calls it for `from pbm.cli import app`.
+_.__getattr__
+
+# The finder of the first command line, tested on its own by tests/mail_format (it was
+# public through pbm.mail's __init__, which now imports nothing).
+_.first_command_line

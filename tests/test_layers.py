@@ -1,7 +1,8 @@
 """The package's layers call one way (docs/architecture.md): every module under pbm/ is
-parsed with `ast`, its imports of other pbm modules collected (at module level, and
-inside functions), and the graph checked. Nothing is imported, so a broken module
-still shows up here as a layer fault rather than an import error."""
+parsed with `ast`, its imports of other pbm modules collected (at module level, inside
+functions, and by `importlib.import_module` or `__import__`), each with the packages
+whose `__init__` it runs, and the graph checked. Nothing is imported, so a broken
+module still shows up here as a layer fault rather than an import error."""
 
 from __future__ import annotations
 
@@ -37,9 +38,12 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
         (
             "pbm.pipeline",
             "pbm.output_limits",
+            "pbm.work",
             "pbm.intake",
             "pbm.jobs",
+            "pbm.app",
             "pbm.mailstore",
+            "pbm.runners",
             "pbm.daemon",
         ),
     ),
@@ -73,9 +77,22 @@ def layer_of(module: str) -> int:
     return best
 
 
+def _load(name: str) -> set[str]:
+    """The pbm modules that loading `name` runs: the deepest pbm module it names and
+    every package above it (`import pbm.x.y` runs `pbm/x/__init__.py` first), bar
+    `pbm` itself, which holds nothing."""
+    while name and name not in MODULES:
+        name = name.rpartition(".")[0]
+    found: set[str] = set()
+    while name and name != "pbm" and name.startswith("pbm."):
+        found.add(name)
+        name = name.rpartition(".")[0]
+    return found
+
+
 def _targets(module: str, node: ast.Import | ast.ImportFrom) -> set[str]:
-    """The pbm modules an import statement loads (a `from package import submodule`
-    names the submodule, not the package)."""
+    """The pbm modules an import statement runs (a `from package import submodule`
+    names the submodule, and runs the package too)."""
     names: set[str] = set()
     if isinstance(node, ast.Import):
         for alias in node.names:
@@ -93,35 +110,75 @@ def _targets(module: str, node: ast.Import | ast.ImportFrom) -> set[str]:
             names.add(sub if sub in MODULES else base)
     found: set[str] = set()
     for name in names:
-        while name and name not in MODULES:
-            name = name.rpartition(".")[0]
-        if name and name.startswith("pbm") and name != module:
-            found.add(name)
-    return found
+        found |= _load(name)
+    return found - {module}
 
 
-def _imports() -> tuple[dict[str, set[str]], list[tuple[str, str, int]]]:
-    """Module-level imports (including those under `if TYPE_CHECKING:`) by module, and
-    the imports found inside functions as (module, target, line)."""
+# `importlib.import_module("pbm.x")` and `__import__("pbm.x")`: imports all the same.
+_DYNAMIC = {"import_module", "__import__"}
+
+
+def _dynamic(node: ast.AST) -> str | None:
+    """The module a call imports by name ("" when the name is not a constant), or None
+    when the call imports nothing."""
+    if not isinstance(node, ast.Call):
+        return None
+    func = node.func
+    name = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
+    if name not in _DYNAMIC:
+        return None
+    first = node.args[0] if node.args else None
+    if isinstance(first, ast.Constant) and isinstance(first.value, str):
+        return first.value
+    return ""
+
+
+def parse_imports(module: str, source: str) -> tuple[set[str], list[tuple[str, int]], list[int]]:
+    """One module's imports: those run when it loads (including those under `if
+    TYPE_CHECKING:`), those inside functions as (target, line), and the lines of
+    imports by a name that is not a constant (which no reader can check)."""
+    tree = ast.parse(source)
+    loaded: set[str] = set()
+    late: list[tuple[str, int]] = []
+    unknown: list[int] = []
+    inside: set[int] = set()
+    for func in ast.walk(tree):
+        if isinstance(func, ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda):
+            for node in ast.walk(func):
+                inside.add(id(node))
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import | ast.ImportFrom):
+            targets = _targets(module, node)
+        else:
+            named = _dynamic(node)
+            if named is None:
+                continue
+            if named == "":
+                unknown.append(node.lineno)
+                continue
+            targets = _load(named) - {module}
+        if id(node) in inside:
+            late.extend((t, node.lineno) for t in targets)
+        else:
+            loaded |= targets
+    return loaded, late, unknown
+
+
+def _imports() -> tuple[dict[str, set[str]], list[tuple[str, str, int]], list[str]]:
+    """The imports a module runs when it loads, by module; the imports found inside
+    functions as (module, target, line); the imports by a name no reader can check."""
     graph: dict[str, set[str]] = {}
     late: list[tuple[str, str, int]] = []
+    unknown: list[str] = []
     for module, path in MODULES.items():
-        tree = ast.parse(path.read_text(encoding="utf-8"), str(path))
-        graph[module] = set()
-        inside: set[int] = set()
-        for func in ast.walk(tree):
-            if isinstance(func, ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda):
-                for node in ast.walk(func):
-                    if isinstance(node, ast.Import | ast.ImportFrom):
-                        inside.add(id(node))
-                        late.extend((module, t, node.lineno) for t in _targets(module, node))
-        for node in ast.walk(tree):
-            if isinstance(node, ast.Import | ast.ImportFrom) and id(node) not in inside:
-                graph[module] |= _targets(module, node)
-    return graph, late
+        loaded, inner, dynamic = parse_imports(module, path.read_text(encoding="utf-8"))
+        graph[module] = loaded
+        late.extend((module, target, line) for target, line in inner)
+        unknown.extend(f"{module}:{line}" for line in dynamic)
+    return graph, late, unknown
 
 
-GRAPH, LATE = _imports()
+GRAPH, LATE, UNKNOWN = _imports()
 
 
 def _cycles(graph: dict[str, set[str]]) -> list[list[str]]:
@@ -176,7 +233,18 @@ def test_no_import_inside_a_function_outside_the_cli() -> None:
 
 
 def test_no_import_cycle() -> None:
+    """Package `__init__`s count: a module that imports `pbm.x.y` runs `pbm.x` first."""
     assert _cycles(GRAPH) == []
+
+
+# pbm.cli.lazy imports a command's module by the name pbm.cli.COMMANDS gives it, always
+# under pbm.cli (its PACKAGE): the top layer, which nothing imports.
+COMPUTED_IMPORTS_UNDER_CLI = {"pbm.cli.lazy"}
+
+
+def test_every_import_names_its_module() -> None:
+    """An import by a computed name (importlib) hides its edge from these checks."""
+    assert [u for u in UNKNOWN if u.split(":")[0] not in COMPUTED_IMPORTS_UNDER_CLI] == []
 
 
 def test_layers_call_down_only() -> None:
@@ -213,6 +281,28 @@ def test_pictures_know_only_the_games() -> None:
     assert found == []
 
 
+def _only(
+    package: str,
+    allowed: tuple[str, ...],
+    graph: dict[str, set[str]] = GRAPH,
+    late: list[tuple[str, str, int]] = LATE,
+) -> list[str]:
+    """The imports of `package`'s modules (late ones too) outside `allowed`."""
+    edges = [(m, t) for m, targets in graph.items() for t in targets]
+    edges += [(m, t) for m, t, _line in late]
+    return sorted(
+        f"{module} imports {target}"
+        for module, target in edges
+        if module == package or module.startswith(package + ".")
+        if target.partition(".")[2].partition(".")[0] not in allowed
+    )
+
+
+def test_games_know_nothing_else_of_pbm() -> None:
+    """The rules engines are the bottom of the house: not even the ratings."""
+    assert _only("pbm.games", ("games",)) == []
+
+
 def test_bots_know_only_the_games() -> None:
     """The computer players meet the games through the game protocol, and nothing else
     of pbm: the server calls them, never the other way round."""
@@ -226,9 +316,40 @@ def test_bots_know_only_the_games() -> None:
     assert found == []
 
 
+def _upward(module: str, targets: set[str]) -> list[str]:
+    return sorted(t for t in targets if layer_of(t) > layer_of(module))
+
+
 def test_the_checks_see_a_fault() -> None:
-    """The checker itself: a made-up cycle and an upward import are found."""
+    """The checker itself: a bad import of each kind, fed to the parser, is caught."""
     assert _cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
     assert layer_of("pbm.store.queries") > layer_of("pbm.mail.compose")
     assert layer_of("pbm.services.play") < layer_of("pbm.commands.play")
     assert layer_of("pbm.games.quarto") == 0
+    # Module level, upward: a rules module that reads the store (and runs its package).
+    loaded, late, unknown = parse_imports("pbm.games.quarto", "from pbm.store import queries\n")
+    assert _upward("pbm.games.quarto", loaded) == ["pbm.store", "pbm.store.queries"]
+    assert (late, unknown) == ([], [])
+    # Inside a function: seen, and kept apart as a late import.
+    source = "def f():\n    import pbm.store.engine\n"
+    loaded, late, _ = parse_imports("pbm.services.play", source)
+    assert loaded == set() and sorted(late) == [("pbm.store", 2), ("pbm.store.engine", 2)]
+    # importlib, by a constant name (an edge like any import) or a computed one.
+    source = "import importlib\nimportlib.import_module('pbm.services.play')\n"
+    loaded, _, _ = parse_imports("pbm.store.engine", source)
+    assert _upward("pbm.store.engine", loaded) == ["pbm.services", "pbm.services.play"]
+    source = "from importlib import import_module\nimport_module(f'pbm.games.{name}')\n"
+    assert parse_imports("pbm.games", source)[2] == [2]
+    # A package __init__ cycle: pbm/services/__init__.py importing one of its modules,
+    # which runs the package again through any import of its siblings.
+    loaded, _, _ = parse_imports("pbm.services", "from pbm.services import play\n")
+    assert loaded == {"pbm.services.play"}
+    cycles = _cycles({**GRAPH, "pbm.services": loaded})
+    assert any({"pbm.services", "pbm.services.play"} <= set(c) for c in cycles)
+    # A rules module that imports the ratings (the old allowance) is caught.
+    loaded, _, _ = parse_imports("pbm.games.quarto", "from pbm.ratings import glicko2\n")
+    assert _upward("pbm.games.quarto", loaded) == []  # one layer: the games' own rule sees it
+    assert _only("pbm.games", ("games",), {**GRAPH, "pbm.games.quarto": loaded}) == [
+        "pbm.games.quarto imports pbm.ratings",
+        "pbm.games.quarto imports pbm.ratings.glicko2",
+    ]

@@ -79,6 +79,15 @@ def config(cli: typer.Context) -> Config:
     return state(cli).config
 
 
+def registered() -> None:
+    """pbm put together by its composition root (pbm.app) for a command that plays,
+    reads or writes games: every command with a database, and those of `pbm rules` and
+    `pbm help`. Not at the root: `pbm --help` and `pbm mail send` need none of it."""
+    from pbm.app import register
+
+    register()
+
+
 def engine(cfg: Config, *, schema: bool = True, create: bool = False) -> Engine:
     """The configured database's engine, with its schema made current first: upgraded on
     SQLite, else checked (see pbm.store.schema.ensure_schema). A database that is not there
@@ -88,6 +97,7 @@ def engine(cfg: Config, *, schema: bool = True, create: bool = False) -> Engine:
     from pbm.store.engine import make_engine
     from pbm.store.schema import ensure_schema
 
+    registered()
     eng = make_engine(cfg.database_url, create=create, busy_timeout=cfg.busy_timeout_seconds)
     if schema:
         try:
@@ -174,27 +184,19 @@ def fail(message: str, code: int = EXIT_REFUSED) -> NoReturn:
 
 @contextmanager
 def admin_context(cli: typer.Context, sender: str = "") -> Iterator[Context]:
-    """A service context in one transaction: committed on success (with the mail it
-    queued), rolled back on errors for people (printed, exit 1)."""
+    """An operator's command as one unit of work (pbm.work): committed on success (with
+    the mail it queued), rolled back on errors for people (printed, exit 1)."""
     from pbm.clock import SystemClock
     from pbm.games import GameError
-    from pbm.pipeline import queue_replies
-    from pbm.services.context import Context
-    from pbm.store.engine import session_for
+    from pbm.work import unit_of_work
 
     cfg = config(cli)
     eng = engine(cfg)
     try:
-        with session_for(eng) as session:
-            ctx = Context(session=session, clock=SystemClock(), config=cfg, sender=sender)
-            try:
-                yield ctx
-                if ctx.replies:
-                    queue_replies(ctx, None, ctx.replies, inbound_id=None)
-                session.commit()
-            except (PbmError, GameError) as exc:
-                session.rollback()
-                fail(str(exc))
+        with unit_of_work(eng, clock=SystemClock(), config=cfg, sender=sender) as unit:
+            yield unit.ctx
+    except (PbmError, GameError) as exc:
+        fail(str(exc))
     finally:
         eng.dispose()
 

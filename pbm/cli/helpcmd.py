@@ -7,7 +7,7 @@ from typing import Annotated
 
 import typer
 
-from pbm.cli.common import config
+from pbm.cli.common import config, registered
 
 
 def help_command(
@@ -21,6 +21,7 @@ def help_command(
     # the mail commands are loaded only here, so that `pbm --help` does not (pbm.cli.lazy)
     from pbm.commands.helptext import general_help, topic_help
 
+    registered()
     if not topic:
         typer.echo(general_help(config(cli)), nl=False)
         return

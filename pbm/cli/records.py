@@ -8,7 +8,7 @@ from typing import Annotated
 
 import typer
 
-from pbm.cli.common import admin_context, fail
+from pbm.cli.common import admin_context, fail, registered
 from pbm.errors import PbmError
 from pbm.games import GameError
 from pbm.services import bulk_export, record_formats, records
@@ -68,6 +68,7 @@ def export(
 
 def preview(path: FileArg) -> None:
     """Read a record, replay its moves under the game's rules, print the final board."""
+    registered()
     record = _read(path)
     try:
         board = records.check(record)

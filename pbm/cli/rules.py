@@ -6,6 +6,7 @@ from typing import Annotated
 
 import typer
 
+from pbm.cli.common import registered
 from pbm.games import GAMES, AnyGame, GameError, find_game, get_game
 from pbm.games.base import State, parse_option_pairs
 from pbm.games.playout import perft
@@ -20,6 +21,7 @@ PositionArg = Annotated[
 
 
 def _start(game_name: str, option: list[str] | None, position: str | None) -> tuple[AnyGame, State]:
+    registered()
     try:
         game, options = find_game(game_name)
         if position:
@@ -32,6 +34,7 @@ def _start(game_name: str, option: list[str] | None, position: str | None) -> tu
 
 def list_games() -> None:
     """List the games with their aliases and options."""
+    registered()
     for game in GAMES.values():
         aliases = ", ".join(game.aliases)
         typer.echo(f"{game.name:<12} {game.title}" + (f" (also: {aliases})" if aliases else ""))
@@ -44,6 +47,7 @@ def list_games() -> None:
 
 def game_help(game_name: Annotated[str, typer.Argument(metavar="GAME")]) -> None:
     """Show a game's rules summary, notation and options."""
+    registered()
     try:
         typer.echo(get_game(game_name).help_text(), nl=False)
     except GameError as exc:

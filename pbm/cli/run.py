@@ -1,5 +1,6 @@
 """`pbm run "quadrature show 101" --as alice`: any mail command as if mailed; the
-replies are printed (and queued for the players, unless --dry-run)."""
+replies, bounded as a mail's, are printed (and queued for the players, unless
+--dry-run)."""
 
 from __future__ import annotations
 
@@ -29,24 +30,31 @@ def run(
     from pbm.clock import SystemClock
     from pbm.mail.inbound import parse_message
     from pbm.mail.visible import visible
-    from pbm.pipeline import queue_replies, run_mail
-    from pbm.services.context import Context
+    from pbm.pipeline import run_mail
+    from pbm.services.context import Answering
     from pbm.store import queries
-    from pbm.store.engine import session_for
+    from pbm.work import unit_of_work
 
     cfg = config(cli)
     eng = engine(cfg)
     try:
-        with session_for(eng) as session:
+        # As a mail: the replies bounded like a mail's (pbm.output_limits), committed
+        # before they are printed, so a reader that closes our output early (`| head`)
+        # does not undo the command.
+        with unit_of_work(
+            eng, clock=SystemClock(), config=cfg, sender=sender or "", keep=not dry_run
+        ) as unit:
+            ctx = unit.ctx
             address = sender or ""
             if as_user:
-                user = queries.user_by_userid(session, as_user)
+                user = queries.user_by_userid(ctx.session, as_user)
                 if user is None:
                     fail(f"no userid {as_user}")
-                found = queries.addresses_of(session, user.saved_id)
+                found = queries.addresses_of(ctx.session, user.saved_id)
                 if not found:
                     fail(f"{as_user} has no address")
                 address = found[0]
+            ctx.sender = address
             msg = EmailMessage()
             msg["From"] = address or "cli@localhost"
             msg["To"] = cfg.server_address
@@ -55,18 +63,11 @@ def run(
             msg["Message-ID"] = make_msgid(domain="cli.invalid")
             msg.set_content(body or "\n")
             mail = parse_message(msg.as_bytes())
-            ctx = Context(session=session, clock=SystemClock(), config=cfg, sender=address)
+            ctx.answering = Answering(bounded=True, mail=mail)
             run_mail(ctx, mail)
-            # Commit before printing: a reader that closes our output early (`| head`)
-            # must not undo the command.
-            if dry_run:
-                session.rollback()
-            else:
-                queue_replies(ctx, mail, ctx.replies, inbound_id=None)
-                session.commit()
     finally:
         eng.dispose()
-    for reply in ctx.replies:
+    for reply in unit.replies:
         # As the mails themselves: no player's control or bidi character on this terminal.
         typer.echo(f"To: {', '.join(reply.to) or '(nobody)'}")
         typer.echo(f"Subject: {visible(reply.subject)}")

@@ -1,15 +1,6 @@
 """The mail command language (pbmserv's): a finder that turns a message into command
 lines, and one declarative command class per verb (name, usage, summary, run).
 
-Importing this package registers every command: each module below calls
-pbm.commands.registry.register for its own. The order of the imports is the order
-`help` lists the commands in (account commands: account, correspondence, tournament;
-game commands: play, lists, correspondence), hence no sorting here.
+Importing this package registers nothing: the composition root (pbm.app) registers
+each module's commands, in the help groups and order `help` lists them in.
 """
-
-# isort: off
-from pbm.commands import account, export, play, lists, correspondence, tournament, ask
-
-# isort: on
-
-__all__ = ["account", "ask", "correspondence", "export", "lists", "play", "tournament"]

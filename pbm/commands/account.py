@@ -6,7 +6,6 @@ from __future__ import annotations
 from pbm.commands.answers import answer, mail_show
 from pbm.commands.base import Command, Invocation
 from pbm.commands.helptext import general_help, topic_help
-from pbm.commands.registry import register
 from pbm.errors import NotFoundError, PbmError, UsageError
 from pbm.mail.streams import MailReason, Stream
 from pbm.services import accounts, bounces, consent, lists, mail_html, streams
@@ -363,7 +362,8 @@ class All(Command):
             mail_show(ctx, board, reader, None)
 
 
-register(
+# Registered, in the order `help` lists them, by the composition root (pbm.app).
+COMMANDS = (
     Signup(),
     Confirm(),
     Refuse(),

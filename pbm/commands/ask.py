@@ -5,7 +5,6 @@ from __future__ import annotations
 from pbm.commands.answers import answer
 from pbm.commands.base import Command, Invocation
 from pbm.commands.lists import reader_of
-from pbm.commands.registry import register
 from pbm.services import questions
 from pbm.services.boards import board_by_id, load_board
 from pbm.services.context import Context
@@ -51,4 +50,5 @@ class Ask(Command):
         )
 
 
-register(Ask())
+# Registered by the composition root (pbm.app).
+COMMANDS = (Ask(),)

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 from pbm.commands.answers import answer
 from pbm.commands.base import Command, Invocation
-from pbm.commands.registry import register
 from pbm.errors import BoardError, UsageError
 from pbm.services import digest, records, vacation
 from pbm.services.accounts import find_user
@@ -173,4 +172,6 @@ def _sender_user(ctx: Context) -> User | None:
     return known[0] if len(known) == 1 else None
 
 
-register(Vacation(), Digest(), Standings(), Ratings(), History(), Record())
+# Registered, in the order `help` lists them, by the composition root (pbm.app).
+ACCOUNT_COMMANDS = (Vacation(), Digest())
+GAME_COMMANDS = (Standings(), Ratings(), History(), Record())

@@ -8,7 +8,6 @@ from datetime import UTC, datetime
 
 from pbm.commands.answers import answer
 from pbm.commands.base import Command, Invocation
-from pbm.commands.registry import register
 from pbm.errors import PbmError, UsageError
 from pbm.games import GameError, find_game
 from pbm.services import bulk_export, my_data
@@ -101,4 +100,5 @@ class MyData(Command):
         _mail_confirmed(ctx, user, subject, phrase("mydata_body", userid=user.userid), file)
 
 
-register(Export(), MyData())
+# Registered, in the order `help` lists them, by the composition root (pbm.app).
+COMMANDS = (Export(), MyData())

@@ -14,6 +14,7 @@ from pbm.commands.registry import (
     ACCOUNT_VERBS,
     GAME_COMMANDS,
     GAME_VERBS,
+    HELP_GROUPS,
     game_name_map,
     game_named,
 )
@@ -89,19 +90,9 @@ def _usages(commands: Sequence[Command], rules: Rules | None = None) -> str:
     return "\n".join(line for command in shown for line in usage_lines(command, rules))
 
 
-def group_key(command: Command) -> str:
-    """The phrase naming a command's group in `help commands`: its scope and the module
-    that defines it (pbm.commands.play -> help_group_game_play)."""
-    module = type(command).__module__.rpartition(".")[2]
-    return f"help_group_{command.scope}_{module}"
-
-
 def _groups() -> list[tuple[str, list[Command]]]:
     """The commands by group, groups and commands in registration order."""
-    groups: dict[str, list[Command]] = {}
-    for command in [*ACCOUNT_COMMANDS, *GAME_COMMANDS]:
-        groups.setdefault(group_key(command), []).append(command)
-    return list(groups.items())
+    return [(key, list(commands)) for key, commands in HELP_GROUPS.items()]
 
 
 def general_help(config: Config) -> str:

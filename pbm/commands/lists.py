@@ -6,7 +6,6 @@ from __future__ import annotations
 from pbm.commands.answers import answer, mail_show
 from pbm.commands.base import Command, Invocation
 from pbm.commands.helptext import game_help
-from pbm.commands.registry import register
 from pbm.errors import NotFoundError, PbmError, UsageError
 from pbm.services import lists, play, settings
 from pbm.services.accounts import authenticate, find_user
@@ -264,7 +263,8 @@ class GameHelp(Command):
         answer(ctx, phrase("subject_help", topic=rules.name), game_help(rules), "help")
 
 
-register(
+# Registered, in the order `help` lists them, by the composition root (pbm.app).
+COMMANDS = (
     Show(),
     Games(),
     Subscribe(),

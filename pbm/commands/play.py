@@ -7,7 +7,6 @@ import re
 
 from pbm.commands.answers import answer
 from pbm.commands.base import Command, Invocation
-from pbm.commands.registry import register
 from pbm.errors import BoardError, NotAMoveError, NotFoundError, UsageError
 from pbm.services import conditional, play, records
 from pbm.services.boards import board_by_id, load_board
@@ -241,7 +240,8 @@ def _moves_of(words: list[str]) -> list[str]:
     return list(words)
 
 
-register(
+# Registered, in the order `help` lists them, by the composition root (pbm.app).
+COMMANDS = (
     Challenge(),
     MoveCommand(),
     Queue(),

@@ -1,9 +1,8 @@
 """Every command by verb, and the parser that turns one command line into an Invocation.
 
-This module imports no command: each command module registers its commands with
-`register` when it is imported, and pbm/commands/__init__.py imports them all, so
-any import of `pbm.commands...` finds the registry full. Help reads it when asked
-(pbm.commands.helptext), listing the commands in the order they registered.
+This module imports no command, and importing a command module registers nothing: the
+composition root (pbm.app) calls `register` for every group of commands, in the order
+help lists them. Help reads the registry when asked (pbm.commands.helptext).
 """
 
 from __future__ import annotations
@@ -25,11 +24,15 @@ ACCOUNT_COMMANDS: list[Command] = []
 GAME_COMMANDS: list[Command] = []
 ACCOUNT_VERBS: dict[str, Command] = {}
 GAME_VERBS: dict[str, Command] = {}
+# The help groups (the phrase naming each) and their commands, in registration order.
+HELP_GROUPS: dict[str, list[Command]] = {}
 MULTIPLE = ("multiple", "mult")
 
 
-def register(*commands: Command) -> None:
-    """Make commands known by their name and aliases (in their scope: account or game)."""
+def register(group: str, *commands: Command) -> None:
+    """Make commands known by their name and aliases (in their scope: account or game),
+    listed by `help commands` under `group` (the phrase naming it)."""
+    HELP_GROUPS.setdefault(group, [])
     for command in commands:
         account = command.scope == "account"
         listing = ACCOUNT_COMMANDS if account else GAME_COMMANDS
@@ -42,6 +45,7 @@ def register(*commands: Command) -> None:
             raise ValueError(f"two {command.scope} commands are called {taken[0]!r}")
         verbs.update(dict.fromkeys(words, command))
         listing.append(command)
+        HELP_GROUPS[group].append(command)
 
 
 def game_named(word: str) -> Rules | None:

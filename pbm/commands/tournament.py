@@ -11,7 +11,6 @@ from __future__ import annotations
 
 from pbm.commands.answers import answer
 from pbm.commands.base import Command, Invocation
-from pbm.commands.registry import register
 from pbm.errors import UsageError
 from pbm.services import tournaments
 from pbm.services.accounts import authenticate
@@ -181,4 +180,5 @@ def _number(text: str) -> float:
         ) from None
 
 
-register(TournamentCommand())
+# Registered, in the order `help` lists them, by the composition root (pbm.app).
+COMMANDS = (TournamentCommand(),)

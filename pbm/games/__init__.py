@@ -1,16 +1,14 @@
 """The games pbm plays, met through one protocol (`pbm.games.base.Game`).
 
-Every module in this package that defines a module-level `GAME` is registered, so a
-new rules module joins the registry, the conformance suite and the benchmarks by
-existing. `GAMES` maps canonical names to game objects; `get_game` also takes aliases.
+The composition root (pbm.app) registers every rules module's `GAME`, in the order it
+lists them; the conformance suite and the benchmarks meet a game once it is there.
+`GAMES` maps canonical names to game objects; `get_game` also takes aliases.
 Code that handles any game holds an `AnyGame`; a rules module's own types are on its
 class (`Quarto` is a `Game[QuartoState, QuartoMove]`).
 """
 
 from __future__ import annotations
 
-import importlib
-import pkgutil
 from typing import Any, TypeAlias
 
 from pbm.games.base import (
@@ -44,32 +42,26 @@ __all__ = [
     "UnknownGameError",
     "find_game",
     "get_game",
+    "register_game",
 ]
 
 
-def _discover() -> dict[str, AnyGame]:
-    games: dict[str, AnyGame] = {}
-    for info in sorted(pkgutil.iter_modules(__path__), key=lambda i: i.name):
-        module = importlib.import_module(f"{__name__}.{info.name}")
-        game = getattr(module, "GAME", None)
-        if isinstance(game, Game):
-            games[game.name] = game
-    return games
-
-
-GAMES: dict[str, AnyGame] = _discover()
-
+# The registry, empty until the composition root (pbm.app) registers each game module's
+# GAME: importing a rules module changes nothing.
+GAMES: dict[str, AnyGame] = {}
 _BY_ALIAS: dict[str, AnyGame] = {}
-for _game in GAMES.values():
-    for _alias in (_game.name, _game.title, *_game.aliases):
-        _BY_ALIAS[_alias.lower()] = _game
+_VARIANTS: dict[str, tuple[AnyGame, dict[str, Any]]] = {}
 
 
-_VARIANTS: dict[str, tuple[AnyGame, dict[str, Any]]] = {
-    alias.lower(): (_game, dict(options))
-    for _game in GAMES.values()
-    for alias, options in _game.variant_aliases.items()
-}
+def register_game(game: AnyGame) -> None:
+    """Make `game` known by its name, title, aliases and variant names."""
+    if GAMES.get(game.name) is game:
+        return
+    GAMES[game.name] = game
+    for alias in (game.name, game.title, *game.aliases):
+        _BY_ALIAS[alias.lower()] = game
+    for alias, options in game.variant_aliases.items():
+        _VARIANTS[alias.lower()] = (game, dict(options))
 
 
 def find_game(name: str) -> tuple[AnyGame, dict[str, Any]]:

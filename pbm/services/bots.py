@@ -37,7 +37,7 @@ from dataclasses import asdict, dataclass, field
 from datetime import datetime
 from itertools import count
 
-from pbm.bots import DRAWN, LEVELS, WON, Decision, choose, seed_for
+from pbm.bots.engine import DRAWN, LEVELS, WON, Decision, choose, seed_for
 from pbm.bots.external import ExternalEngine
 from pbm.bots.sandbox import Limits, Sandbox
 from pbm.config import Config

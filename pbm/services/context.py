@@ -11,6 +11,7 @@ from sqlmodel import Session
 
 from pbm.clock import Clock
 from pbm.config import Config
+from pbm.mail.inbound import InboundMail
 from pbm.mail.streams import MailReason
 
 
@@ -23,6 +24,15 @@ class PictureOrder:
     game_id: int
     upto: int
     seat: int | None
+
+
+@dataclass
+class Answering:
+    """How the unit of work (pbm.work) queues the replies of what it ran."""
+
+    bounded: bool = False  # through pbm.output_limits: they answer someone who wrote
+    mail: InboundMail | None = None  # the mail they answer: quoted and threaded
+    inbound_id: int | None = None  # the stored message they answer
 
 
 @dataclass
@@ -89,6 +99,7 @@ class Context:
     # Set when the mail carries a valid reply token of the sender's own (a board's or a
     # confirmation request's): its password checks skip that lock too.
     sender_token: bool = False
+    answering: Answering = field(default_factory=Answering)
 
     def now(self) -> datetime:
         return self.clock.now()

@@ -28,7 +28,7 @@ from sqlmodel import Session, col, select
 from pbm.games import AnyGame
 from pbm.games.base import State
 from pbm.mail.compose import InlinePicture, with_html
-from pbm.pictures import draw
+from pbm.pictures.picture import draw
 from pbm.services.boards import Board, board_label, replay, rules_for
 from pbm.services.context import PictureOrder
 from pbm.services.secrecy import may_hide

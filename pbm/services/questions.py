@@ -18,7 +18,7 @@ from pbm.games.grid import find_squares
 from pbm.games.quarto import EMPTY
 from pbm.games.quarto_lines import BLOCKS, LINES
 from pbm.games.quarto_pieces import ATTRIBUTE_BITS, CODES, VALUE_WORDS
-from pbm.pictures import View, view
+from pbm.pictures.picture import View, view
 from pbm.services import words
 from pbm.services.boards import Board
 from pbm.services.secrecy import ShownMove, hidden_moves

@@ -14,7 +14,7 @@ from collections.abc import Sequence
 
 from pbm.games import AnyGame
 from pbm.games.base import State
-from pbm.pictures import View, view
+from pbm.pictures.picture import View, view
 from pbm.services.secrecy import ShownMove, shown_echo
 from pbm.texts import phrase
 

@@ -16,7 +16,7 @@ from functools import cache
 
 import pytest
 
-from pbm.bots import LEVELS, choose, tactics_for
+from pbm.bots.engine import LEVELS, choose, tactics_for
 from pbm.bots.quadrature_tactics import QuadratureTactics
 from pbm.bots.tactics import Clock, Tactics
 from pbm.games import GAMES, find_game

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from pbm.bots import choose
+from pbm.bots.engine import choose
 from pbm.bots.external import CRASH, GARBAGE, ILLEGAL, START, TIMEOUT, ExternalEngine
 from pbm.games import GAMES, find_game
 

@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from pbm.bots import LEVELS, Decision, choose
+from pbm.bots.engine import LEVELS, Decision, choose
 from pbm.games import GAMES, AnyGame
 from pbm.games.base import State
 

@@ -7,7 +7,7 @@ import random
 
 import pytest
 
-from pbm.bots import LEVELS, choose, tactics_for
+from pbm.bots.engine import LEVELS, choose, tactics_for
 from pbm.games import find_game
 
 BLIND = ["quadrupel-points", "quadrupel-position", "quadrupel-combination"]

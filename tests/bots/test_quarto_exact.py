@@ -9,7 +9,7 @@ import random
 
 import pytest
 
-from pbm.bots import UNCLEAR, WON, choose
+from pbm.bots.engine import UNCLEAR, WON, choose
 from pbm.bots.quarto_exact import QuartoExact
 from pbm.bots.tactics import Clock
 from pbm.games import GAMES

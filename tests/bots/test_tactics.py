@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from pbm.bots import LEVELS, LOST, WON, choose, tactics_for
+from pbm.bots.engine import LEVELS, LOST, WON, choose, tactics_for
 from pbm.bots.exact import Solver
 from pbm.bots.quad_tactics import four_squares
 from pbm.bots.quarto_exact import QuartoExact

@@ -6,9 +6,14 @@ import re
 
 import pytest
 
-from pbm.mail import FoundToken, message_id_for, parse_message, reply_address, tokens_in
-from pbm.mail.addressing import token_in_message_id
-from pbm.mail.inbound import InboundMail
+from pbm.mail.addressing import (
+    FoundToken,
+    message_id_for,
+    reply_address,
+    token_in_message_id,
+    tokens_in,
+)
+from pbm.mail.inbound import InboundMail, parse_message
 
 TOKEN = "k3q9z7m2p4x8"
 SERVER = "pbm@example.org"

@@ -6,8 +6,9 @@ from pathlib import Path
 
 import pytest
 
-from pbm.mail import FoundToken, parse_message, quotable_original, sender_verdict, tokens_in
-from pbm.mail.inbound import InboundMail
+from pbm.mail.addressing import FoundToken, tokens_in
+from pbm.mail.authresults import sender_verdict
+from pbm.mail.inbound import InboundMail, parse_message, quotable_original
 
 ATTACKS = Path(__file__).resolve().parent.parent / "data" / "mail" / "attacks"
 SERVER = "pbm@example.org"

@@ -6,8 +6,13 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from pbm.mail import SenderVerdict, parse_message, sender_verdict
-from pbm.mail.authresults import AuthResult, parse_authentication_results
+from pbm.mail.authresults import (
+    AuthResult,
+    SenderVerdict,
+    parse_authentication_results,
+    sender_verdict,
+)
+from pbm.mail.inbound import parse_message
 
 TRUSTED = ["mx.example.org"]
 

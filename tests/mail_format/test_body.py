@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from pbm.mail import parse_message
 from pbm.mail.body import unflow
+from pbm.mail.inbound import parse_message
 
 HEAD = "From: a@example.com\nSubject: x\nMIME-Version: 1.0\n"
 

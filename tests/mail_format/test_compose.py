@@ -11,7 +11,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from pbm.mail import compose, message_id_for, parse_message, reply_address, tokens_in
+from pbm.mail.addressing import message_id_for, reply_address, tokens_in
+from pbm.mail.compose import compose
+from pbm.mail.inbound import parse_message
 from pbm.mail.visible import visible
 
 TOKEN = "k3q9z7m2p4x8"

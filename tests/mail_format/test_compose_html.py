@@ -12,8 +12,8 @@ from email.message import EmailMessage
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from pbm.mail import compose, parse_message
-from pbm.mail.compose import InlinePicture, with_html
+from pbm.mail.compose import InlinePicture, compose, with_html
+from pbm.mail.inbound import parse_message
 from pbm.mail.visible import visible
 
 WHEN = datetime(2026, 11, 22, 4, 12, 40, tzinfo=UTC)

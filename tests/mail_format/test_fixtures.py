@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from pbm.mail import first_command_line, parse_message, quotable_original, tokens_in
-from pbm.mail.inbound import InboundMail
+from pbm.mail.addressing import tokens_in
+from pbm.mail.inbound import InboundMail, first_command_line, parse_message, quotable_original
 
 DATA = Path(__file__).resolve().parent.parent / "data" / "mail"
 SERVER = "pbm@example.org"

@@ -11,8 +11,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from pbm.mail import parse_message
 from pbm.mail.headers import HEADER_CLASSES, Headers, _HeaderClasses, decode_encoded_word
+from pbm.mail.inbound import parse_message
 
 
 def from_header(value: str) -> tuple[str, str]:

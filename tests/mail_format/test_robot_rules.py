@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from pbm.mail import parse_message
+from pbm.mail.inbound import parse_message
 
 BASE = (
     "From: Alice <alice@a.test>\n"

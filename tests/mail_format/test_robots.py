@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from pbm.mail import is_from_self, parse_message
+from pbm.mail.inbound import is_from_self, parse_message
 
 BASE_HEADERS = (
     "From: Alice <alice@example.com>\n"

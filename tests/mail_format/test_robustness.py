@@ -9,8 +9,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from pbm.mail import first_command_line, parse_message, tokens_in
-from pbm.mail.inbound import InboundMail
+from pbm.mail.addressing import tokens_in
+from pbm.mail.inbound import InboundMail, first_command_line, parse_message
 
 DATA = Path(__file__).resolve().parent.parent / "data" / "mail"
 FIXTURES = sorted(path.read_bytes() for path in DATA.rglob("*.eml"))  # attacks/ too

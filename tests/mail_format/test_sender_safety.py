@@ -11,8 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from pbm.mail import is_from_self, parse_message, quotable_original
-from pbm.mail.inbound import InboundMail
+from pbm.mail.inbound import InboundMail, is_from_self, parse_message, quotable_original
 from pbm.mail.mailbox import AddressError, check_addr_spec, parse_mailbox
 
 NOT_ONE = "From is not exactly one valid address: "

@@ -4,8 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from pbm.mail import parse_message
-from pbm.mail.inbound import strip_subject_prefixes
+from pbm.mail.inbound import parse_message, strip_subject_prefixes
 
 
 @pytest.mark.parametrize(

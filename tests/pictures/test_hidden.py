@@ -8,7 +8,7 @@ import pytest
 
 from pbm.games import GAMES
 from pbm.games.quadrupel import DOTTED
-from pbm.pictures import draw
+from pbm.pictures.picture import draw
 
 GAME = GAMES["quadrupel"]
 BLACK, WHITE = 0, 1

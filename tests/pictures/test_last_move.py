@@ -7,9 +7,9 @@ import random
 from typing import Any
 
 from pbm.games import GAMES, AnyGame
-from pbm.pictures import VIEWS
 from pbm.pictures.board import Mark
 from pbm.pictures.lastmove import last_move
+from pbm.pictures.picture import VIEWS
 
 
 def marks_of(game: AnyGame, before: Any, after: Any, seat: int | None) -> tuple[dict, str | None]:

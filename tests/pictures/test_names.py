@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from pbm.games import GAMES, AnyGame
-from pbm.pictures import draw
+from pbm.pictures.picture import draw
 
 PLAYERS = ("alice", "bob")
 

@@ -22,7 +22,6 @@ from pbm.games.grid import square_name
 from pbm.games.quad_board import squares_of
 from pbm.games.quarod_board import colour_of
 from pbm.games.quarto_pieces import CODES
-from pbm.pictures import VIEWS, draw
 from pbm.pictures.canvas import (
     CAPTURE,
     DARK_MAN,
@@ -35,6 +34,7 @@ from pbm.pictures.canvas import (
     WOOD_DARK,
     palette_colours,
 )
+from pbm.pictures.picture import VIEWS, draw
 
 MAX_BYTES = 40_000
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"

@@ -17,7 +17,6 @@ from pbm.commands.helptext import (
     closest_topics,
     commands_help,
     general_help,
-    group_key,
     topic_help,
     usage_lines,
 )
@@ -133,15 +132,18 @@ def test_wrap_folds_long_lines_and_keeps_long_words_whole() -> None:
 
 def test_help_commands_lists_every_command_with_its_usage_by_group() -> None:
     text = commands_help(CONFIG)
-    for command in [*registry.ACCOUNT_COMMANDS, *registry.GAME_COMMANDS]:
-        for line in usage_lines(command):
-            assert line + "\n" in text, line
-        # under the heading of its group
-        heading = phrase(group_key(command))
-        assert text.index(heading) < text.index(usage_lines(command)[0] + "\n")
-    headings = [phrase(group_key(c)) for c in [*registry.ACCOUNT_COMMANDS, *registry.GAME_COMMANDS]]
-    for heading in set(headings):
+    grouped = [c for commands in registry.HELP_GROUPS.values() for c in commands]
+    assert sorted(map(id, grouped)) == sorted(
+        map(id, [*registry.ACCOUNT_COMMANDS, *registry.GAME_COMMANDS])
+    )
+    for key, commands in registry.HELP_GROUPS.items():
+        heading = phrase(key)
         assert f"\n{heading}\n{'-' * len(heading)}\n" in text
+        for command in commands:
+            for line in usage_lines(command):
+                assert line + "\n" in text, line
+            # under the heading of its group
+            assert text.index(heading) < text.index(usage_lines(command)[0] + "\n")
 
 
 def test_a_usage_of_several_forms_has_a_line_each() -> None:

@@ -32,7 +32,7 @@ from PIL import Image, ImageChops, ImageStat
 
 from pbm.games import GAMES, AnyGame
 from pbm.mail.compose import InlinePicture, compose, with_html
-from pbm.pictures import draw
+from pbm.pictures.picture import draw
 from tests.server.conftest import Server, legal_texts
 from tests.server.test_mail_html import sent_mail
 

@@ -15,8 +15,8 @@ import pytest
 from sqlmodel import col, select
 
 from pbm.games import GAMES
-from pbm.mail import parse_message
 from pbm.mail.html_text import html_to_text
+from pbm.mail.inbound import parse_message
 from pbm.mail.smtp_out import SendOutcome
 from pbm.mailstore import DbOutbox
 from pbm.services import mail_html

@@ -29,8 +29,10 @@ def test_every_verb_names_one_registered_command() -> None:
 
 def test_registering_again_changes_nothing_and_a_clash_is_refused() -> None:
     before = list(registry.GAME_COMMANDS)
-    registry.register(*before)
+    groups = {key: list(commands) for key, commands in registry.HELP_GROUPS.items()}
+    registry.register("help_group_game_play", *before)
     assert before == registry.GAME_COMMANDS
+    assert groups == registry.HELP_GROUPS
 
     class Clash(Command):
         name = "mover"
@@ -39,7 +41,7 @@ def test_registering_again_changes_nothing_and_a_clash_is_refused() -> None:
         summary = "taken"
 
     with pytest.raises(ValueError, match="'move'"):
-        registry.register(Clash())
+        registry.register("help_group_game_play", Clash())
     assert "mover" not in registry.GAME_VERBS  # refused whole, not half registered
 
 

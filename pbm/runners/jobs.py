@@ -1,0 +1,54 @@
+"""A periodic job (pbm.app.PERIODIC_JOBS) run every `every_seconds`, by one daemon of
+a cluster per due time (pbm.jobs.run_for_cluster)."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+
+from sqlalchemy.engine import Engine
+
+from pbm.clock import Clock
+from pbm.config import Config
+from pbm.jobs import PeriodicJob, run_for_cluster
+from pbm.logfmt import kv
+from pbm.runners.base import Runner, Signals, wait
+from pbm.store.failures import classify, describe_failure
+
+log = logging.getLogger("pbm.daemon")
+
+
+class JobRunner(Runner):
+    def __init__(
+        self, signals: Signals, job: PeriodicJob, engine: Engine, clock: Clock, config: Config
+    ) -> None:
+        super().__init__(signals)
+        self.job = job
+        self.name = job.name
+        self.engine = engine
+        self.clock = clock
+        self.config = config
+
+    async def run(self) -> None:
+        job, stop = self.job, self.signals.stop
+        while not stop.is_set():
+            try:
+                ran = await asyncio.to_thread(
+                    run_for_cluster,
+                    self.engine,
+                    self.clock,
+                    self.config,
+                    job.name,
+                    job.every_seconds,
+                    job.run,
+                )
+                if ran:  # which daemon ran which due time, for the operator
+                    log.info(kv("job_ran", job=job.name))
+            except Exception as exc:
+                if not classify(exc).temporary:
+                    log.exception(kv("job_failed", job=job.name, error=repr(exc)))
+                else:  # due work is still due next time
+                    log.warning(
+                        kv("job_store_unavailable", job=job.name, error=describe_failure(exc))
+                    )
+            await wait(stop, job.every_seconds)
