@@ -87,6 +87,25 @@ def test_to_move_and_outcome_agree_and_running_games_have_moves(game: Game, opti
 
 
 @pytest.mark.parametrize(("game", "options"), CASES)
+def test_status_gives_outcome_and_turn_as_values_and_render_draws_its_headline(
+    game: Game, options: dict
+):
+    for state, _ in _playouts(game, options, 3):
+        status = game.status(state)
+        assert status.outcome == game.outcome(state)
+        assert status.to_move == game.to_move(state)
+        assert status.headline and all(line.strip() for line in status.headline)
+        for seat in (None, *range(len(game.seats))):
+            drawn = game.render(state, seat).splitlines()
+            bare = game.render(state, seat, headline=False).splitlines()
+            # The headline is a run of the drawing's lines, and all that headline=False drops.
+            start = next(i for i, line in enumerate(drawn) if line not in bare)
+            run = drawn[start : start + len(status.headline)]
+            assert [line.strip() for line in run] == [line.strip() for line in status.headline]
+            assert drawn[:start] + drawn[start + len(status.headline) :] == bare
+
+
+@pytest.mark.parametrize(("game", "options"), CASES)
 def test_apply_is_pure(game: Game, options: dict):
     for state, moves in _playouts(game, options, 2):
         before = game.dump(state)

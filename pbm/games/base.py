@@ -90,6 +90,17 @@ class Outcome:
     scores: tuple[int, ...] | None = None
 
 
+@dataclass(frozen=True, slots=True)
+class Status:
+    """Where a game stands, as values: how it ended (or None), the seat to move (None
+    when nobody is, or once it ended) and the headline, the lines `render` draws
+    under the board to say so. Code reads these fields, never `render`'s words."""
+
+    outcome: Outcome | None
+    to_move: int | None
+    headline: tuple[str, ...]
+
+
 def _parse_bool(text: str) -> bool:
     low = text.strip().lower()
     if low in ("1", "yes", "y", "true", "on"):
@@ -228,8 +239,19 @@ class Game(Generic[StateT, MoveT]):
     def outcome(self, state: StateT) -> Outcome | None:
         raise NotImplementedError
 
-    def render(self, state: StateT, seat: int | None = None) -> str:
+    def headline(self, state: StateT) -> list[str]:
+        """The status lines `render` draws (without their indent): whose turn and what
+        to do, or how the game ended."""
         raise NotImplementedError
+
+    def render(self, state: StateT, seat: int | None = None, *, headline: bool = True) -> str:
+        """The board as text for `seat` (None: an observer). `headline=False` leaves
+        out the lines of `headline` (a finished board's mail says the result once)."""
+        raise NotImplementedError
+
+    def status(self, state: StateT) -> Status:
+        """The outcome, the seat to move and the headline of `state`."""
+        return Status(self.outcome(state), self.to_move(state), tuple(self.headline(state)))
 
     def dump(self, state: StateT) -> str:
         raise NotImplementedError

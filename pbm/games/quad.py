@@ -413,7 +413,7 @@ Letters may be in any case."""
             raise IllegalMoveError(text, f"it plays {self.describe_move(state, move)}")
 
     # -- display and position text --------------------------------------------
-    def render(self, state: QuadState, seat: int | None = None) -> str:
+    def render(self, state: QuadState, seat: int | None = None, *, headline: bool = True) -> str:
         cells = ["."] * SQUARES
         for sq in squares_of(state.white):
             cells[sq] = "O"
@@ -428,8 +428,12 @@ Letters may be in any case."""
                 for s in (WHITE, BLACK)
             )
         )
-        lines.append("  " + self._status(state))
+        if headline:
+            lines += ["  " + line for line in self.headline(state)]
         return "\n".join(lines) + "\n"
+
+    def headline(self, state: QuadState) -> list[str]:
+        return [self._status(state)]
 
     def _status(self, state: QuadState) -> str:
         result = state.result

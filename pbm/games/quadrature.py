@@ -438,7 +438,9 @@ b6-b7 converts d7 f7."""
         return "two non-aggressive sideways moves in a row: move forward or convert"
 
     # -- text ------------------------------------------------------------------------
-    def render(self, state: QuadratureState, seat: int | None = None) -> str:
+    def render(
+        self, state: QuadratureState, seat: int | None = None, *, headline: bool = True
+    ) -> str:
         black, white = state.black, state.white
         cells = []
         plates = qb.PLATE[0] | qb.PLATE[1]
@@ -460,14 +462,15 @@ b6-b7 converts d7 f7."""
         white_notes, black_notes = notes(qb.WHITE), notes(qb.BLACK)
         side_notes = [*white_notes, "", "", "", "", "", black_notes[2], *black_notes[:2]]
         lines = render_grid(cells, qb.SIZE, qb.SIZE, side_notes=side_notes)
-        if state.result is None:
-            lines.append(f"{SIDE_NAMES[state.turn]} to move")
-        else:
-            who = (
-                "Draw" if state.result.winner is None else SIDE_NAMES[state.result.winner] + " wins"
-            )
-            lines.append(f"Game over: {who} ({state.result.reason})")
+        if headline:
+            lines += self.headline(state)
         return "\n".join(lines) + "\n"
+
+    def headline(self, state: QuadratureState) -> list[str]:
+        if state.result is None:
+            return [f"{SIDE_NAMES[state.turn]} to move"]
+        who = "Draw" if state.result.winner is None else SIDE_NAMES[state.result.winner] + " wins"
+        return [f"Game over: {who} ({state.result.reason})"]
 
     def dump(self, state: QuadratureState) -> str:
         """`BOARD SIDE BLACKMARKER WHITEMARKER REPETITION [from ORIGIN MOVES]`.

@@ -705,7 +705,9 @@ shown yet."""
         return text
 
     # -- the board ---------------------------------------------------------------------------
-    def render(self, state: QuadrupelState, seat: int | None = None) -> str:
+    def render(
+        self, state: QuadrupelState, seat: int | None = None, *, headline: bool = True
+    ) -> str:
         rules = state.rules
         dotted = rules.variant in DOTTED
         cells = []
@@ -733,8 +735,12 @@ shown yet."""
             column = len(lines[1]) - len(notes[0])
             lines[0] = lines[0].ljust(column) + "zones"
         lines.append(f"{_variant_label(rules)}; X = Black, O = White")
-        lines.extend(_status_lines(state))
+        if headline:
+            lines += self.headline(state)
         return "\n".join(lines) + "\n"
+
+    def headline(self, state: QuadrupelState) -> list[str]:
+        return _status_lines(state)
 
     # -- position text ------------------------------------------------------------------------
     def dump(self, state: QuadrupelState) -> str:

@@ -383,7 +383,7 @@ There is no pass to type: when no move exists the game is over."""
         return size**4 + low * size * size + high
 
     # -- boards and position text ---------------------------------------------------
-    def render(self, state: QuarodState, seat: int | None = None) -> str:
+    def render(self, state: QuarodState, seat: int | None = None, *, headline: bool = True) -> str:
         size = state.size
         cells = []
         for square, cell in enumerate(state.cells):
@@ -403,16 +403,21 @@ There is no pass to type: when no move exists the game is over."""
         lines.append(f"  Score now: Black {black_score}, White {white_score}")
         if state.switched:
             lines.append("  Pie switch taken: the first player now holds White")
+        if headline:
+            lines += ["  " + line for line in self.headline(state)]
+        return "\n".join(lines) + "\n"
+
+    def headline(self, state: QuarodState) -> list[str]:
         result = self.outcome(state)
         if result is None:
-            note = f"  {COLOUR_NAMES[state.turn]} to move"
+            note = f"{COLOUR_NAMES[state.turn]} to move"
             if self._pie_open(state):
                 note += '; White may answer "swap" (pie rule)'
-            lines.append(note)
-        else:
-            who = COLOUR_NAMES[result.winner] if result.winner is not None else "nobody"
-            lines += _wrap(f"  Game over: {who} wins", f"({result.reason})".split())
-        return "\n".join(lines) + "\n"
+            return [note]
+        who = COLOUR_NAMES[result.winner] if result.winner is not None else "nobody"
+        return [
+            line[2:] for line in _wrap(f"  Game over: {who} wins", f"({result.reason})".split())
+        ]
 
     def dump(self, state: QuarodState) -> str:
         size = state.size

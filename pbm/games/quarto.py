@@ -336,7 +336,7 @@ in the same order also work (1 = the first letter: 1111 = TLRH,
             raise IllegalMoveError(text, f"{CODES[piece]} is already on the board")
 
     # -- the board -------------------------------------------------------------
-    def render(self, state: QuartoState, seat: int | None = None) -> str:
+    def render(self, state: QuartoState, seat: int | None = None, *, headline: bool = True) -> str:
         # Nothing in Quarto is hidden, so every seat sees the same board.
         quartos = state.variant.quartos(state.sums)
         winning = {s for _, squares, _ in quartos for s in squares}
@@ -353,11 +353,27 @@ in the same order also work (1 = the first letter: 1111 = TLRH,
             lines.append(f"  {rank + 1} |" + "|".join(cells) + f"|  {rank + 1}")
             lines.append(rule)
         lines.append(letters)
-        lines += ["  " + line for line in self._status(state)]
+        lines += ["  " + line for line in self._status(state, headline)]
         lines += ["  " + line for line in KEY]
         return "\n".join(lines) + "\n"
 
-    def _status(self, state: QuartoState) -> list[str]:
+    def headline(self, state: QuartoState) -> list[str]:
+        if state.result == DRAW:
+            return ["Draw: all 16 pieces placed without a quarto."]
+        if state.result != RUNNING:
+            groups = self._quarto_groups(state)
+            winner = f"QUARTO! {self.seats[state.result]} wins:"
+            if len(groups) == 1:
+                return [f"{winner} {groups[0]}"]
+            # One group a line keeps the board within 72 columns.
+            return [winner] + [f"  {group}" for group in groups]
+        if state.held == EMPTY:
+            return [f"To give ({self.seats[0]}): any piece"]
+        return [f"To place ({self.seats[self.to_move(state) or 0]}): {CODES[state.held]}"]
+
+    def _status(self, state: QuartoState, headline: bool) -> list[str]:
+        """The lines under the board: the variant's notes, the headline (if asked
+        for) and the pieces not yet used."""
         var = state.variant
         status = []
         if var.advanced:
@@ -366,20 +382,8 @@ in the same order also work (1 = the first letter: 1111 = TLRH,
             names = attributes_text(var.attributes).split(",")
             verb = "counts" if len(names) == 1 else "count"
             status.append(f"Beginners: only {_and_list(names)} {verb}.")
-        seat = self.to_move(state)
-        if state.result == DRAW:
-            status.append("Draw: all 16 pieces placed without a quarto.")
-        elif state.result != RUNNING:
-            groups = self._quarto_groups(state)
-            winner = f"QUARTO! {self.seats[state.result]} wins:"
-            if len(groups) == 1:
-                status.append(f"{winner} {groups[0]}")
-            else:  # one group a line keeps the board within 72 columns
-                status += [winner] + [f"  {group}" for group in groups]
-        elif state.held == EMPTY:
-            status.append(f"To give ({self.seats[0]}): any piece")
-        else:
-            status.append(f"To place ({self.seats[seat or 0]}): {CODES[state.held]}")
+        if headline:
+            status += self.headline(state)
         if state.unused:
             codes = [CODES[p] for p in state.unused]
             head = f"Unused ({len(codes)}): "

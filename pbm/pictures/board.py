@@ -166,10 +166,10 @@ def game_status(
     game: AnyGame, state: State, names: Sequence[str], running: str | None = None
 ) -> str:
     """How the game ended, or `running` (by default who is to move)."""
-    result = game.outcome(state)
+    status = game.status(state)
+    result = status.outcome
     if result is None:
-        seat = game.to_move(state)
-        return running or f"{names[seat or 0]} to move"
+        return running or f"{names[status.to_move or 0]} to move"
     who = "draw" if result.winner is None else f"{names[result.winner]} wins"
     return f"Game over, {who}: {result.reason}"
 

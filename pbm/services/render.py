@@ -14,7 +14,7 @@ from datetime import datetime
 from pbm.games.base import State
 from pbm.services import conditional_tree, words
 from pbm.services.boards import Board
-from pbm.services.finished import with_reason, without_status
+from pbm.services.finished import with_reason
 from pbm.services.secrecy import ShownMove, hidden_moves, may_hide, shown_echo, shown_text
 from pbm.store.models import User
 from pbm.texts import phrase, render, wrap
@@ -121,8 +121,8 @@ def drawing(board: Board, state: State, seat: int | None, *, final: bool = False
     """The board drawn for `seat` (a game that hides nothing draws the same for all).
     `final`: the last position of a finished board, drawn without the rules' "to move"
     and "Game over" lines (the result line says how it ended)."""
-    text = board.rules.render(state, seat if may_hide(board.rules) else None).rstrip("\n")
-    return without_status(board.rules, text) if final else text
+    viewer = seat if may_hide(board.rules) else None
+    return board.rules.render(state, viewer, headline=not final).rstrip("\n")
 
 
 def last_move_line(
