@@ -353,3 +353,45 @@ def test_the_checks_see_a_fault() -> None:
         "pbm.games.quarto imports pbm.ratings",
         "pbm.games.quarto imports pbm.ratings.glicko2",
     ]
+
+
+def test_bots_and_pictures_use_only_the_games_board_api() -> None:
+    """A game's fast board code (`*_board`, `*_lines`, `*_pieces`) is private to the
+    game: bots and pictures import the game module's `__all__` names only, so a board's
+    representation changes in one package (docs/protocol.md, "Board API")."""
+    private = ("_board", "_lines", "_pieces")
+    users = [m for m in MODULES if m.partition(".")[2].partition(".")[0] in ("bots", "pictures")]
+    found = [
+        f"{module} imports {target}"
+        for module in users
+        for target in sorted(GRAPH[module])
+        if target.startswith("pbm.games.") and target.endswith(private)
+    ]
+    for module in users:
+        tree = ast.parse(MODULES[module].read_text(encoding="utf-8"))
+        for node in ast.walk(tree):
+            if not isinstance(node, ast.ImportFrom) or node.module not in MODULES:
+                continue
+            if not node.module.startswith("pbm.games."):
+                continue
+            public = _all_of(node.module)
+            if public is None:
+                continue
+            found += [
+                f"{module} imports {node.module}.{alias.name}, not in its __all__"
+                for alias in node.names
+                if alias.name not in public
+            ]
+    assert found == []
+    assert _all_of("pbm.games.quarto"), "the games list their board API in __all__"
+
+
+def _all_of(module: str) -> set[str] | None:
+    """The names a module's `__all__` lists, or None if it has none."""
+    tree = ast.parse(MODULES[module].read_text(encoding="utf-8"))
+    for node in tree.body:
+        if isinstance(node, ast.Assign) and any(
+            isinstance(t, ast.Name) and t.id == "__all__" for t in node.targets
+        ):
+            return set(ast.literal_eval(node.value))
+    return None

@@ -12,15 +12,18 @@ import random
 from collections.abc import Sequence
 
 from pbm.bots.tactics import LOSS, WIN, Tactics, sigmoid
-from pbm.games.quad import GAME, WHITE, QuadMove, QuadState
-from pbm.games.quad_board import (
+from pbm.games.quad import (
     CAPTURE_PAIRS,
     FIFTH_ON_RANK,
     FOUR_STARTS_H,
     FOUR_STARTS_V,
     FULL,
+    GAME,
     NOT_FILE_A,
     SQUARES,
+    WHITE,
+    QuadMove,
+    QuadState,
     exact_four,
 )
 

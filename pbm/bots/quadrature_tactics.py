@@ -15,13 +15,14 @@ from __future__ import annotations
 import random
 
 from pbm.bots.tactics import Tactics, sigmoid
-from pbm.games.quadrature import QuadratureMove, QuadratureState
-from pbm.games.quadrature_board import (
+from pbm.games.quadrature import (
     LOSING_COUNT,
     PASS,
     PLATE,
     RANK,
     SIZE,
+    QuadratureMove,
+    QuadratureState,
     play,
     squared_by,
 )

@@ -22,8 +22,16 @@ from collections.abc import Hashable, Sequence
 from pbm.bots.exact import Solver
 from pbm.bots.tactics import DRAW, LOSS, Clock, Tactics, flip, sigmoid
 from pbm.games.grid import square_name
-from pbm.games.quadrupel import GAME, SEAT_NAMES, START, QuadrupelMove, QuadrupelState
-from pbm.games.quadrupel_board import SHAPES, SIZE, SQUARES
+from pbm.games.quadrupel import (
+    GAME,
+    SEAT_NAMES,
+    SHAPES,
+    SIZE,
+    SQUARES,
+    START,
+    QuadrupelMove,
+    QuadrupelState,
+)
 
 # Playouts are cut after this many plies and judged by how near each side is to a shape.
 PLAYOUT_DEPTH = 24

@@ -15,8 +15,7 @@ import random
 from collections.abc import Hashable, Sequence
 
 from pbm.bots.tactics import Clock, Tactics
-from pbm.games.quarod import QuarodMove, QuarodState
-from pbm.games.quarod_board import PIE, geometry
+from pbm.games.quarod import PIE, QuarodMove, QuarodState, geometry
 
 # Playouts level 1 spends on the pie decision.
 PIE_PLAYOUTS = 48

@@ -37,9 +37,16 @@ from functools import cache
 
 from pbm.bots.exact import OutOfTime
 from pbm.bots.tactics import DRAW, LOSS, WIN, Clock, Tactics
-from pbm.games.quarto import EMPTY, NONE, QuartoMove, QuartoState
-from pbm.games.quarto_lines import SQUARES, Variant
-from pbm.games.quarto_pieces import ATTRIBUTE_BITS, PIECES
+from pbm.games.quarto import (
+    ATTRIBUTE_BITS,
+    EMPTY,
+    NONE,
+    PIECES,
+    SQUARES,
+    QuartoMove,
+    QuartoState,
+    Variant,
+)
 
 # The search's values for the player to move: 2 a win, 1 a draw, 0 a loss (negamax: 2 - v).
 _WIN, _DRAW, _LOSS = 2, 1, 0

@@ -14,8 +14,7 @@ import random
 from collections.abc import Hashable, Sequence
 
 from pbm.bots.tactics import DRAW, LOSS, WIN, Tactics
-from pbm.games.quarto import EMPTY, NONE, PLACE_ONLY, QuartoMove, QuartoState
-from pbm.games.quarto_lines import Variant
+from pbm.games.quarto import EMPTY, NONE, PLACE_ONLY, QuartoMove, QuartoState, Variant
 
 # Try the exact search (pbm/bots/quarto_exact.py) from this many empty squares on: it
 # proves 10 in one to two seconds of CPU; from 11 and 12 it proves what it can in time.

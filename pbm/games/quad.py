@@ -29,7 +29,11 @@ from pbm.games.base import (
 from pbm.games.grid import find_squares, parse_square, render_grid, square_name
 from pbm.games.quad_board import (
     CAPTURE_PAIRS,
+    FIFTH_ON_RANK,
+    FOUR_STARTS_H,
+    FOUR_STARTS_V,
     FULL,
+    NOT_FILE_A,
     RIM,
     SIZE,
     SQUARES,
@@ -37,6 +41,32 @@ from pbm.games.quad_board import (
     has_step,
     squares_of,
 )
+
+# The game's API for bots and pictures: the rules' values and, re-exported here, the
+# fast board facts they search and draw with (docs/protocol.md, "Board API"). Bots
+# and pictures import them from this module, never from `quad_board`, so the board's
+# representation can change behind this list (tests/test_layers.py holds them to it).
+__all__ = [
+    "BLACK",
+    "CAPTURE_PAIRS",
+    "FIFTH_ON_RANK",
+    "FOUR",
+    "FOUR_STARTS_H",
+    "FOUR_STARTS_V",
+    "FULL",
+    "GAME",
+    "NOT_FILE_A",
+    "RIM",
+    "SIZE",
+    "SQUARES",
+    "SYMBOLS",
+    "WHITE",
+    "Quad",
+    "QuadMove",
+    "QuadState",
+    "exact_four",
+    "squares_of",
+]
 
 WHITE, BLACK = 0, 1
 SYMBOLS = ("O", "X")

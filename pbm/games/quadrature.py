@@ -25,6 +25,48 @@ from pbm.games.base import (
     squash,
 )
 from pbm.games.grid import FILES, render_grid
+from pbm.games.quadrature_board import (
+    BLACK,
+    LOSING_COUNT,
+    MEN,
+    PASS,
+    PLATE,
+    RANK,
+    SIZE,
+    WHITE,
+    bit,
+    bits,
+    count,
+    play,
+    point,
+    squared_by,
+)
+
+# The game's API for bots and pictures: the rules' values and, re-exported here, the
+# fast board facts they search and draw with (docs/protocol.md, "Board API"). Bots
+# and pictures import them from this module, never from `quadrature_board`, so the board's
+# representation can change behind this list (tests/test_layers.py holds them to it).
+__all__ = [
+    "BLACK",
+    "GAME",
+    "LOSING_COUNT",
+    "MEN",
+    "PASS",
+    "PLATE",
+    "RANK",
+    "SIDE_NAMES",
+    "SIZE",
+    "WHITE",
+    "Quadrature",
+    "QuadratureMove",
+    "QuadratureState",
+    "bit",
+    "bits",
+    "count",
+    "play",
+    "point",
+    "squared_by",
+]
 
 SIDE_NAMES = ("Black", "White")
 SIDE_LETTERS = ("b", "w")

@@ -43,6 +43,29 @@ from pbm.games.quadrupel_board import (
     ZONES,
 )
 
+# The game's API for bots and pictures: the rules' values and, re-exported here, the
+# fast board facts they search and draw with (docs/protocol.md, "Board API"). Bots
+# and pictures import them from this module, never from `quadrupel_board`, so the board's
+# representation can change behind this list (tests/test_layers.py holds them to it).
+__all__ = [
+    "BLACK",
+    "DOTTED",
+    "GAME",
+    "SEAT_NAMES",
+    "SHAPES",
+    "SHAPE_NAMES",
+    "SIZE",
+    "SQUARES",
+    "START",
+    "SYMBOLS",
+    "VARIANT_TITLES",
+    "WHITE",
+    "ZONES",
+    "Quadrupel",
+    "QuadrupelMove",
+    "QuadrupelState",
+]
+
 BLACK, WHITE = 0, 1
 SEAT_NAMES = ("Black", "White")
 SYMBOLS = ("X", "O")

@@ -37,6 +37,25 @@ from pbm.games.quarod_board import (
     score,
 )
 
+# The game's API for bots and pictures: the rules' values and, re-exported here, the
+# fast board facts they search and draw with (docs/protocol.md, "Board API"). Bots
+# and pictures import them from this module, never from `quarod_board`, so the board's
+# representation can change behind this list (tests/test_layers.py holds them to it).
+__all__ = [
+    "BLACK",
+    "COLOUR_NAMES",
+    "GAME",
+    "PIE",
+    "WHITE",
+    "Quarod",
+    "QuarodMove",
+    "QuarodState",
+    "colour_of",
+    "geometry",
+    "rod_of",
+    "score",
+]
+
 COLOUR_NAMES = ("Black", "White")
 # Position text: Black pieces N E S W, White pieces n e s w, '.' empty.
 DUMP_LETTERS = ".NESWnesw"

@@ -31,14 +31,40 @@ from pbm.games.quarto_lines import SIZE, SQUARES, Variant, variant
 from pbm.games.quarto_pieces import (
     ALL_ATTRIBUTES,
     ALL_WORD,
+    ATTRIBUTE_BITS,
     CODES,
     KEY,
     PIECES,
+    VALUE_WORDS,
     attributes_mask,
     attributes_text,
     parse_attributes,
     parse_piece,
 )
+
+# The game's API for bots and pictures: the rules' values and, re-exported here, the
+# fast board facts they search and draw with (docs/protocol.md, "Board API"). Bots
+# and pictures import them from this module, never from `quarto_lines` or
+# `quarto_pieces`, so the board's representation can change behind this list
+# (tests/test_layers.py holds them to it).
+__all__ = [
+    "ALL_ATTRIBUTES",
+    "ATTRIBUTE_BITS",
+    "CODES",
+    "EMPTY",
+    "GAME",
+    "NONE",
+    "PIECES",
+    "PLACE_ONLY",
+    "SIZE",
+    "SQUARES",
+    "VALUE_WORDS",
+    "Quarto",
+    "QuartoMove",
+    "QuartoState",
+    "Variant",
+    "attributes_text",
+]
 
 EMPTY = -1  # no piece: an empty square, or nothing held
 NONE = 16  # the "no square" / "no give" field of a move

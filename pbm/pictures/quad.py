@@ -7,8 +7,7 @@ from collections.abc import Mapping, Sequence
 
 from pbm.games import AnyGame
 from pbm.games.grid import square_name
-from pbm.games.quad import BLACK, FOUR, SYMBOLS, WHITE, QuadState
-from pbm.games.quad_board import RIM, SIZE, squares_of
+from pbm.games.quad import BLACK, FOUR, RIM, SIZE, SYMBOLS, WHITE, QuadState, squares_of
 from pbm.pictures.board import (
     BAND,
     GAP,

@@ -5,8 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from pbm.games import AnyGame
-from pbm.games import quadrature_board as qb
+from pbm.games import AnyGame, quadrature
 from pbm.games.quadrature import SIDE_NAMES, QuadratureState
 from pbm.pictures.board import (
     BAND,
@@ -44,7 +43,7 @@ GROUPS = ("Black men", "White men")
 
 def man(canvas: Canvas, box: Box, side: int) -> None:
     """A man: Black dark, White light, each with an edge that shows on the wood."""
-    if side == qb.BLACK:
+    if side == quadrature.BLACK:
         canvas.disc(box, fill=DARK_MAN, outline=DARK_EDGE, width=1)
     else:
         canvas.disc(box, fill=LIGHT_MAN, outline=LIGHT_EDGE, width=1.5)
@@ -52,8 +51,8 @@ def man(canvas: Canvas, box: Box, side: int) -> None:
 
 def _plate(file: int, rank: int) -> int | None:
     """The side whose home plate holds the point, if any (PLATE is indexed by owner)."""
-    for side in (qb.BLACK, qb.WHITE):
-        if qb.PLATE[side] & qb.bit(file, rank):
+    for side in (quadrature.BLACK, quadrature.WHITE):
+        if quadrature.PLATE[side] & quadrature.bit(file, rank):
             return side
     return None
 
@@ -61,17 +60,17 @@ def _plate(file: int, rank: int) -> int | None:
 class QuadratureView(View):
     def __init__(self, game: AnyGame, state: QuadratureState, names: Sequence[str]) -> None:
         pieces: dict[str, Piece] = {}
-        for side, men in ((qb.BLACK, state.black), (qb.WHITE, state.white)):
-            for index in qb.bits(men):
-                pieces[name(*qb.point(index))] = Piece(GROUPS[side])
+        for side, men in ((quadrature.BLACK, state.black), (quadrature.WHITE, state.white)):
+            for index in quadrature.bits(men):
+                pieces[name(*quadrature.point(index))] = Piece(GROUPS[side])
         super().__init__(pieces, GROUPS, names)
         self.state = state
         self.game = game
-        self.on_board = (qb.count(state.black), qb.count(state.white))
+        self.on_board = (quadrature.count(state.black), quadrature.count(state.white))
 
     def reserve(self, side: int) -> int:
         # Each side owns 16 men; those not on the board are its reserve (help page, "INTRO").
-        return max(qb.MEN - self.on_board[side], 0)
+        return max(quadrature.MEN - self.on_board[side], 0)
 
     @property
     def status(self) -> str:
@@ -81,36 +80,36 @@ class QuadratureView(View):
         lines = [
             f"{SIDE_NAMES[side]}: {self.on_board[side]} on the board, {self.reserve(side)} in"
             f" reserve, marker {self.state.markers[side]}"
-            for side in (qb.BLACK, qb.WHITE)
+            for side in (quadrature.BLACK, quadrature.WHITE)
         ]
         lines.append("Home plates: Black's e1 f1 g1, White's e11 f11 g11")
         return lines
 
     @property
     def size(self) -> tuple[int, int]:
-        board = qb.SIZE * CELL + 2 * BAND
+        board = quadrature.SIZE * CELL + 2 * BAND
         return board + GAP + PANEL, board
 
     def paint(self, canvas: Canvas, x: float, y: float, marks: Mapping[str, Mark]) -> None:
-        grid = Grid(x + BAND, y + BAND, qb.SIZE, qb.SIZE, CELL)
+        grid = Grid(x + BAND, y + BAND, quadrature.SIZE, quadrature.SIZE, CELL)
 
         def fill(file: int, rank: int) -> Colour:
             return WOOD if _plate(file, rank) is None else WOOD_DEEP
 
         paint_board(canvas, grid, fill, marks, self.pieces)
-        for side in (qb.BLACK, qb.WHITE):
+        for side in (quadrature.BLACK, quadrature.WHITE):
             # Each plate framed as one piece: e..g of rank 1 (Black's) and rank 11 (White's).
-            rank = 0 if side == qb.BLACK else qb.SIZE - 1
+            rank = 0 if side == quadrature.BLACK else quadrature.SIZE - 1
             left = grid.box(4, rank)
             right = grid.box(6, rank)
             canvas.rect((left[0], left[1], right[2], right[3]), outline=LINE, width=2.5)
         for square, piece in self.pieces.items():
             side = GROUPS.index(piece.group)
             man(canvas, inset(grid.box(*grid.square(square)), 4), side)
-        panel = x + qb.SIZE * CELL + 2 * BAND + GAP
+        panel = x + quadrature.SIZE * CELL + 2 * BAND + GAP
         # White starts at the top of the board, so its reserve is drawn at the top.
-        self._side(canvas, panel, grid.y, qb.WHITE)
-        self._side(canvas, panel, grid.y + grid.height - SIDE_HEIGHT, qb.BLACK)
+        self._side(canvas, panel, grid.y, quadrature.WHITE)
+        self._side(canvas, panel, grid.y + grid.height - SIDE_HEIGHT, quadrature.BLACK)
 
     def _side(self, canvas: Canvas, x: float, y: float, side: int) -> None:
         man(canvas, (x, y, x + 16, y + 16), side)

@@ -13,8 +13,17 @@ from collections.abc import Mapping, Sequence
 
 from pbm.games import AnyGame
 from pbm.games.grid import square_name
-from pbm.games.quadrupel import DOTTED, SEAT_NAMES, SYMBOLS, VARIANT_TITLES, QuadrupelState
-from pbm.games.quadrupel_board import SHAPE_NAMES, SHAPES, SIZE, ZONES
+from pbm.games.quadrupel import (
+    DOTTED,
+    SEAT_NAMES,
+    SHAPE_NAMES,
+    SHAPES,
+    SIZE,
+    SYMBOLS,
+    VARIANT_TITLES,
+    ZONES,
+    QuadrupelState,
+)
 from pbm.pictures.board import (
     BAND,
     Grid,

@@ -12,8 +12,16 @@ from collections.abc import Mapping, Sequence
 
 from pbm.games import AnyGame
 from pbm.games.grid import square_name
-from pbm.games.quarod import COLOUR_NAMES, QuarodState
-from pbm.games.quarod_board import BLACK, WHITE, colour_of, geometry, rod_of, score
+from pbm.games.quarod import (
+    BLACK,
+    COLOUR_NAMES,
+    WHITE,
+    QuarodState,
+    colour_of,
+    geometry,
+    rod_of,
+    score,
+)
 from pbm.pictures.board import BAND, Grid, Mark, Piece, View, game_status, inset, paint_board
 from pbm.pictures.canvas import (
     DARK_EDGE,

@@ -12,13 +12,14 @@ from collections.abc import Mapping, Sequence
 
 from pbm.games import AnyGame
 from pbm.games.grid import square_name
-from pbm.games.quarto import EMPTY, QuartoState
-from pbm.games.quarto_lines import SIZE
-from pbm.games.quarto_pieces import (
+from pbm.games.quarto import (
     ALL_ATTRIBUTES,
     ATTRIBUTE_BITS,
     CODES,
+    EMPTY,
+    SIZE,
     VALUE_WORDS,
+    QuartoState,
     attributes_text,
 )
 from pbm.pictures.board import (
