@@ -42,7 +42,7 @@ from pbm.services.context import Context
 from pbm.store import claims, queries
 from pbm.store.engine import session_for
 from pbm.store.failures import describe_failure, unavailable_on_failure
-from pbm.store.models import InboundMessage
+from pbm.store.models import InboundMessage, MessageStatus
 from pbm.store.types import table_of
 from pbm.work import run_work
 
@@ -224,7 +224,7 @@ def _mark_failed(
         )
         row = session.get(InboundMessage, inbound_id)
         assert row is not None
-        row.status = "failed"
+        row.status = MessageStatus.FAILED
         row.error = trace
         row.processed_at = now
         session.add(row)
@@ -240,11 +240,11 @@ def _defer(
         row = session.get(InboundMessage, inbound_id)
         if row is None:
             raise KeyError(f"no inbound message {inbound_id}")
-        if row.status not in ("new", "failed"):
+        if row.status not in (MessageStatus.NEW, MessageStatus.FAILED):
             return row.status  # processed meanwhile, by another process
         row.attempts += 1
         if retry.gives_up(row.attempts):
-            row.status = "failed"
+            row.status = MessageStatus.FAILED
             row.error = (
                 f"gave up after {row.attempts} attempts over "
                 f"{retry.give_up_after.total_seconds() / 3600:.0f} h: "
@@ -254,7 +254,7 @@ def _defer(
             status = "failed"
         else:
             delay = retry.delay(row.attempts)
-            row.status = "new"
+            row.status = MessageStatus.NEW
             row.next_attempt_at = now + delay
             row.claimed_by = row.claimed_until = None  # the retry is any daemon's
             row.error = f"attempt {row.attempts}: the store failed ({reason.kind}): {reason}"
@@ -275,12 +275,12 @@ def retry_failed(
     """Process failed messages again (after a fix), their retry count reset; returns
     id -> new status."""
     with session_for(engine) as session:
-        query = select(InboundMessage).where(InboundMessage.status == "failed")
+        query = select(InboundMessage).where(InboundMessage.status == MessageStatus.FAILED)
         if ids:
             query = query.where(col(InboundMessage.id).in_(ids))
         rows = list(session.exec(query.order_by(col(InboundMessage.id))))
         for row in rows:
-            row.status = "new"
+            row.status = MessageStatus.NEW
             row.attempts = 0
             row.next_attempt_at = None
             session.add(row)
@@ -291,7 +291,7 @@ def retry_failed(
 
 def failed_messages(session: Session) -> list[InboundMessage]:
     """Messages whose processing raised a bug (or whose retries gave up), oldest first."""
-    query = select(InboundMessage).where(InboundMessage.status == "failed")
+    query = select(InboundMessage).where(InboundMessage.status == MessageStatus.FAILED)
     return list(session.exec(query.order_by(col(InboundMessage.id))))
 
 

@@ -25,7 +25,7 @@ from collections.abc import Sequence
 from datetime import datetime
 
 from pbm.services import consent, reply_budget
-from pbm.services.context import Context, Reply
+from pbm.services.context import Context, Reply, ReplyKind
 from pbm.texts import phrase
 
 log = logging.getLogger(__name__)
@@ -40,12 +40,14 @@ PICTURE_ROOM = 36 * 1024
 # Headers, the HTML page around the text and the line saying pictures were left out.
 _HTML_ROOM = 6 * 1024
 # Mails that show a board's state: for one board and reader the last of them wins.
-_BOARD_KINDS = frozenset({"board", "new-board", "removed", "notification"})
+_BOARD_KINDS = frozenset(
+    {ReplyKind.BOARD, ReplyKind.NEW_BOARD, ReplyKind.REMOVED, ReplyKind.NOTIFICATION}
+)
 # Mails to an account about a board it plays or asked to follow, which no reply budget
 # holds back (they go to confirmed addresses only, pbm.services.consent).
-_BUDGET_FREE_KINDS = frozenset({"board", "new-board", "removed", "notification", "chat"})
+_BUDGET_FREE_KINDS = _BOARD_KINDS | {ReplyKind.CHAT}
 # Tournament rounds and results: about his own tournament, never counted either.
-_TOURNAMENT_KINDS = frozenset({"tournament"})
+_TOURNAMENT_KINDS = frozenset({ReplyKind.TOURNAMENT})
 
 
 def bounded(ctx: Context, replies: Sequence[Reply]) -> list[Reply]:
@@ -109,7 +111,7 @@ def _merge_answers(answers: list[Reply]) -> Reply:
         to=list(first.to),
         subject=subject,
         body=capped,
-        kind=first.kind if len(answers) == 1 else "answers",
+        kind=first.kind if len(answers) == 1 else ReplyKind.ANSWERS,
         game_id=last.game_id if same_board else None,
         board=last.board if same_board else None,
         user_id=last.user_id if same_board else None,
@@ -234,7 +236,7 @@ def _one_notice(to: list[str], group: list[Reply]) -> Reply:
 def _within_budget(ctx: Context, reply: Reply) -> list[Reply]:
     """`reply` cut to the recipients within their budget (counted), and the one notice
     to each whose budget it is the first to pass."""
-    if reply.kind == consent.REQUEST_KIND or reply.kind in _TOURNAMENT_KINDS:
+    if reply.kind is ReplyKind.CONFIRMATION or reply.kind in _TOURNAMENT_KINDS:
         return [reply]  # requests have their own daily budget
     if not reply.answer and reply.kind in _BUDGET_FREE_KINDS and reply.user_id is not None:
         return [reply]
@@ -260,7 +262,7 @@ def _notice(address: str, until: datetime) -> Reply:
         to=[address],
         subject=phrase("subject_budget_notice"),
         body=phrase("budget_notice", until=until.strftime("%Y-%m-%d %H:%M UTC")) + "\n",
-        kind="budget-notice",
+        kind=ReplyKind.BUDGET_NOTICE,
         to_sender=True,
     )
 

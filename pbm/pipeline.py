@@ -39,14 +39,14 @@ from pbm.services import bounces, consent, streams, tokens
 from pbm.services.accounts import record_auth_failures
 from pbm.services.boards import Board, board_by_id, refusal
 from pbm.services.challenges import ChallengeError
-from pbm.services.context import Answering, Context, Reply
+from pbm.services.context import Answering, Context, Reply, ReplyKind
 from pbm.services.mail_html import html_order
 from pbm.services.mailing import board_facts, board_reply
 from pbm.services.outbox import outbox_values, queue_many, recipients_of
 from pbm.services.reasons import reason_of
 from pbm.services.render import summary
 from pbm.store import queries
-from pbm.store.models import OutboxMail, User
+from pbm.store.models import MessageStatus, OutboxMail, User
 from pbm.texts import echoed, phrase, render, wrap
 
 log = logging.getLogger(__name__)
@@ -60,14 +60,14 @@ class StoredMessage(NamedTuple):
     raw: bytes
 
 
-def handle_message(ctx: Context, row: StoredMessage) -> str:
+def handle_message(ctx: Context, row: StoredMessage) -> MessageStatus:
     """Run a stored message's commands, their replies left in `ctx` for the unit of work
     (pbm.work) to queue; returns done or ignored."""
     config = ctx.config
     ctx.answering = Answering(inbound_id=row.id)
     if len(row.raw) > config.max_message_bytes:
         log.warning("%s ignored: %d bytes", row.message_id, len(row.raw))
-        return "ignored"
+        return MessageStatus.IGNORED
     mail = parse_message(row.raw)
     ctx.sender = mail.sender
     # Bounces, complaints and stop requests come to addresses of their own, before the
@@ -77,10 +77,10 @@ def handle_message(ctx: Context, row: StoredMessage) -> str:
         return special
     if mail.robot:
         log.info("%s ignored: %s", row.message_id, mail.robot)
-        return "ignored"
+        return MessageStatus.IGNORED
     if not mail.sender or is_from_self(mail, config.own_addresses):
         log.info("%s ignored: from %r", row.message_id, mail.sender)
-        return "ignored"
+        return MessageStatus.IGNORED
     # A From that a trusted MTA found forged is a stranger's: its wrong passwords count
     # against the stranger budget, not against the address it pretends to be.
     ctx.sender_unverified = sender_verdict(mail.authentication_results, config.authserv_ids).failed
@@ -89,10 +89,12 @@ def handle_message(ctx: Context, row: StoredMessage) -> str:
     ctx.answering = Answering(bounded=True, mail=mail, inbound_id=row.id)
     run_mail(ctx, mail)
     bounces.reconfirm_on_mail(ctx)
-    return "done"
+    return MessageStatus.DONE
 
 
-def _to_special_address(ctx: Context, row: StoredMessage, mail: InboundMail) -> str | None:
+def _to_special_address(
+    ctx: Context, row: StoredMessage, mail: InboundMail
+) -> MessageStatus | None:
     """Handle a mail to the VERP, feedback or stop address (None for any other mail):
     a bounce or complaint is counted against the mailbox of the mail it returns, a stop
     request switches its stream off. Returns done, or ignored for what is neither."""
@@ -110,13 +112,14 @@ def _to_special_address(ctx: Context, row: StoredMessage, mail: InboundMail) -> 
         return _report(ctx, row, report, verp)
     if verp is not None:
         log.info("%s ignored: no bounce or complaint in it", row.message_id)
-        return "ignored"
+        return MessageStatus.IGNORED
     if stop is not None:
-        return "done" if streams.handle_stop_mail(ctx, stop) else "ignored"
+        done = streams.handle_stop_mail(ctx, stop)
+        return MessageStatus.DONE if done else MessageStatus.IGNORED
     return None  # a person's mail to the feedback address is an ordinary mail
 
 
-def _report(ctx: Context, row: StoredMessage, report: Report, verp: str | None) -> str:
+def _report(ctx: Context, row: StoredMessage, report: Report, verp: str | None) -> MessageStatus:
     """A bounce or complaint: attributed by its VERP address, else by the Message-ID of
     the original it returns; counted against that mail's recipient."""
     mail = None
@@ -135,9 +138,9 @@ def _report(ctx: Context, row: StoredMessage, report: Report, verp: str | None) 
             verp,
             report.original_message_id,
         )
-        return "ignored"
+        return MessageStatus.IGNORED
     bounces.record(ctx, report, mail, recipients_of(mail))
-    return "done"
+    return MessageStatus.DONE
 
 
 def plan(ctx: Context, mail: InboundMail) -> list[CommandLine | tuple[Command, Invocation]]:
@@ -288,7 +291,7 @@ def run_mail(ctx: Context, mail: InboundMail) -> None:
                 to=[ctx.sender],
                 subject=phrase("subject_skipped"),
                 body="\n\n".join(parts) + "\n",
-                kind="error",
+                kind=ReplyKind.ERROR,
                 quote_original=True,
                 to_sender=True,
                 answer=True,
@@ -367,7 +370,13 @@ def _error_reply(
     text = _fold_last_line(render("error", message=body.rstrip(), command=line))
     if board is None:
         reply = Reply(
-            [ctx.sender], subject, text, "error", quote_original=True, to_sender=True, answer=True
+            [ctx.sender],
+            subject,
+            text,
+            ReplyKind.ERROR,
+            quote_original=True,
+            to_sender=True,
+            answer=True,
         )
     else:
         reply = board_reply(
@@ -377,7 +386,7 @@ def _error_reply(
             to=[ctx.sender],
             subject=subject,
             body=text,
-            kind="error",
+            kind=ReplyKind.ERROR,
             to_sender=True,
             answer=True,
             quote_original=True,
@@ -413,7 +422,7 @@ def _no_command(ctx: Context) -> None:
             to=[ctx.sender],
             subject=phrase("subject_no_command"),
             body=render("no_command", server=ctx.config.server_address),
-            kind="help",
+            kind=ReplyKind.HELP,
             to_sender=True,
             answer=True,
         )

@@ -169,11 +169,18 @@ def outbox(
     source of each)."""
     from pbm.services.outbox import list_outbox, recipients_of
     from pbm.store.engine import session_for
+    from pbm.store.models import OutboxStatus
 
+    known = {s.value for s in OutboxStatus}
+    if status != "all" and status not in known:
+        raise typer.BadParameter(
+            f"{status!r}: write queued, sent, failed or all", param_hint="--status"
+        )
+    wanted = None if status == "all" else OutboxStatus(status)
     eng = engine(config(cli))
     try:
         with session_for(eng) as session:
-            rows = list_outbox(session, None if status == "all" else status)
+            rows = list_outbox(session, wanted)
     finally:
         eng.dispose()
     data: list[dict[str, Any]] = [

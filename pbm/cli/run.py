@@ -31,7 +31,7 @@ def run(
     from pbm.mail.inbound import parse_message
     from pbm.mail.visible import visible
     from pbm.pipeline import run_mail
-    from pbm.services.context import Answering
+    from pbm.services.context import Answering, ReplyKind
     from pbm.store import queries
     from pbm.work import unit_of_work
 
@@ -74,5 +74,5 @@ def run(
         typer.echo("")
         typer.echo(visible(reply.body).rstrip("\n"))
         typer.echo("")
-    if any(r.kind == "error" for r in ctx.replies):
+    if any(r.kind is ReplyKind.ERROR for r in ctx.replies):
         raise typer.Exit(1)

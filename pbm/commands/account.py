@@ -11,7 +11,7 @@ from pbm.mail.streams import MailReason, Stream
 from pbm.services import accounts, bounces, consent, lists, mail_html, streams
 from pbm.services.accounts import find_user
 from pbm.services.boards import board_from_row, rules_for
-from pbm.services.context import Context, Reply
+from pbm.services.context import Context, Reply, ReplyKind
 from pbm.store import queries
 from pbm.store.models import User, UserAddress
 from pbm.texts import echoed, phrase, render
@@ -50,7 +50,7 @@ class Signup(Command):
                     confirmation=consent.welcome_lines(ctx, user, own, token, asked),
                     server=ctx.config.server_address,
                 ),
-                "account",
+                ReplyKind.ACCOUNT,
                 token=token,
                 to_sender=True,
                 answer=True,
@@ -77,7 +77,7 @@ class _RequestAnswer(Command):
             ctx,
             phrase("subject_account", userid=user.userid),
             f"{text}\n\n{more}" if more else text,
-            "account",
+            ReplyKind.ACCOUNT,
         )
 
     done = ""  # the phrase that answers it
@@ -139,7 +139,7 @@ class Change(Command):
                 text += "\n\n" + phrase("address_to_confirm", addresses=" ".join(asked))
         else:
             raise UsageError(phrase("change_what", word=echoed(what)), self.full_usage())
-        answer(ctx, phrase("subject_account", userid=user.userid), text, "account")
+        answer(ctx, phrase("subject_account", userid=user.userid), text, ReplyKind.ACCOUNT)
 
 
 class Signoff(Command):
@@ -155,7 +155,7 @@ class Signoff(Command):
             ctx,
             phrase("subject_account", userid=user.userid),
             phrase("signed_off", userid=user.userid),
-            "account",
+            ReplyKind.ACCOUNT,
         )
 
 
@@ -195,7 +195,7 @@ class Set(Command):
                     raise UsageError(phrase("set_usage"), self.full_usage())
                 mail_html.set_format(ctx.session, user, value)
             text = phrase(f"format_{mail_html.mail_format(ctx.session, user.saved_id)}")
-        answer(ctx, phrase("subject_set", userid=user.userid), text, "account")
+        answer(ctx, phrase("subject_set", userid=user.userid), text, ReplyKind.ACCOUNT)
 
     def _stream(self, ctx: Context, user: User, words: list[str]) -> None:
         """`set ... mail STREAM on|off`: the stop address's switch, with the password."""
@@ -209,7 +209,7 @@ class Set(Command):
         stream, on = Stream(words[0].lower()), words[1].lower() == "on"
         streams.switch(ctx, user, stream, on)
         text = phrase("stream_state", stream=stream.value, state="on" if on else "off")
-        answer(ctx, phrase("subject_set", userid=user.userid), text, "account")
+        answer(ctx, phrase("subject_set", userid=user.userid), text, ReplyKind.ACCOUNT)
 
 
 class Delete(Command):
@@ -225,7 +225,7 @@ class Delete(Command):
             ctx,
             phrase("subject_account", userid=user.userid),
             phrase("deleted", userid=user.userid),
-            "account",
+            ReplyKind.ACCOUNT,
         )
 
 
@@ -239,14 +239,16 @@ class Help(Command):
 
     def run(self, ctx: Context, inv: Invocation) -> None:
         if not inv.words:
-            answer(ctx, phrase("subject_help", topic="pbm"), general_help(ctx.config), "help")
+            answer(
+                ctx, phrase("subject_help", topic="pbm"), general_help(ctx.config), ReplyKind.HELP
+            )
             return
         for topic in inv.words:
             answer(
                 ctx,
                 phrase("subject_help", topic=topic.lower()),
                 topic_help(topic, ctx.config),
-                "help",
+                ReplyKind.HELP,
             )
 
 
@@ -260,7 +262,7 @@ class ListCommand(Command):
 
     def run(self, ctx: Context, inv: Invocation) -> None:
         if not inv.words:
-            answer(ctx, phrase("subject_list"), lists.game_catalogue(), "list")
+            answer(ctx, phrase("subject_list"), lists.game_catalogue(), ReplyKind.LIST)
             return
         for word in inv.words:
             rules = rules_for(word)
@@ -272,7 +274,7 @@ class ListCommand(Command):
                 ctx,
                 phrase("subject_games", game=rules.title),
                 lists.games_table(boards) if boards else phrase("no_games", game=rules.title),
-                "list",
+                ReplyKind.LIST,
             )
 
 
@@ -317,7 +319,7 @@ class Message(Command):
                         recipients=" ".join(p.userid for p in people),
                     ).rstrip("\n")
                     + "\n",
-                    kind="message",
+                    kind=ReplyKind.MESSAGE,
                     user_id=person.id,
                     to_sender=True,
                     answer=bool(ctx.sender) and to == [ctx.sender],
@@ -334,7 +336,7 @@ class Message(Command):
                 if unmailed
                 else ""
             ),
-            "message",
+            ReplyKind.MESSAGE,
         )
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pbm.services import lists
 from pbm.services.boards import Board
-from pbm.services.context import Context, Reply
+from pbm.services.context import Context, Reply, ReplyKind
 from pbm.services.mailing import board_reply
 from pbm.services.render import subject_for
 from pbm.store.models import User
@@ -15,7 +15,7 @@ def answer(
     ctx: Context,
     subject: str,
     body: str,
-    kind: str,
+    kind: ReplyKind,
     *,
     board: Board | None = None,
     reader: User | None = None,
@@ -59,7 +59,7 @@ def mail_show(ctx: Context, board: Board, reader: User | None, upto: int | None)
         if earlier
         else subject_for(board),
         lists.show_text(ctx, board, reader, upto),
-        "board",
+        ReplyKind.BOARD,
         board=board,
         reader=reader,
         upto=upto,

@@ -7,7 +7,7 @@ from pbm.commands.base import Command, Invocation
 from pbm.commands.lists import reader_of
 from pbm.services import questions
 from pbm.services.boards import board_by_id, load_board
-from pbm.services.context import Context
+from pbm.services.context import Context, ReplyKind
 from pbm.services.mailing import board_facts
 from pbm.texts import phrase, wrap
 
@@ -44,7 +44,7 @@ class Ask(Command):
             ctx,
             phrase("subject_ask", label=board.label),
             wrap("\n".join(lines)),
-            "list",
+            ReplyKind.LIST,
             board=board,
             reader=reader,
         )

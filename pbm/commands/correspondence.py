@@ -10,7 +10,7 @@ from pbm.services import digest, records, vacation
 from pbm.services.accounts import find_user
 from pbm.services.boards import board_by_id, board_from_row, load_board
 from pbm.services.clocks import days_text
-from pbm.services.context import Context
+from pbm.services.context import Context, ReplyKind
 from pbm.services.echoes import last_moves
 from pbm.services.lists import games_table
 from pbm.services.rating_lists import history_boards, ratings_table, standings_text
@@ -52,7 +52,7 @@ class Vacation(Command):
                 text = phrase("vacation_status_off", left=_days(ctx, user))
         else:
             raise UsageError(phrase("vacation_usage"), self.full_usage())
-        answer(ctx, phrase("subject_vacation", userid=user.userid), text, "account")
+        answer(ctx, phrase("subject_vacation", userid=user.userid), text, ReplyKind.ACCOUNT)
 
 
 def _days(ctx: Context, user: User) -> str:
@@ -83,7 +83,7 @@ class Digest(Command):
             text = phrase("digest_status_on" if on else "digest_status_off")
         else:
             raise UsageError(phrase("digest_usage"), self.full_usage())
-        answer(ctx, phrase("subject_digest_on", userid=user.userid), text, "account")
+        answer(ctx, phrase("subject_digest_on", userid=user.userid), text, ReplyKind.ACCOUNT)
 
 
 class Standings(Command):
@@ -98,7 +98,7 @@ class Standings(Command):
             ctx,
             phrase("subject_standings", game=rules.title),
             standings_text(ctx, rules),
-            "list",
+            ReplyKind.LIST,
         )
 
 
@@ -114,7 +114,7 @@ class Ratings(Command):
             ctx,
             phrase("subject_ratings", game=rules.title),
             ratings_table(ctx, rules) or phrase("no_ratings", game=rules.title),
-            "list",
+            ReplyKind.LIST,
         )
 
 
@@ -134,7 +134,7 @@ class History(Command):
             text = games_table(boards) + "\n\n" + phrase("history_last_moves") + "\n" + ends
         else:
             text = phrase("no_history", game=rules.title)
-        answer(ctx, phrase("subject_history", game=rules.title), text, "list")
+        answer(ctx, phrase("subject_history", game=rules.title), text, ReplyKind.LIST)
 
 
 class Record(Command):
@@ -162,7 +162,7 @@ class Record(Command):
             ctx,
             phrase("subject_record", label=board.label),
             records.export(ctx, board),
-            "list",
+            ReplyKind.LIST,
             board=board,
         )
 

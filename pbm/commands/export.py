@@ -12,7 +12,7 @@ from pbm.errors import PbmError, UsageError
 from pbm.games import GameError, find_game
 from pbm.services import bulk_export, my_data
 from pbm.services.bulk_export import ExportRequest, Which
-from pbm.services.context import Attachment, Context, Reply
+from pbm.services.context import Attachment, Context, Reply, ReplyKind
 from pbm.store.models import User
 from pbm.texts import phrase
 
@@ -34,11 +34,16 @@ def _mail_confirmed(
         raise PbmError(phrase("export_no_address", userid=user.userid))
     ctx.reply(
         Reply(
-            [address], subject, body + "\n", "account", user_id=user.saved_id, attachment=attachment
+            [address],
+            subject,
+            body + "\n",
+            ReplyKind.ACCOUNT,
+            user_id=user.saved_id,
+            attachment=attachment,
         )
     )
     if ctx.sender != address:
-        answer(ctx, subject, phrase("export_sent_elsewhere", userid=user.userid), "account")
+        answer(ctx, subject, phrase("export_sent_elsewhere", userid=user.userid), ReplyKind.ACCOUNT)
 
 
 class Export(Command):

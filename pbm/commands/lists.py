@@ -10,7 +10,7 @@ from pbm.errors import NotFoundError, PbmError, UsageError
 from pbm.services import lists, play, settings
 from pbm.services.accounts import authenticate, find_user
 from pbm.services.boards import board_by_id, board_from_row, load_board
-from pbm.services.context import Context
+from pbm.services.context import Context, ReplyKind
 from pbm.store import queries
 from pbm.store.models import User
 from pbm.texts import echoed, phrase
@@ -81,7 +81,7 @@ class Show(Command):
                 ctx,
                 phrase("subject_show_summary"),
                 phrase("show_not_found", game=rules.title, items="\n\t".join(missing)),
-                "list",
+                ReplyKind.LIST,
             )
 
 
@@ -112,7 +112,7 @@ class Games(Command):
             ctx,
             phrase("subject_games", game=rules.title),
             lists.games_table(boards) if boards else phrase("no_games", game=rules.title),
-            "list",
+            ReplyKind.LIST,
         )
 
 
@@ -152,7 +152,10 @@ class Subscribe(Command):
         names = " ".join(b.row.board for b in targets) or phrase("all_boards")
         key = "subscribed" if self.on else "unsubscribed"
         answer(
-            ctx, phrase("subject_subscription"), phrase(key, game=rules.title, boards=names), "list"
+            ctx,
+            phrase("subject_subscription"),
+            phrase(key, game=rules.title, boards=names),
+            ReplyKind.LIST,
         )
 
     def authenticated(self, ctx: Context, userid: str, password: str) -> User:
@@ -183,7 +186,7 @@ class Notify(Command):
         else:
             on = settings.toggle_notify_all(ctx, user, rules)
             text = phrase("notify_on" if on else "notify_off", game=rules.title)
-        answer(ctx, phrase("subject_notify", game=rules.title), text, "list")
+        answer(ctx, phrase("subject_notify", game=rules.title), text, ReplyKind.LIST)
 
 
 class Limit(Command):
@@ -205,7 +208,7 @@ def _limit_answer(ctx: Context, title: str, limit: int | None) -> None:
         text = phrase("limit_zero", game=title)
     else:
         text = phrase("limit_n", game=title, limit=limit)
-    answer(ctx, phrase("subject_limit", game=title), text, "list")
+    answer(ctx, phrase("subject_limit", game=title), text, ReplyKind.LIST)
 
 
 class AcceptChallenges(Command):
@@ -248,7 +251,7 @@ class Seek(Command):
             ctx,
             phrase("subject_seek", game=rules.title, count=rest[0]),
             phrase("seeking", game=rules.title, count=rest[0]),
-            "list",
+            ReplyKind.LIST,
         )
 
 
@@ -260,7 +263,7 @@ class GameHelp(Command):
 
     def run(self, ctx: Context, inv: Invocation) -> None:
         rules = self.rules_of(inv)
-        answer(ctx, phrase("subject_help", topic=rules.name), game_help(rules), "help")
+        answer(ctx, phrase("subject_help", topic=rules.name), game_help(rules), ReplyKind.HELP)
 
 
 # Registered, in the order `help` lists them, by the composition root (pbm.app).

@@ -11,7 +11,7 @@ from pbm.errors import BoardError, NotAMoveError, NotFoundError, UsageError
 from pbm.services import conditional, play, records
 from pbm.services.boards import board_by_id, load_board
 from pbm.services.challenges import challenger_of, create_game, merge_variant
-from pbm.services.context import Context
+from pbm.services.context import Context, ReplyKind
 from pbm.texts import phrase
 
 
@@ -215,14 +215,14 @@ class Preview(Command):
                 ctx,
                 phrase("subject_preview_record", game=rules.title, board=record.board),
                 text + records.check(record) + "\n",
-                "preview",
+                ReplyKind.PREVIEW,
             )
             return
         if target.lower() == "new":
             if rest and rest[0].isdigit():  # pbmserv's `preview new <players> move...`
                 rest = rest[1:]
             text = play.preview_new(ctx, rules.name, _moves_of(rest))
-            answer(ctx, phrase("subject_preview_new", game=rules.title), text, "preview")
+            answer(ctx, phrase("subject_preview_new", game=rules.title), text, ReplyKind.PREVIEW)
             return
         board_text, _, upto = target.partition("#")
         board = load_board(ctx, rules, board_text)

@@ -14,7 +14,7 @@ from pbm.commands.base import Command, Invocation
 from pbm.errors import UsageError
 from pbm.services import tournaments
 from pbm.services.accounts import authenticate
-from pbm.services.context import Context
+from pbm.services.context import Context, ReplyKind
 from pbm.store.models import User
 from pbm.store.models_tournament import Tournament
 from pbm.texts import phrase, render
@@ -87,7 +87,7 @@ class TournamentCommand(Command):
             game=tournaments.game_title(t),
             userid=user.userid,
         )
-        answer(ctx, phrase("subject_tournament", name=t.name), text, "tournament")
+        answer(ctx, phrase("subject_tournament", name=t.name), text, ReplyKind.TOURNAMENT)
 
     def _named_user(self, ctx: Context, words: list[str]) -> tuple[Tournament, User]:
         if len(words) < 3:
@@ -101,13 +101,13 @@ class TournamentCommand(Command):
         tournaments.join(ctx, t, user)
         count = len(tournaments.entries(ctx.session, t))
         text = phrase("tournament_joined", userid=user.userid, name=t.name, count=count)
-        answer(ctx, phrase("subject_tournament", name=t.name), text, "tournament")
+        answer(ctx, phrase("subject_tournament", name=t.name), text, ReplyKind.TOURNAMENT)
 
     def _leave(self, ctx: Context, words: list[str]) -> None:
         t, user = self._named_user(ctx, words)
         if tournaments.leave(ctx, t, user) == "left":
             text = phrase("tournament_left", userid=user.userid, name=t.name)
-            answer(ctx, phrase("subject_tournament", name=t.name), text, "tournament")
+            answer(ctx, phrase("subject_tournament", name=t.name), text, ReplyKind.TOURNAMENT)
         # A withdrawal mails the player itself (pbm.services.tournaments.withdraw).
 
     def _start(self, ctx: Context, words: list[str]) -> None:
@@ -115,7 +115,7 @@ class TournamentCommand(Command):
         tournaments.may_manage(t, user)
         tournaments.start(ctx, t)
         text = phrase("tournament_started", name=t.name)
-        answer(ctx, phrase("subject_tournament", name=t.name), text, "tournament")
+        answer(ctx, phrase("subject_tournament", name=t.name), text, ReplyKind.TOURNAMENT)
 
     def _standings(self, ctx: Context, words: list[str]) -> None:
         self.need_words(words, 1)
@@ -124,7 +124,7 @@ class TournamentCommand(Command):
             ctx,
             phrase("subject_tournament_standings", name=t.name),
             table_mail(ctx, t),
-            "tournament",
+            ReplyKind.TOURNAMENT,
         )
 
     def _pairings(self, ctx: Context, words: list[str]) -> None:
@@ -132,7 +132,7 @@ class TournamentCommand(Command):
         t = tournaments.find(ctx.session, words[0])
         round_ = _number(words[1]) if len(words) > 1 else None
         text = tournaments.pairings_text(ctx.session, t, int(round_) if round_ else None)
-        answer(ctx, phrase("subject_tournament_pairings", name=t.name), text, "tournament")
+        answer(ctx, phrase("subject_tournament_pairings", name=t.name), text, ReplyKind.TOURNAMENT)
 
     def _list(self, ctx: Context, words: list[str]) -> None:
         rows = tournaments.all_tournaments(ctx.session)
@@ -142,7 +142,7 @@ class TournamentCommand(Command):
             for t in rows
         ]
         text = "\n".join(lines) if lines else phrase("tournament_none")
-        answer(ctx, phrase("subject_tournaments"), text, "tournament")
+        answer(ctx, phrase("subject_tournaments"), text, ReplyKind.TOURNAMENT)
 
     def need_words(self, words: list[str], count: int) -> None:
         if len(words) < count:

@@ -6,7 +6,6 @@ cached `Game.position` (game.dump) must always equal that replay.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -85,7 +84,7 @@ class Board:
 
     @property
     def options(self) -> dict[str, str]:
-        return dict(json.loads(self.row.options))
+        return dict(self.row.options)
 
 
 def rules_for(name: str) -> Rules:
@@ -135,7 +134,7 @@ def board_from_row(
 def replay_row(ctx: Context, row: Game, rules: Rules | None = None) -> State:
     rules = rules or rules_for(row.game)
     texts = [m.text for m in queries.moves_of(ctx.session, row.saved_id)]
-    return replay(rules, json.loads(row.options), texts)
+    return replay(rules, row.options, texts)
 
 
 def state_at(ctx: Context, board: Board, number: int) -> State:

@@ -27,7 +27,6 @@ one player cannot hold the bots for everybody else.
 
 from __future__ import annotations
 
-import json
 import logging
 import os
 import shlex
@@ -498,7 +497,7 @@ def apply(ctx: Context, answer: Answer) -> str:
 
 
 def _votes(board: Board) -> list[int]:
-    return list(json.loads(board.row.proposal_votes or "[]"))
+    return list(board.row.proposal_votes or [])
 
 
 def _act(ctx: Context, board: Board, user: User, answer: Answer) -> str:

@@ -30,7 +30,7 @@ from pbm.mail.identity import mailbox_key
 from pbm.mail.streams import MailReason
 from pbm.services import consent
 from pbm.services.accounts import reply_addresses
-from pbm.services.context import Context, Reply
+from pbm.services.context import Context, Reply, ReplyKind
 from pbm.store import addresses, mail_queries, queries
 from pbm.store.mail_queries import MailboxState
 from pbm.store.models import OutboxMail, User, UserAddress
@@ -159,7 +159,7 @@ def _tell_disabled(ctx: Context, address: str, row: MailboxHealth) -> None:
                     to=others[:1],
                     subject=phrase("subject_mailbox_disabled", address=address),
                     body=phrase("mailbox_disabled_player", address=address, since=since) + "\n",
-                    kind="account",
+                    kind=ReplyKind.ACCOUNT,
                     user_id=user.id,
                     reason=MailReason.CONFIRMATION,
                 )
@@ -178,7 +178,7 @@ def _tell(ctx: Context, reader: User, user: User, since: str, key: str, where: s
                 to=to,
                 subject=phrase("subject_unreachable", userid=user.userid),
                 body=phrase(key, userid=user.userid, since=since, where=where) + "\n",
-                kind="account",
+                kind=ReplyKind.ACCOUNT,
                 user_id=reader.id,
                 reason=MailReason.OPPONENT_MOVED,
             )
@@ -235,7 +235,7 @@ def reconfirm_on_mail(ctx: Context) -> None:
             + "\n\n"
             + follow
             + "\n",
-            kind="account",
+            kind=ReplyKind.ACCOUNT,
             to_sender=True,
             answer=True,
         )

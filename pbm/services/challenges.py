@@ -3,7 +3,6 @@ and the next board of a match when one of its games ends (a game-end handler).""
 
 from __future__ import annotations
 
-import json
 import logging
 from collections.abc import Sequence
 
@@ -190,8 +189,8 @@ def create_game(
         board=board_name.lower(),
         board_number=number,
         status="active",
-        options=json.dumps(params, sort_keys=True),
-        server_options=json.dumps(server_options, sort_keys=True),
+        options=dict(params),
+        server_options=dict(server_options),
         created_at=now,
         last_move_at=now,
         rated="handicap" not in params and "unrated" not in server_options,
@@ -244,8 +243,8 @@ def continue_match(ctx: Context, board: Board) -> None:
             ctx,
             board.rules,
             order,
-            params=json.loads(row.options),
-            server_options=json.loads(row.server_options),
+            params=dict(row.options),
+            server_options=dict(row.server_options),
             comment=phrase("match_comment", number=number, totals=state.totals()),
             comment_by=ctx.config.server_name,
             link=(row.match_id, number),

@@ -9,7 +9,6 @@ leaves out his vacations and, on a weekend-free board, Saturdays and Sundays
 
 from __future__ import annotations
 
-import json
 from datetime import datetime, timedelta
 
 from sqlmodel import Session, select
@@ -90,7 +89,7 @@ def check_option_floors(config: Config, options: dict[str, str]) -> None:
 
 
 def time_control(row: Game) -> TimeControl:
-    options: dict[str, str] = json.loads(row.server_options or "{}")
+    options: dict[str, str] = row.server_options or {}
     base = TimeControl.tournament_default() if is_tournament_board(row.board) else TimeControl()
     nag = _days("nagtime", options["nagtime"]) if "nagtime" in options else base.nag_days
     forfeit = (
@@ -105,7 +104,7 @@ def time_control(row: Game) -> TimeControl:
 
 def shows_timing(row: Game) -> bool:
     """pbmserv prints the timing block on boards with time rules of their own."""
-    options = json.loads(row.server_options or "{}")
+    options = row.server_options or {}
     return is_tournament_board(row.board) or any(k in options for k in TIME_OPTIONS)
 
 

@@ -23,7 +23,7 @@ from datetime import timedelta
 
 from pbm.errors import PbmError
 from pbm.mail.identity import MailboxRules, mailbox_key
-from pbm.services.context import Context, Reply
+from pbm.services.context import Context, Reply, ReplyKind
 from pbm.store import addresses, mail_queries, queries
 from pbm.store.models import User, UserAddress
 from pbm.store.models_correspondence import MailPreference
@@ -31,7 +31,6 @@ from pbm.texts import phrase, render
 
 log = logging.getLogger(__name__)
 
-REQUEST_KIND = "confirmation"
 _REQUEST_EVENT = "confirm-mail"
 _TOKEN_BYTES = 15  # 24 base32 characters: an addressing token (8 to 40 a-z0-9)
 # First lines of a reply to a request that refuse it; anything else confirms.
@@ -97,7 +96,7 @@ def request(
                 to=[row.address],
                 subject=phrase("subject_confirm", userid=user.userid),
                 body=request_text(ctx, user, row),
-                kind=REQUEST_KIND,
+                kind=ReplyKind.CONFIRMATION,
                 token=row.confirm_token,
             )
         )
@@ -197,7 +196,7 @@ def deliverable(ctx: Context, reply: Reply, disabled: Collection[str] = ()) -> l
     the mailbox its message came from, and otherwise confirmed mailboxes only; those of
     `disabled` (by bounces) count as unconfirmed until confirmed again."""
     to = [a for a in reply.to if a]
-    if reply.kind == REQUEST_KIND:
+    if reply.kind is ReplyKind.CONFIRMATION:
         return to
     boxes = {a: mailbox(ctx, a) for a in to}
     sender = mailbox(ctx, ctx.sender) if ctx.sender else None

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from datetime import datetime
+from enum import Enum
 
 from sqlmodel import Session
 
@@ -26,6 +27,32 @@ class PictureOrder:
     seat: int | None
 
 
+class ReplyKind(Enum):
+    """What a mail is: it steers how the mails of one message are merged and bounded
+    (pbm.output_limits) and the reason an unmarked mail is sent for
+    (pbm.services.reasons)."""
+
+    # Answers to the sender.
+    ACCOUNT = "account"
+    CONFIRMATION = "confirmation"  # the one mail to an address not yet confirmed
+    BUDGET_NOTICE = "budget-notice"  # stands for the answers a reply budget held back
+    ANSWERS = "answers"  # several answers merged into one mail
+    ERROR = "error"
+    HELP = "help"
+    LIST = "list"
+    PREVIEW = "preview"
+    # Mails a change of state causes.
+    BOARD = "board"
+    NEW_BOARD = "new-board"
+    REMOVED = "removed"
+    NOTIFICATION = "notification"
+    CHAT = "chat"
+    MESSAGE = "message"
+    NAG = "nag"
+    TOURNAMENT = "tournament"
+    DIGEST = "digest"
+
+
 @dataclass
 class Answering:
     """How the unit of work (pbm.work) queues the replies of what it ran."""
@@ -42,7 +69,7 @@ class Reply:
     to: list[str]
     subject: str
     body: str
-    kind: str  # board | error | list | help | account | chat | message ...
+    kind: ReplyKind
     game_id: int | None = None  # the board this mail is about, for threading
     user_id: int | None = None  # the recipient's account
     # A player's reply token on that board and the move count of the position the mail

@@ -10,7 +10,7 @@ from sqlmodel import Session, col, select
 
 from pbm.services.accounts import reply_addresses
 from pbm.services.boards import board_from_row
-from pbm.services.context import Context, Reply
+from pbm.services.context import Context, Reply, ReplyKind
 from pbm.services.lists import status_text
 from pbm.services.mail_html import picture_order
 from pbm.services.mailing import board_facts, title_for
@@ -83,7 +83,7 @@ def send_digest(ctx: Context, user: User) -> bool:
                 boards="\n".join(lines),
                 summaries="".join(summaries),
             ),
-            kind="digest",
+            kind=ReplyKind.DIGEST,
             user_id=user.id,
             pictures=tuple(picture_order(b, user) for b in boards),
         )

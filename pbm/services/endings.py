@@ -10,7 +10,6 @@ back up into the ones that start games.
 
 from __future__ import annotations
 
-import json
 import logging
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -20,7 +19,7 @@ from sqlmodel import col, select
 from pbm.services.accounts import reply_addresses
 from pbm.services.boards import Board, save_board
 from pbm.services.clocks import charged, time_control
-from pbm.services.context import Context
+from pbm.services.context import Context, ReplyKind
 from pbm.services.mailing import board_reply, readers
 from pbm.store import queries
 from pbm.store.models import Subscription
@@ -68,7 +67,7 @@ def finish(
     row.result = "tie" if winner is None else "won"
     row.winner = winner
     row.result_reason = reason
-    row.scores = json.dumps(list(scores)) if scores is not None else None
+    row.scores = list(scores) if scores is not None else None
     row.ended_at = ctx.now()
     row.proposal = None
     row.proposal_votes = None
@@ -101,7 +100,7 @@ def remove(ctx: Context, board: Board, reason: str, loser_id: int | None = None)
                     to=to,
                     subject=subject,
                     body=body,
-                    kind="removed",
+                    kind=ReplyKind.REMOVED,
                     drawn=False,
                     to_sender=ctx.sender in to,
                 )

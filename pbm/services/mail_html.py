@@ -160,7 +160,7 @@ def _board(session: Session, game_id: int, upto: int) -> Drawing | None:
         if texts
         else phrase("picture_heading_start", label=label)
     )
-    options = tuple(sorted(json.loads(row.options).items()))
+    options = tuple(sorted(row.options.items()))
     players = tuple(u.userid for _, u in queries.players_of(session, row.saved_id))
     return Drawing(rules, options, texts, None, heading, players)
 

@@ -10,7 +10,7 @@ from pbm.services import mail_html, tokens
 from pbm.services.accounts import reply_addresses, reply_addresses_of
 from pbm.services.boards import Board
 from pbm.services.clocks import shows_timing, timing_lines
-from pbm.services.context import Context, Reply
+from pbm.services.context import Context, Reply, ReplyKind
 from pbm.services.echoes import with_echoes
 from pbm.services.mail_html import picture_order
 from pbm.services.matches import match_lines
@@ -87,7 +87,7 @@ def board_reply(
     to: list[str],
     subject: str,
     body: str,
-    kind: str,
+    kind: ReplyKind,
     to_sender: bool = False,
     answer: bool = False,
     quote_original: bool = False,
@@ -156,7 +156,7 @@ def mail_board(
             to=to,
             subject=subject,
             body=body,
-            kind="new-board" if new else "board",
+            kind=ReplyKind.NEW_BOARD if new else ReplyKind.BOARD,
             to_sender=ctx.sender in to,
         )
         if not reply.to_sender:
@@ -207,7 +207,7 @@ def mail_notifiers(ctx: Context, board: Board, events: Sequence[str]) -> None:
                     to=to,
                     subject=phrase("subject_notification", label=board.label),
                     body=body,
-                    kind="notification",
+                    kind=ReplyKind.NOTIFICATION,
                 )
             )
 

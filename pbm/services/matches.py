@@ -16,7 +16,6 @@ ends the match without a result.
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 
 from sqlmodel import col, select
@@ -79,7 +78,7 @@ def match_state(ctx: Context, match_id: int) -> MatchState:
             # Won without points (resignation, time, adjudication): the match is his.
             winner = users.index(by_position[game.winner])
             return MatchState(games, userids, points, winner, True)
-        scores = json.loads(game.scores) if game.scores else [0, 0]
+        scores = game.scores if game.scores else [0, 0]
         mine = {by_position[i]: scores[i] for i in range(2)}
         points.append((mine[users[0]], mine[users[1]]))
     result = match_result(points) if len(points) == len(games) else None

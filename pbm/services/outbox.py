@@ -13,7 +13,7 @@ from sqlalchemy import func, insert
 from sqlmodel import Session, col, select
 
 from pbm.mail.visible import visible
-from pbm.store.models import OutboxMail
+from pbm.store.models import OutboxMail, OutboxStatus
 
 
 def outbox_values(
@@ -35,7 +35,7 @@ def outbox_values(
         "body": visible(body),  # the text as composed, for `pbm mail outbox`
         "raw": raw,
         "html": html,
-        "status": "queued",
+        "status": OutboxStatus.QUEUED,
         "attempts": 0,
         "next_attempt_at": now,
     }
@@ -60,7 +60,7 @@ def _get(session: Session, mail_id: int) -> OutboxMail:
 
 def mark_sent(session: Session, mail_id: int, now: datetime) -> None:
     mail = _get(session, mail_id)
-    mail.status = "sent"
+    mail.status = OutboxStatus.SENT
     mail.attempts += 1
     mail.sent_at = now
     mail.last_error = None
@@ -78,7 +78,7 @@ def mark_retry(session: Session, mail_id: int, now: datetime, error: str, delay:
 def mark_failed(session: Session, mail_id: int, now: datetime, error: str) -> None:
     """Give up on a mail for good (a permanent SMTP refusal, too many attempts)."""
     mail = _get(session, mail_id)
-    mail.status = "failed"
+    mail.status = OutboxStatus.FAILED
     mail.attempts += 1
     mail.last_error = error
     mail.next_attempt_at = now
@@ -87,7 +87,9 @@ def mark_failed(session: Session, mail_id: int, now: datetime, error: str) -> No
 
 def outbox_depth(session: Session) -> int:
     """How many mails wait to be sent."""
-    query = select(func.count()).select_from(OutboxMail).where(OutboxMail.status == "queued")
+    query = (
+        select(func.count()).select_from(OutboxMail).where(OutboxMail.status == OutboxStatus.QUEUED)
+    )
     return int(session.exec(query).one())
 
 
@@ -95,7 +97,9 @@ def recipients_of(mail: OutboxMail) -> list[str]:
     return list(json.loads(mail.recipients))
 
 
-def list_outbox(session: Session, status: str | None = "queued") -> list[OutboxMail]:
+def list_outbox(
+    session: Session, status: OutboxStatus | None = OutboxStatus.QUEUED
+) -> list[OutboxMail]:
     query = select(OutboxMail).order_by(col(OutboxMail.id))
     if status:
         query = query.where(OutboxMail.status == status)

@@ -3,7 +3,6 @@ submitted moves, previews and chat. Every refusal is a BoardError: its reply sho
 
 from __future__ import annotations
 
-import json
 import logging
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -15,7 +14,7 @@ from pbm.services import conditional
 from pbm.services.accounts import reply_addresses
 from pbm.services.boards import Board, refusal, replay, rules_for, save_board, state_at
 from pbm.services.clocks import charge_move
-from pbm.services.context import Context
+from pbm.services.context import Context, ReplyKind
 from pbm.services.endings import finish, player_leaves, remove
 from pbm.services.mailing import board_facts, board_reply, mail_board, readers, title_for
 from pbm.services.ratings import forget_rating
@@ -255,7 +254,7 @@ def _start_vote(ctx: Context, board: Board, user: User, kind: str, comment: str)
     if kind == "undo" and board.row.move_count == 0:
         raise BoardError(phrase("nothing_to_undo"), board.id)
     board.row.proposal = kind
-    board.row.proposal_votes = json.dumps([index])
+    board.row.proposal_votes = [index]
     _set_comment(board, user, comment)
     save_board(ctx, board)
     mail_board(ctx, board)
@@ -273,10 +272,10 @@ def accept(ctx: Context, board: Board, user: User, comment: str = "") -> None:
     index = _player_index(board, user)
     if not board.row.proposal:
         raise BoardError(phrase("nothing_proposed"), board.id)
-    votes = set(json.loads(board.row.proposal_votes or "[]")) | {index}
+    votes = set(board.row.proposal_votes or []) | {index}
     _set_comment(board, user, comment)
     if len(votes) < len(board.players):
-        board.row.proposal_votes = json.dumps(sorted(votes))
+        board.row.proposal_votes = sorted(votes)
     elif board.row.proposal == "draw":
         finish(ctx, board, None, phrase("draw_agreed"))
     else:
@@ -422,7 +421,7 @@ def _mail_preview(
             to=[ctx.sender] if ctx.sender else [],
             subject=phrase("subject_preview", kind=kind, label=board.label),
             body=body,
-            kind="preview",
+            kind=ReplyKind.PREVIEW,
             drawn=False,
             to_sender=True,
             answer=True,
@@ -466,7 +465,7 @@ def chat(ctx: Context, board: Board, user: User, text: str) -> None:
                         userid=user.userid,
                     ),
                     body=body + "\n",
-                    kind="chat",
+                    kind=ReplyKind.CHAT,
                     drawn=False,
                     to_sender=ctx.sender in to,
                 )

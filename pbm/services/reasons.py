@@ -3,19 +3,19 @@
 from __future__ import annotations
 
 from pbm.mail.streams import MailReason
-from pbm.services.context import Reply
+from pbm.services.context import Reply, ReplyKind
 
 # Notifications by the kind of the Reply that made them; any other kind is an answer.
 _NOTIFICATION_KINDS = {
-    "board": MailReason.OPPONENT_MOVED,
-    "new-board": MailReason.OPPONENT_MOVED,
-    "removed": MailReason.OPPONENT_MOVED,
-    "notification": MailReason.OPPONENT_MOVED,
-    "nag": MailReason.REMINDER,
-    "tournament": MailReason.TOURNAMENT,
-    "digest": MailReason.DIGEST,
-    "chat": MailReason.MESSAGE,
-    "message": MailReason.MESSAGE,
+    ReplyKind.BOARD: MailReason.OPPONENT_MOVED,
+    ReplyKind.NEW_BOARD: MailReason.OPPONENT_MOVED,
+    ReplyKind.REMOVED: MailReason.OPPONENT_MOVED,
+    ReplyKind.NOTIFICATION: MailReason.OPPONENT_MOVED,
+    ReplyKind.NAG: MailReason.REMINDER,
+    ReplyKind.TOURNAMENT: MailReason.TOURNAMENT,
+    ReplyKind.DIGEST: MailReason.DIGEST,
+    ReplyKind.CHAT: MailReason.MESSAGE,
+    ReplyKind.MESSAGE: MailReason.MESSAGE,
 }
 
 

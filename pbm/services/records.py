@@ -9,7 +9,6 @@ more than the move; reading ignores it, since replaying the moves gives it again
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from datetime import datetime
 from enum import StrEnum
@@ -85,7 +84,7 @@ def export(ctx: Context, board: Board) -> str:
         f"Title: {board.rules.title}",
         f"Board: {row.board}",
         f"Options: {_pairs(board.options)}".rstrip(),
-        f"Server-Options: {_pairs(json.loads(row.server_options or '{}'))}".rstrip(),
+        f"Server-Options: {_pairs(row.server_options or {})}".rstrip(),
         f"Rated: {'yes' if row.rated else 'no'}",
         f"Status: {row.status}",
         f"Started: {_iso(row.created_at)}",
@@ -99,7 +98,7 @@ def export(ctx: Context, board: Board) -> str:
     elif row.result == "tie":
         lines.append("Result: tie")
     if row.scores:
-        lines.append("Scores: " + " ".join(str(s) for s in json.loads(row.scores)))
+        lines.append("Scores: " + " ".join(str(s) for s in row.scores))
     for reason_line in (row.result_reason or "").splitlines():
         lines.append(f"Reason: {reason_line}")
     lines.append("Moves:")
@@ -253,15 +252,15 @@ def import_record(ctx: Context, record: Record, board_name: str | None = None) -
         board=name,
         board_number=number,
         status=record.status,
-        options=json.dumps(record.options, sort_keys=True),
-        server_options=json.dumps(record.server_options, sort_keys=True),
+        options=dict(record.options),
+        server_options=dict(record.server_options),
         created_at=started,
         last_move_at=last,
         ended_at=record.ended,
         winner=record.winner,
         result=record.result,
         result_reason=record.reason,
-        scores=json.dumps(record.scores) if record.scores is not None else None,
+        scores=list(record.scores) if record.scores is not None else None,
         rated=record.rated,
         move_count=len(record.moves),
     )

@@ -105,7 +105,7 @@ def to_json(ctx: Context, board: Board) -> dict[str, Any]:
         "board": row.board,
         "variant": board.options.get("variant"),
         "options": dict(sorted(board.options.items())),
-        "server_options": json.loads(row.server_options or "{}"),
+        "server_options": row.server_options or {},
         "clock": _clock(board),
         "rated": row.rated,
         "status": row.status,
@@ -118,7 +118,7 @@ def to_json(ctx: Context, board: Board) -> dict[str, Any]:
         "result": {
             "kind": row.result,
             "winner": winner,
-            "scores": json.loads(row.scores) if row.scores else None,
+            "scores": row.scores or None,
             "reason": row.result_reason,
         },
     }

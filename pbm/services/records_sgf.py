@@ -6,7 +6,6 @@ round trip loses nothing."""
 
 from __future__ import annotations
 
-import json
 import re
 from datetime import datetime
 
@@ -92,7 +91,7 @@ def to_sgf(ctx: Context, board: Board) -> str:
         _prop("RU", _pairs(board.options) or "repetition=threefold"),
         _prop("XB", row.board),
         _prop("XO", _pairs(board.options)),
-        _prop("XS", _pairs(json.loads(row.server_options or "{}"))),
+        _prop("XS", _pairs(row.server_options or {})),
         _prop("XR", "yes" if row.rated else "no"),
         _prop("XU", row.status),
         _prop("XT", _iso(row.created_at)),

@@ -6,7 +6,6 @@ pbm.services.mailing.board_facts) and reads nothing from the database."""
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
@@ -166,7 +165,7 @@ def _result(board: Board) -> str:
     if row.result == "won" and row.winner is not None:
         winner = board.userids[row.winner]
         if row.scores:
-            scores = json.loads(row.scores)
+            scores = row.scores
             margin = scores[row.winner] - max(s for i, s in enumerate(scores) if i != row.winner)
             return phrase("status_won_points", userid=winner, points=margin)
         return phrase("status_won", userid=winner)
@@ -296,7 +295,7 @@ def _option_text(value: object) -> str:
 
 
 def proposal_text(board: Board) -> str:
-    votes = set(json.loads(board.row.proposal_votes or "[]"))
+    votes = set(board.row.proposal_votes or [])
     waiting = "\n".join(f"\t{u}" for i, u in enumerate(board.userids) if i not in votes)
     proposer = board.userids[min(votes)] if votes else ""
     key = "proposal_draw" if board.row.proposal == "draw" else "proposal_undo"

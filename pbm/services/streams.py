@@ -21,7 +21,7 @@ from sqlmodel import select
 from pbm.mail.bounces import tagged_address
 from pbm.mail.streams import MailReason, Stream
 from pbm.services.accounts import reply_addresses
-from pbm.services.context import Context, Reply
+from pbm.services.context import Context, Reply, ReplyKind
 from pbm.services.digest import set_digest
 from pbm.store import mail_queries
 from pbm.store.mail_queries import StreamState
@@ -106,7 +106,7 @@ def _confirm(ctx: Context, user: User, row: MailStream, on: bool) -> None:
             to=to,
             subject=phrase("subject_stream", stream=stream, state="on" if on else "off"),
             body=body + "\n",
-            kind="account",
+            kind=ReplyKind.ACCOUNT,
             user_id=user.id,
             reason=MailReason.CONFIRMATION,
             reply_to=None if on else resume,

@@ -21,7 +21,7 @@ from pbm.services.clocks import (
     span_text,
     time_control,
 )
-from pbm.services.context import Context
+from pbm.services.context import Context, ReplyKind
 from pbm.services.endings import finish, player_leaves
 from pbm.services.mailing import board_facts, board_reply, mail_board, title_for
 from pbm.services.render import subject_for, summary
@@ -162,7 +162,7 @@ def send_nag(ctx: Context, board: Board) -> None:
                 to=to,
                 subject=phrase("subject_nag", label=board.label, userid=user.userid),
                 body=body,
-                kind="nag",
+                kind=ReplyKind.NAG,
             )
         )
     ctx.session.flush()

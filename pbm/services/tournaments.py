@@ -9,7 +9,6 @@ players read are in docs/tournaments.md.
 
 from __future__ import annotations
 
-import json
 import logging
 import re
 from collections.abc import Sequence
@@ -24,7 +23,7 @@ from pbm.services.boards import board_by_id, rules_for
 from pbm.services.bots import challenge_refusal, label
 from pbm.services.challenges import ChallengeError, create_game
 from pbm.services.clocks import check_floors, days_text
-from pbm.services.context import Context, Reply
+from pbm.services.context import Context, Reply, ReplyKind
 from pbm.services.endings import GameEnd
 from pbm.services.play import abort
 from pbm.services.timeouts import forfeit
@@ -156,7 +155,7 @@ def create(
     row = Tournament(
         name=key,
         game=rules.name,
-        options=json.dumps(options, sort_keys=True),
+        options=dict(options),
         kind="roundrobin" if kind_key == "double" else kind_key,
         double=kind_key == "double",
         rounds=rounds if kind_key == "swiss" else 0,
@@ -345,7 +344,7 @@ def _make_board(ctx: Context, t: Tournament, pairing: TournamentPairing) -> None
             ctx,
             rules,
             [first.userid, second.userid],
-            params=json.loads(t.options),
+            params=dict(t.options),
             server_options=options,
             comment=phrase("tournament_board_comment", name=t.name, round=pairing.round),
             comment_by=ctx.config.server_name,
@@ -646,7 +645,7 @@ def _tell(ctx: Context, t: Tournament, people: Sequence[User], subject: str, bod
                     to=to,
                     subject=subject,
                     body=body,
-                    kind="tournament",
+                    kind=ReplyKind.TOURNAMENT,
                     user_id=user.id,
                     to_sender=ctx.sender in to,
                     tournament=t.name,

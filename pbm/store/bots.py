@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from typing import NamedTuple
 
 from sqlalchemy import func
@@ -99,7 +98,7 @@ def due_turns(session: Session) -> list[BotTurn]:
         col(Game.proposal).in_(("draw", "undo")), col(Game.to_move) != col(GamePlayer.position)
     ).order_by(col(Game.id))
     for game, gp in session.exec(proposed):
-        if gp.position not in json.loads(game.proposal_votes or "[]"):
+        if gp.position not in (game.proposal_votes or []):
             kind = game.proposal or ""
             turns.append(BotTurn(game.saved_id, gp.user_id, gp.position, game.move_count, kind))
     if not turns:

@@ -4,13 +4,15 @@ that replaying the moves must reproduce."""
 from __future__ import annotations
 
 from datetime import datetime
+from enum import StrEnum
+from typing import Any
 
 from sqlalchemy import Column, Index, LargeBinary, Text, UniqueConstraint, false
 from sqlmodel import Field, SQLModel
 
 from pbm.mail.streams import MailReason
-from pbm.store.models_mail import reason_column
-from pbm.store.types import Stored, UTCDateTime
+from pbm.store.models_mail import enum_column, reason_column
+from pbm.store.types import JSONText, ShortJSON, Stored, UTCDateTime
 
 
 def _ts(nullable: bool = False, index: bool = False) -> Column[datetime]:
@@ -73,8 +75,12 @@ class Game(Stored, SQLModel, table=True):
     board: str = Field(max_length=32)  # "101", or a tournament name such as "a101"
     board_number: int | None = None  # numeric boards, for allocating the next one
     status: str = Field(default="active", max_length=16)  # active | finished | removed
-    options: str = Field(default="{}", sa_column=Column(Text, nullable=False))  # JSON
-    server_options: str = Field(default="{}", sa_column=Column(Text, nullable=False))
+    options: dict[str, Any] = Field(
+        default_factory=dict, sa_column=Column(JSONText, nullable=False)
+    )
+    server_options: dict[str, str] = Field(
+        default_factory=dict, sa_column=Column(JSONText, nullable=False)
+    )
     position: str = Field(default="", sa_column=Column(Text, nullable=False))  # cache
     move_count: int = 0
     to_move: int | None = None  # challenge-order index of the player to move
@@ -84,12 +90,13 @@ class Game(Stored, SQLModel, table=True):
     winner: int | None = None  # challenge-order index; None with result "tie"
     result: str | None = Field(default=None, max_length=16)  # won | tie
     result_reason: str | None = Field(default=None, max_length=200)
-    scores: str | None = Field(default=None, max_length=200)  # JSON list, by player
+    scores: list[int] | None = Field(default=None, sa_column=Column(ShortJSON(200)))  # by player
     rated: bool = True
     comment: str | None = Field(default=None, sa_column=Column(Text, nullable=True))
     comment_by: str | None = Field(default=None, max_length=64)
     proposal: str | None = Field(default=None, max_length=8)  # draw | undo
-    proposal_votes: str | None = Field(default=None, max_length=200)  # JSON player indexes
+    # The player indexes that voted for the proposal.
+    proposal_votes: list[int] | None = Field(default=None, sa_column=Column(ShortJSON(200)))
     # A match of linked games (Quadrupel's maximum-points match): the id of its first
     # game, and this game's number in it (1, 2, 3...); None for a game on its own.
     match_id: int | None = Field(default=None, index=True)
@@ -170,6 +177,23 @@ class RateEvent(Stored, SQLModel, table=True):
     at: datetime = Field(sa_column=_ts())
 
 
+class MessageStatus(StrEnum):
+    """Where a stored inbound message stands (stored as these words)."""
+
+    NEW = "new"  # to process, or to try again after a temporary failure
+    DONE = "done"
+    IGNORED = "ignored"  # a robot's mail or a duplicate: nothing to answer
+    FAILED = "failed"  # a bug or a lasting store failure: `error` says which
+
+
+class OutboxStatus(StrEnum):
+    """Where a queued mail stands (stored as these words)."""
+
+    QUEUED = "queued"
+    SENT = "sent"
+    FAILED = "failed"
+
+
 class InboundMessage(Stored, SQLModel, table=True):
     __tablename__ = "inbound_messages"
 
@@ -178,7 +202,9 @@ class InboundMessage(Stored, SQLModel, table=True):
     received_at: datetime = Field(sa_column=_ts())
     via: str = Field(max_length=8)  # imap | lmtp | smtp | pipe | cli
     raw: bytes = Field(sa_column=Column(LargeBinary, nullable=False))
-    status: str = Field(default="new", max_length=8, index=True)  # new|done|ignored|failed
+    status: MessageStatus = Field(
+        default=MessageStatus.NEW, sa_column=enum_column(MessageStatus, length=8, index=True)
+    )
     error: str | None = Field(default=None, sa_column=Column(Text, nullable=True))
     processed_at: datetime | None = Field(default=None, sa_column=_ts(nullable=True))
     # Temporary failures (store locked, disk full): tries so far and when to try again.
@@ -220,7 +246,9 @@ class OutboxMail(Stored, SQLModel, table=True):
     # The order for the HTML part (JSON, pbm.services.mail_html), made when the mail is
     # sent; NULL: the text part alone.
     html: str | None = Field(default=None, sa_column=Column(Text, nullable=True))
-    status: str = Field(default="queued", max_length=8)  # queued | sent | failed
+    status: OutboxStatus = Field(
+        default=OutboxStatus.QUEUED, sa_column=enum_column(OutboxStatus, length=8)
+    )
     attempts: int = 0
     next_attempt_at: datetime = Field(sa_column=_ts())
     last_error: str | None = Field(default=None, sa_column=Column(Text, nullable=True))

@@ -18,7 +18,9 @@ def _ts(nullable: bool = False, index: bool = False) -> Column[datetime]:
     return Column(UTCDateTime(), nullable=nullable, index=index)
 
 
-def enum_column(kind: type[StrEnum], *, nullable: bool = False) -> Column[StrEnum]:
+def enum_column(
+    kind: type[StrEnum], *, nullable: bool = False, length: int = 16, index: bool = False
+) -> Column[StrEnum]:
     """A column holding one of `kind`'s values as text (no database enum type, so adding
     a value needs no migration of the type); read back as the enum."""
     return Column(
@@ -26,10 +28,11 @@ def enum_column(kind: type[StrEnum], *, nullable: bool = False) -> Column[StrEnu
             kind,
             native_enum=False,
             create_constraint=False,
-            length=16,
+            length=length,
             values_callable=lambda members: [m.value for m in members],
         ),
         nullable=nullable,
+        index=index,
     )
 
 

@@ -4,11 +4,12 @@ game or bye; a knockout match drawn and replayed has a second leg)."""
 from __future__ import annotations
 
 from datetime import datetime
+from typing import Any
 
-from sqlalchemy import Column, Text, UniqueConstraint, false
+from sqlalchemy import Column, UniqueConstraint, false
 from sqlmodel import Field, SQLModel
 
-from pbm.store.types import Stored, UTCDateTime
+from pbm.store.types import JSONText, Stored, UTCDateTime
 
 
 def _ts(nullable: bool = False) -> Column[datetime]:
@@ -21,7 +22,9 @@ class Tournament(Stored, SQLModel, table=True):
     id: int | None = Field(default=None, primary_key=True)
     name: str = Field(max_length=32, unique=True)  # lower-case, as players write it
     game: str = Field(max_length=32)  # the rules' canonical name
-    options: str = Field(default="{}", sa_column=Column(Text, nullable=False))  # JSON params
+    options: dict[str, Any] = Field(
+        default_factory=dict, sa_column=Column(JSONText, nullable=False)
+    )  # the boards' params
     kind: str = Field(max_length=16)  # roundrobin | swiss | knockout
     double: bool = False  # a double round robin
     rounds: int = 0  # Swiss: rounds to play; others: known once started

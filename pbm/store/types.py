@@ -3,11 +3,12 @@ Core table of a model."""
 
 from __future__ import annotations
 
+import json
 from datetime import UTC, datetime
 from typing import Any
 
 from sqlalchemy import Table, inspect
-from sqlalchemy.types import DateTime, TypeDecorator
+from sqlalchemy.types import DateTime, String, Text, TypeDecorator
 from sqlmodel import SQLModel
 
 
@@ -32,6 +33,27 @@ class UTCDateTime(TypeDecorator[datetime]):
         if value is None:
             return None
         return value.replace(tzinfo=UTC) if value.tzinfo is None else value.astimezone(UTC)
+
+
+class JSONText(TypeDecorator[Any]):
+    """JSON kept in a text column, written as pbm always wrote it (keys sorted) and read
+    back as dicts and lists: the one place that encodes and decodes such columns."""
+
+    impl: type[String] = Text
+    cache_ok = True
+
+    def process_bind_param(self, value: Any, dialect: Any) -> str | None:
+        return None if value is None else json.dumps(value, sort_keys=True)
+
+    def process_result_value(self, value: str | None, dialect: Any) -> Any:
+        return None if value is None else json.loads(value)
+
+
+class ShortJSON(JSONText):
+    """`JSONText` in a VARCHAR of a given length (short lists: scores, votes)."""
+
+    impl = String
+    cache_ok = True
 
 
 class UnsavedRowError(RuntimeError):

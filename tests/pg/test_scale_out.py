@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import json
 import threading
 import time
 from collections import Counter
@@ -96,7 +95,7 @@ def test_three_daemons_apply_round_robin_moves_once_each(server: Server) -> None
         for row in games:
             texts = [m.text for m in queries.moves_of(session, row.saved_id)]
             assert row.move_count == len(texts) == rounds
-            state = replay(rules, json.loads(row.options), texts)
+            state = replay(rules, row.options, texts)
             assert rules.dump(state) == row.position
         left = session.exec(select(InboundMessage).where(InboundMessage.status != "done"))
         assert list(left) == []

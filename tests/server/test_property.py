@@ -3,7 +3,6 @@ stored message, and leave a database whose every board replays to its cached pos
 
 from __future__ import annotations
 
-import json
 import tempfile
 from pathlib import Path
 
@@ -146,7 +145,7 @@ def run_stream(stream: list[tuple[str, int, int, int]], tmp: Path, url: str) -> 
             assert row.id is not None
             rules = get_game(row.game)
             texts = [m.text for m in queries.moves_of(session, row.id)]
-            position = rules.dump(replay(rules, json.loads(row.options), texts))
+            position = rules.dump(replay(rules, row.options, texts))
             assert position == row.position
             assert row.move_count == len(texts)
     engine.dispose()

@@ -28,7 +28,7 @@ def test_challenge_by_variant_name_sets_its_options(server: Server, pair: tuple[
     mails = server.new_mail()
     assert sorted(m.to[0] for m in mails) == [alice, bob]
     assert all(m.subject == "New Quadrupel Board 101 alice" for m in mails)
-    assert json.loads(board_row(server, "quadrupel", "101").options) == {"variant": "added"}
+    assert board_row(server, "quadrupel", "101").options == {"variant": "added"}
 
 
 def test_variant_name_options_merge_with_the_challenge_options(
@@ -37,12 +37,12 @@ def test_variant_name_options_merge_with_the_challenge_options(
     alice, _ = pair
     server.send(alice, "Quadrupel-Points challenge -goal=maximum alice bob")
     [*_] = server.new_mail()
-    options = json.loads(board_row(server, "quadrupel", "101").options)
+    options = board_row(server, "quadrupel", "101").options
     assert options == {"variant": "points", "goal": "maximum"}
     # Repeating the option a name fixes, with the same value, is fine.
     server.send(alice, "quadrupel-zone2-ban challenge -zone2=ban alice bob")
     server.new_mail()
-    options = json.loads(board_row(server, "quadrupel", "102").options)
+    options = board_row(server, "quadrupel", "102").options
     assert options == {"variant": "position", "zone2": "ban"}
 
 
@@ -179,7 +179,7 @@ def test_maximum_points_match_with_a_tie_and_a_third_game(
     assert all(m.subject == "New Quadrupel Board 102 bob **" for m in started)
     second = board_row(server, "quadrupel", "102")
     assert (second.match_id, second.match_game) == (first.id, 2)
-    assert json.loads(second.options) == {"variant": "points", "goal": "maximum"}
+    assert second.options == {"variant": "points", "goal": "maximum"}
 
     # Game 2: bob (Black) wins 30-0: the totals tie, so a third game follows, begun by
     # alice, the loser of game 2.

@@ -116,7 +116,29 @@ def test_cached_position_equals_replay(server: Server) -> None:
         row = queries.game_by_board(session, "quarto", "101")
         assert row is not None and row.id is not None and row.move_count == 6
         texts = [m.text for m in queries.moves_of(session, row.id)]
-        assert rules.dump(replay(rules, json.loads(row.options), texts)) == row.position
+        assert rules.dump(replay(rules, row.options, texts)) == row.position
+
+
+def test_json_columns_keep_their_stored_text_and_read_back_typed(server: Server) -> None:
+    """The typed JSON columns store the text pbm always stored (keys sorted), so old
+    rows read back and no data migration is needed; callers get dicts and lists."""
+    alice = server.signup("alice")
+    server.signup("bob")
+    assert server.send(alice, "quarod challenge size=10 nagtime=5 alice bob") == "done"
+    with session_for(server.engine) as session:
+        row = queries.game_by_board(session, "quarod", "101")
+        assert row is not None
+        assert row.options == {"size": "10"} and row.server_options == {"nagtime": "5"}
+        assert row.proposal_votes is None
+        row.proposal_votes = [1, 0]
+        row.server_options = {"b": "2", "a": "1"}
+        session.commit()
+        stored = session.connection().execute(
+            text("SELECT options, server_options, proposal_votes FROM games WHERE id = :i"),
+            {"i": row.id},
+        )
+        options, server_options, votes = stored.one()
+    assert (options, server_options, votes) == ('{"size": "10"}', '{"a": "1", "b": "2"}', "[1, 0]")
 
 
 def test_concurrent_processing_on_sqlite(server: Server) -> None:

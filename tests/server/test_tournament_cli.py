@@ -43,9 +43,8 @@ def test_admin_runs_a_round_robin_from_the_cli(cfg: Path) -> None:
     with session_for(engine) as session:
         boards = list(session.exec(select(Game)))
     engine.dispose()
-    assert {(b.game, b.options) for b in boards} == {
-        (rules.name, json.dumps(variant_options, sort_keys=True))
-    }
+    assert len(boards) == 3
+    assert all((b.game, b.options) == (rules.name, variant_options) for b in boards)
     ok("tournament", "withdraw", "spring", "cy")
     pairs = ok("tournament", "pairings", "spring")
     assert pairs.count("(withdrawal)") == 0  # forfeited boards are scored as games

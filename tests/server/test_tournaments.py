@@ -128,7 +128,7 @@ def test_double_round_robin_of_six(server: Server) -> None:
     )
     with session_for(server.engine) as session:
         row = session.exec(select(Game).where(Game.board == "a101")).one()
-        assert '"forfeittime": "7"' in row.server_options and '"nagtime": "1"' in row.server_options
+        assert row.server_options["forfeittime"] == "7" and row.server_options["nagtime"] == "1"
     # The earlier seed (all are unrated: the join order) wins; pairs of neighbours draw.
     seed = {n: i for i, n in enumerate(names)}
     for board, seats in boards:
@@ -281,7 +281,7 @@ def test_decline_loses_abort_draws_and_a_withdrawn_bye_winner(server: Server) ->
     board), k4-k5 is aborted by the administrator (a draw: replayed), and k1 withdraws
     before round 2, so his opponent goes through without a game."""
     from pbm.services.boards import load_board, rules_for
-    from pbm.services.context import Context
+    from pbm.services.context import Context, ReplyKind
     from pbm.services.play import abort
 
     names = [f"k{i}" for i in range(1, 7)]
@@ -311,7 +311,7 @@ def test_decline_loses_abort_draws_and_a_withdrawn_bye_winner(server: Server) ->
         ctx = Context(session=session, clock=server.clock, config=server.config, sender="")
         abort(ctx, load_board(ctx, rules_for(GAME), boards[("k4", "k5")]), "Aborted.")
         session.commit()
-    aborted = [m for m in ctx.replies if m.kind == "removed"]
+    aborted = [m for m in ctx.replies if m.kind is ReplyKind.REMOVED]
     assert aborted and all(
         "it counts as a drawn game (half a point each)." in " ".join(m.body.split())
         for m in aborted

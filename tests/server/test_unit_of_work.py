@@ -13,10 +13,10 @@ from sqlalchemy.exc import OperationalError
 from sqlmodel import select
 
 from pbm.errors import StoreUnavailable
-from pbm.services.context import Context, Reply
+from pbm.services.context import Context, Reply, ReplyKind
 from pbm.store.engine import session_for
 from pbm.store.failures import Failure, classify
-from pbm.store.models import OutboxMail, User
+from pbm.store.models import OutboxMail, User, UserAddress
 from pbm.work import run_work
 from tests.server.conftest import Server
 from tests.server.conftest import cli_ok as ok
@@ -45,7 +45,17 @@ def test_only_the_unit_of_work_queues_replies() -> None:
 def _add_user(ctx: Context) -> str:
     user = User(userid="dora", userid_key="dora", password_hash="x", created_at=ctx.now())
     ctx.session.add(user)
-    ctx.reply(Reply(["dora@x.example"], "Hello", "body", "account"))
+    ctx.session.flush()
+    # Confirmed, as the consent gate (pbm.services.consent) lets pbm mail no other.
+    ctx.session.add(
+        UserAddress(
+            user_id=user.saved_id,
+            address="dora@x.example",
+            mailbox="dora@x.example",
+            confirmed_at=ctx.now(),
+        )
+    )
+    ctx.reply(Reply(["dora@x.example"], "Hello", "body", ReplyKind.ACCOUNT))
     return "added"
 
 

@@ -46,8 +46,8 @@ def test_an_option_without_the_dash_is_read_as_one(server: Server, pair: tuple[s
     mails = server.new_mail()
     assert sorted(m.to[0] for m in mails) == [alice, bob]
     row = board_row(server, "quarod")
-    assert json.loads(row.options) == {"size": "10"}
-    assert json.loads(row.server_options) == {"nagtime": "5"}
+    assert row.options == {"size": "10"}
+    assert row.server_options == {"nagtime": "5"}
     # Quarod mails name the board size, which the drawing alone does not tell.
     assert mails[0].body.startswith("A new Quarod board (101) has been started\nOptions: size=10\n")
     assert "Nag Timeout set to 5 days" in mails[0].body
