@@ -519,15 +519,23 @@ def queue_replies(
     # The mailboxes that bounced or complained among the recipients, asked at once.
     states = bounces.blocked(ctx, [a for r in replies for a in r.to if a])
     disabled = {a for a, state in states.items() if state.disabled_at is not None}
+    # The confirmed mailboxes and the readers' streams, each asked once for all mails.
+    confirmed = consent.confirmed_mailboxes(ctx, [a for r in replies for a in r.to if a])
+    reasons = [reason_of(reply, ctx.sender) for reply in replies]
+    wanted = {
+        (reply.user_id, stream)
+        for reply, reason in zip(replies, reasons, strict=True)
+        if reply.user_id is not None and (stream := stream_of(reason)) is not None
+    }
+    stream_states = streams.stream_states(ctx, wanted)
     # The masked original, made only when a reply quotes it (most answers to moves don't).
     quoting = mail is not None and any(r.quote_original for r in replies)
     quote = mask_text(quotable_original(mail)) if mail is not None and quoting else None
-    for reply in replies:
-        reason = reason_of(reply, ctx.sender)
+    for reply, reason in zip(replies, reasons, strict=True):
         stream = stream_of(reason)
         unsubscribe = None
         if stream is not None and reply.user_id is not None:
-            state = streams.stream_state(ctx, reply.user_id, stream)
+            state = stream_states[reply.user_id, stream]
             if state.stopped_at is not None:
                 log.info("stream %s stopped: not mailing %r", stream.value, reply.subject)
                 continue
@@ -535,7 +543,7 @@ def queue_replies(
         # The one gate of every mail pbm sends: no address its owner has not confirmed,
         # or whose mailbox bounces disabled, but for its confirmation request and
         # answers to its own mail.
-        allowed = consent.deliverable(ctx, reply, disabled)
+        allowed = consent.deliverable(ctx, reply, confirmed, disabled)
         headers = _stream_headers(ctx, reply, reason, unsubscribe)
         # One recipient per mail: nobody sees another's address, and a bounce names one.
         for address in dict.fromkeys(allowed):

@@ -191,16 +191,18 @@ def confirmed_mailboxes(ctx: Context, to: Sequence[str]) -> set[str]:
     return addresses.confirmed_mailboxes(ctx.session, sorted({mailbox(ctx, a) for a in to}))
 
 
-def deliverable(ctx: Context, reply: Reply, disabled: Collection[str] = ()) -> list[str]:
+def deliverable(
+    ctx: Context, reply: Reply, confirmed: Collection[str], disabled: Collection[str] = ()
+) -> list[str]:
     """The recipients of `reply` pbm may mail: a confirmation request's, an answer's to
-    the mailbox its message came from, and otherwise confirmed mailboxes only; those of
-    `disabled` (by bounces) count as unconfirmed until confirmed again."""
+    the mailbox its message came from, and otherwise those whose mailbox is among
+    `confirmed` (`confirmed_mailboxes` of every recipient of the message's mails, asked
+    once); those of `disabled` (by bounces) count as unconfirmed until confirmed again."""
     to = [a for a in reply.to if a]
     if reply.kind is ReplyKind.CONFIRMATION:
         return to
     boxes = {a: mailbox(ctx, a) for a in to}
     sender = mailbox(ctx, ctx.sender) if ctx.sender else None
-    confirmed = addresses.confirmed_mailboxes(ctx.session, sorted(set(boxes.values())))
     kept = []
     for address, box in boxes.items():
         if (box in confirmed and address not in disabled) or (reply.to_sender and box == sender):

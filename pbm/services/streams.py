@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import logging
 import secrets
+from collections.abc import Collection
 
 from sqlmodel import select
 
@@ -41,6 +42,17 @@ def stream_state(ctx: Context, user_id: int, stream: Stream) -> StreamState:
     if found is None:
         found = StreamState(secrets.token_hex(10), None)
         mail_queries.add_stream(ctx.session, user_id, stream, found.code)
+    return found
+
+
+def stream_states(
+    ctx: Context, wanted: Collection[tuple[int, Stream]]
+) -> dict[tuple[int, Stream], StreamState]:
+    """`stream_state` of each (reader, stream) of `wanted`, asked at once: a message's
+    mails cost one query, not one each."""
+    found = mail_queries.stream_states(ctx.session, {user_id for user_id, _ in wanted})
+    for user_id, stream in sorted(set(wanted) - found.keys()):
+        found[user_id, stream] = stream_state(ctx, user_id, stream)
     return found
 
 

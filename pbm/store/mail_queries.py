@@ -49,9 +49,25 @@ class StreamState(NamedTuple):
     stopped_at: datetime | None
 
 
+_STREAMS_OF = sa_select(
+    _STREAMS.c.user_id, _STREAMS.c.stream, _STREAMS.c.code, _STREAMS.c.stopped_at
+).where(_STREAMS.c.user_id.in_(bindparam("users", expanding=True)))
+
+
 def stream_state(session: Session, user_id: int, stream: Stream) -> StreamState | None:
     found = core_rows(session, _STREAM, {"user_id": user_id, "stream": stream}).first()
     return None if found is None else StreamState(found.code, found.stopped_at)
+
+
+def stream_states(
+    session: Session, user_ids: Collection[int]
+) -> dict[tuple[int, Stream], StreamState]:
+    """Every stream row of the readers `user_ids`, by reader and stream: one query for
+    all the mails of a message."""
+    if not user_ids:
+        return {}
+    rows = core_rows(session, _STREAMS_OF, {"users": sorted(user_ids)})
+    return {(u, Stream(s)): StreamState(c, at) for u, s, c, at in rows}
 
 
 def add_stream(session: Session, user_id: int, stream: Stream, code: str) -> None:
