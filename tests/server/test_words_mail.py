@@ -178,7 +178,7 @@ def test_every_game_answers_every_question(server: Server) -> None:
         for question, said in (
             ("where black", "Black"),
             ("moves", " to move has "),
-            ("threats", " to move "),
+            ("threats", "alice ("),
             ("last 3", "Moves: 2 "),
             ("a1", "a1"),
         ):
