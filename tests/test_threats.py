@@ -3,6 +3,7 @@ threats are known, answered as the mail says it (pbm.services.threats)."""
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -21,6 +22,7 @@ QUADRATURE = (
 QUADRUPEL = "variant={variant} black={black} white={white} turn=black ply=6"
 # Move phase, White to move: White a1 b1 c1 d2 (d2-d1 makes a four), Black f8 g8 h8 e7.
 QUAD = "12 30/1000 o 0/0 5XXX/4X3/8/8/8/8/3O4/OOO5 -"
+DOC = Path(__file__).resolve().parent.parent / "docs" / "accessibility.md"
 
 
 def board_of(name: str, state: Any) -> Board:
@@ -125,3 +127,16 @@ def test_a_finished_game_has_no_threats(name: str) -> None:
         moves += 1
     assert game.outcome(state) is not None
     assert said(name, state) == "The game is over: there are no moves to make."
+
+
+def test_the_documented_examples_are_what_pbm_answers() -> None:
+    doc = " ".join(DOC.read_text(encoding="utf-8").split())
+    quadrupel = get_game("quadrupel").load(
+        QUADRUPEL.format(variant="points", black="a1:1,b1:2,c1:3,d2:4", white="a6:1,b6:2,c5:3,f3:4")
+    )
+    for name, state in (
+        ("quadrature", get_game("quadrature").load(QUADRATURE)),
+        ("quadrupel", quadrupel),
+        ("quad", get_game("quad").load(QUAD)),
+    ):
+        assert said(name, state) in doc, name
