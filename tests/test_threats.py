@@ -3,12 +3,14 @@ threats are known, answered as the mail says it (pbm.services.threats)."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from pbm.games import get_game
+from pbm.commands.ask import Ask
+from pbm.games import GAMES, get_game
 from pbm.services import threats
 from pbm.services.boards import Board
 from pbm.store.models import Game, GamePlayer, User
@@ -140,3 +142,8 @@ def test_the_documented_examples_are_what_pbm_answers() -> None:
         ("quad", get_game("quad").load(QUAD)),
     ):
         assert said(name, state) in doc, name
+
+
+def test_help_ask_says_what_threats_are_in_every_game() -> None:
+    for name in GAMES:
+        assert re.search(rf"\bin {get_game(name).title}\b", Ask.summary), name

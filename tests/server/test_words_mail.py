@@ -110,6 +110,24 @@ def test_quarto_threats_name_the_lines_and_pieces(server: Server) -> None:
     assert "SDQF" not in completing  # the piece to place is short and dark: it does not
 
 
+def test_quad_threats_by_mail_in_words_and_from_a_reply(server: Server) -> None:
+    alice = server.signup("alice")
+    bob = server.signup("bob")
+    server.send(bob, "set bob secret format words")
+    server.send(alice, "quad challenge alice bob")
+    for who, text in ((alice, "a1"), (bob, "h8"), (alice, "b1"), (bob, "h7"), (alice, "c1")):
+        userid = who.partition("@")[0]
+        assert server.send(who, f"quad move 101 {userid} secret {text}") == "done"
+    server.new_mail()
+    server.send(alice, "quad ask 101 threats")
+    said = flat(server.new_mail()[-1])
+    assert said.startswith("bob (Black) has no four in reach."), said
+    assert "alice (White) makes a four with: d1." in said
+    # bob, who reads boards in words, asks the same from a reply: the same sentences.
+    assert reply(server, newest_board_mail(server, bob), bob, "ask threats\n") == "done"
+    assert "alice (White) makes a four with: d1." in flat(server.new_mail()[-1])
+
+
 def test_every_game_answers_every_question(server: Server) -> None:
     alice = server.signup("alice")
     bob = server.signup("bob")
