@@ -20,10 +20,14 @@ class Ask(Command):
         "write just `ask QUESTION`). Questions: SQUARE (e.g. c3): what is on it; "
         "`where [SIDE]`: where the pieces are (of Black, White or a userid); "
         "`moves [SQUARE]`: the legal moves of the player to move (those that name the "
-        "square); `threats`: in Quarto the lines one piece short of a quarto and the "
-        "pieces that complete them, in Quadrature, Quadrupel, Quad and Quarod the moves "
-        "that win at once for the player to move; `last [N]`: the last N "
-        "moves (5 if not given) with what each did."
+        "square); `threats`: what is one move short, for each side: in Quarto the lines "
+        "one piece short of a quarto and the pieces that complete them; in Quadrature "
+        "the points where a man would square enemy men (and the men one step away), and "
+        "the fourth corners of a side's squares, where the enemy may not step; in "
+        "Quadrupel the moves that complete a QUADRUPEL, with its shape (and points); in "
+        "Quad the drops or steps that make a four; in Quarod, which has no lines, the "
+        "moves that win at once; `last [N]`: the last N moves (5 if not given) with what "
+        "each did."
     )
     changes_state = False
     token_verb = True

@@ -358,6 +358,19 @@ Letters may be in any case."""
         own ^= (1 << origin) | (1 << destination)
         return sorted(n for n, b in CAPTURE_PAIRS[destination] if other >> n & 1 and own >> b & 1)
 
+    def fours_in_reach(self, state: QuadState, seat: int) -> list[QuadMove]:
+        """The moves of `seat` that would make its exact four, as if it were to move now
+        (none while only the other side still drops)."""
+        if state.result is not None or (state.hands[1 - seat] and not state.hands[seat]):
+            return []
+        as_mover = state if state.side == seat else state._replace(side=seat)
+        found = []
+        for move in self.legal_moves(as_mover):
+            ended = self.apply(as_mover, move).result
+            if ended is not None and ended.winner == seat and ended.reason == FOUR:
+                found.append(move)
+        return found
+
     # -- notation ---------------------------------------------------------------
     def answer_example(self, state: QuadState) -> str:
         return "d4" if state.hands[state.side] else "d4-d5"

@@ -146,6 +146,15 @@ class QuadratureState(NamedTuple):
         return {"repetition": self.repetition}
 
 
+class SquaringPoint(NamedTuple):
+    """An empty point where a man of one side would square enemy men: the point, the
+    enemy men it would square, and the side's men one legal step away from it."""
+
+    point: str
+    squared: tuple[str, ...]
+    steps_from: tuple[str, ...]
+
+
 # Building the named tuple from a plain tuple skips its keyword-handling constructor.
 _new_state = tuple.__new__
 
@@ -428,6 +437,30 @@ b6-b7 converts d7 f7."""
             (*state.trail, move),
             state.seen,
         )
+
+    # -- threats (the `ask threats` question) ------------------------------------------
+    def squaring_points(self, state: QuadratureState, side: int) -> list[SquaringPoint]:
+        """The empty points where a man of `side` would square enemy men, lowest point
+        first, with the men of `side` that may step there (none where stepping there
+        is suicide)."""
+        own, enemy = _men(state, side), _men(state, 1 - side)
+        unsafe = qb.danger(enemy)
+        found = []
+        for index in qb.bits(qb.BOARD & ~(own | enemy)):
+            squared = qb.squared_by(own | 1 << index, enemy, index)
+            if not squared:
+                continue
+            origins = [] if unsafe >> index & 1 else [index - shift for shift, _ in qb.STEPS[side]]
+            steps = tuple(_point_name(o) for o in sorted(origins) if o >= 0 and own >> o & 1)
+            names = tuple(_point_name(i) for i in qb.bits(squared))
+            found.append(SquaringPoint(_point_name(index), names, steps))
+        return found
+
+    def square_corners(self, state: QuadratureState, side: int) -> list[str]:
+        """The empty points that are the fourth corner of three men of `side`: a man of
+        the other side may not step there (suicide)."""
+        empty = qb.BOARD & ~(state.black | state.white)
+        return [_point_name(i) for i in qb.bits(qb.danger(_men(state, side)) & empty)]
 
     # -- move text -------------------------------------------------------------------
     def answer_example(self, state: QuadratureState) -> str:

@@ -17,9 +17,9 @@ from __future__ import annotations
 
 import re
 import textwrap
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from itertools import pairwise, permutations
-from typing import Any, ClassVar, TypeAlias
+from typing import Any, ClassVar, NamedTuple, TypeAlias
 
 from pbm.games.base import (
     Game,
@@ -206,6 +206,15 @@ class QuadrupelState:
     # Derived from `cells`, kept for speed.
     stones: tuple[tuple[int, ...], tuple[int, ...]] = field(compare=False)
     masks: tuple[int, int] = field(compare=False)
+
+
+class ShapeMove(NamedTuple):
+    """A board move that completes a QUADRUPEL: its text, the shape's name, and its
+    points (dots x zones) in the point and combination games, else None."""
+
+    move: str
+    shape: str
+    points: int | None
 
 
 def _position_key(cells: tuple[int, ...], turn: int) -> int:
@@ -515,6 +524,29 @@ shown yet."""
             # Lifted when it is the only move (docs/games/quadrupel.md, 'The basic game').
             moves.remove(banned)
         return moves
+
+    def shape_moves(self, state: QuadrupelState, seat: int) -> list[ShapeMove]:
+        """The board moves of `seat` that would complete a QUADRUPEL, as if it were to
+        move now: none before both setups are in or while `seat` is frozen."""
+        frozen = state.extra is not None and state.extra.builder == seat
+        if state.result is not None or state.pending or frozen:
+            return []
+        as_mover = state if state.turn == seat else replace(state, turn=seat)
+        counted = state.rules.variant in ("points", "combination")
+        found = []
+        for move in self.legal_moves(as_mover):
+            assert isinstance(move, int)  # no setup is pending
+            frm, to = divmod(move, SQUARES)
+            shape = SHAPES.get(state.masks[seat] ^ (1 << frm) ^ (1 << to))
+            if shape is None:
+                continue
+            cells = list(state.cells)
+            cells[to], cells[frm] = cells[frm], 0
+            own = tuple(to if s == frm else s for s in state.stones[seat])
+            points = _points(tuple(cells), own) if counted else None
+            text = self.format_move(as_mover, move)
+            found.append(ShapeMove(text, SHAPE_NAMES[shape], points))
+        return found
 
     # -- applying moves ---------------------------------------------------------------
     def apply(self, state: QuadrupelState, move: QuadrupelMove) -> QuadrupelState:

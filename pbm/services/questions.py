@@ -1,6 +1,6 @@
 """Questions about a board by mail (`GAME ask BOARD QUESTION`), answered in words: what
-is on a square, where a side's pieces are, which moves touch a square, what wins or
-completes a line, and the last moves with their echoes.
+is on a square, where a side's pieces are, which moves touch a square, what is one move
+short of the game's goal (`pbm.services.threats`), and the last moves with their echoes.
 
 The answers read the position as the reader may see it (`pbm.pictures.view`, as the
 words format does), so a secret setup stays secret; they are sentences in every format.
@@ -15,18 +15,14 @@ from dataclasses import dataclass
 from pbm.errors import PbmError
 from pbm.games.base import State
 from pbm.games.grid import find_squares
-from pbm.games.quarto import EMPTY
-from pbm.games.quarto_lines import BLOCKS, LINES
-from pbm.games.quarto_pieces import ATTRIBUTE_BITS, CODES, VALUE_WORDS
 from pbm.pictures.picture import View, view
-from pbm.services import words
+from pbm.services import threats, words
 from pbm.services.boards import Board
 from pbm.services.secrecy import ShownMove, hidden_moves
 from pbm.texts import phrase
 
 LAST_DEFAULT = 5  # moves `ask last` lists when no count is given
 LAST_MAX = 50
-MOVES_MAX = 40  # moves `ask moves` lists before it says how many more
 
 
 class Question(enum.Enum):
@@ -87,7 +83,7 @@ def answer(
     if asked.question is Question.MOVES:
         return [_moves(board, state, asked.square)]
     if asked.question is Question.THREATS:
-        return _threats(board, state)
+        return threats.answer(board)
     hidden = hidden_moves(board, moves, reader_index)
     return [words.move_list(moves[-asked.count :], board.userids, hidden)]
 
@@ -134,65 +130,9 @@ def _moves(board: Board, state: State, square: str) -> str:
     who = board.userids[list(rules.player_seats(state)).index(seat)]
     if not texts:
         return phrase("ask_no_moves", userid=who, square=square or "-")
-    more = len(texts) - MOVES_MAX
-    listed = ", ".join(texts[:MOVES_MAX]) + (phrase("ask_more", count=more) if more > 0 else "")
+    listed = words.listed(texts)
     key = "ask_moves_square" if square else "ask_moves"
     return phrase(key, userid=who, count=len(texts), square=square, moves=listed)
-
-
-def _threats(board: Board, state: State) -> list[str]:
-    """Quarto: the lines one piece short of a quarto and the pieces that complete them;
-    every other game: the moves that win at once for the player to move."""
-    if board.rules.name == "quarto":
-        return _quarto_lines(state)
-    rules = board.rules
-    seat = rules.to_move(state)
-    if seat is None:
-        return [phrase("ask_over")]
-    winning = []
-    for move in rules.legal_moves(state):
-        ended = rules.outcome(rules.apply(state, move))
-        if ended is not None and ended.winner == seat:
-            winning.append(rules.format_move(state, move))
-    who = board.userids[list(rules.player_seats(state)).index(seat)]
-    if not winning:
-        return [phrase("ask_no_wins", userid=who)]
-    return [phrase("ask_wins", userid=who, moves=", ".join(winning[:MOVES_MAX]))]
-
-
-def _quarto_lines(state: State) -> list[str]:
-    lines = LINES + (BLOCKS if state.variant.advanced else ())
-    available = ([state.held] if state.held != EMPTY else []) + list(state.unused)
-    found: list[str] = []
-    for name, squares in lines:
-        pieces = [state.board[s] for s in squares if state.board[s] != EMPTY]
-        empties = [s for s in squares if state.board[s] == EMPTY]
-        if len(pieces) != len(squares) - 1:
-            continue
-        shared = []
-        for index, bit in enumerate(ATTRIBUTE_BITS):
-            if not state.variant.attributes & bit:
-                continue
-            values = {bool(p & bit) for p in pieces}
-            if len(values) == 1:
-                shared.append((bit, values.pop(), VALUE_WORDS[index]))
-        if not shared:
-            continue
-        said = " or ".join(f"all {w[0] if v else w[1]}" for _, v, w in shared)
-        completing = [
-            CODES[p] for p in available if any(bool(p & bit) == v for bit, v, _ in shared)
-        ]
-        empty = f"{chr(ord('a') + empties[0] % 4)}{empties[0] // 4 + 1}"
-        found.append(
-            phrase(
-                "ask_quarto_line",
-                line=name,
-                square=empty,
-                shared=said,
-                pieces=" ".join(completing) or phrase("ask_quarto_none_left"),
-            )
-        )
-    return found or [phrase("ask_quarto_no_lines")]
 
 
 __all__ = ["Asked", "Question", "answer", "board_squares", "parse"]

@@ -19,6 +19,7 @@ from pbm.services.secrecy import ShownMove, shown_echo
 from pbm.texts import phrase
 
 FORMAT = "words"
+LISTED_MAX = 40  # items one sentence lists before it says how many more
 
 
 def position(
@@ -73,10 +74,26 @@ def move_list(moves: Sequence[ShownMove], userids: Sequence[str], hidden: set[in
     return sentence(phrase("words_moves", moves=items))
 
 
+def listed(items: Sequence[str], separator: str = ", ") -> str:
+    """The first LISTED_MAX items joined, then how many more there are."""
+    more = len(items) - LISTED_MAX
+    said = separator.join(items[:LISTED_MAX])
+    return said + (phrase("ask_more", count=more) if more > 0 else "")
+
+
 def sentence(text: str) -> str:
     """`text` ending with a full stop (a screen reader pauses there)."""
     text = text.rstrip()
     return text if text.endswith((".", "!", "?")) else text + "."
 
 
-__all__ = ["FORMAT", "group_line", "move_list", "position", "sentence", "squares_by_row"]
+__all__ = [
+    "FORMAT",
+    "LISTED_MAX",
+    "group_line",
+    "listed",
+    "move_list",
+    "position",
+    "sentence",
+    "squares_by_row",
+]

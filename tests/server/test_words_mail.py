@@ -1,6 +1,6 @@
 """Boards in words and questions by mail (issue 26): `set ... format words` changes the
-board mails, `ask` answers from the Subject and from a reply, and a whole Quarto game is
-played from the words mails alone (the player below reads only what it is mailed)."""
+board mails, `ask` answers from the Subject and from a reply, and whole games are played
+from `ask moves` answers alone (from the words board mails: test_words_games.py)."""
 
 from __future__ import annotations
 
@@ -12,10 +12,7 @@ from datetime import timedelta
 
 import pytest
 
-from pbm.games.grid import square_names
 from tests.server.conftest import Sent, Server, board_row, legal_texts
-
-ALL_SQUARES = square_names(4, 4)
 
 
 def flat(mail: Sent) -> str:
@@ -113,48 +110,22 @@ def test_quarto_threats_name_the_lines_and_pieces(server: Server) -> None:
     assert "SDQF" not in completing  # the piece to place is short and dark: it does not
 
 
-def parse_quarto(text: str) -> tuple[str, dict[str, str], str | None, list[str]]:
-    """Who is to move, the pieces by square, the piece to place and the unused pieces,
-    read from a words board mail alone."""
-    mover = re.search(r"(\w+) to (?:give a piece|place)", text)
-    assert mover is not None, text
-    board: dict[str, str] = {}
-    found = re.search(r"Pieces on the board, (\d+): (.*?)\.", text)
-    assert found is not None, text
-    if found.group(2) != "none":
-        for item in found.group(2).split("; "):
-            square, code = item.split()[:2]
-            board[square] = code.rstrip(":")
-    assert len(board) == int(found.group(1))
-    held = re.search(r"To place: (\w{4}):", text)
-    unused = re.search(r"Unused pieces \((\d+)\): ([A-Z ]+|none)\.", text)
-    assert unused is not None, text
-    left = [] if unused.group(2) == "none" else unused.group(2).split()
-    return mover.group(1), board, held.group(1) if held else None, left
-
-
-def test_a_whole_quarto_game_from_the_words_alone(server: Server) -> None:
-    players = {u: server.signup(u) for u in ("alice", "bob")}
-    for userid, address in players.items():
-        server.send(address, f"set {userid} secret format words")
-    server.send(players["alice"], "quarto challenge alice bob")
+def test_quad_threats_by_mail_in_words_and_from_a_reply(server: Server) -> None:
+    alice = server.signup("alice")
+    bob = server.signup("bob")
+    server.send(bob, "set bob secret format words")
+    server.send(alice, "quad challenge alice bob")
+    for who, text in ((alice, "a1"), (bob, "h8"), (alice, "b1"), (bob, "h7"), (alice, "c1")):
+        userid = who.partition("@")[0]
+        assert server.send(who, f"quad move 101 {userid} secret {text}") == "done"
     server.new_mail()
-    rng = random.Random(26)
-    for ply in range(17):
-        mail = newest_board_mail(server, players["alice"])
-        text = flat(mail)
-        if "Game over" in text or "Game won" in text or "tie" in text.lower():
-            break
-        mover, board, held, unused = parse_quarto(text)
-        empties = [s for s in ALL_SQUARES if s not in board]
-        if held is None:
-            move = f"give {rng.choice(unused)}"
-        else:
-            move = rng.choice(empties) + (f" {rng.choice(unused)}" if unused else "")
-        mine = newest_board_mail(server, players[mover])
-        assert reply(server, mine, players[mover], move + "\n") == "done", (ply, move)
-    row = board_row(server, "quarto")
-    assert row.status == "finished", (row.status, row.move_count)
+    server.send(alice, "quad ask 101 threats")
+    said = flat(server.new_mail()[-1])
+    assert said.startswith("bob (Black) has no four in reach."), said
+    assert "alice (White) makes a four with: d1." in said
+    # bob, who reads boards in words, asks the same from a reply: the same sentences.
+    assert reply(server, newest_board_mail(server, bob), bob, "ask threats\n") == "done"
+    assert "alice (White) makes a four with: d1." in flat(server.new_mail()[-1])
 
 
 def test_every_game_answers_every_question(server: Server) -> None:
@@ -178,7 +149,7 @@ def test_every_game_answers_every_question(server: Server) -> None:
         for question, said in (
             ("where black", "Black"),
             ("moves", " to move has "),
-            ("threats", " to move "),
+            ("threats", "alice ("),
             ("last 3", "Moves: 2 "),
             ("a1", "a1"),
         ):
