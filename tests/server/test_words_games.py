@@ -290,10 +290,10 @@ def test_a_whole_game_from_the_words_alone(server: Server, game: str) -> None:
                 newest.update((address, mail) for address in mail.to)
 
     rng = random.Random(f"{game}-{seed}")  # a str seed: the same game on every run
-    started = time.monotonic()
+    started = time.monotonic()  # a bound on a runaway loop, not a speed target
     played = 0
     for _ in range(1000):
-        assert time.monotonic() - started < 240, f"{game}: {played} moves took too long"
+        assert time.monotonic() - started < 900, f"{game}: {played} moves ran away"
         read_mail()
         text = flat(newest[addresses["alice"]])
         ended = re.search(r"Game over, [^.]*", text.partition("Moves: ")[2])
