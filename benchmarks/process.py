@@ -108,7 +108,15 @@ def build(engine, games: int, moves: int, users: int, rng: random.Random) -> lis
         session.execute(
             insert(UserAddress),
             [
-                {"user_id": i + 1, "address": f"user{i}@players.example", "position": 0}
+                # Confirmed, as a player's address is before pbm mails it
+                # (pbm.services.consent): the replies are composed and queued.
+                {
+                    "user_id": i + 1,
+                    "address": f"user{i}@players.example",
+                    "mailbox": f"user{i}@players.example",
+                    "confirmed_at": START,
+                    "position": 0,
+                }
                 for i in range(users)
             ],
         )
