@@ -163,11 +163,14 @@ def postgres_url() -> Iterator[str]:
     """A migrated database in a private PostgreSQL cluster, for the whole test session."""
     from tests import pg_cluster
 
-    if not (pg_cluster.wanted() or pg_cluster.available()):
-        pytest.skip("no PostgreSQL here (PBM_TEST_POSTGRES=1 installs it)")
+    if not (pg_cluster.required() or pg_cluster.available()):
+        pytest.skip("no PostgreSQL here (PBM_TEST_POSTGRES=required installs it or fails)")
     try:
         cluster = pg_cluster.start_cluster()
     except pg_cluster.ClusterUnavailable as exc:
+        if pg_cluster.required():
+            setting = os.environ["PBM_TEST_POSTGRES"]
+            pytest.fail(f"PBM_TEST_POSTGRES={setting}, but no PostgreSQL: {exc}")
         pytest.skip(f"no PostgreSQL: {exc}")
     try:
         url = pg_cluster.create_database(cluster, "pbm_test")
