@@ -6,7 +6,6 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import pytest
 from alembic import command
 from sqlalchemy import text
 from sqlmodel import select
@@ -14,28 +13,14 @@ from sqlmodel import select
 from pbm.store.engine import make_engine, session_for
 from pbm.store.models import EndReason, Game
 from pbm.store.schema import alembic_config
-from tests.server.conftest import Server, board_row, legal_texts
-
-
-@pytest.fixture
-def pair(server: Server) -> tuple[str, str]:
-    alice = server.signup("alice")
-    bob = server.signup("bob")
-    server.send(alice, "quadrature challenge alice bob")
-    server.new_mail()
-    return alice, bob
-
-
-def _play_two(server: Server, alice: str, bob: str) -> None:
-    server.send(alice, f"quadrature move 101 alice secret {legal_texts(server, 'quadrature')[0]}")
-    server.send(bob, f"quadrature move 101 bob secret {legal_texts(server, 'quadrature')[0]}")
-    server.new_mail()
+from tests.server.conftest import Server, board_row, play_first_moves
 
 
 def test_each_way_of_ending_stores_its_reason(server: Server, pair: tuple[str, str]) -> None:
     alice, bob = pair
+    server.send(alice, "quadrature challenge alice bob")
     assert board_row(server, "quadrature").end_reason is None
-    _play_two(server, alice, bob)
+    play_first_moves(server, "quadrature", count=2)
     server.send(bob, "quadrature resign 101 bob secret")
     row = board_row(server, "quadrature")
     assert (row.end_reason, row.result_reason) == (EndReason.RESIGNED, "bob resigns.")
@@ -44,12 +29,7 @@ def test_each_way_of_ending_stores_its_reason(server: Server, pair: tuple[str, s
     row = board_row(server, "quadrature", "102")
     assert row.status == "removed" and row.end_reason is EndReason.DECLINED
     server.send(alice, "quadrature challenge alice bob")
-    server.send(
-        alice, f"quadrature move 103 alice secret {legal_texts(server, 'quadrature', '103')[0]}"
-    )
-    server.send(
-        bob, f"quadrature move 103 bob secret {legal_texts(server, 'quadrature', '103')[0]}"
-    )
+    play_first_moves(server, "quadrature", "103", count=2)
     server.send(alice, "quadrature move 103 alice secret propose")
     server.send(bob, "quadrature move 103 bob secret accept")
     assert board_row(server, "quadrature", "103").end_reason is EndReason.DRAW_AGREED
@@ -58,14 +38,9 @@ def test_each_way_of_ending_stores_its_reason(server: Server, pair: tuple[str, s
 def test_a_board_the_rules_ended_says_so_as_a_sentence(
     server: Server, pair: tuple[str, str]
 ) -> None:
-    alice, bob = pair
+    alice, _ = pair
     server.send(alice, "quarto challenge alice bob")
-    server.new_mail()
-    people = {0: ("alice", alice), 1: ("bob", bob)}
-    while board_row(server, "quarto").status == "active":
-        userid, address = people[board_row(server, "quarto").move_count % 2]
-        server.send(address, f"quarto move 101 {userid} secret {legal_texts(server, 'quarto')[0]}")
-        mails = server.new_mail()
+    mails = play_first_moves(server, "quarto")
     row = board_row(server, "quarto")
     assert row.end_reason is EndReason.RULES and row.result_reason.startswith("quarto: ")
     [line] = [x for x in mails[0].body.splitlines() if "Game won by" in x]
