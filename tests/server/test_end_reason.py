@@ -6,10 +6,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from alembic import command
 from sqlalchemy import text
 from sqlmodel import select
 
+from pbm.errors import PbmError
+from pbm.services import records
 from pbm.store.engine import make_engine, session_for
 from pbm.store.models import EndReason, Game
 from pbm.store.schema import alembic_config
@@ -86,3 +89,25 @@ def test_upgrading_reads_the_end_reason_from_the_stored_sentence(tmp_path: Path)
     engine.dispose()
     expected = {str(n): EndReason(word) for n, word in enumerate(sentences, start=1)}
     assert found == expected | {"99": None}
+
+
+RECORD = """pbm game record 1
+Game: quarto
+Board: 101
+Started: 2026-11-22T02:41:00Z
+Player: 1 alice
+Player: 2 bob
+Result: won alice
+Ended-By: {end}
+Reason: bob resigns.
+Moves:
+End
+"""
+
+
+def test_a_record_keeps_how_its_board_ended() -> None:
+    assert records.parse(RECORD.format(end="resigned")).end is EndReason.RESIGNED
+    with pytest.raises(PbmError) as refused:
+        records.parse(RECORD.format(end="lost"))
+    said = str(refused.value)
+    assert "'Ended-By:' 'lost' should be one of: rules, resigned, forfeit" in " ".join(said.split())
