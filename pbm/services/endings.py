@@ -3,9 +3,9 @@
 
 What else must happen when a board ends (ratings, tournament progress, the next game
 of a match) belongs to the services that own it: they are handlers on one list,
-registered in order by pbm/services/__init__.py, which every import of a service runs
-first. This module calls them without knowing them, so the services below never call
-back up into the ones that start games.
+registered in order by the composition root (`GAME_END_HANDLERS` in pbm/app.py). This
+module calls them without knowing them, so the services below never call back up into
+the ones that start games.
 """
 
 from __future__ import annotations
