@@ -27,7 +27,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from sqlmodel import select
 
-from pbm.app import register
+from pbm.app import initialize, register
 from pbm.clock import FrozenClock
 from pbm.config import Config
 from pbm.intake import process_message
@@ -41,7 +41,6 @@ from pbm.services.context import Context, Reply
 from pbm.store.engine import make_engine, session_for
 from pbm.store.models_mail import BounceEvent, MailboxHealth
 from pbm.store.schema import init_db
-from pbm.texts import use_templates
 from tests.bounce_mails import arf, dsn
 
 PLAYERS = 200
@@ -79,7 +78,7 @@ def main() -> int:
         password_cost=4,
         feedback_address="pbm-fbl@example.org",
     )
-    use_templates(config.templates_dir)
+    initialize(config)
     engine = make_engine(config.database_url)
     init_db(engine)
     clock = FrozenClock(START)

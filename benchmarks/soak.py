@@ -86,7 +86,7 @@ from typing import Any
 
 import aiosmtplib
 
-from pbm.app import register
+from pbm.app import initialize, register
 from pbm.clock import SystemClock
 from pbm.config import load_config
 from pbm.games import get_game
@@ -99,7 +99,6 @@ from pbm.services.consent import confirm
 from pbm.services.context import Context
 from pbm.store.engine import make_engine, session_for
 from pbm.store.schema import init_db
-from pbm.texts import use_templates
 
 ROOT = Path(__file__).resolve().parents[1]
 MAILSTACK = ROOT / ".ci" / "mailstack.sh"
@@ -623,7 +622,7 @@ def create_players_and_boards(config_path: Path, args: argparse.Namespace) -> li
     """Two players per loop and `--pool` boards for each pair, as `pbm user add` and
     `pbm game new` would make them (the board mails are queued too)."""
     config = load_config(config_path)
-    use_templates(config.templates_dir)
+    initialize(config)
     rules = get_game(args.game)
     engine = make_engine(config.database_url)
     init_db(engine)

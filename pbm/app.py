@@ -4,7 +4,8 @@ written here, and handed to the daemon, the command line and the tests.
 Importing any pbm module registers nothing (tests/test_app.py checks it in a fresh
 interpreter); `register()` fills the registries (the games, the mail commands in their
 help groups, the game-end handlers) and `initialize(config)` adds what a running pbm
-needs besides (its periodic jobs).
+needs besides: the configured templates (`pbm.texts`, set here and nowhere else) and
+its periodic jobs.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from pbm.jobs import JOB_SECONDS, PeriodicJob, run_due
 from pbm.services import challenges, ratings, tournaments
 from pbm.services.context import Context
 from pbm.services.endings import GameEnd, GameEndHandler, on_game_end
+from pbm.texts import use_templates
 
 # The games pbm plays, in the order lists name them.
 GAMES: tuple[AnyGame, ...] = (quad.GAME, quadrature.GAME, quadrupel.GAME, quarod.GAME, quarto.GAME)
@@ -78,6 +80,8 @@ class App:
 
 
 def initialize(config: Config) -> App:
-    """Everything registered, and the App for `config`."""
+    """Everything registered, the words read from `config`'s templates, and the App for
+    `config`: what the daemon, a command line that uses pbm and the tests run first."""
     register()
+    use_templates(config.templates_dir)
     return App(config)

@@ -43,7 +43,7 @@ from pbm.store.bots import BotTurn
 from pbm.store.engine import session_for
 from pbm.store.failures import unavailable_on_failure
 from pbm.store.models import Game, User
-from pbm.texts import phrase, use_templates
+from pbm.texts import phrase
 from pbm.work import run_work
 
 log = logging.getLogger(__name__)
@@ -102,7 +102,6 @@ def run_for_cluster(
 
 def run_due(engine: Engine, clock: Clock, config: Config) -> dict[str, int]:
     """Everything due at `clock.now()`; returns how many of each thing were done."""
-    use_templates(config.templates_dir)
     done = {"vacations_ended": 0, "forfeits": 0, "nags": 0, "digests": 0, "unconfirmed": 0}
     cutoff = clock.now() - timedelta(days=config.unconfirmed_days)
     with session_for(engine) as session:
@@ -212,7 +211,6 @@ def play_bots(
     robin over the players waiting), until no bot has anything to do or `limit` were
     played; returns how many were. Bots playing each other play on until their games
     end."""
-    use_templates(config.templates_dir)
     played = 0
     queue = bots.BotQueue()
     while limit is None or played < limit:

@@ -27,7 +27,6 @@ from pbm.services.context import Context, Reply
 from pbm.store import claims
 from pbm.store.engine import session_for
 from pbm.store.failures import unavailable_on_failure
-from pbm.texts import use_templates
 
 T = TypeVar("T")
 
@@ -49,7 +48,6 @@ def unit_of_work(
     is bounded, queued and committed at its end; `keep=False` rolls it all back (a dry
     run) after the replies were bounded. A store failure comes out as StoreUnavailable;
     anything else the block raises passes unchanged, all of it rolled back."""
-    use_templates(config.templates_dir)
     with unavailable_on_failure(), session_for(engine) as session:
         unit = Unit(Context(session=session, clock=clock, config=config, sender=sender))
         yield unit

@@ -131,6 +131,12 @@ def create_database(cluster: Cluster, name: str, template: str = "template1") ->
 
 def wanted() -> bool:
     """PBM_TEST_POSTGRES=1: run the server tests against PostgreSQL (installing it)."""
+    return os.environ.get("PBM_TEST_POSTGRES", "") not in ("", "0", "required")
+
+
+def required() -> bool:
+    """PBM_TEST_POSTGRES=required (scripts/test.sh, so CI) or 1: the PostgreSQL tests
+    must run, so a PostgreSQL that cannot start fails them instead of skipping them."""
     return os.environ.get("PBM_TEST_POSTGRES", "") not in ("", "0")
 
 

@@ -23,6 +23,7 @@ from pbm.services.records import RecordFormat
 from pbm.services.records_sgf import GAME as SGF_GAME
 from pbm.store import queries
 from pbm.store.engine import make_engine, session_for
+from pbm.store.models import EndReason
 from pbm.store.schema import init_db
 
 PLAYERS = ("ann", "ben", "cat", "dan")
@@ -101,6 +102,7 @@ def random_record(
         loser = rules.player_seats(state).index(rules.to_move(state) or 0)
         record.result, record.winner = "won", (loser + 1) % seats
         record.reason = f"{record.players[loser]} resigns."
+        record.end = EndReason.RESIGNED
     else:
         seats_now = rules.player_seats(state)
         if outcome.winner is None:
@@ -108,6 +110,7 @@ def random_record(
         else:
             record.result, record.winner = "won", seats_now.index(outcome.winner)
         record.reason = outcome.reason
+        record.end = EndReason.RULES
         record.scores = list(outcome.scores) if outcome.scores else None
     record.ended = at + timedelta(minutes=1)
     return record
@@ -127,6 +130,7 @@ def _seen(ctx: Context, board_id: int) -> tuple[object, ...]:
         row.winner,
         row.scores,
         row.result_reason,
+        row.end_reason,
         row.created_at,
         row.ended_at,
         row.rated,

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import ast
 import json
 import subprocess
 import sys
@@ -58,3 +59,17 @@ def test_importing_registers_nothing_until_register() -> None:
     assert once["handlers"] == ["_rate", "game_ended", "_continue_match"]
     assert once["commands"][:3] == ["signup", "confirm", "notme"]
     assert twice == once
+
+
+def test_only_the_composition_root_chooses_the_templates() -> None:
+    """`pbm.texts.use_templates` is process state: `pbm.app.initialize` sets it once for
+    the daemon, the command line and the tests, and no other module of pbm calls it."""
+    callers = []
+    for path in sorted((ROOT / "pbm").rglob("*.py")):
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        for node in ast.walk(tree):
+            named = node.id if isinstance(node, ast.Name) else getattr(node, "attr", None)
+            imported = isinstance(node, ast.alias) and node.name == "use_templates"
+            if named == "use_templates" or imported:
+                callers.append(path.relative_to(ROOT).as_posix())
+    assert sorted(set(callers)) == ["pbm/app.py"]  # pbm/texts.py defines it, calls it not

@@ -61,11 +61,8 @@ class CliState:
     @cached_property
     def config(self) -> Config:
         from pbm.config import load_config
-        from pbm.texts import use_templates
 
-        cfg = load_config(self.config_path)
-        use_templates(cfg.templates_dir)
-        return cfg
+        return load_config(self.config_path)
 
 
 def state(cli: typer.Context) -> CliState:
@@ -80,12 +77,21 @@ def config(cli: typer.Context) -> Config:
 
 
 def registered() -> None:
-    """pbm put together by its composition root (pbm.app) for a command that plays,
-    reads or writes games: every command with a database, and those of `pbm rules` and
-    `pbm help`. Not at the root: `pbm --help` and `pbm mail send` need none of it."""
+    """The registries filled by the composition root (pbm.app) for a command that plays
+    the rules with no configuration (`pbm rules`, `pbm record preview`). Not at the
+    root: `pbm --help` and `pbm mail send` need none of it."""
     from pbm.app import register
 
     register()
+
+
+def initialized(cfg: Config) -> None:
+    """pbm put together by its composition root for `cfg` (the registries and the
+    configured templates), for a command that reads or writes games or mails words:
+    every command with a database, and `pbm help`."""
+    from pbm.app import initialize
+
+    initialize(cfg)
 
 
 def engine(cfg: Config, *, schema: bool = True, create: bool = False) -> Engine:
@@ -97,7 +103,7 @@ def engine(cfg: Config, *, schema: bool = True, create: bool = False) -> Engine:
     from pbm.store.engine import make_engine
     from pbm.store.schema import ensure_schema
 
-    registered()
+    initialized(cfg)
     eng = make_engine(cfg.database_url, create=create, busy_timeout=cfg.busy_timeout_seconds)
     if schema:
         try:

@@ -7,7 +7,7 @@ from typing import Annotated
 
 import typer
 
-from pbm.cli.common import config, registered
+from pbm.cli.common import config, initialized
 
 
 def help_command(
@@ -21,9 +21,10 @@ def help_command(
     # the mail commands are loaded only here, so that `pbm --help` does not (pbm.cli.lazy)
     from pbm.commands.helptext import general_help, topic_help
 
-    registered()
+    cfg = config(cli)
+    initialized(cfg)
     if not topic:
-        typer.echo(general_help(config(cli)), nl=False)
+        typer.echo(general_help(cfg), nl=False)
         return
     for word in topic:
-        typer.echo(topic_help(word, config(cli)), nl=False)
+        typer.echo(topic_help(word, cfg), nl=False)

@@ -1,6 +1,6 @@
 """What every service call needs: the session, the clock, the configuration, who asks,
 and where the replies it produces go. It caches nothing: a service that needs a row
-asks the store (the one cache in pbm is pbm.services.passwords')."""
+asks the store (what a process caches: docs/architecture.md, "What a process keeps")."""
 
 from __future__ import annotations
 

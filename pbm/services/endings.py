@@ -3,9 +3,9 @@
 
 What else must happen when a board ends (ratings, tournament progress, the next game
 of a match) belongs to the services that own it: they are handlers on one list,
-registered in order by pbm/services/__init__.py, which every import of a service runs
-first. This module calls them without knowing them, so the services below never call
-back up into the ones that start games.
+registered in order by the composition root (`GAME_END_HANDLERS` in pbm/app.py). This
+module calls them without knowing them, so the services below never call back up into
+the ones that start games.
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ from pbm.services.clocks import charged, time_control
 from pbm.services.context import Context, ReplyKind
 from pbm.services.mailing import board_reply, readers
 from pbm.store import queries
-from pbm.store.models import Subscription
+from pbm.store.models import EndReason, Subscription
 from pbm.store.models_tournament import Tournament, TournamentPairing
 from pbm.texts import phrase, wrap
 
@@ -58,14 +58,17 @@ def finish(
     ctx: Context,
     board: Board,
     winner: int | None,
+    end: EndReason,
     reason: str,
     scores: Sequence[int] | None = None,
 ) -> None:
-    """End the board with a result (`winner` a seat index, None: a tie)."""
+    """End the board with a result (`winner` a seat index, None: a tie): `end` says
+    how, `reason` is the sentence its readers see."""
     row = board.row
     row.status = "finished"
     row.result = "tie" if winner is None else "won"
     row.winner = winner
+    row.end_reason = end
     row.result_reason = reason
     row.scores = list(scores) if scores is not None else None
     row.ended_at = ctx.now()
@@ -80,11 +83,14 @@ def finish(
     _ended(ctx, GameEnd(board))
 
 
-def remove(ctx: Context, board: Board, reason: str, loser_id: int | None = None) -> None:
+def remove(
+    ctx: Context, board: Board, end: EndReason, reason: str, loser_id: int | None = None
+) -> None:
     """End a board unrated and without a result, and mail its readers why."""
     board.row.status = "removed"
     board.row.rated = False
     board.row.ended_at = ctx.now()
+    board.row.end_reason = end
     board.row.result_reason = reason
     save_board(ctx, board)
     body = reason + "\n" + removed_counts(ctx, board, loser_id) + "\n"
@@ -131,7 +137,13 @@ def removed_counts(ctx: Context, board: Board, loser_id: int | None) -> str:
 
 
 def player_leaves(
-    ctx: Context, board: Board, index: int, reason: str, *, clock_ran: bool = False
+    ctx: Context,
+    board: Board,
+    index: int,
+    end: EndReason,
+    reason: str,
+    *,
+    clock_ran: bool = False,
 ) -> None:
     """Player `index` leaves the game (resigns, forfeits, withdraws): he keeps reading
     the board as a subscriber, and it ends (won by the one player left; with more than
@@ -146,4 +158,4 @@ def player_leaves(
     if queries.subscription(ctx.session, board.id, user.saved_id, "subscribe") is None:
         ctx.session.add(Subscription(game_id=board.id, user_id=user.saved_id))
     remaining = [i for i, (p, _) in enumerate(board.players) if not p.resigned]
-    finish(ctx, board, remaining[0] if len(remaining) == 1 else None, reason)
+    finish(ctx, board, remaining[0] if len(remaining) == 1 else None, end, reason)

@@ -8,18 +8,20 @@ resigned Quadrature board would otherwise still say "Black to move".
 
 from __future__ import annotations
 
+from pbm.store.models import EndReason
 from pbm.texts import WIDTH
 
 
-def with_reason(reason: str, result: str, final_reason: str | None) -> str:
+def with_reason(reason: str, result: str, end: EndReason | None) -> str:
     """The result line of a finished board: the reason, then the result, on one line
-    when it fits ("bob resigns. Game won by alice."). `final_reason` is the rules'
-    own reason for the final position, if it ended by the rules: that fragment
-    ("quarto: row 1 all tall") becomes a sentence like the server's reasons."""
+    when it fits ("bob resigns. Game won by alice."). When the rules ended the board
+    (`end`), the reason is the rules' fragment ("quarto: row 1 all tall"), made a
+    sentence like the server's reasons."""
     sentence = reason.strip()
     if not sentence:
         return result
-    if sentence == final_reason and not sentence.lower().startswith("pbm"):
+    # A fragment that starts with a name written in lower case ("pbm") keeps it.
+    if end is EndReason.RULES and not sentence.lower().startswith("pbm"):
         sentence = sentence[0].upper() + sentence[1:]
     if not sentence.endswith((".", "!", "?")):
         sentence += "."

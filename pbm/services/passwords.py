@@ -15,8 +15,8 @@ _R = 8
 _P = 1
 _CACHE_SIZE = 4096
 
-# pbm's one cache (nothing else in the package keeps state between transactions or
-# within one): successful verifications, keyed by an HMAC of (stored hash, password)
+# A cache of a pure function of its arguments, like pbm's others (docs/architecture.md,
+# "What a process keeps"): successful verifications, keyed by an HMAC of (stored hash, password)
 # under a secret that lives only in this process, at most _CACHE_SIZE of them. A server
 # checks the same passwords all day and scrypt is deliberately slow (about 100 ms at
 # N=2**15), so without it a move by password could not reach benchmarks/process.py's

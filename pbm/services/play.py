@@ -22,7 +22,7 @@ from pbm.services.render import summary
 from pbm.services.secrecy import HIDDEN_TEXT, hidden_moves, may_hide
 from pbm.services.timeouts import forfeit_if_due
 from pbm.store import queries
-from pbm.store.models import Move, User
+from pbm.store.models import EndReason, Move, User
 from pbm.texts import echoed, phrase, wrap
 
 log = logging.getLogger(__name__)
@@ -133,7 +133,7 @@ def _play_one(
         scores = None
         if outcome.scores is not None:
             scores = [outcome.scores[seats[i]] for i in range(len(seats))]
-        finish(ctx, board, winner, outcome.reason, scores)
+        finish(ctx, board, winner, EndReason.RULES, outcome.reason, scores)
     conditional.moved(board, index, canonical, conditional.Notes() if notes is None else notes)
     return echo
 
@@ -236,7 +236,7 @@ def resign(ctx: Context, board: Board, user: User, comment: str = "") -> None:
     if len(movers) < len(board.players):
         decline(ctx, board, user)
         return
-    player_leaves(ctx, board, index, phrase("resigned", userid=user.userid))
+    player_leaves(ctx, board, index, EndReason.RESIGNED, phrase("resigned", userid=user.userid))
     save_board(ctx, board)
     mail_board(ctx, board)
 
@@ -244,7 +244,8 @@ def resign(ctx: Context, board: Board, user: User, comment: str = "") -> None:
 def decline(ctx: Context, board: Board, user: User) -> None:
     """pbmserv: a resignation before everyone has moved removes the board, unrated."""
     log.info("%s removed: %s declined", board.label, user.userid)
-    remove(ctx, board, phrase("declined", userid=user.userid), loser_id=user.id)
+    reason = phrase("declined", userid=user.userid)
+    remove(ctx, board, EndReason.DECLINED, reason, loser_id=user.id)
 
 
 def _start_vote(ctx: Context, board: Board, user: User, kind: str, comment: str) -> None:
@@ -277,7 +278,7 @@ def accept(ctx: Context, board: Board, user: User, comment: str = "") -> None:
     if len(votes) < len(board.players):
         board.row.proposal_votes = sorted(votes)
     elif board.row.proposal == "draw":
-        finish(ctx, board, None, phrase("draw_agreed"))
+        finish(ctx, board, None, EndReason.DRAW_AGREED, phrase("draw_agreed"))
     else:
         _undo_last(ctx, board)
         board.row.proposal = None
@@ -483,14 +484,14 @@ def replay_check(board: Board, texts: Sequence[str]) -> bool:
 def abort(ctx: Context, board: Board, reason: str) -> None:
     """End a board unrated, without a result, and tell its readers."""
     _require_active(board)
-    remove(ctx, board, reason)  # a tournament scores an aborted board as a draw
+    remove(ctx, board, EndReason.ABORTED, reason)  # a tournament scores an aborted board as a draw
 
 
 def adjudicate(ctx: Context, board: Board, winner: User | None, reason: str) -> None:
     """End a board with the administrator's result (None: a tie)."""
     _require_active(board)
     index = None if winner is None else _player_index(board, winner)
-    finish(ctx, board, index, reason)
+    finish(ctx, board, index, EndReason.ADJUDICATED, reason)
     save_board(ctx, board)
     mail_board(ctx, board)
 
@@ -502,6 +503,7 @@ def take_back(ctx: Context, board: Board) -> None:
     if not board.active:
         board.row.status = "active"
         board.row.result = board.row.result_reason = board.row.scores = None
+        board.row.end_reason = None
         board.row.winner = None
         board.row.ended_at = None
         forget_rating(ctx, board)

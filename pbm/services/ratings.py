@@ -111,7 +111,7 @@ def _pair_score(scores: Sequence[float], i: int, j: int) -> float:
 
 
 def rate_finished(ctx: Context, board: Board) -> list[RatingChange]:
-    """Rate a board that has just ended (a game-end handler, wired in pbm/services/__init__.py)."""
+    """Rate a board that has just ended (a game-end handler, wired in pbm/app.py)."""
     ctx.session.add(board.row)
     ctx.session.flush()
     return rate_row(ctx.session, board.row, [u.saved_id for _, u in board.players])

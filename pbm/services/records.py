@@ -22,7 +22,7 @@ from pbm.services.echoes import with_echoes
 from pbm.services.ratings import rate_row
 from pbm.services.tokens import new_token
 from pbm.store import queries
-from pbm.store.models import Game, GamePlayer, Move
+from pbm.store.models import EndReason, Game, GamePlayer, Move
 from pbm.store.queries import MoveRecord
 from pbm.texts import phrase
 
@@ -62,6 +62,7 @@ class Record:
     result: str | None = None  # won | tie | None
     winner: int | None = None
     reason: str | None = None
+    end: EndReason | None = None  # how it ended (the reason is its sentence)
     scores: list[int] | None = None
     seconds_used: list[float] = field(default_factory=list)
     moves: list[RecordMove] = field(default_factory=list)
@@ -99,6 +100,8 @@ def export(ctx: Context, board: Board) -> str:
         lines.append("Result: tie")
     if row.scores:
         lines.append("Scores: " + " ".join(str(s) for s in row.scores))
+    if row.end_reason is not None:
+        lines.append(f"Ended-By: {row.end_reason.value}")
     for reason_line in (row.result_reason or "").splitlines():
         lines.append(f"Reason: {reason_line}")
     lines.append("Moves:")
@@ -114,6 +117,15 @@ def export(ctx: Context, board: Board) -> str:
 
 def _bad(problem: str) -> PbmError:
     return PbmError(phrase("record_unreadable", problem=problem))
+
+
+def read_end(text: str, where: str) -> EndReason:
+    """How a record says its board ended (`where`: its field, for the error)."""
+    try:
+        return EndReason(text)
+    except ValueError:
+        words = ", ".join(e.value for e in EndReason)
+        raise _bad(f"{where} '{text}' should be one of: {words}") from None
 
 
 def _time(text: str) -> datetime:
@@ -195,6 +207,8 @@ def parse(text: str) -> Record:
         record.scores = [int(s) for s in one("scores").split()]
     if "reason" in headers:
         record.reason = "\n".join(headers["reason"])
+    if "ended-by" in headers:
+        record.end = read_end(one("ended-by"), "'Ended-By:'")
     for line in it:
         if line == "End":
             break
@@ -260,6 +274,7 @@ def import_record(ctx: Context, record: Record, board_name: str | None = None) -
         winner=record.winner,
         result=record.result,
         result_reason=record.reason,
+        end_reason=record.end,
         scores=list(record.scores) if record.scores is not None else None,
         rated=record.rated,
         move_count=len(record.moves),

@@ -120,6 +120,7 @@ def to_json(ctx: Context, board: Board) -> dict[str, Any]:
             "winner": winner,
             "scores": row.scores or None,
             "reason": row.result_reason,
+            "end": row.end_reason.value if row.end_reason is not None else None,
         },
     }
 
@@ -179,6 +180,7 @@ def from_json(text: str) -> records.Record:
         ended=_time(data["ended"], "'ended'") if data.get("ended") else None,
         result=result.get("kind"),
         reason=result.get("reason"),
+        end=records.read_end(str(result["end"]), "'result.end'") if result.get("end") else None,
         scores=result.get("scores"),
         seconds_used=[float(p.get("seconds_used", 0)) for p in players],
     )

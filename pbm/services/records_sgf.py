@@ -101,6 +101,8 @@ def to_sgf(ctx: Context, board: Board) -> str:
         root.append(_prop("XE", _iso(row.ended_at)))
     if row.result_reason:
         root.append(_prop("XN", row.result_reason))
+    if row.end_reason is not None:
+        root.append(_prop("XD", row.end_reason.value))
     if row.comment:
         root.append(_prop("GC", row.comment))
     nodes = [";" + "".join(root)]
@@ -192,6 +194,7 @@ def from_sgf(text: str) -> records.Record:
         started=_time(one("XT"), "XT"),
         ended=_time(one("XE"), "XE") if "XE" in root else None,
         reason=root["XN"][0] if "XN" in root else None,
+        end=records.read_end(one("XD"), "XD") if "XD" in root else None,
         seconds_used=used,
     )
     outcome = one("RE", "?")

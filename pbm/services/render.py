@@ -150,9 +150,8 @@ def result_line(board: Board) -> str:
     """Whose turn it is, or for a finished board its one result line: the reason and
     the result ("bob resigns. Game won by alice.")."""
     if not board.active:
-        ended = board.rules.outcome(board.state)
-        final_reason = ended.reason if ended is not None else None
-        return with_reason(board.row.result_reason or "", _result(board), final_reason)
+        row = board.row
+        return with_reason(row.result_reason or "", _result(board), row.end_reason)
     return _result(board)
 
 

@@ -26,6 +26,7 @@ from pbm.services.endings import finish, player_leaves
 from pbm.services.mailing import board_facts, board_reply, mail_board, title_for
 from pbm.services.render import subject_for, summary
 from pbm.services.vacation import left_days
+from pbm.store.models import EndReason
 from pbm.store.models_correspondence import JobMark
 from pbm.texts import phrase, render
 
@@ -97,19 +98,22 @@ def apply(ctx: Context, board: Board, what: Due) -> None:
         send_nag(ctx, board)
     elif what.draw:
         # pbmserv: at the forfeit time the players who did not vote accept the draw.
-        finish(ctx, board, None, phrase("draw_agreed"))
+        finish(ctx, board, None, EndReason.DRAW_AGREED, phrase("draw_agreed"))
         save_board(ctx, board)
         mail_board(ctx, board)
     else:
         forfeit(ctx, board, what.index, what.reason)
 
 
-def forfeit(ctx: Context, board: Board, index: int, reason: str) -> None:
-    """The player loses on time: the game ends, is rated, and everyone is told (his
-    clock ran until now: the timing block shows the time he let pass)."""
+def forfeit(
+    ctx: Context, board: Board, index: int, reason: str, end: EndReason = EndReason.FORFEIT
+) -> None:
+    """The player loses on time (or by `end`, a withdrawal): the game ends, is rated,
+    and everyone is told (his clock ran until now: the timing block shows the time he
+    let pass)."""
     user = board.players[index][1]
     text = reason + "\n" + phrase("forfeits", userid=user.userid, label=board.label)
-    player_leaves(ctx, board, index, text, clock_ran=True)
+    player_leaves(ctx, board, index, end, text, clock_ran=True)
     save_board(ctx, board)
     mail_board(ctx, board)
 

@@ -28,7 +28,7 @@ from pbm.services.endings import GameEnd
 from pbm.services.play import abort
 from pbm.services.timeouts import forfeit
 from pbm.store import queries
-from pbm.store.models import Game, User
+from pbm.store.models import EndReason, Game, User
 from pbm.store.models_correspondence import PlayerRating
 from pbm.store.models_tournament import Tournament, TournamentEntry, TournamentPairing
 from pbm.texts import phrase, render
@@ -566,7 +566,9 @@ def withdraw(ctx: Context, t: Tournament, user: User) -> None:
             continue
         index = board.index_of(user.id)
         assert index is not None
-        forfeit(ctx, board, index, reason)  # ends the board: game_ended scores it
+        forfeit(
+            ctx, board, index, reason, EndReason.WITHDREW
+        )  # ends the board: game_ended scores it
     _tell(
         ctx,
         t,

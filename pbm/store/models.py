@@ -63,6 +63,21 @@ class AddressRefusal(Stored, SQLModel, table=True):
     refused_at: datetime = Field(sa_column=_ts())
 
 
+class EndReason(StrEnum):
+    """How a board ended (python-chess's `Termination`), stored as these words; what
+    people read about it is the sentence in `Game.result_reason` (from templates/, or
+    the rules' own words when the rules ended it)."""
+
+    RULES = "rules"  # the rules' outcome: `result_reason` is the game's own fragment
+    RESIGNED = "resigned"
+    FORFEIT = "forfeit"  # on time
+    WITHDREW = "withdrew"  # from the board's tournament
+    DRAW_AGREED = "draw-agreed"
+    ADJUDICATED = "adjudicated"  # the administrator's result
+    DECLINED = "declined"  # removed: a player resigned before everyone had moved
+    ABORTED = "aborted"  # removed by the administrator or the server
+
+
 class Game(Stored, SQLModel, table=True):
     __tablename__ = "games"
     __table_args__ = (
@@ -89,7 +104,10 @@ class Game(Stored, SQLModel, table=True):
     ended_at: datetime | None = Field(default=None, sa_column=_ts(nullable=True))
     winner: int | None = None  # challenge-order index; None with result "tie"
     result: str | None = Field(default=None, max_length=16)  # won | tie
-    result_reason: str | None = Field(default=None, max_length=200)
+    result_reason: str | None = Field(default=None, max_length=200)  # the sentence shown
+    end_reason: EndReason | None = Field(
+        default=None, sa_column=enum_column(EndReason, nullable=True)
+    )
     scores: list[int] | None = Field(default=None, sa_column=Column(ShortJSON(200)))  # by player
     rated: bool = True
     comment: str | None = Field(default=None, sa_column=Column(Text, nullable=True))

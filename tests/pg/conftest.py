@@ -1,8 +1,10 @@
 """The PostgreSQL tests: every test here runs on a private cluster (tests/pg_cluster.py).
 
 They run whenever PostgreSQL's binaries and the psycopg driver are installed, and are
-skipped otherwise; PBM_TEST_POSTGRES=1 installs PostgreSQL when it is missing (as root)
-and also runs the whole tests/server suite on it.
+skipped otherwise, unless PBM_TEST_POSTGRES=required (scripts/test.sh sets it, so CI
+never skips them): then PostgreSQL is installed when it is missing (as root) and a
+cluster that cannot start fails them. PBM_TEST_POSTGRES=1 does the same and also runs
+the whole tests/server suite on PostgreSQL.
 """
 
 from __future__ import annotations

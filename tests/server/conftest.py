@@ -8,7 +8,7 @@ import json
 import os
 import subprocess
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 from sqlalchemy.engine import Engine
-from sqlmodel import SQLModel, select
+from sqlmodel import Session, SQLModel, col, select
 from typer.testing import CliRunner
 
 from pbm.cli import app
@@ -27,7 +27,7 @@ from pbm.config import Config
 from pbm.intake import process_message
 from pbm.mail.inbound import InboundMail, parse_message
 from pbm.store.engine import make_engine, session_for
-from pbm.store.models import OutboxMail
+from pbm.store.models import Game, GamePlayer, OutboxMail, User
 from pbm.store.schema import init_db
 
 START = datetime(2026, 11, 22, 2, 41, tzinfo=UTC)
@@ -163,11 +163,14 @@ def postgres_url() -> Iterator[str]:
     """A migrated database in a private PostgreSQL cluster, for the whole test session."""
     from tests import pg_cluster
 
-    if not (pg_cluster.wanted() or pg_cluster.available()):
-        pytest.skip("no PostgreSQL here (PBM_TEST_POSTGRES=1 installs it)")
+    if not (pg_cluster.required() or pg_cluster.available()):
+        pytest.skip("no PostgreSQL here (PBM_TEST_POSTGRES=required installs it or fails)")
     try:
         cluster = pg_cluster.start_cluster()
     except pg_cluster.ClusterUnavailable as exc:
+        if pg_cluster.required():
+            setting = os.environ["PBM_TEST_POSTGRES"]
+            pytest.fail(f"PBM_TEST_POSTGRES={setting}, but no PostgreSQL: {exc}")
         pytest.skip(f"no PostgreSQL: {exc}")
     try:
         url = pg_cluster.create_database(cluster, "pbm_test")
@@ -249,6 +252,44 @@ def legal_texts(server: Server, game: str, board: str = "101") -> list[str]:
         assert row is not None
         state = rules.load(row.position)
     return [rules.format_move(state, m) for m in rules.legal_moves(state)]
+
+
+@pytest.fixture
+def pair(server: Server) -> tuple[str, str]:
+    """alice and bob signed up, their addresses confirmed: (alice's, bob's address)."""
+    return server.signup("alice"), server.signup("bob")
+
+
+def play_first_moves(
+    server: Server, game: str, board: str = "101", count: int | None = None
+) -> list[Sent]:
+    """Play the first legal move of the player to move (alice or bob, by challenge
+    order, password "secret"), `count` times or until the board ends; returns the mails
+    of the last move."""
+    mails: list[Sent] = []
+    played = 0
+    while board_row(server, game, board).status == "active" and (count is None or played < count):
+        userid = ("alice", "bob")[board_row(server, game, board).to_move]
+        move = legal_texts(server, game, board)[0]
+        sender = f"{userid}@players.example"
+        assert server.send(sender, f"{game} move {board} {userid} secret {move}") == "done"
+        mails = server.new_mail()
+        played += 1
+    return mails
+
+
+def seated(session: Session, rows: Iterable[Game]) -> list[tuple[str, list[str]]]:
+    """(board, userids in seat order) of each of `rows`, by board name."""
+    found = []
+    for row in sorted(rows, key=lambda r: r.board):
+        seats = session.exec(
+            select(User.userid)
+            .join(GamePlayer, col(GamePlayer.user_id) == User.id)
+            .where(GamePlayer.game_id == row.id)
+            .order_by(col(GamePlayer.position))
+        ).all()
+        found.append((row.board, list(seats)))
+    return found
 
 
 def board_row(server: Server, game: str, board: str = "101"):  # type: ignore[no-untyped-def]

@@ -25,12 +25,12 @@ from pbm.games import GAMES, MoveError, find_game
 from pbm.games import Game as Rules
 from pbm.games.base import State
 from pbm.store.engine import make_engine, session_for
-from pbm.store.models import Game, GamePlayer, Move, User
+from pbm.store.models import Game, GamePlayer, Move
 from pbm.store.models_correspondence import ClockBank
 from pbm.store.models_tournament import Tournament, TournamentPairing
 from pbm.store.schema import init_db
 from pbm.texts import wrap
-from tests.server.conftest import SERVER, START, Sent, Server, board_row, cli_ok
+from tests.server.conftest import SERVER, START, Sent, Server, board_row, cli_ok, seated
 
 NAMES = sorted(GAMES)
 GOLDEN = Path(__file__).resolve().parent.parent / "golden"
@@ -482,16 +482,7 @@ def tournament_boards(server: Server) -> list[tuple[str, list[str]]]:
     with session_for(server.engine) as session:
         query = select(Game).join(TournamentPairing, TournamentPairing.game_id == Game.id)
         rows = session.exec(query.where(Game.status == "active")).all()
-        found = []
-        for row in sorted(rows, key=lambda r: r.board):
-            seats = session.exec(
-                select(User.userid)
-                .join(GamePlayer, GamePlayer.user_id == User.id)
-                .where(GamePlayer.game_id == row.id)
-                .order_by(GamePlayer.position)
-            ).all()
-            found.append((row.board, list(seats)))
-        return found
+        return seated(session, rows)
 
 
 # -- how a tree is written: by reply token, in a multiple mail ----------------------------

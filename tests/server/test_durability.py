@@ -27,6 +27,7 @@ from sqlalchemy.exc import DBAPIError, IntegrityError, OperationalError
 from sqlmodel import select
 from typer.testing import CliRunner
 
+from pbm.app import initialize
 from pbm.cli import app
 from pbm.clock import FrozenClock
 from pbm.config import PACKAGE_TEMPLATES, Config
@@ -37,7 +38,6 @@ from pbm.store.engine import make_engine, session_for
 from pbm.store.failures import Failure, classify, file_failure
 from pbm.store.models import Game, InboundMessage, Move
 from pbm.store.schema import init_db
-from pbm.texts import use_templates
 from tests.server.conftest import SERVER, START, Server, legal_texts, small_tmpfs
 
 runner = CliRunner()
@@ -421,10 +421,11 @@ def test_a_missing_template_fails_the_message_with_its_traceback(
     shutil.copytree(PACKAGE_TEMPLATES, templates)
     (templates / "help.txt").unlink()
     server = dataclasses.replace(db, config=dataclasses.replace(db.config, templates_dir=templates))
+    initialize(server.config)  # as a process started with that configuration would
     try:
         rows = failed_at_once(server, "help")
     finally:
-        use_templates(PACKAGE_TEMPLATES)
+        initialize(db.config)
     for row in rows:
         first = (row.error or "").splitlines()[0]
         assert first.startswith("FileNotFoundError: ") and "help.txt" in first

@@ -35,11 +35,6 @@ CASES = [
 ]
 
 
-@pytest.fixture
-def pair(server: Server) -> tuple[str, str]:
-    return server.signup("alice"), server.signup("bob")
-
-
 def _play(server: Server, game: str, moves: list[str]) -> str:
     """Play `moves` by mail, each by the player to move; returns the last mover."""
     userid = ""

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.server.conftest import Server, board_row, legal_texts
+from tests.server.conftest import Server, board_row, legal_texts, play_first_moves
 
 
 @pytest.fixture
@@ -125,15 +125,9 @@ def test_resign_before_everyone_moved_removes_the_board(
     assert row.status == "removed" and not row.rated
 
 
-def _play_two(server: Server, alice: str, bob: str) -> None:
-    server.send(alice, f"quadrature move 101 alice secret {legal_texts(server, 'quadrature')[0]}")
-    server.send(bob, f"quadrature move 101 bob secret {legal_texts(server, 'quadrature')[0]}")
-    server.new_mail()
-
-
 def test_resign_after_moves_gives_the_win(server: Server, pair: tuple[str, str]) -> None:
     alice, bob = pair
-    _play_two(server, alice, bob)
+    play_first_moves(server, "quadrature", count=2)
     server.send(bob, "quadrature move 101 bob secret resign")
     mails = server.new_mail()
     assert sorted(m.to[0] for m in mails) == [alice, bob]
@@ -146,7 +140,7 @@ def test_resign_after_moves_gives_the_win(server: Server, pair: tuple[str, str])
 
 def test_draw_proposal_and_acceptance(server: Server, pair: tuple[str, str]) -> None:
     alice, bob = pair
-    _play_two(server, alice, bob)
+    play_first_moves(server, "quadrature", count=2)
     server.send(bob, "quadrature accept 101 bob secret")
     [err] = server.new_mail()
     assert "Nothing has been proposed" in err.body
@@ -164,7 +158,7 @@ def test_draw_proposal_and_acceptance(server: Server, pair: tuple[str, str]) -> 
 
 def test_undo_by_agreement(server: Server, pair: tuple[str, str]) -> None:
     alice, bob = pair
-    _play_two(server, alice, bob)
+    play_first_moves(server, "quadrature", count=2)
     server.send(bob, "quadrature move 101 bob secret undo")
     server.send(alice, "quadrature move 101 alice secret reject")
     mails = server.new_mail()
@@ -267,7 +261,7 @@ def test_show_games_history_standings(server: Server, pair: tuple[str, str]) -> 
     [games] = server.new_mail()
     assert games.subject == "List of Quadrature games"
     assert "101" in games.body and "alice to start" in games.body
-    _play_two(server, alice, bob)
+    play_first_moves(server, "quadrature", count=2)
     server.send(bob, "quadrature resign 101 bob secret")
     server.new_mail()
     server.send(alice, "quadrature history")
@@ -285,8 +279,8 @@ def test_show_games_history_standings(server: Server, pair: tuple[str, str]) -> 
 
 
 def test_show_old_position(server: Server, pair: tuple[str, str]) -> None:
-    alice, bob = pair
-    _play_two(server, alice, bob)
+    alice, _ = pair
+    play_first_moves(server, "quadrature", count=2)
     server.send(alice, "quadrature show 101#1")
     [shown] = server.new_mail()
     assert "   1 " in shown.body and "2 " not in shown.body.split("alice")[2][:40]

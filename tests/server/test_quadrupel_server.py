@@ -14,11 +14,6 @@ BLACK_SETUP = "setup c4=2 d4=1 d5=4 c3=3"  # canonical: setup c3=3 c4=2 d4=1 d5=
 WHITE_SETUP = "setup c5=4 b4=3 e4=2 d3=1"
 
 
-@pytest.fixture
-def pair(server: Server) -> tuple[str, str]:
-    return server.signup("alice"), server.signup("bob")
-
-
 # -- variant names ------------------------------------------------------------------
 
 

@@ -167,7 +167,10 @@ def test_record_by_mail_reads_back_and_imports(server: Server, people: dict[str,
     assert text.startswith(records.MAGIC + "\nGame: quadrature\n")
     assert "Server-Options: nagtime=3\n" in text
     assert "Player: 1 alice 7200\nPlayer: 2 bob 7200\n" in text
-    assert "Result: won alice\nReason: bob resigns.\nMoves:\n1 alice 2026-11-22T03:41:00Z " in text
+    assert (
+        "Result: won alice\nEnded-By: resigned\nReason: bob resigns.\nMoves:\n"
+        "1 alice 2026-11-22T03:41:00Z "
+    ) in text
     record = records.parse(text)
     assert record.players == ["alice", "bob"] and len(record.moves) == 4
     assert record.winner == 0 and record.status == "finished"

@@ -42,6 +42,7 @@ def test_json_record_validates_and_imports(cfg: Path, tmp_path: Path) -> None:
         "winner": "alice",
         "scores": None,
         "reason": record["result"]["reason"],
+        "end": "resigned",
     }
     assert "bob resigns" in record["result"]["reason"]
     path = tmp_path / "101.json"

@@ -12,9 +12,9 @@ from sqlmodel import select
 
 from pbm.jobs import run_due
 from pbm.store.engine import make_engine, session_for
-from pbm.store.models import Game, GamePlayer, User
+from pbm.store.models import Game, User
 from pbm.store.models_tournament import Tournament, TournamentEntry, TournamentPairing
-from tests.server.conftest import Server, legal_texts
+from tests.server.conftest import Server, legal_texts, seated
 
 GAME = "quarto"
 
@@ -38,16 +38,7 @@ def active_boards(server: Server, name: str) -> list[tuple[str, list[str]]]:
         rows = session.exec(
             query.where(TournamentPairing.tournament_id == t.id, Game.status == "active")
         ).all()
-        found = []
-        for row in sorted(rows, key=lambda r: r.board):
-            seats = session.exec(
-                select(User.userid)
-                .join(GamePlayer, GamePlayer.user_id == User.id)
-                .where(GamePlayer.game_id == row.id)
-                .order_by(GamePlayer.position)
-            ).all()
-            found.append((row.board, list(seats)))
-        return found
+        return seated(session, rows)
 
 
 def to_move(server: Server, board: str) -> int | None:

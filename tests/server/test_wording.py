@@ -11,14 +11,9 @@ from pathlib import Path
 import pytest
 
 from pbm.games import get_game
-from tests.server.conftest import Server, board_row, legal_texts
+from tests.server.conftest import Server, board_row, legal_texts, play_first_moves
 
 GOLDEN = Path(__file__).resolve().parent.parent / "golden"
-
-
-@pytest.fixture
-def pair(server: Server) -> tuple[str, str]:
-    return server.signup("alice"), server.signup("bob")
 
 
 def test_an_unknown_game_gets_the_games_played_here(server: Server, pair: tuple[str, str]) -> None:
@@ -120,16 +115,10 @@ def test_passwords_are_masked_wherever_a_command_is_echoed(
 
 
 def test_a_finished_board_says_its_result_once(server: Server, pair: tuple[str, str]) -> None:
-    alice, bob = pair
+    alice, _ = pair
     server.send(alice, "quarto challenge alice bob")
     server.new_mail()
-    people = {0: ("alice", alice), 1: ("bob", bob)}
-    while board_row(server, "quarto").status == "active":
-        userid, address = people[board_row(server, "quarto").move_count % 2]
-        move = legal_texts(server, "quarto")[0]
-        server.send(address, f"quarto move 101 {userid} secret {move}")
-        mails = server.new_mail()
-    body = mails[0].body
+    body = play_first_moves(server, "quarto")[0].body
     assert "QUARTO!" not in body and "quarto:" not in body
     [line] = [x for x in body.splitlines() if "Game won by" in x]
     assert line.startswith("Quarto: row 1 ") and line.endswith(". Game won by alice.")
