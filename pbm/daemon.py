@@ -42,6 +42,7 @@ from typing import Any, TypeVar
 
 from sqlalchemy.engine import Engine
 
+from pbm import web
 from pbm.clock import Clock, SystemClock
 from pbm.config import Config
 from pbm.errors import StoreUnavailable
@@ -234,6 +235,8 @@ class Daemon:
             asyncio.create_task(self._bots(), name="bots"),
             *(asyncio.create_task(self._periodic(job), name=job.name) for job in PERIODIC_JOBS),
         ]
+        if self.config.web_listen is not None:  # the pages (pbm.web), on this loop
+            tasks.append(asyncio.create_task(self._web(), name="web"))
         if self.settings.imap is not None:
             self.imap = ImapIntake(
                 self.settings.imap,
@@ -257,6 +260,23 @@ class Daemon:
             await self._shutdown(tasks)
             for sig in (signal.SIGTERM, signal.SIGINT):
                 loop.remove_signal_handler(sig)
+
+    def _web(self) -> Any:
+        """The web runner: its writes take this daemon's write lock and wake its sender
+        (from the web's worker threads, hence through the loop)."""
+        loop = asyncio.get_running_loop()
+
+        def wake() -> None:
+            loop.call_soon_threadsafe(self._outbox_wake.set)
+
+        return web.serve(
+            self.config,
+            self.stop,
+            engine=self.engine,
+            clock=self.clock,
+            lock=self.write_lock,
+            wake=wake,
+        )
 
     def prepare_store(self) -> None:
         """Be the one daemon on a SQLite file (a second one stops here, naming the

@@ -68,3 +68,14 @@ _.downgrade
 # pbm/bots: the name an outside engine gives itself (its protocol's `name` answer); only
 # tests/bots/test_external.py reads it so far (`pbm bot show` does not print it yet).
 _.engine_name
+
+# The web pages (pbm/web/): Jinja2 reads these in templates/web/, prometheus_client
+# calls a collector's `collect`, and uvicorn's server stops when `should_exit` is set.
+_.stopped
+_.pages
+_.running_paged
+_.finished_paged
+_.tournaments_paged
+_.ratings_paged
+_.collect
+_.should_exit

@@ -41,6 +41,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
             "pbm.jobs",
             "pbm.mailstore",
             "pbm.daemon",
+            "pbm.web",
         ),
     ),
     ("cli", ("pbm.cli", "pbm.__main__")),
