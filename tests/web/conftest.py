@@ -1,12 +1,15 @@
-"""Fixtures for the web tests: a server with boards played by mail, its pages through
-Starlette's TestClient (the app as uvicorn runs it), on the server's frozen clock."""
+"""Fixtures for the web tests: a server whose mails link to BASE, with boards and a
+tournament played by mail, and its pages through Starlette's TestClient (the app as
+uvicorn runs it), on the server's frozen clock."""
 
 from __future__ import annotations
 
 import dataclasses
 from collections.abc import Iterator
+from datetime import timedelta
 
 import pytest
+from sqlalchemy import inspect
 from starlette.testclient import TestClient
 
 from pbm.clock import FrozenClock
@@ -15,9 +18,10 @@ from pbm.store.engine import make_engine
 from pbm.store.readonly import make_read_engine
 from pbm.store.schema import init_db
 from pbm.web.app import Reader, Writer, make_app
-from tests.server.conftest import START, Server, config, legal_texts  # noqa: F401
+from tests.server.conftest import START, Server, config, legal_texts, postgres_url, server  # noqa: F401 (fixtures)
 
 BASE = "https://pbm.example.org"
+PEOPLE = ("alice", "bob", "cat")
 
 
 @pytest.fixture
@@ -34,10 +38,11 @@ def site(web_config: Config) -> Iterator[Server]:
     engine.dispose()
 
 
-def client_for(running: Server) -> TestClient:
-    reader = Reader(make_read_engine(running.config.database_url), running.config, running.clock)
-    writer = Writer(running.engine, running.config, running.clock)
-    return TestClient(make_app(running.config, reader, writer), base_url=BASE)
+def client_for(running: Server, settings: Config | None = None) -> TestClient:
+    settings = settings or running.config
+    reader = Reader(make_read_engine(settings.database_url), settings, running.clock)
+    writer = Writer(running.engine, settings, running.clock)
+    return TestClient(make_app(settings, reader, writer), base_url=BASE)
 
 
 @pytest.fixture
@@ -46,15 +51,46 @@ def client(site: Server) -> Iterator[TestClient]:
         yield running
 
 
-def play(running: Server, game: str = "quarto", moves: int = 4) -> str:
+def move(running: Server, game: str, board: str, player: str, index: int = 0) -> None:
+    """`player` plays the `index`-th legal move of the board by mail, an hour later."""
+    running.clock.advance(timedelta(hours=1))
+    text = legal_texts(running, game, board)[index]
+    subject = f"{game} move {board} {player} secret {text}"
+    assert running.send(f"{player}@players.example", subject) == "done"
+
+
+def play(running: Server, game: str = "quarto", moves: int = 4, signup: bool = True) -> str:
     """alice and bob play `moves` moves of a new board by mail; returns the board."""
-    for userid in ("alice", "bob"):
-        running.signup(userid)
+    if signup:
+        for userid in PEOPLE:
+            running.signup(userid)
     assert running.send("alice@players.example", f"{game} challenge alice bob") == "done"
+    board = "101"
     for number in range(moves):
-        player = ("alice", "bob")[number % 2]
-        text = legal_texts(running, game)[0]
-        subject = f"{game} move 101 {player} secret {text}"
-        assert running.send(f"{player}@players.example", subject) == "done"
+        move(running, game, board, ("alice", "bob")[number % 2])
     running.new_mail()
-    return "101"
+    return board
+
+
+def with_everything(running: Server) -> None:
+    """A running Quarto board, a finished one, and a started round robin of three."""
+    play(running)
+    assert running.send("alice@players.example", "quarto challenge bob alice") == "done"
+    for number in range(4):
+        move(running, "quarto", "102", ("bob", "alice")[number % 2])
+    assert running.send("alice@players.example", "quarto resign 102 alice secret") == "done"
+    assert running.send("alice@players.example", "tournament create alice secret cup quarto")
+    for userid in PEOPLE:
+        running.send(f"{userid}@players.example", f"tournament join cup {userid} secret")
+    running.send("alice@players.example", "tournament start cup alice secret")
+    running.new_mail()
+
+
+def snapshot(running: Server) -> dict[str, list[tuple[object, ...]]]:
+    """Every row of every table: what a GET must leave as it was."""
+    with running.engine.connect() as conn:
+        names = inspect(conn).get_table_names()
+        return {
+            name: sorted(map(tuple, conn.exec_driver_sql(f'SELECT * FROM "{name}"')), key=repr)
+            for name in names
+        }
