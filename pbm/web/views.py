@@ -12,7 +12,7 @@ from pbm.errors import NotFoundError
 from pbm.games import GAMES, GameError
 from pbm.games.base import State
 from pbm.mail import web_links
-from pbm.services import lists, words
+from pbm.services import lists, profile, words
 from pbm.services.boards import Board, board_from_row, load_board, rules_for, state_at
 from pbm.services.clocks import bank_left, time_control, timing_lines
 from pbm.services.context import Context
@@ -69,7 +69,7 @@ class BoardLine:
     title: str
     board: str
     moves: int
-    players: list[str]
+    players: list[tuple[str, str | None]]  # label, page (None: a bot or a hidden page)
     status: str
     url: str
 
@@ -80,7 +80,7 @@ class BoardPage:
     title: str
     board: str
     label: str
-    players: list[tuple[str, bool, bool]]  # userid, a bot, resigned
+    players: list[tuple[str, bool, bool, str | None]]  # userid, a bot, resigned, page
     active: bool
     status: str  # whose turn, or the result
     upto: int  # the position shown: after this many moves
@@ -143,7 +143,7 @@ def board_page(ctx: Context, game: str, name: str, upto: int | None = None) -> B
         title=board.rules.title,
         board=row.board,
         label=board.label,
-        players=[(u.userid, u.bot, gp.resigned) for gp, u in board.players],
+        players=[(u.userid, u.bot, gp.resigned, player_link(ctx, u)) for gp, u in board.players],
         active=board.active,
         status=status,
         upto=shown_upto,
@@ -179,7 +179,10 @@ def board_line(ctx: Context, row: Game) -> BoardLine:
         title=board.rules.title,
         board=row.board,
         moves=row.move_count,
-        players=board.labels,
+        players=[
+            (label, player_link(ctx, user))
+            for label, (_gp, user) in zip(board.labels, board.players, strict=True)
+        ],
         status=lists.status_text(board),
         url=web_links.board_url("", board.rules.name, row.board),
     )
@@ -220,9 +223,15 @@ def find_player(ctx: Context, userid: str) -> User:
     return user
 
 
+def player_link(ctx: Context, user: User) -> str | None:
+    """The page of `user`, where he has one (not a bot's, not a hidden one)."""
+    if user.bot or user.disabled or profile_hidden(ctx, user):
+        return None
+    return web_links.player_url("", user.userid)
+
+
 def profile_hidden(ctx: Context, user: User) -> bool:
-    pref = queries.mail_preference(ctx.session, user.saved_id)
-    return bool(pref is not None and getattr(pref, "profile_hidden", False))
+    return profile.hidden(ctx.session, user.saved_id)
 
 
 def player_page(ctx: Context, userid: str, page: int = 1) -> PlayerPage:
@@ -321,7 +330,7 @@ class TournamentPage:
     kind: str
     status: str
     current_round: int
-    standings: list[tuple[int, str, float, float, float, int, int, int, int]]
+    standings: list[tuple[int, str, str | None, float, float, float, int, int, int, int]]
     crosstable: list[tuple[str, list[str]]]
     rounds: list[tuple[int, list[PairingLine]]]
 
@@ -347,11 +356,13 @@ def tournament_page(ctx: Context, name: str) -> TournamentPage:
     t = find_tournament(ctx, name)
     field = entries(ctx.session, t)
     names = {u.saved_id: u.userid for _e, u in field}
+    links = {u.saved_id: player_link(ctx, u) for _e, u in field}
     rows = tournament_table(ctx.session, t)
     standings = [
         (
             r.rank,
             names.get(r.player, "?"),
+            links.get(r.player),
             r.points,
             r.sonneborn_berger,
             r.buchholz,

@@ -185,3 +185,17 @@ def test_rate_is_bounded_per_client(site: Server) -> None:
     with client_for(site, tight) as client:
         codes = [client.get("/robots.txt").status_code for _ in range(5)]
     assert codes == [200, 200, 200, 429, 429]
+
+
+def test_a_player_may_hide_his_page(site: Server, client: TestClient) -> None:
+    with_everything(site)
+    assert client.get("/player/bob").status_code == 200
+    assert site.send("bob@players.example", "set bob secret profile hidden") == "done"
+    [answer] = site.new_mail()
+    assert "Your player page is off the web pages" in answer.body
+    for path in ("/player/bob", "/player/bob/feed.atom", "/player/bob/deadlines.ics"):
+        assert client.get(path).status_code == 404, path
+    assert 'href="/player/bob"' not in client.get("/quarto").text  # the ratings table
+    assert "bob" in client.get("/quarto/101").text  # his boards still show, by userid
+    assert site.send("bob@players.example", "set bob secret profile shown") == "done"
+    assert client.get("/player/bob").status_code == 200
