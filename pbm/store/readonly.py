@@ -13,6 +13,7 @@ from typing import Any
 
 from sqlalchemy import create_engine, event
 from sqlalchemy.engine import Engine
+from sqlalchemy.pool import QueuePool
 
 from pbm.store.engine import sqlite_file
 
@@ -35,7 +36,11 @@ def make_read_engine(url: str, busy_timeout: float = 10.0) -> Engine:
             conn.isolation_level = None  # BEGIN is ours (below): deferred, a reader's
             return conn
 
-        engine = create_engine("sqlite://", creator=connect, pool_size=POOL_SIZE)
+        # A queue of connections shared by the threads (the in-memory URL's default pool
+        # would keep one per thread and close the others' past its size).
+        engine = create_engine(
+            "sqlite://", creator=connect, poolclass=QueuePool, pool_size=POOL_SIZE
+        )
         event.listen(engine, "begin", _begin_deferred)
         return engine
     engine = create_engine(url, pool_pre_ping=True, pool_size=POOL_SIZE)

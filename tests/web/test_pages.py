@@ -4,8 +4,10 @@ GET changes nothing."""
 
 from __future__ import annotations
 
+import dataclasses
 import io
 import re
+from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 from PIL import Image
@@ -15,7 +17,9 @@ from pbm.services import lists
 from pbm.services.boards import load_board, rules_for
 from pbm.services.context import Context
 from pbm.store.engine import session_for
+from pbm.store.readonly import POOL_SIZE, make_read_engine
 from pbm.web import views
+from pbm.web.app import Reader
 from tests.server.conftest import Server
 from tests.web.conftest import BASE, client_for, move, play, snapshot, with_everything
 
@@ -127,8 +131,6 @@ def test_headers_on_every_response(site: Server, client: TestClient) -> None:
 
 
 def test_robots_follow_public(site: Server) -> None:
-    import dataclasses
-
     with client_for(site) as public:
         assert public.get("/robots.txt").text.splitlines()[1:] == [
             "Disallow: /unsubscribe/",
@@ -179,8 +181,6 @@ def test_unknown_links_say_so(client: TestClient) -> None:
 
 
 def test_rate_is_bounded_per_client(site: Server) -> None:
-    import dataclasses
-
     tight = dataclasses.replace(site.config, web_burst=3, web_requests_per_second=0.001)
     with client_for(site, tight) as client:
         codes = [client.get("/robots.txt").status_code for _ in range(5)]
@@ -199,3 +199,18 @@ def test_a_player_may_hide_his_page(site: Server, client: TestClient) -> None:
     assert "bob" in client.get("/quarto/101").text  # his boards still show, by userid
     assert site.send("bob@players.example", "set bob secret profile shown") == "done"
     assert client.get("/player/bob").status_code == 200
+
+
+def test_pages_read_in_parallel(site: Server) -> None:
+    """More readers at once than the read engine's pool keeps: each gets a working
+    connection (SQLite's in-memory default pool closed other threads' ones)."""
+    play(site, moves=2)
+    reader = Reader(make_read_engine(site.config.database_url), site.config, site.clock)
+
+    def read(_n: int) -> str:
+        with reader() as ctx:
+            return views.board_page(ctx, "quarto", "101").status
+
+    with ThreadPoolExecutor(POOL_SIZE * 3) as pool:
+        statuses = list(pool.map(read, range(POOL_SIZE * 12)))
+    assert set(statuses) == {"It is alice's turn."}
