@@ -115,11 +115,11 @@ def moves_rate(proc: subprocess.Popen[str]) -> float:
 
 async def load(
     base: str, paths: Callable[[int], str], clients: int, requests: int, seconds: float
-) -> tuple[int, float, list[float], dict[int, int]]:
+) -> tuple[int, float, list[float], dict[int | str, int]]:
     """`clients` concurrent clients asking `paths(n)` until `requests` are done or
     `seconds` have passed: (done, elapsed, latencies, status counts)."""
     latencies: list[float] = []
-    codes: dict[int, int] = {}
+    codes: dict[int | str, int] = {}
     counter = iter(range(requests))
     deadline = time.perf_counter() + seconds
     limits = httpx.Limits(max_connections=clients, max_keepalive_connections=clients)
@@ -130,9 +130,12 @@ async def load(
                 if time.perf_counter() > deadline:
                     return
                 began = time.perf_counter()
-                answer = await client.get(paths(n))
+                try:
+                    code: int | str = (await client.get(paths(n))).status_code
+                except httpx.HTTPError as exc:  # counted, not fatal: the figures say it
+                    code = type(exc).__name__
                 latencies.append(time.perf_counter() - began)
-                codes[answer.status_code] = codes.get(answer.status_code, 0) + 1
+                codes[code] = codes.get(code, 0) + 1
 
         began = time.perf_counter()
         await asyncio.gather(*(one_client() for _ in range(clients)))

@@ -17,8 +17,10 @@ from sqlalchemy.pool import QueuePool
 
 from pbm.store.engine import sqlite_file
 
-# Pages served at once by one process (the web server's thread pool is about as big).
+# Connections kept open, and the most at once: as many as the web server's worker threads
+# (anyio's default limit), so that no page waits for a connection under load.
 POOL_SIZE = 8
+MAX_CONNECTIONS = 40
 
 
 def make_read_engine(url: str, busy_timeout: float = 10.0) -> Engine:
@@ -39,11 +41,17 @@ def make_read_engine(url: str, busy_timeout: float = 10.0) -> Engine:
         # A queue of connections shared by the threads (the in-memory URL's default pool
         # would keep one per thread and close the others' past its size).
         engine = create_engine(
-            "sqlite://", creator=connect, poolclass=QueuePool, pool_size=POOL_SIZE
+            "sqlite://",
+            creator=connect,
+            poolclass=QueuePool,
+            pool_size=POOL_SIZE,
+            max_overflow=MAX_CONNECTIONS - POOL_SIZE,
         )
         event.listen(engine, "begin", _begin_deferred)
         return engine
-    engine = create_engine(url, pool_pre_ping=True, pool_size=POOL_SIZE)
+    engine = create_engine(
+        url, pool_pre_ping=True, pool_size=POOL_SIZE, max_overflow=MAX_CONNECTIONS - POOL_SIZE
+    )
     return engine.execution_options(postgresql_readonly=True)
 
 

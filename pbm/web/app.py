@@ -118,6 +118,17 @@ def make_app(config: Config, reader: Reader, writer: Writer) -> Guard:
         except NotFoundError as exc:
             return not_found(str(exc))
 
+    def feed(produce: Callable[..., bytes], media: str) -> Callable[[Request], Response]:
+        """A feed's handler: `produce(ctx, base_url, *the path's parameters)`."""
+
+        def handler(request: Request) -> Response:
+            params = list(request.path_params.values())
+            return reading(
+                lambda ctx: Response(produce(ctx, config.web_url, *params), media_type=media)
+            )
+
+        return handler
+
     def front(_request: Request) -> Response:
         def make(ctx: Context) -> Response:
             data = views.front_page(ctx)
@@ -195,12 +206,6 @@ def make_app(config: Config, reader: Reader, writer: Writer) -> Guard:
 
         return reading(make)
 
-    def board_feed(request: Request) -> Response:
-        game, name = request.path_params["game"], request.path_params["board"]
-        return reading(
-            lambda ctx: Response(feeds.board_feed(ctx, config.web_url, game, name), media_type=ATOM)
-        )
-
     def player(request: Request) -> Response:
         userid = request.path_params["userid"]
         number = _page(request)
@@ -217,20 +222,6 @@ def make_app(config: Config, reader: Reader, writer: Writer) -> Guard:
             )
 
         return reading(make)
-
-    def player_feed(request: Request) -> Response:
-        userid = request.path_params["userid"]
-        return reading(
-            lambda ctx: Response(feeds.player_feed(ctx, config.web_url, userid), media_type=ATOM)
-        )
-
-    def calendar(request: Request) -> Response:
-        userid = request.path_params["userid"]
-        return reading(
-            lambda ctx: Response(
-                feeds.deadline_calendar(ctx, config.web_url, userid), media_type=ICS
-            )
-        )
 
     def game_type(request: Request) -> Response:
         game = request.path_params["game"]
@@ -255,12 +246,6 @@ def make_app(config: Config, reader: Reader, writer: Writer) -> Guard:
             )
 
         return reading(make)
-
-    def tournament_feed(request: Request) -> Response:
-        name = request.path_params["name"]
-        return reading(
-            lambda ctx: Response(feeds.tournament_feed(ctx, config.web_url, name), media_type=ATOM)
-        )
 
     def unsubscribe(request: Request) -> Response:
         code = request.path_params["code"]
@@ -301,13 +286,13 @@ def make_app(config: Config, reader: Reader, writer: Writer) -> Guard:
         Route("/unsubscribe/{code}", unsubscribe, methods=["GET", "POST"]),
         Route("/confirm/{token}", confirm, methods=["GET", "POST"]),
         Route("/player/{userid}", player),
-        Route("/player/{userid}/feed.atom", player_feed),
-        Route("/player/{userid}/deadlines.ics", calendar),
+        Route("/player/{userid}/feed.atom", feed(feeds.player_feed, ATOM)),
+        Route("/player/{userid}/deadlines.ics", feed(feeds.deadline_calendar, ICS)),
         Route("/tournament/{name}", tournament),
-        Route("/tournament/{name}/feed.atom", tournament_feed),
+        Route("/tournament/{name}/feed.atom", feed(feeds.tournament_feed, ATOM)),
         Route("/{game}", game_type),
         Route("/{game}/{board}", board),
-        Route("/{game}/{board}/feed.atom", board_feed),
+        Route("/{game}/{board}/feed.atom", feed(feeds.board_feed, ATOM)),
         Route("/{game}/{board}/record.txt", record),
         Route("/{game}/{board}/record.json", record),
         Route("/{game}/{board}/{move:int}", board),

@@ -5,11 +5,11 @@ them). Every list is one bounded page (pbm.store.web_queries.Slice)."""
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 from pbm.errors import NotFoundError
-from pbm.games import GAMES, GameError
+from pbm.games import GAMES
 from pbm.games.base import State
 from pbm.mail import web_links
 from pbm.services import lists, profile, words
@@ -99,11 +99,8 @@ class BoardPage:
 
 
 def find_board(ctx: Context, game: str, board: str) -> Board:
-    try:
-        rules = rules_for(game)
-    except GameError:
-        raise NotFoundError(game) from None
-    return load_board(ctx, rules, board)
+    """The board `board` of the game `game` names; NotFoundError for either unknown."""
+    return load_board(ctx, rules_for(game), board)
 
 
 def shown_moves(ctx: Context, board: Board) -> tuple[list[ShownMove], set[int]]:
@@ -290,10 +287,7 @@ class GamePage:
 
 
 def game_page(ctx: Context, game: str, page: int = 1) -> GamePage:
-    try:
-        rules = rules_for(game)
-    except NotFoundError:
-        raise
+    rules = rules_for(game)
     rows, total = web_queries.games_page(
         ctx.session, part(page), game=rules.name, statuses=("active",)
     )
@@ -421,7 +415,6 @@ class FrontPage:
     recent: list[BoardLine]
     tournaments: list[tuple[str, str, str]]
     server: str
-    extra: dict[str, str] = field(default_factory=dict)
 
 
 def front_page(ctx: Context) -> FrontPage:
