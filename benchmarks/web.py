@@ -158,6 +158,8 @@ def main() -> None:
     parser.add_argument("--seconds", type=float, default=60.0)
     parser.add_argument("--messages", type=int, default=200)
     parser.add_argument("--db", type=Path, default=None)
+    parser.add_argument("--nice", type=int, default=0, help="run pbm web at this niceness")
+    parser.add_argument("--kinds", default="", help="only these kinds (comma-separated)")
     parser.add_argument("--moves-worker", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--seed", type=int, default=1, help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -196,7 +198,17 @@ requests_per_second = 1000000000.0
     log_path = path.parent / "web.log"
     log = log_path.open("wb")
     server = subprocess.Popen(
-        [sys.executable, "-m", "pbm", "--config", str(config), "web", "--log-level", "WARNING"],
+        [
+            *(["nice", "-n", str(args.nice)] if args.nice else []),
+            sys.executable,
+            "-m",
+            "pbm",
+            "--config",
+            str(config),
+            "web",
+            "--log-level",
+            "WARNING",
+        ],
         stdout=log,
         stderr=log,
         cwd=ROOT,
@@ -219,10 +231,13 @@ requests_per_second = 1000000000.0
             "player page": lambda n: f"/player/{pick.choice(users)}",
             "board feed": lambda n: "/{}/{}/feed.atom".format(*pick.choice(boards)),
         }
+        if args.kinds:
+            wanted = {"static page", *args.kinds.split(",")}
+            kinds = {k: v for k, v in kinds.items() if k in wanted}
         alone = moves_rate(start_moves(path, args.messages, 1))
         print(
             f"{args.clients} clients, at most {args.requests} requests or "
-            f"{args.seconds:g} s per kind (pbm web on SQLite, loopback)"
+            f"{args.seconds:g} s per kind (pbm web on SQLite, loopback, nice {args.nice})"
         )
         static_rate = 0.0
         meanwhile = 0.0

@@ -13,8 +13,9 @@ import pytest
 from PIL import Image
 from starlette.testclient import TestClient
 
+from pbm.pictures import draw
 from pbm.services import lists
-from pbm.services.boards import load_board, rules_for
+from pbm.services.boards import load_board, rules_for, state_at
 from pbm.services.context import Context
 from pbm.store.engine import session_for
 from pbm.store.readonly import POOL_SIZE, make_read_engine
@@ -83,6 +84,20 @@ def test_board_page_has_the_mailed_board_and_every_position(
         png = client.get(f"/quarto/101/{number}/picture.png")
         assert png.headers["content-type"] == "image/png"
         assert Image.open(io.BytesIO(png.content)).size[0] > 100
+    # The picture is the position's, drawn as the mails draw it for an observer.
+    with session_for(site.engine) as session:
+        ctx = Context(session=session, clock=site.clock, config=site.config, sender="")
+        board = load_board(ctx, rules_for("quarto"), "101")
+        drawn = draw(
+            board.rules,
+            state_at(ctx, board, 2),
+            seat=None,
+            previous=state_at(ctx, board, 1),
+            heading="Quarto Board 101 after move 2",
+            players=board.userids,
+        )
+    assert client.get("/quarto/101/2/picture.png").content == drawn.png
+    assert client.get("/quarto/101/3/picture.png").content != drawn.png
     # Each position's words are that position's: they change with every move.
     words = {client.get(f"/quarto/101/{n}").text.split('class="words"')[1][:800] for n in range(5)}
     assert len(words) == 5
