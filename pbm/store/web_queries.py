@@ -9,7 +9,7 @@ from typing import NamedTuple
 from sqlmodel import Session, col, func, select
 
 from pbm.store.models import Game, GamePlayer, Move, User
-from pbm.store.models_correspondence import PlayerRating, RatingChange
+from pbm.store.models_correspondence import MailPreference, PlayerRating, RatingChange
 from pbm.store.models_tournament import Tournament, TournamentEntry
 
 
@@ -137,3 +137,32 @@ def recent_boards(session: Session, user_id: int, limit: int) -> list[Game]:
         .limit(limit)
     )
     return list(session.exec(query))
+
+
+def players_of_games(
+    session: Session, ids: Sequence[int]
+) -> dict[int, list[tuple[GamePlayer, User]]]:
+    """The players of every board in `ids`, by challenge order, in one query (a list
+    page shows up to a page of boards)."""
+    found: dict[int, list[tuple[GamePlayer, User]]] = {game_id: [] for game_id in ids}
+    if not ids:
+        return found
+    query = (
+        select(GamePlayer, User)
+        .join(User, col(User.id) == col(GamePlayer.user_id))
+        .where(col(GamePlayer.game_id).in_(ids))
+        .order_by(col(GamePlayer.game_id), col(GamePlayer.position))
+    )
+    for gp, user in session.exec(query):
+        found[gp.game_id].append((gp, user))
+    return found
+
+
+def hidden_profiles(session: Session, user_ids: Sequence[int]) -> set[int]:
+    """Those of `user_ids` who hid their page (pbm.services.profile)."""
+    if not user_ids:
+        return set()
+    query = select(MailPreference.user_id).where(
+        col(MailPreference.user_id).in_(user_ids), col(MailPreference.profile_hidden)
+    )
+    return set(session.exec(query))

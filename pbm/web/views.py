@@ -169,20 +169,30 @@ def record_board(ctx: Context, game: str, name: str) -> Board | None:
     return None if hidden else board
 
 
-def board_line(ctx: Context, row: Game) -> BoardLine:
-    board = board_from_row(ctx, row)
-    return BoardLine(
-        game=board.rules.name,
-        title=board.rules.title,
-        board=row.board,
-        moves=row.move_count,
-        players=[
-            (label, player_link(ctx, user))
-            for label, (_gp, user) in zip(board.labels, board.players, strict=True)
-        ],
-        status=lists.status_text(board),
-        url=web_links.board_url("", board.rules.name, row.board),
+def board_lines(ctx: Context, rows: Sequence[Game]) -> list[BoardLine]:
+    """A page of boards as list lines: their players and hidden pages read at once."""
+    players = web_queries.players_of_games(ctx.session, [r.saved_id for r in rows])
+    hidden = web_queries.hidden_profiles(
+        ctx.session, list({u.saved_id for seats in players.values() for _gp, u in seats})
     )
+    lines = []
+    for row in rows:
+        board = board_from_row(ctx, row, players=players[row.saved_id])
+        lines.append(
+            BoardLine(
+                game=board.rules.name,
+                title=board.rules.title,
+                board=row.board,
+                moves=row.move_count,
+                players=[
+                    (label, _link(user, user.saved_id in hidden))
+                    for label, (_gp, user) in zip(board.labels, board.players, strict=True)
+                ],
+                status=lists.status_text(board),
+                url=web_links.board_url("", board.rules.name, row.board),
+            )
+        )
+    return lines
 
 
 @dataclass(frozen=True)
@@ -222,7 +232,11 @@ def find_player(ctx: Context, userid: str) -> User:
 
 def player_link(ctx: Context, user: User) -> str | None:
     """The page of `user`, where he has one (not a bot's, not a hidden one)."""
-    if user.bot or user.disabled or profile_hidden(ctx, user):
+    return _link(user, profile_hidden(ctx, user))
+
+
+def _link(user: User, hidden: bool) -> str | None:
+    if user.bot or user.disabled or hidden:
         return None
     return web_links.player_url("", user.userid)
 
@@ -260,9 +274,9 @@ def player_page(ctx: Context, userid: str, page: int = 1) -> PlayerPage:
         bot=user.bot,
         since=user.created_at,
         ratings=ratings,
-        running=[board_line(ctx, r) for r in running],
+        running=board_lines(ctx, running),
         running_paged=paged(page, n_running),
-        finished=[board_line(ctx, r) for r in finished],
+        finished=board_lines(ctx, finished),
         finished_paged=paged(page, n_finished),
         tournaments=[(t.name, _game_title(t.game), t.status) for t in found],
         tournaments_paged=paged(page, n_tournaments),
@@ -293,15 +307,16 @@ def game_page(ctx: Context, game: str, page: int = 1) -> GamePage:
     )
     rated, n_rated = web_queries.ratings_page(ctx.session, rules.name, part(page))
     first = part(page).offset
+    hidden = web_queries.hidden_profiles(ctx.session, [u.saved_id for _r, u in rated])
     shown = [
         (first + i + 1, u.userid, r.value, r.glicko, r.games)
         for i, (r, u) in enumerate(rated)
-        if not profile_hidden(ctx, u)
+        if u.saved_id not in hidden
     ]
     return GamePage(
         game=rules.name,
         title=rules.title,
-        running=[board_line(ctx, r) for r in rows],
+        running=board_lines(ctx, rows),
         running_paged=paged(page, total),
         ratings=shown,
         ratings_paged=paged(page, n_rated),
@@ -431,7 +446,7 @@ def front_page(ctx: Context) -> FrontPage:
     found, _n = web_queries.tournaments_page(ctx.session, Slice(0, RECENT_RESULTS))
     return FrontPage(
         games=games,
-        recent=[board_line(ctx, r) for r in recent],
+        recent=board_lines(ctx, recent),
         tournaments=[(t.name, _game_title(t.game), t.status) for t in found],
         server=ctx.config.server_address,
     )
