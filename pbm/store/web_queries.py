@@ -166,3 +166,10 @@ def hidden_profiles(session: Session, user_ids: Sequence[int]) -> set[int]:
         col(MailPreference.user_id).in_(user_ids), col(MailPreference.profile_hidden)
     )
     return set(session.exec(query))
+
+
+def board_named(session: Session, game: str, board: str) -> Game | None:
+    """The board, read without a row lock (queries.game_by_board locks it for a move; a
+    read-only transaction may not)."""
+    query = select(Game).where(Game.game == game, Game.board == board.lower())
+    return session.exec(query).first()

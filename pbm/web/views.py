@@ -13,7 +13,7 @@ from pbm.games import GAMES
 from pbm.games.base import State
 from pbm.mail import web_links
 from pbm.services import lists, profile, words
-from pbm.services.boards import Board, board_from_row, load_board, rules_for, state_at
+from pbm.services.boards import Board, board_from_row, rules_for, state_at
 from pbm.services.clocks import bank_left, time_control, timing_lines
 from pbm.services.context import Context
 from pbm.services.echoes import with_echoes
@@ -25,6 +25,7 @@ from pbm.store import queries, web_queries
 from pbm.store.models import Game, User
 from pbm.store.models_tournament import Tournament
 from pbm.store.web_queries import Slice
+from pbm.texts import phrase
 
 PAGE_SIZE = 50  # rows of any list on one page
 HISTORY_POINTS = 200  # rating changes one chart draws
@@ -100,7 +101,11 @@ class BoardPage:
 
 def find_board(ctx: Context, game: str, board: str) -> Board:
     """The board `board` of the game `game` names; NotFoundError for either unknown."""
-    return load_board(ctx, rules_for(game), board)
+    rules = rules_for(game)
+    row = web_queries.board_named(ctx.session, rules.name, board)
+    if row is None:
+        raise NotFoundError(phrase("unknown_board", game=rules.title, board=board))
+    return board_from_row(ctx, row, rules)
 
 
 def shown_moves(ctx: Context, board: Board) -> tuple[list[ShownMove], set[int]]:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Iterator
+from contextlib import contextmanager
 from datetime import timedelta
 
 import pytest
@@ -38,11 +39,26 @@ def site(web_config: Config) -> Iterator[Server]:
     engine.dispose()
 
 
-def client_for(running: Server, settings: Config | None = None) -> TestClient:
+@contextmanager
+def reader_for(running: Server, settings: Config | None = None) -> Iterator[Reader]:
+    """The pages' reader on the server's database, its engine closed after."""
     settings = settings or running.config
-    reader = Reader(make_read_engine(settings.database_url), settings, running.clock)
+    engine = make_read_engine(settings.database_url)
+    try:
+        yield Reader(engine, settings, running.clock)
+    finally:
+        engine.dispose()
+
+
+@contextmanager
+def client_for(running: Server, settings: Config | None = None) -> Iterator[TestClient]:
+    settings = settings or running.config
     writer = Writer(running.engine, settings, running.clock)
-    return TestClient(make_app(settings, reader, writer), base_url=BASE)
+    with (
+        reader_for(running, settings) as reader,
+        TestClient(make_app(settings, reader, writer), base_url=BASE) as client,
+    ):
+        yield client
 
 
 @pytest.fixture

@@ -71,7 +71,8 @@ def axe_script() -> str:
 def live(site: Server) -> Iterator[str]:
     """The pages served by uvicorn on a free loopback port, in a thread of its own."""
     with_everything(site)
-    reader = Reader(make_read_engine(site.config.database_url), site.config, site.clock)
+    engine = make_read_engine(site.config.database_url)
+    reader = Reader(engine, site.config, site.clock)
     app = make_app(site.config, reader, Writer(site.engine, site.config, site.clock))
     (port,) = free_ports(1)
     server = uvicorn.Server(
@@ -91,6 +92,7 @@ def live(site: Server) -> Iterator[str]:
     finally:
         server.should_exit = True
         thread.join(10)
+        engine.dispose()
 
 
 def page_kinds(site: Server, base: str) -> dict[str, str]:

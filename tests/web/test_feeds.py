@@ -10,11 +10,9 @@ import feedparser
 import icalendar
 from starlette.testclient import TestClient
 
-from pbm.store.readonly import make_read_engine
-from pbm.web.app import Reader
 from pbm.web.metrics import metrics_app
 from tests.server.conftest import Server
-from tests.web.conftest import BASE, move, play, with_everything
+from tests.web.conftest import BASE, move, play, reader_for, with_everything
 
 
 def parsed(client: TestClient, path: str) -> feedparser.FeedParserDict:
@@ -69,8 +67,7 @@ def test_a_move_updates_the_feed_and_moves_the_deadline(site: Server, client: Te
 
 def test_metrics_and_health(site: Server) -> None:
     play(site, moves=2)
-    reader = Reader(make_read_engine(site.config.database_url), site.config, site.clock)
-    with TestClient(metrics_app(reader)) as client:
+    with reader_for(site) as reader, TestClient(metrics_app(reader)) as client:
         text = client.get("/metrics").text
         assert client.get("/healthz").text == "ok\n"
     values = {

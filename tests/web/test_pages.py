@@ -18,11 +18,18 @@ from pbm.services import lists
 from pbm.services.boards import load_board, rules_for, state_at
 from pbm.services.context import Context
 from pbm.store.engine import session_for
-from pbm.store.readonly import POOL_SIZE, make_read_engine
+from pbm.store.readonly import POOL_SIZE
 from pbm.web import views
-from pbm.web.app import Reader
 from tests.server.conftest import Server
-from tests.web.conftest import BASE, client_for, move, play, snapshot, with_everything
+from tests.web.conftest import (
+    BASE,
+    client_for,
+    move,
+    play,
+    reader_for,
+    snapshot,
+    with_everything,
+)
 
 ADDRESS = re.compile(r"[\w.+-]+@[\w-]+\.[\w.]+")
 
@@ -220,12 +227,12 @@ def test_pages_read_in_parallel(site: Server) -> None:
     """More readers at once than the read engine's pool keeps: each gets a working
     connection (SQLite's in-memory default pool closed other threads' ones)."""
     play(site, moves=2)
-    reader = Reader(make_read_engine(site.config.database_url), site.config, site.clock)
+    with reader_for(site) as reader:
 
-    def read(_n: int) -> str:
-        with reader() as ctx:
-            return views.board_page(ctx, "quarto", "101").status
+        def read(_n: int) -> str:
+            with reader() as ctx:
+                return views.board_page(ctx, "quarto", "101").status
 
-    with ThreadPoolExecutor(POOL_SIZE * 3) as pool:
-        statuses = list(pool.map(read, range(POOL_SIZE * 12)))
+        with ThreadPoolExecutor(POOL_SIZE * 3) as pool:
+            statuses = list(pool.map(read, range(POOL_SIZE * 12)))
     assert set(statuses) == {"It is alice's turn."}
