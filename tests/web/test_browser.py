@@ -11,7 +11,6 @@ pictures are the served ones. Set PBM_SAVE_SCREENSHOTS=1 to refresh docs/images/
 from __future__ import annotations
 
 import asyncio
-import json
 import os
 import re
 import threading
@@ -27,6 +26,7 @@ from pbm.store.readonly import make_read_engine
 from pbm.web.app import Reader, Writer, make_app
 from tests.mail.conftest import free_ports
 from tests.server.conftest import Server
+from tests.server.test_mail_axe import AUDIT, written
 from tests.server.test_mail_browser import chromium_or_skip, chromium_page
 from tests.web.conftest import with_everything
 
@@ -37,24 +37,16 @@ DOCS_IMAGES = Path(__file__).resolve().parents[2] / "docs" / "images"
 WIDTHS = (390, 1280)
 HEIGHT = 1400
 
-AUDIT = """
+# What the page looks like, written beside axe's findings (tests/server/test_mail_axe.py).
+MEASURE = """
 <script>
-const measured = () => ({
+const out = document.createElement("div");
+out.id = "measured";
+out.textContent = JSON.stringify({
   overflow: document.documentElement.scrollWidth - window.innerWidth,
   pictures: [...document.querySelectorAll("main img")].map((i) => i.complete && i.naturalWidth),
 });
-axe.run(document, { resultTypes: ["violations"] }).then((results) => {
-  const out = document.createElement("div");
-  out.id = "audited";
-  out.textContent = JSON.stringify({
-    violations: results.violations.map((v) => ({
-      id: v.id, impact: v.impact, nodes: v.nodes.map((n) => n.html.slice(0, 120)),
-    })),
-    passes: results.passes.length,
-    ...measured(),
-  });
-  document.body.appendChild(out);
-});
+window.addEventListener("load", () => document.body.appendChild(out));
 </script>
 """
 
@@ -122,7 +114,7 @@ def audited(
 ) -> dict[str, Any]:
     html = httpx.get(base + path, timeout=10).text
     copy = html.replace("<head>", f'<head><base href="{base}{path}">', 1)
-    copy = copy.replace("</body>", f"<script>{axe}</script>{AUDIT}</body>")
+    copy = copy.replace("</body>", f"<script>{axe}</script>{AUDIT}{MEASURE}</body>")
     page = directory / "audit.html"
     page.write_text(copy, encoding="utf-8")
     run = chromium_page(
@@ -133,11 +125,7 @@ def audited(
         "--dump-dom",
         page.as_uri(),
     )
-    found = re.search(rb'<div id="audited">(.*?)</div>', run.stdout)
-    assert found, run.stdout[-500:]
-    text = found.group(1).replace(b"&quot;", b'"').replace(b"&lt;", b"<").replace(b"&gt;", b">")
-    result: dict[str, Any] = json.loads(text.replace(b"&amp;", b"&"))
-    return result
+    return {**written(run.stdout, "audited"), **written(run.stdout, "measured")}
 
 
 def test_every_page_kind_in_chromium(
