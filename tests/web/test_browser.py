@@ -26,13 +26,12 @@ from pbm.store.readonly import make_read_engine
 from pbm.web.app import Reader, Writer, make_app
 from tests.mail.conftest import free_ports
 from tests.server.conftest import Server
-from tests.server.test_mail_axe import AUDIT, written
+from tests.server.test_mail_axe import AUDIT, axe_script, written  # noqa: F401 (fixture)
 from tests.server.test_mail_browser import chromium_or_skip, chromium_page
 from tests.web.conftest import with_everything
 
 pytestmark = pytest.mark.slow
 
-AXE = Path(__file__).resolve().parents[2] / ".cache" / "axe" / "node_modules" / "axe-core"
 DOCS_IMAGES = Path(__file__).resolve().parents[2] / "docs" / "images"
 WIDTHS = (390, 1280)
 HEIGHT = 1400
@@ -49,14 +48,6 @@ out.textContent = JSON.stringify({
 window.addEventListener("load", () => document.body.appendChild(out));
 </script>
 """
-
-
-@pytest.fixture
-def axe_script() -> str:
-    script = AXE / "axe.min.js"
-    if not script.exists():
-        pytest.skip(f"axe-core is not installed in {AXE.parent} (scripts/test.sh installs it)")
-    return script.read_text(encoding="utf-8")
 
 
 @pytest.fixture
@@ -129,7 +120,10 @@ def audited(
 
 
 def test_every_page_kind_in_chromium(
-    site: Server, live: str, tmp_path: Path, axe_script: str
+    site: Server,
+    live: str,
+    tmp_path: Path,
+    axe_script: str,  # noqa: F811 (the fixture imported above)
 ) -> None:
     chromium = chromium_or_skip()
     save = os.environ.get("PBM_SAVE_SCREENSHOTS") == "1"
