@@ -309,6 +309,24 @@ class Config:
     bounce_forget_days: Annotated[int, In("bounces", "forget_days")] = Field(default=7, ge=1)
     # The address registered with providers' feedback loops (ARF reports); "" for none.
     feedback_address: Annotated[str, In("bounces", "feedback_address")] = ""
+    # The web pages (docs/web.md): where pbm serves them ("" = off), the https address
+    # the world reaches them at (the links in mails; "" = no links), whether robots may
+    # index boards and players, where /metrics and /healthz listen (loopback: the
+    # operator's), and the requests one client address may make: a burst, then a rate.
+    web_listen: Annotated[Listener, In("web", "listen")] = None
+    web_base_url: Annotated[str, In("web", "base_url")] = ""
+    web_public: Annotated[bool, In("web", "public")] = True
+    metrics_listen: Annotated[Listener, In("web", "metrics_listen")] = Endpoint("127.0.0.1", 9108)
+    web_burst: Annotated[int, In("web", "burst")] = Field(default=60, ge=1)
+    web_requests_per_second: Annotated[float, In("web", "requests_per_second")] = Field(
+        default=10.0, gt=0
+    )
+
+    @property
+    def web_url(self) -> str:
+        """The base of the links mails carry to the pages, without a final slash ("" for
+        none)."""
+        return self.web_base_url.rstrip("/")
 
     @property
     def server_host(self) -> str:

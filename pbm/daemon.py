@@ -59,6 +59,7 @@ from pbm.runners.jobs import JobRunner
 from pbm.runners.listeners import Imap, Listeners
 from pbm.runners.processor import PROCESS_CHUNK, Processor
 from pbm.runners.sender import Sender
+from pbm.runners.web import Web
 from pbm.store import claims
 from pbm.store.database_file import DatabaseFile
 from pbm.store.engine import creation_marker, make_engine, mark_created, session_for
@@ -159,6 +160,8 @@ class Daemon:
             Bots(self.signals, self.engine, self.clock, config, self.write_lock),
             *(JobRunner(self.signals, job, self.engine, self.clock, config) for job in self.jobs),
         ]
+        if config.web_listen is not None:  # the pages (pbm.web), on this loop
+            self.runners.append(Web(self.signals, config, self.engine, self.clock, self.write_lock))
 
     # --- intake -------------------------------------------------------------------------
     def store_for(self, via: str) -> Callable[[bytes], Any]:

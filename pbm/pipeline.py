@@ -22,6 +22,7 @@ from pbm.commands.masking import mask_line, mask_text
 from pbm.commands.registry import MULTIPLE, parse_line, starts_command, token_invocation
 from pbm.errors import AuthError, BoardError, PbmError
 from pbm.games import GameError
+from pbm.mail import web_links
 from pbm.mail.addressing import message_id_for, reply_address, tokens_in
 from pbm.mail.authresults import dmarc_passed, sender_verdict
 from pbm.mail.bounces import Report, parse_report, tag_for, verp_parts
@@ -435,19 +436,26 @@ def thread_id(ctx: Context, game_id: int) -> str:
 
 
 def _stream_headers(
-    ctx: Context, reply: Reply, reason: MailReason, unsubscribe: str | None
+    ctx: Context, reply: Reply, reason: MailReason, stop_code: str | None
 ) -> StreamHeaders:
     host = ctx.config.server_host
+    web = ctx.config.web_url
     game = reply.board
+    archive = None
     if game is not None:
         list_id: str | None = board_list_id(game[0], game[1], host)
+        archive = web_links.board_url(web, *game) if web else None
     else:
         list_id = tournament_list_id(reply.tournament, host) if reply.tournament else None
+        if web and reply.tournament:
+            archive = web_links.tournament_url(web, reply.tournament)
     return StreamHeaders(
         reason=reason,
         feedback_id=feedback_id(reason, game[0] if game else None, host),
         list_id=list_id,
-        unsubscribe=unsubscribe,
+        unsubscribe=streams.stop_address(ctx, stop_code) if stop_code else None,
+        unsubscribe_url=web_links.unsubscribe_url(web, stop_code) if web and stop_code else None,
+        archive_url=archive,
     )
 
 
@@ -533,18 +541,18 @@ def queue_replies(
     quote = mask_text(quotable_original(mail)) if mail is not None and quoting else None
     for reply, reason in zip(replies, reasons, strict=True):
         stream = stream_of(reason)
-        unsubscribe = None
+        stop_code = None
         if stream is not None and reply.user_id is not None:
             state = stream_states[reply.user_id, stream]
             if state.stopped_at is not None:
                 log.info("stream %s stopped: not mailing %r", stream.value, reply.subject)
                 continue
-            unsubscribe = streams.stop_address(ctx, state.code)
+            stop_code = state.code
         # The one gate of every mail pbm sends: no address its owner has not confirmed,
         # or whose mailbox bounces disabled, but for its confirmation request and
         # answers to its own mail.
         allowed = consent.deliverable(ctx, reply, confirmed, disabled)
-        headers = _stream_headers(ctx, reply, reason, unsubscribe)
+        headers = _stream_headers(ctx, reply, reason, stop_code)
         # One recipient per mail: nobody sees another's address, and a bounce names one.
         for address in dict.fromkeys(allowed):
             why = bounces.why_not(states.get(address), reason)

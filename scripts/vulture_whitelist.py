@@ -69,9 +69,17 @@ _.downgrade
 # tests/bots/test_external.py reads it so far (`pbm bot show` does not print it yet).
 _.engine_name
 
-# A module's __getattr__ (PEP 562): Python calls it for `from pbm.cli import app`.
-_.__getattr__
-
 # The finder of the first command line, tested on its own by tests/mail_format (it was
 # public through pbm.mail's __init__, which now imports nothing).
 _.first_command_line
+
+# The web pages (pbm/web/): Jinja2 reads these in templates/web/, prometheus_client
+# calls a collector's `collect`, and uvicorn's server stops when `should_exit` is set.
+_.stopped
+_.pages
+_.running_paged
+_.finished_paged
+_.tournaments_paged
+_.ratings_paged
+_.collect
+_.should_exit

@@ -45,6 +45,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
             "pbm.mailstore",
             "pbm.runners",
             "pbm.daemon",
+            "pbm.web",
         ),
     ),
     ("cli", ("pbm.cli", "pbm.__main__")),

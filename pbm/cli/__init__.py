@@ -21,6 +21,7 @@ from pbm.cli.lazy import Entry, Group, LazyCommands, LazyGroup
 
 COMMANDS: dict[str, Entry] = {
     "serve": "serve:serve_command",
+    "web": "web:web_command",
     "run": "run:run",
     "vacation": "vacation:vacation",
     "help": "helpcmd:help_command",

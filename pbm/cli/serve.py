@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 
 from pbm.cli.common import EXIT_UNAVAILABLE, EXIT_USAGE, config, fail
+from pbm.cli.web import WebOption
 
 if TYPE_CHECKING:
     from pbm.config import Config, Endpoint
@@ -24,14 +25,16 @@ STALE_SECONDS = 30
 def serve_command(
     cli: typer.Context,
     log_level: Annotated[str, typer.Option(help="DEBUG, INFO, WARNING or ERROR.")] = "INFO",
+    web: WebOption = None,
 ) -> None:
     """Run the mail server: intake, processing, outbox and periodic jobs, until SIGTERM."""
     from pbm.cli.bot import require_engine_user
+    from pbm.cli.web import with_web
     from pbm.daemon import serve
     from pbm.logfmt import setup_logging
     from pbm.mail.settings import mail_settings
 
-    cfg = config(cli)
+    cfg = with_web(config(cli), web)
     mail_settings(cfg)  # a password missing from the environment ends here (exit 78)
     require_engine_user(cfg)  # so does an engine_user pbm cannot switch to
     setup_logging(log_level)

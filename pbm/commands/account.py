@@ -8,7 +8,7 @@ from pbm.commands.base import Command, Invocation
 from pbm.commands.helptext import general_help, topic_help
 from pbm.errors import NotFoundError, PbmError, UsageError
 from pbm.mail.streams import MailReason, Stream
-from pbm.services import accounts, bounces, consent, lists, mail_html, streams
+from pbm.services import accounts, bounces, consent, lists, mail_html, profile, streams
 from pbm.services.accounts import find_user
 from pbm.services.boards import board_from_row, rules_for
 from pbm.services.context import Context, Reply, ReplyKind
@@ -161,7 +161,10 @@ class Signoff(Command):
 
 class Set(Command):
     name = "set"
-    usage = "userid password format html|text|words | messages players|anyone | mail STREAM on|off"
+    usage = (
+        "userid password format html|text|words | messages players|anyone | mail STREAM on|off"
+        " | profile hidden|shown"
+    )
     summary = (
         "How your mails come: html (the default) adds a drawn board and the text in a "
         "fixed-width font for mail programs that show text in a proportional font; "
@@ -169,7 +172,8 @@ class Set(Command):
         "in sentences for screen readers, no drawing. Who may `message` you: players who "
         "share a board or a tournament with you (the default), or anyone. `mail STREAM "
         "on|off` turns a kind of notification on or off: boards (off: the daily digest "
-        "instead), reminders, tournaments, digest, messages."
+        "instead), reminders, tournaments, digest, messages. `profile hidden` takes your "
+        "page off the web pages (your boards still show, by userid)."
     )
     scope = "account"
 
@@ -179,10 +183,17 @@ class Set(Command):
         if what == "mail":
             self._stream(ctx, user, rest[1:])
             return
-        if what not in ("format", "messages") or len(rest) > 2:
+        if what not in ("format", "messages", "profile") or len(rest) > 2:
             raise UsageError(phrase("set_usage"), self.full_usage())
         value = rest[1].lower() if len(rest) == 2 else None
-        if what == "messages":
+        if what == "profile":
+            if value is not None:
+                if value not in profile.STATES:
+                    raise UsageError(phrase("set_usage"), self.full_usage())
+                profile.set_hidden(ctx, user, value == "hidden")
+            state = "hidden" if profile.hidden(ctx.session, user.saved_id) else "shown"
+            text = phrase(f"profile_{state}")
+        elif what == "messages":
             if value is not None:
                 if value not in ("players", "anyone"):
                     raise UsageError(phrase("set_usage"), self.full_usage())

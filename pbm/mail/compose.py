@@ -169,8 +169,16 @@ def _stream_headers(msg: EmailMessage, stream: StreamHeaders) -> None:
     (docs/mail-format.md)."""
     if stream.list_id:
         msg["List-Id"] = _one_line(stream.list_id)
+    stops = [f"<{_one_line(stream.unsubscribe_url)}>"] if stream.unsubscribe_url else []
     if stream.unsubscribe:
-        msg["List-Unsubscribe"] = f"<mailto:{_one_line(stream.unsubscribe)}>"
+        stops.append(f"<mailto:{_one_line(stream.unsubscribe)}>")
+    if stops:
+        msg["List-Unsubscribe"] = ", ".join(stops)
+    if stream.unsubscribe_url:  # RFC 8058: a POST to the https link stops it at once
+        msg["List-Unsubscribe-Post"] = "List-Unsubscribe=One-Click"
+    if stream.archive_url:
+        msg["List-Archive"] = f"<{_one_line(stream.archive_url)}>"
+        msg["Archived-At"] = f"<{_one_line(stream.archive_url)}>"
     msg["X-PBM-Reason"] = stream.reason.value
     msg["Feedback-ID"] = _one_line(stream.feedback_id)
 

@@ -66,6 +66,10 @@ class StreamHeaders:
     feedback_id: str
     list_id: str | None = None
     unsubscribe: str | None = None
+    # With web pages (pbm.mail.web_links): the one-click stop (RFC 8058) beside the
+    # stop address, and the page of the board or tournament (Archived-At, List-Archive).
+    unsubscribe_url: str | None = None
+    archive_url: str | None = None
 
 
 def _label(text: str) -> str:

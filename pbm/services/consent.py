@@ -22,6 +22,7 @@ from collections.abc import Collection, Sequence
 from datetime import timedelta
 
 from pbm.errors import PbmError
+from pbm.mail import web_links
 from pbm.mail.identity import MailboxRules, mailbox_key
 from pbm.services.context import Context, Reply, ReplyKind
 from pbm.store import addresses, mail_queries, queries
@@ -104,8 +105,9 @@ def request(
 
 
 def request_text(ctx: Context, user: User, row: UserAddress) -> str:
-    """The request's words; a confirmed address's fresh one says why it is asked again."""
-    return render(
+    """The request's words; a confirmed address's fresh one says why it is asked again.
+    With web pages, the confirmation link follows (a button there confirms)."""
+    text = render(
         "confirm" if row.confirmed_at is None else "reconfirm",
         userid=user.userid,
         address=row.address,
@@ -114,6 +116,11 @@ def request_text(ctx: Context, user: User, row: UserAddress) -> str:
         token=row.confirm_token,
         days=f"{ctx.config.unconfirmed_days:g}",
     )
+    web = ctx.config.web_url
+    if not web or row.confirm_token is None:
+        return text
+    link = phrase("confirm_web", url=web_links.confirm_url(web, row.confirm_token))
+    return f"{text.rstrip()}\n\n{link}\n"
 
 
 def disabled(ctx: Context, to: Collection[str]) -> set[str]:

@@ -114,3 +114,5 @@ class MailPreference(Stored, SQLModel, table=True):
     format: str = Field(default="html", max_length=8, sa_column_kwargs={"server_default": "html"})
     # Whether players he shares no board or tournament with may `message` him.
     messages_anyone: bool = Field(default=False, sa_column_kwargs={"server_default": false()})
+    # Whether his player page, feeds and calendar are off the web pages (pbm.web).
+    profile_hidden: bool = Field(default=False, sa_column_kwargs={"server_default": false()})

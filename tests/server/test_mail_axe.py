@@ -64,8 +64,13 @@ def audited(raw: bytes, directory: Path, axe_script: str) -> dict[str, Any]:
         "--dump-dom",
         page.as_uri(),
     )
-    found = re.search(rb'<div id="audited">(.*?)</div>', run.stdout)
-    assert found, run.stdout[-500:]
+    return written(run.stdout, "audited")
+
+
+def written(dom: bytes, name: str) -> dict[str, Any]:
+    """The JSON a page's script wrote into its `<div id=NAME>`, from Chromium's dump."""
+    found = re.search(rb'<div id="' + name.encode() + rb'">(.*?)</div>', dom)
+    assert found, dom[-500:]
     text = found.group(1).replace(b"&quot;", b'"').replace(b"&lt;", b"<").replace(b"&gt;", b">")
     result: dict[str, Any] = json.loads(text.replace(b"&amp;", b"&"))
     return result

@@ -7,7 +7,7 @@ the word their stored sentence was written for (the templates' words at the time
 finished board whose sentence matches none of them ended by the rules.
 
 Revision ID: 0017
-Revises: 0014
+Revises: 0016
 Create Date: 2026-11-26 14:50:00
 """
 
@@ -17,7 +17,7 @@ import sqlalchemy as sa
 from alembic import op
 
 revision = "0017"
-down_revision = "0014"
+down_revision = "0016"
 branch_labels = None
 depends_on = None
 

@@ -1,0 +1,293 @@
+"""The web app (Starlette): read-only pages from a read-only engine, and the two
+POSTs a mailed secret allows (one-click unsubscribe, address confirmation) through
+`Writer`, the transaction path of the CLI and the daemon. Handlers are plain functions,
+which Starlette runs in its thread pool, each with its own session: any process serves
+any page."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterator
+from contextlib import AbstractContextManager, contextmanager, nullcontext
+from typing import Any, TypeVar
+
+import jinja2
+from sqlalchemy.engine import Engine
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import HTMLResponse, PlainTextResponse, Response
+from starlette.routing import Route
+
+from pbm.clock import Clock
+from pbm.config import Config
+from pbm.errors import NotFoundError, PbmError
+from pbm.mail import web_links
+from pbm.pictures.picture import draw
+from pbm.services import one_click, records, records_json
+from pbm.services.boards import state_at
+from pbm.services.context import Context
+from pbm.store.engine import session_for
+from pbm.web import feeds, views
+from pbm.web.chart import rating_chart
+from pbm.web.guard import Buckets, Guard
+from pbm.work import run_work
+
+T = TypeVar("T")
+MAX_PAGE = 10_000  # page numbers past this are no list's
+ROBOTS_PUBLIC = "User-agent: *\nDisallow: /unsubscribe/\nDisallow: /confirm/\n"
+ROBOTS_PRIVATE = "User-agent: *\nDisallow: /\n"
+ATOM = "application/atom+xml; charset=utf-8"
+ICS = "text/calendar; charset=utf-8"
+
+
+class Writer:
+    """A POST's work as one unit of work (pbm.work): its mails queued, one commit;
+    `lock` is the daemon's write lock on SQLite, `wake` wakes its sender."""
+
+    def __init__(
+        self,
+        engine: Engine,
+        config: Config,
+        clock: Clock,
+        lock: AbstractContextManager[Any] | None = None,
+        wake: Callable[[], None] | None = None,
+    ) -> None:
+        self.engine, self.config, self.clock = engine, config, clock
+        self.lock, self.wake = lock, wake
+
+    def __call__(self, work: Callable[[Context], T]) -> T:
+        with self.lock or nullcontext():
+            result = run_work(self.engine, work, clock=self.clock, config=self.config)
+        if self.wake is not None:
+            self.wake()
+        return result
+
+
+class Reader:
+    """A read-only session per request, never committed."""
+
+    def __init__(self, engine: Engine, config: Config, clock: Clock) -> None:
+        self.engine, self.config, self.clock = engine, config, clock
+
+    @contextmanager
+    def __call__(self) -> Iterator[Context]:
+        with session_for(self.engine) as session:
+            try:
+                yield Context(session=session, clock=self.clock, config=self.config, sender="")
+            finally:
+                session.rollback()
+
+
+def _page(request: Request) -> int:
+    try:
+        return min(max(int(request.query_params.get("page", "1")), 1), MAX_PAGE)
+    except ValueError:
+        return 1
+
+
+def make_app(config: Config, reader: Reader, writer: Writer) -> Guard:
+    """The pages as one ASGI app, behind the headers and the rate bound."""
+    env = jinja2.Environment(
+        loader=jinja2.FileSystemLoader(config.templates_dir / "web"),
+        autoescape=True,
+        trim_blocks=True,
+        lstrip_blocks=True,
+    )
+    css = (config.templates_dir / "web" / "web.css").read_bytes()
+
+    def page(name: str, status: int = 200, **values: Any) -> HTMLResponse:
+        text = env.get_template(name).render(server=config.server_name, **values)
+        return HTMLResponse(text, status_code=status)
+
+    def not_found(what: str) -> HTMLResponse:
+        return page("missing.html", 404, title="Not found", what=what)
+
+    def reading(make: Callable[[Context], Response]) -> Response:
+        try:
+            with reader() as ctx:
+                return make(ctx)
+        except NotFoundError as exc:
+            return not_found(str(exc))
+
+    def feed(produce: Callable[..., bytes], media: str) -> Callable[[Request], Response]:
+        """A feed's handler: `produce(ctx, base_url, *the path's parameters)`."""
+
+        def handler(request: Request) -> Response:
+            params = list(request.path_params.values())
+            return reading(
+                lambda ctx: Response(produce(ctx, config.web_url, *params), media_type=media)
+            )
+
+        return handler
+
+    def front(_request: Request) -> Response:
+        def make(ctx: Context) -> Response:
+            data = views.front_page(ctx)
+            return page("front.html", title=config.server_name, front=data)
+
+        return reading(make)
+
+    def robots(_request: Request) -> Response:
+        return PlainTextResponse(ROBOTS_PUBLIC if config.web_public else ROBOTS_PRIVATE)
+
+    def stylesheet(_request: Request) -> Response:
+        return Response(
+            css, media_type="text/css", headers={"cache-control": "public, max-age=3600"}
+        )
+
+    def board(request: Request) -> Response:
+        game, name = request.path_params["game"], request.path_params["board"]
+        upto = request.path_params.get("move")
+
+        def make(ctx: Context) -> Response:
+            data = views.board_page(ctx, game, name, upto)
+            url = web_links.board_url("", data.game, data.board)
+            return page(
+                "board.html",
+                title=data.label if upto is None else f"{data.label} after move {upto}",
+                b=data,
+                url=url,
+                picture=f"{url}/{data.upto}/picture.png",
+            )
+
+        return reading(make)
+
+    def picture(request: Request) -> Response:
+        game, name = request.path_params["game"], request.path_params["board"]
+        upto = int(request.path_params["move"])
+
+        def make(ctx: Context) -> Response:
+            found = views.find_board(ctx, game, name)
+            if not 0 <= upto <= found.row.move_count:
+                raise NotFoundError(f"{found.label} has no move {upto}")
+            state = state_at(ctx, found, upto)
+            previous = state_at(ctx, found, upto - 1) if upto else None
+            drawn = draw(
+                found.rules,
+                state,
+                seat=None,
+                previous=previous,
+                heading=f"{found.label} after move {upto}" if upto else found.label,
+                players=found.userids,
+            )
+            return Response(
+                drawn.png, media_type="image/png", headers={"cache-control": "max-age=300"}
+            )
+
+        return reading(make)
+
+    def record(request: Request) -> Response:
+        game, name = request.path_params["game"], request.path_params["board"]
+        as_json = request.url.path.endswith(".json")
+
+        def make(ctx: Context) -> Response:
+            found = views.record_board(ctx, game, name)
+            if found is None:
+                return page(
+                    "missing.html",
+                    403,
+                    title="Record not yet public",
+                    what="This board hides moves from non-players until it ends; "
+                    "its record can be downloaded then.",
+                )
+            if as_json:
+                text = json.dumps(records_json.to_json(ctx, found), indent=2) + "\n"
+                return Response(text, media_type="application/json")
+            return PlainTextResponse(records.export(ctx, found))
+
+        return reading(make)
+
+    def player(request: Request) -> Response:
+        userid = request.path_params["userid"]
+        number = _page(request)
+
+        def make(ctx: Context) -> Response:
+            data = views.player_page(ctx, userid, number)
+            charts = [(r, rating_chart(f"{r.title} rating", r.history)) for r in data.ratings]
+            return page(
+                "player.html",
+                title=f"Player {data.userid}",
+                p=data,
+                charts=charts,
+                url=web_links.player_url("", data.userid),
+            )
+
+        return reading(make)
+
+    def game_type(request: Request) -> Response:
+        game = request.path_params["game"]
+        number = _page(request)
+
+        def make(ctx: Context) -> Response:
+            data = views.game_page(ctx, game, number)
+            return page("game.html", title=data.title, g=data)
+
+        return reading(make)
+
+    def tournament(request: Request) -> Response:
+        name = request.path_params["name"]
+
+        def make(ctx: Context) -> Response:
+            data = views.tournament_page(ctx, name)
+            return page(
+                "tournament.html",
+                title=f"Tournament {data.name}",
+                t=data,
+                url=web_links.tournament_url("", data.name),
+            )
+
+        return reading(make)
+
+    def unsubscribe(request: Request) -> Response:
+        code = request.path_params["code"]
+        if request.method == "POST":
+            found = writer(lambda ctx: one_click.unsubscribe(ctx, code))
+            if found is None:
+                return not_found("No mail stream has this link: it may be mistyped.")
+            return page("stopped.html", title="Stopped", link=found)
+        with reader() as ctx:
+            link = one_click.stream_link(ctx, code)
+        if link is None:
+            return not_found("No mail stream has this link: it may be mistyped.")
+        return page("unsubscribe.html", title="Stop these mails", link=link, code=code)
+
+    def confirm(request: Request) -> Response:
+        token = request.path_params["token"]
+        missing = (
+            "No confirmation request carries this link: it was answered already, or it is mistyped."
+        )
+        if request.method == "POST":
+            try:
+                found = writer(lambda ctx: one_click.confirm(ctx, token))
+            except PbmError as exc:
+                return page("missing.html", 409, title="Not confirmed", what=str(exc))
+            if found is None:
+                return not_found(missing)
+            return page("confirmed.html", title="Confirmed", link=found)
+        with reader() as ctx:
+            address = one_click.address_link(ctx, token)
+        if address is None:
+            return not_found(missing)
+        return page("confirm.html", title="Confirm your address", link=address, token=token)
+
+    routes = [
+        Route("/", front),
+        Route("/robots.txt", robots),
+        Route("/static/web.css", stylesheet),
+        Route("/unsubscribe/{code}", unsubscribe, methods=["GET", "POST"]),
+        Route("/confirm/{token}", confirm, methods=["GET", "POST"]),
+        Route("/player/{userid}", player),
+        Route("/player/{userid}/feed.atom", feed(feeds.player_feed, ATOM)),
+        Route("/player/{userid}/deadlines.ics", feed(feeds.deadline_calendar, ICS)),
+        Route("/tournament/{name}", tournament),
+        Route("/tournament/{name}/feed.atom", feed(feeds.tournament_feed, ATOM)),
+        Route("/{game}", game_type),
+        Route("/{game}/{board}", board),
+        Route("/{game}/{board}/feed.atom", feed(feeds.board_feed, ATOM)),
+        Route("/{game}/{board}/record.txt", record),
+        Route("/{game}/{board}/record.json", record),
+        Route("/{game}/{board}/{move:int}", board),
+        Route("/{game}/{board}/{move:int}/picture.png", picture),
+    ]
+    app = Starlette(routes=routes)
+    return Guard(app, Buckets(config.web_burst, config.web_requests_per_second))

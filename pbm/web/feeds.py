@@ -1,0 +1,140 @@
+"""Feeds: Atom (feedgen) of a board's moves, of a player's boards and of a
+tournament's rounds, and an iCalendar (icalendar) of a player's deadlines. Each is
+bounded (FEED_ENTRIES) and shows only what the board's page shows: a hidden move stays
+hidden. A deadline's event keeps one UID per board, and its SEQUENCE is the move count,
+so a calendar app moves the event when a move comes."""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta
+
+import icalendar
+from feedgen.feed import FeedGenerator
+
+from pbm.clock import as_utc
+from pbm.mail import web_links
+from pbm.services.boards import Board, board_from_row
+from pbm.services.context import Context
+from pbm.services.render import result_line
+from pbm.services.secrecy import shown_echo
+from pbm.store import web_queries
+from pbm.web import views
+
+FEED_ENTRIES = 50
+CALENDAR_BOARDS = 200  # active boards one calendar lists at most
+EVENT_MINUTES = 30
+
+
+def _feed(ctx: Context, url: str, title: str, updated: datetime) -> FeedGenerator:
+    feed = FeedGenerator()
+    feed.id(url)
+    feed.title(title)
+    feed.link(href=url, rel="alternate")
+    feed.link(href=f"{url}/feed.atom", rel="self")
+    feed.author({"name": ctx.config.server_name})
+    feed.updated(as_utc(updated))
+    return feed
+
+
+def board_feed(ctx: Context, base: str, game: str, name: str) -> bytes:
+    board = views.find_board(ctx, game, name)
+    url = web_links.board_url(base, board.rules.name, board.row.board)
+    feed = _feed(ctx, url, board.label, board.row.last_move_at)
+    moves, hidden = views.shown_moves(ctx, board)
+    if not board.active:
+        entry = feed.add_entry(order="append")
+        entry.id(f"{url}#result")
+        entry.title(result_line(board))
+        entry.link(href=url)
+        entry.updated(as_utc(board.row.ended_at or board.row.last_move_at))
+    stored = {m.number: m for m in web_queries.moves_page(ctx.session, board.id, FEED_ENTRIES)}
+    for move in reversed(moves[-FEED_ENTRIES:]):
+        entry = feed.add_entry(order="append")
+        entry.id(f"{url}/{move.number}")
+        who = board.userids[move.player]
+        entry.title(f"{board.label}, move {move.number}: {who} {shown_echo(move, hidden)}")
+        entry.link(href=f"{url}/{move.number}")
+        made = stored.get(move.number)
+        entry.updated(as_utc(made.made_at if made is not None else board.row.last_move_at))
+    return bytes(feed.atom_str(pretty=True))
+
+
+def _latest(ctx: Context, board: Board) -> str:
+    moves, hidden = views.shown_moves(ctx, board)
+    if not board.active:
+        return result_line(board)
+    if not moves:
+        return result_line(board)
+    last = moves[-1]
+    return f"move {last.number}: {board.userids[last.player]} {shown_echo(last, hidden)}"
+
+
+def player_feed(ctx: Context, base: str, userid: str) -> bytes:
+    user = views.find_player(ctx, userid)
+    url = web_links.player_url(base, user.userid)
+    rows = web_queries.recent_boards(ctx.session, user.saved_id, FEED_ENTRIES)
+    updated = rows[0].last_move_at if rows else user.created_at
+    feed = _feed(ctx, url, f"{user.userid}'s boards", updated)
+    for row in rows:
+        board = board_from_row(ctx, row)
+        board_url = web_links.board_url(base, board.rules.name, row.board)
+        entry = feed.add_entry(order="append")
+        entry.id(f"{board_url}/{row.move_count}")
+        entry.title(f"{board.label}: {_latest(ctx, board)}")
+        entry.link(href=board_url)
+        entry.updated(as_utc(row.ended_at or row.last_move_at))
+    return bytes(feed.atom_str(pretty=True))
+
+
+def tournament_feed(ctx: Context, base: str, name: str) -> bytes:
+    t = views.find_tournament(ctx, name)
+    page = views.tournament_page(ctx, name)
+    url = web_links.tournament_url(base, t.name)
+    feed = _feed(ctx, url, f"Tournament {t.name}", t.ended_at or t.started_at or t.created_at)
+    lines = [(number, p) for number, pairs in page.rounds for p in pairs]
+    for number, p in list(reversed(lines))[:FEED_ENTRIES]:
+        entry = feed.add_entry(order="append")
+        entry.id(f"{url}#r{number}s{p.slot}{'-' + p.result if p.result else ''}")
+        versus = f"{p.first} - {p.second}" if p.second else f"{p.first} (bye)"
+        entry.title(f"Round {number}, table {p.slot}: {versus} {p.result}".rstrip())
+        entry.link(href=f"{base}{p.board_url}" if p.board_url else url)
+        entry.updated(as_utc(t.ended_at or t.started_at or t.created_at))
+    return bytes(feed.atom_str(pretty=True))
+
+
+def deadline_calendar(ctx: Context, base: str, userid: str) -> bytes:
+    """One event per running board at its deadline: "Your move in Quarto 101" when the
+    player is to move there, else whose move it is."""
+    user = views.find_player(ctx, userid)
+    cal = icalendar.Calendar()
+    cal.add("prodid", "-//pbm//deadlines//EN")
+    cal.add("version", "2.0")
+    cal.add("x-wr-calname", f"{user.userid}'s deadlines")
+    host = ctx.config.server_host
+    rows, _total = web_queries.games_page(
+        ctx.session,
+        web_queries.Slice(0, CALENDAR_BOARDS),
+        user_id=user.saved_id,
+        statuses=("active",),
+    )
+    for row in rows:
+        board = board_from_row(ctx, row)
+        due = views.deadline(ctx, board)
+        mover = board.user_to_move()
+        if due is None or mover is None:
+            continue
+        mine = mover.id == user.id
+        summary = (
+            f"Your move in {board.label}" if mine else f"{mover.userid}'s move in {board.label}"
+        )
+        event = icalendar.Event()
+        event.add("uid", f"board-{board.id}-{user.saved_id}@{host}")
+        event.add("sequence", row.move_count)
+        event.add("dtstamp", as_utc(row.last_move_at))
+        event.add("summary", summary)
+        event.add("description", f"Forfeit on {as_utc(due):%Y-%m-%d %H:%M} UTC")
+        event.add("dtstart", as_utc(due) - timedelta(minutes=EVENT_MINUTES))
+        event.add("dtend", as_utc(due))
+        event.add("url", web_links.board_url(base, board.rules.name, row.board))
+        cal.add_component(event)
+    return bytes(cal.to_ical())

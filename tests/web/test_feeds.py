@@ -1,0 +1,84 @@
+"""Feeds (issue 25): every Atom feed parses with feedparser, the calendar with
+icalendar; a move adds to the board's feed and moves its deadline event, whose UID
+stays. And the operator's /metrics and /healthz."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+import feedparser
+import icalendar
+from starlette.testclient import TestClient
+
+from pbm.web.metrics import metrics_app
+from tests.server.conftest import Server
+from tests.web.conftest import BASE, move, play, reader_for, with_everything
+
+
+def parsed(client: TestClient, path: str) -> feedparser.FeedParserDict:
+    answer = client.get(path)
+    assert answer.status_code == 200, path
+    assert answer.headers["content-type"].startswith("application/atom+xml")
+    feed = feedparser.parse(answer.content)
+    assert not feed.bozo, (path, feed.bozo_exception)
+    return feed
+
+
+def test_every_feed_parses(site: Server, client: TestClient) -> None:
+    with_everything(site)
+    board = parsed(client, "/quarto/101/feed.atom")
+    assert [e.link for e in board.entries][:2] == [f"{BASE}/quarto/101/4", f"{BASE}/quarto/101/3"]
+    assert board.entries[0].title.startswith("Quarto Board 101, move 4: bob ")
+    finished = parsed(client, "/quarto/102/feed.atom")
+    assert "bob" in finished.entries[0].title and finished.entries[0].id.endswith("#result")
+    player = parsed(client, "/player/alice/feed.atom")
+    assert {e.link for e in player.entries} >= {f"{BASE}/quarto/101", f"{BASE}/quarto/102"}
+    tournament = parsed(client, "/tournament/cup/feed.atom")
+    titles = [e.title for e in tournament.entries]
+    assert all(t.startswith("Round ") for t in titles) and any("Round 1," in t for t in titles)
+
+
+def events(client: TestClient, userid: str) -> dict[str, icalendar.Event]:
+    answer = client.get(f"/player/{userid}/deadlines.ics")
+    assert answer.headers["content-type"].startswith("text/calendar")
+    cal = icalendar.Calendar.from_ical(answer.content)
+    return {str(e["uid"]): e for e in cal.walk("VEVENT")}
+
+
+def test_a_move_updates_the_feed_and_moves_the_deadline(site: Server, client: TestClient) -> None:
+    play(site, moves=2)
+    before = parsed(client, "/quarto/101/feed.atom")
+    [(uid, event)] = events(client, "alice").items()
+    assert str(event["summary"]) == "Your move in Quarto Board 101"
+    due = event.decoded("dtend")
+    site.clock.advance(timedelta(days=2))
+    move(site, "quarto", "101", "alice")
+    after = parsed(client, "/quarto/101/feed.atom")
+    assert len(after.entries) == len(before.entries) + 1
+    assert after.entries[0].link == f"{BASE}/quarto/101/3"
+    [(uid_after, moved)] = events(client, "alice").items()
+    assert uid_after == uid
+    assert str(moved["summary"]) == "bob's move in Quarto Board 101"
+    assert moved.decoded("dtend") > due
+    assert int(moved["sequence"]) == int(event["sequence"]) + 1
+    [bobs] = events(client, "bob").values()
+    assert str(bobs["summary"]) == "Your move in Quarto Board 101"
+
+
+def test_metrics_and_health(site: Server) -> None:
+    play(site, moves=2)
+    with reader_for(site) as reader, TestClient(metrics_app(reader)) as client:
+        text = client.get("/metrics").text
+        assert client.get("/healthz").text == "ok\n"
+    values = {
+        line.rsplit(" ", 1)[0]: float(line.rsplit(" ", 1)[1])
+        for line in text.splitlines()
+        if line and not line.startswith("#")
+    }
+    assert values['pbm_messages_received_total{via="cli"}'] >= 6
+    assert values['pbm_messages{status="done"}'] >= 6
+    assert values["pbm_outbox_depth"] > 0  # nothing sends in this test
+    assert values["pbm_outbox_oldest_seconds"] > 0
+    assert values['pbm_processing_seconds_bucket{le="+Inf"}'] >= 6
+    assert values["pbm_daemons_alive"] == 0
+    assert values["pbm_bot_turns_due"] == 0
