@@ -48,7 +48,7 @@ def web_command(
 
     from pbm.cli.common import engine
     from pbm.logfmt import setup_logging
-    from pbm.web import serve
+    from pbm.web.server import serve
 
     cfg = with_web(config(cli), listen)
     if cfg.web_listen is None and cfg.metrics_listen is None:

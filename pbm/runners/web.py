@@ -12,7 +12,7 @@ from sqlalchemy.engine import Engine
 from pbm.clock import Clock
 from pbm.config import Config
 from pbm.runners.base import Runner, Signals
-from pbm.web import serve
+from pbm.web.server import serve
 
 
 class Web(Runner):

@@ -22,7 +22,14 @@ from pbm.store.engine import make_engine, session_for
 from pbm.store.failures import Failure, classify
 from pbm.store.schema import init_db
 from tests import pg_cluster
-from tests.server.conftest import SERVER, START, Server, board_row, legal_texts
+from tests.server.conftest import (
+    SERVER,
+    START,
+    Server,
+    board_row,
+    legal_texts,
+    pair,  # noqa: F401 (the fixture of the two below)
+)
 from tests.server.test_full_games import test_full_game  # noqa: F401 (run here too)
 from tests.server.test_mail_flow import (  # noqa: F401 (run here too, with its fixture)
     game,
@@ -31,8 +38,7 @@ from tests.server.test_mail_flow import (  # noqa: F401 (run here too, with its 
     test_same_message_runs_once,
 )
 from tests.server.test_property import run_stream, steps
-from tests.server.test_quadrupel_server import (  # noqa: F401 (run here too, with its fixture)
-    pair,
+from tests.server.test_quadrupel_server import (  # noqa: F401 (run here too)
     test_maximum_points_match_with_a_tie_and_a_third_game,
     test_setup_stays_secret_from_the_opponent_until_both_are_in,
 )

@@ -13,7 +13,7 @@ import pytest
 from PIL import Image
 from starlette.testclient import TestClient
 
-from pbm.pictures import draw
+from pbm.pictures.picture import draw
 from pbm.services import lists
 from pbm.services.boards import load_board, rules_for, state_at
 from pbm.services.context import Context
