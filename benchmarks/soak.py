@@ -91,7 +91,7 @@ from pbm.clock import SystemClock
 from pbm.config import load_config
 from pbm.games import get_game
 from pbm.games.base import State
-from pbm.pipeline import queue_replies
+from pbm.outgoing import queue_replies
 from pbm.services.accounts import create_user
 from pbm.services.boards import replay
 from pbm.services.challenges import create_game

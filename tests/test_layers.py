@@ -37,6 +37,9 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
         "application",
         (
             "pbm.pipeline",
+            "pbm.trust",
+            "pbm.special_mail",
+            "pbm.outgoing",
             "pbm.output_limits",
             "pbm.work",
             "pbm.intake",

@@ -159,3 +159,12 @@ def save_board(ctx: Context, board: Board) -> None:
     for gp, _user in board.players:
         ctx.session.add(gp)
     ctx.session.flush()
+
+
+def player_writing_from(ctx: Context, board: Board, address: str) -> User | None:
+    """The player of `board` whose addresses include `address`, if any: the reader a
+    refusal about the board is written for."""
+    for _gp, user in board.players:
+        if address in queries.addresses_of(ctx.session, user.saved_id):
+            return user
+    return None

@@ -19,7 +19,7 @@ from sqlmodel import select
 from pbm.config import Config
 from pbm.games import get_game
 from pbm.jobs import run_due
-from pbm.pipeline import queue_replies
+from pbm.outgoing import queue_replies
 from pbm.services.challenges import create_game
 from pbm.services.context import Context
 from pbm.store.engine import make_engine, session_for
