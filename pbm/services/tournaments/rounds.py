@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from sqlmodel import Session, col, select
 
 from pbm.services.boards import rules_for
-from pbm.services.challenges import ChallengeError, create_game
+from pbm.services.challenges import ChallengeError, NewBoard, create_game
 from pbm.services.context import Context
 from pbm.services.tournaments.describe import champion, game_title, kind_text, standings_text
 from pbm.services.tournaments.lookup import (
@@ -141,14 +141,16 @@ def _make_board(ctx: Context, t: Tournament, pairing: TournamentPairing) -> None
     try:
         board = create_game(
             ctx,
-            rules,
-            [first.userid, second.userid],
-            params=dict(t.options),
-            server_options=options,
-            comment=phrase("tournament_board_comment", name=t.name, round=pairing.round),
-            comment_by=ctx.config.server_name,
-            board_name=name,
-            entered=True,
+            NewBoard(
+                rules,
+                [first.userid, second.userid],
+                params=dict(t.options),
+                server_options=options,
+                comment=phrase("tournament_board_comment", name=t.name, round=pairing.round),
+                comment_by=ctx.config.server_name,
+                board_name=name,
+                entered=True,
+            ),
         )
     except ChallengeError as exc:
         # An entrant who refuses all challenges (signed off, limit 0) cannot get his
