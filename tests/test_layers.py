@@ -319,6 +319,49 @@ def test_bots_know_only_the_games() -> None:
     assert found == []
 
 
+# The row classes a command names in its signatures (the User it answers for, the
+# Tournament it shows): services hand these rows back, so naming their class bypasses
+# nothing. What a command must not do is read or write the store itself.
+COMMANDS_MAY_NAME = {"pbm.store", "pbm.store.models", "pbm.store.models_tournament"}
+
+
+def _commands_store_imports(
+    graph: dict[str, set[str]] = GRAPH, late: list[tuple[str, str, int]] = LATE
+) -> list[str]:
+    """The imports of pbm.store by the commands beyond the row classes they name."""
+    edges = [(m, t) for m, targets in graph.items() for t in targets]
+    edges += [(m, t) for m, t, _line in late]
+    return sorted(
+        f"{module} imports {target}"
+        for module, target in edges
+        if module == "pbm.commands" or module.startswith("pbm.commands.")
+        if target.startswith("pbm.store") and target not in COMMANDS_MAY_NAME
+    )
+
+
+def test_commands_call_services_not_the_store() -> None:
+    """A command asks a service (issue 24): no queries, engine or session of its own,
+    and no SQL toolkit to build one with."""
+    assert _commands_store_imports() == []
+    toolkits = sorted(
+        f"{module} imports {name}"
+        for module, path in MODULES.items()
+        if module.startswith("pbm.commands.")
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+        if isinstance(node, ast.Import | ast.ImportFrom)
+        for name in (
+            [a.name for a in node.names] if isinstance(node, ast.Import) else [node.module or ""]
+        )
+        if name.partition(".")[0] in ("sqlmodel", "sqlalchemy")
+    )
+    assert toolkits == []
+    # The check sees a command that reads the store.
+    loaded, _, _ = parse_imports("pbm.commands.lists", "from pbm.store import queries\n")
+    assert _commands_store_imports({**GRAPH, "pbm.commands.lists": loaded}) == [
+        "pbm.commands.lists imports pbm.store.queries"
+    ]
+
+
 def _upward(module: str, targets: set[str]) -> list[str]:
     return sorted(t for t in targets if layer_of(t) > layer_of(module))
 
