@@ -11,11 +11,11 @@ from pbm.commands.masking import mask_line
 from pbm.errors import BoardError
 from pbm.games import GameError
 from pbm.services import reply_budget
+from pbm.services.board_text import summary
 from pbm.services.boards import board_by_id, player_writing_from, refusal
 from pbm.services.challenges import ChallengeError
 from pbm.services.context import Context, Reply, ReplyKind
 from pbm.services.mailing import board_facts, board_reply
-from pbm.services.render import summary
 from pbm.texts import echoed, phrase, render, wrap
 
 log = logging.getLogger(__name__)

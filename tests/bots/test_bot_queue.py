@@ -13,7 +13,7 @@ from pbm.jobs import due_bot_turns
 from pbm.services.bots import BotQueue
 from pbm.services.challenges import ChallengeError, NewBoard, create_game
 from pbm.services.context import Context
-from pbm.store.bots import BotTurn
+from pbm.store.bot_queries import BotTurn
 from pbm.store.engine import session_for
 from tests.bots.helpers import add_bot, play
 from tests.server.conftest import Server, board_row
