@@ -291,14 +291,20 @@ def _only(
     late: list[tuple[str, str, int]] = LATE,
 ) -> list[str]:
     """The imports of `package`'s modules (late ones too) outside `allowed`."""
-    edges = [(m, t) for m, targets in graph.items() for t in targets]
-    edges += [(m, t) for m, t, _line in late]
     return sorted(
         f"{module} imports {target}"
-        for module, target in edges
-        if module == package or module.startswith(package + ".")
+        for module, target in _imports_of(package, graph, late)
         if target.partition(".")[2].partition(".")[0] not in allowed
     )
+
+
+def _imports_of(
+    package: str, graph: dict[str, set[str]], late: list[tuple[str, str, int]]
+) -> list[tuple[str, str]]:
+    """(module, target) for every import of `package`'s modules, late ones too."""
+    edges = [(m, t) for m, targets in graph.items() for t in targets]
+    edges += [(m, t) for m, t, _line in late]
+    return [(m, t) for m, t in edges if m == package or m.startswith(package + ".")]
 
 
 def test_games_know_nothing_else_of_pbm() -> None:
@@ -329,12 +335,9 @@ def _commands_store_imports(
     graph: dict[str, set[str]] = GRAPH, late: list[tuple[str, str, int]] = LATE
 ) -> list[str]:
     """The imports of pbm.store by the commands beyond the row classes they name."""
-    edges = [(m, t) for m, targets in graph.items() for t in targets]
-    edges += [(m, t) for m, t, _line in late]
     return sorted(
         f"{module} imports {target}"
-        for module, target in edges
-        if module == "pbm.commands" or module.startswith("pbm.commands.")
+        for module, target in _imports_of("pbm.commands", graph, late)
         if target.startswith("pbm.store") and target not in COMMANDS_MAY_NAME
     )
 
