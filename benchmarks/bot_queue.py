@@ -30,7 +30,7 @@ from pbm.intake import process_message
 from pbm.jobs import apply_bot_answer, bot_task, due_bot_turns
 from pbm.services import bots
 from pbm.services.context import Context
-from pbm.store.bots import BotTurn
+from pbm.store.bot_queries import BotTurn
 from pbm.store.engine import make_engine, session_for
 from pbm.store.models import Game
 from pbm.store.schema import init_db

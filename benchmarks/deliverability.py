@@ -34,7 +34,7 @@ from pbm.intake import process_message
 from pbm.mail.smtp_out import OutboxSender, OutgoingMail
 from pbm.mail.streams import MailReason
 from pbm.mailstore import DbOutbox
-from pbm.pipeline import queue_replies
+from pbm.outgoing import queue_replies
 from pbm.services import consent
 from pbm.services.accounts import create_user
 from pbm.services.context import Context, Reply

@@ -91,10 +91,10 @@ from pbm.clock import SystemClock
 from pbm.config import load_config
 from pbm.games import get_game
 from pbm.games.base import State
-from pbm.pipeline import queue_replies
+from pbm.outgoing import queue_replies
 from pbm.services.accounts import create_user
 from pbm.services.boards import replay
-from pbm.services.challenges import create_game
+from pbm.services.challenges import NewBoard, create_game
 from pbm.services.consent import confirm
 from pbm.services.context import Context
 from pbm.store.engine import make_engine, session_for
@@ -642,7 +642,7 @@ def create_players_and_boards(config_path: Path, args: argparse.Namespace) -> li
                         confirm(ctx, row)
                 pool = []
                 for _ in range(args.pool):
-                    board = create_game(ctx, rules, list(userids))
+                    board = create_game(ctx, NewBoard(rules, list(userids)))
                     pool.append(BoardRef(board.id, board.row.board, json.loads(board.row.options)))
                 loops.append(Loop(i, userids, addresses, pool))
             queue_replies(ctx, None, ctx.replies, inbound_id=None)

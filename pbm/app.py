@@ -18,9 +18,10 @@ from pbm.commands.registry import register as register_commands
 from pbm.config import Config
 from pbm.games import AnyGame, quad, quadrature, quadrupel, quarod, quarto, register_game
 from pbm.jobs import JOB_SECONDS, PeriodicJob, run_due
-from pbm.services import challenges, ratings, tournaments
+from pbm.services import challenges, ratings
 from pbm.services.context import Context
 from pbm.services.endings import GameEnd, GameEndHandler, on_game_end
+from pbm.services.tournaments import results as tournament_results
 from pbm.texts import use_templates
 
 # The games pbm plays, in the order lists name them.
@@ -52,7 +53,11 @@ def _continue_match(ctx: Context, end: GameEnd) -> None:
 
 # What happens when a board ends, in this order: the board is rated, a tournament
 # records it (and may start a round), a match starts its next game.
-GAME_END_HANDLERS: tuple[GameEndHandler, ...] = (_rate, tournaments.game_ended, _continue_match)
+GAME_END_HANDLERS: tuple[GameEndHandler, ...] = (
+    _rate,
+    tournament_results.game_ended,
+    _continue_match,
+)
 
 # Correspondence play's reminders, timeouts, vacations and digests; tournament rounds
 # start from the game-end handlers, so they need no job of their own.

@@ -30,16 +30,14 @@ from sqlmodel import select
 from pbm.clock import Clock
 from pbm.config import Config
 from pbm.errors import PbmError
-from pbm.services import bots, consent
+from pbm.services import bots, consent, timeouts, vacation
 from pbm.services.accounts import delete_user
 from pbm.services.boards import board_from_row
 from pbm.services.context import Context
 from pbm.services.digest import digest_readers, send_digest
 from pbm.services.play import abort
-from pbm.services.timeouts import apply, due
-from pbm.services.vacation import account, exhausted, running_end, stop
 from pbm.store import addresses, claims, queries
-from pbm.store.bots import BotTurn
+from pbm.store.bot_queries import BotTurn
 from pbm.store.engine import session_for
 from pbm.store.failures import unavailable_on_failure
 from pbm.store.models import Game, User
@@ -106,7 +104,7 @@ def run_due(engine: Engine, clock: Clock, config: Config) -> dict[str, int]:
     cutoff = clock.now() - timedelta(days=config.unconfirmed_days)
     with session_for(engine) as session:
         unconfirmed = [u.saved_id for u in addresses.unconfirmed_users(session, cutoff)]
-        ending = exhausted(session, clock.now())
+        ending = vacation.exhausted(session, clock.now())
         boards = list(session.exec(select(Game.id).where(Game.status == "active")))
         readers = sorted(digest_readers(session))
     for user_id in ending:
@@ -154,11 +152,11 @@ def _end_vacation(ctx: Context, user_id: int) -> int:
     user = ctx.session.get(User, user_id)
     if user is None:
         return 0
-    row = account(ctx.session, user, ctx.now(), allowance=ctx.config.vacation_start_days)
-    end = running_end(row)
+    row = vacation.account(ctx.session, user, ctx.now(), allowance=ctx.config.vacation_start_days)
+    end = vacation.running_end(row)
     if end is None or end > ctx.now():
         return 0  # stopped, or restarted with more days, since the list was read
-    stop(ctx.session, user, ctx.now(), allowance=ctx.config.vacation_start_days)
+    vacation.stop(ctx.session, user, ctx.now(), allowance=ctx.config.vacation_start_days)
     return 1
 
 
@@ -167,10 +165,10 @@ def _board(ctx: Context, game_id: int | None) -> str:
     if row is None or row.status != "active" or row.to_move is None:
         return ""
     board = board_from_row(ctx, row)
-    what = due(ctx, board)
+    what = timeouts.due(ctx, board)
     if what is None:
         return ""
-    apply(ctx, board, what)
+    timeouts.apply(ctx, board, what)
     return what.action
 
 

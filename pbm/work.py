@@ -4,7 +4,7 @@ message (pbm.intake), a command run as if mailed (`pbm run`), an operator's comm
 
 `unit_of_work` (or `run_work`, for a function) opens the transaction, hands the work a
 Context, bounds its replies when they answer someone who wrote (pbm.output_limits),
-queues them (pbm.pipeline), commits once and wakes the sender. Failures come out in two
+queues them (pbm.outgoing), commits once and wakes the sender. Failures come out in two
 kinds, told apart by pbm.store.failures.classify: the store's (temporary: raised as
 StoreUnavailable, nothing kept, try again later) and anything else (a bug: raised as it
 is, with its traceback, and nothing kept).
@@ -21,8 +21,8 @@ from sqlalchemy.engine import Engine
 
 from pbm.clock import Clock
 from pbm.config import Config
+from pbm.outgoing import queue_replies
 from pbm.output_limits import bounded
-from pbm.pipeline import queue_replies
 from pbm.services.context import Context, Reply
 from pbm.store import claims
 from pbm.store.engine import session_for

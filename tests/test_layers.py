@@ -37,6 +37,9 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
         "application",
         (
             "pbm.pipeline",
+            "pbm.trust",
+            "pbm.special_mail",
+            "pbm.outgoing",
             "pbm.output_limits",
             "pbm.work",
             "pbm.intake",
@@ -289,14 +292,20 @@ def _only(
     late: list[tuple[str, str, int]] = LATE,
 ) -> list[str]:
     """The imports of `package`'s modules (late ones too) outside `allowed`."""
-    edges = [(m, t) for m, targets in graph.items() for t in targets]
-    edges += [(m, t) for m, t, _line in late]
     return sorted(
         f"{module} imports {target}"
-        for module, target in edges
-        if module == package or module.startswith(package + ".")
+        for module, target in _imports_of(package, graph, late)
         if target.partition(".")[2].partition(".")[0] not in allowed
     )
+
+
+def _imports_of(
+    package: str, graph: dict[str, set[str]], late: list[tuple[str, str, int]]
+) -> list[tuple[str, str]]:
+    """(module, target) for every import of `package`'s modules, late ones too."""
+    edges = [(m, t) for m, targets in graph.items() for t in targets]
+    edges += [(m, t) for m, t, _line in late]
+    return [(m, t) for m, t in edges if m == package or m.startswith(package + ".")]
 
 
 def test_games_know_nothing_else_of_pbm() -> None:
@@ -315,6 +324,46 @@ def test_bots_know_only_the_games() -> None:
         if target.partition(".")[2].partition(".")[0] not in ("games", "bots")
     ]
     assert found == []
+
+
+# The row classes a command names in its signatures (the User it answers for, the
+# Tournament it shows): services hand these rows back, so naming their class bypasses
+# nothing. What a command must not do is read or write the store itself.
+COMMANDS_MAY_NAME = {"pbm.store", "pbm.store.models", "pbm.store.models_tournament"}
+
+
+def _commands_store_imports(
+    graph: dict[str, set[str]] = GRAPH, late: list[tuple[str, str, int]] = LATE
+) -> list[str]:
+    """The imports of pbm.store by the commands beyond the row classes they name."""
+    return sorted(
+        f"{module} imports {target}"
+        for module, target in _imports_of("pbm.commands", graph, late)
+        if target.startswith("pbm.store") and target not in COMMANDS_MAY_NAME
+    )
+
+
+def test_commands_call_services_not_the_store() -> None:
+    """A command asks a service (issue 24): no queries, engine or session of its own,
+    and no SQL toolkit to build one with."""
+    assert _commands_store_imports() == []
+    toolkits = sorted(
+        f"{module} imports {name}"
+        for module, path in MODULES.items()
+        if module.startswith("pbm.commands.")
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+        if isinstance(node, ast.Import | ast.ImportFrom)
+        for name in (
+            [a.name for a in node.names] if isinstance(node, ast.Import) else [node.module or ""]
+        )
+        if name.partition(".")[0] in ("sqlmodel", "sqlalchemy")
+    )
+    assert toolkits == []
+    # The check sees a command that reads the store.
+    loaded, _, _ = parse_imports("pbm.commands.lists", "from pbm.store import queries\n")
+    assert _commands_store_imports({**GRAPH, "pbm.commands.lists": loaded}) == [
+        "pbm.commands.lists imports pbm.store.queries"
+    ]
 
 
 def _upward(module: str, targets: set[str]) -> list[str]:

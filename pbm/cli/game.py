@@ -20,7 +20,7 @@ from pbm.services.boards import (
     rules_for,
     save_board,
 )
-from pbm.services.challenges import create_game, merge_variant
+from pbm.services.challenges import NewBoard, create_game, merge_variant
 from pbm.services.context import Context
 from pbm.services.secrecy import hidden_moves, shown_text
 from pbm.store import queries
@@ -112,7 +112,7 @@ def new(
         params = merge_variant(
             rules, {k: str(v) for k, v in variant.items()}, parse_option_pairs(option or []), game
         )
-        b = create_game(ctx, rules, userids, params=params, board_name=board)
+        b = create_game(ctx, NewBoard(rules, userids, params=params, board_name=board))
         typer.echo(f"started {b.label}")
 
 

@@ -9,9 +9,9 @@ import typer
 from pbm.cli.common import JsonOption, admin_context, emit, fail
 from pbm.games import GameError
 from pbm.games.base import parse_option_pairs
-from pbm.services import tournaments
 from pbm.services.accounts import find_user
 from pbm.services.bots import label
+from pbm.services.tournaments import describe, entry, lookup, results, rounds
 from pbm.texts import phrase
 
 NameArg = Annotated[str, typer.Argument(metavar="NAME", help="The tournament's name.")]
@@ -28,10 +28,8 @@ def create(
     option: Annotated[
         list[str] | None, typer.Option("--option", "-o", help="A game option name=value.")
     ] = None,
-    nagtime: Annotated[float, typer.Option(help="Days before a reminder.")] = tournaments.NAG_DAYS,
-    forfeittime: Annotated[
-        float, typer.Option(help="Days before a forfeit.")
-    ] = tournaments.FORFEIT_DAYS,
+    nagtime: Annotated[float, typer.Option(help="Days before a reminder.")] = entry.NAG_DAYS,
+    forfeittime: Annotated[float, typer.Option(help="Days before a forfeit.")] = entry.FORFEIT_DAYS,
     bots: Annotated[
         bool, typer.Option("--bots", help="Computer players may enter (pbm bot ...).")
     ] = False,
@@ -42,7 +40,7 @@ def create(
     except GameError as exc:
         fail(str(exc))
     with admin_context(cli) as ctx:
-        t = tournaments.create(
+        t = entry.create(
             ctx,
             name,
             game,
@@ -54,23 +52,21 @@ def create(
             bots=bots,
         )
         also = ", bots may enter" if t.bots else ""
-        typer.echo(
-            f"{t.name}: {tournaments.kind_text(t)} of {tournaments.game_title(t)}, open{also}"
-        )
+        typer.echo(f"{t.name}: {describe.kind_text(t)} of {describe.game_title(t)}, open{also}")
 
 
 def list_tournaments(cli: typer.Context, as_json: JsonOption = False) -> None:
     """Every tournament with its game, type, status and entrants."""
     with admin_context(cli) as ctx:
         rows, data = [], []
-        for t in tournaments.all_tournaments(ctx.session):
-            count = len(tournaments.entries(ctx.session, t))
-            rows.append([t.name, t.game, tournaments.kind_text(t), t.status, count, t.prefix])
+        for t in lookup.all_tournaments(ctx.session):
+            count = len(lookup.entries(ctx.session, t))
+            rows.append([t.name, t.game, describe.kind_text(t), t.status, count, t.prefix])
             data.append(
                 {
                     "name": t.name,
                     "game": t.game,
-                    "type": tournaments.kind_text(t),
+                    "type": describe.kind_text(t),
                     "status": t.status,
                     "entrants": count,
                     "prefix": t.prefix,
@@ -83,20 +79,20 @@ def list_tournaments(cli: typer.Context, as_json: JsonOption = False) -> None:
 def show(cli: typer.Context, name: NameArg) -> None:
     """A tournament's settings, entrants, pairings and standings."""
     with admin_context(cli) as ctx:
-        t = tournaments.find(ctx.session, name)
-        people = tournaments.entries(ctx.session, t)
-        typer.echo(f"{t.name}: {tournaments.kind_text(t)} of {tournaments.game_title(t)}")
-        typer.echo(f"status {tournaments.progress_text(t)}")
+        t = lookup.find(ctx.session, name)
+        people = lookup.entries(ctx.session, t)
+        typer.echo(f"{t.name}: {describe.kind_text(t)} of {describe.game_title(t)}")
+        typer.echo(f"status {describe.progress_text(t)}")
         typer.echo(
             f"boards {t.prefix}101..., reminder {t.nag_days:g} d, forfeit {t.forfeit_days:g} d"
         )
         typer.echo("bots " + ("allowed" if t.bots else "not allowed"))
         typer.echo("entrants: " + ", ".join(label(u) for _, u in people))
         typer.echo("")
-        typer.echo(tournaments.pairings_text(ctx.session, t))
+        typer.echo(describe.pairings_text(ctx.session, t))
         if t.status != "open":
             typer.echo("")
-            typer.echo(tournaments.standings_text(ctx.session, t))
+            typer.echo(describe.standings_text(ctx.session, t))
 
 
 def enter(
@@ -104,23 +100,23 @@ def enter(
 ) -> None:
     """Enter a player (the admin's `tournament join`)."""
     with admin_context(cli) as ctx:
-        t = tournaments.find(ctx.session, name)
+        t = lookup.find(ctx.session, name)
         user = find_user(ctx, userid)
-        tournaments.join(ctx, t, user)
-        count = len(tournaments.entries(ctx.session, t))
+        entry.join(ctx, t, user)
+        count = len(lookup.entries(ctx.session, t))
         typer.echo(phrase("tournament_joined", userid=user.userid, name=t.name, count=count))
 
 
 def start(cli: typer.Context, name: NameArg) -> None:
     """Seed the entrants and start the first round (every game of a round robin)."""
     with admin_context(cli) as ctx:
-        t = tournaments.find(ctx.session, name)
-        tournaments.start(ctx, t)
-        players = len(tournaments.entries(ctx.session, t))
-        boards = sum(p.game_id is not None for p in tournaments.pairings(ctx.session, t))
+        t = lookup.find(ctx.session, name)
+        rounds.start(ctx, t)
+        players = len(lookup.entries(ctx.session, t))
+        boards = sum(p.game_id is not None for p in lookup.pairings(ctx.session, t))
         typer.echo(
-            f"{t.name}: {tournaments.kind_text(t)} of {tournaments.game_title(t)} started"
-            f" with {players} players, {boards} boards, {tournaments.progress_text(t)}"
+            f"{t.name}: {describe.kind_text(t)} of {describe.game_title(t)} started"
+            f" with {players} players, {boards} boards, {describe.progress_text(t)}"
         )
 
 
@@ -131,14 +127,14 @@ def pairings(
 ) -> None:
     """Pairings and results (of one round)."""
     with admin_context(cli) as ctx:
-        t = tournaments.find(ctx.session, name)
-        typer.echo(tournaments.pairings_text(ctx.session, t, round_))
+        t = lookup.find(ctx.session, name)
+        typer.echo(describe.pairings_text(ctx.session, t, round_))
 
 
 def standings(cli: typer.Context, name: NameArg) -> None:
     """The table: points, Sonneborn-Berger, Buchholz."""
     with admin_context(cli) as ctx:
-        typer.echo(tournaments.standings_text(ctx.session, tournaments.find(ctx.session, name)))
+        typer.echo(describe.standings_text(ctx.session, lookup.find(ctx.session, name)))
 
 
 def withdraw(
@@ -146,11 +142,11 @@ def withdraw(
 ) -> None:
     """Withdraw a player: his boards being played are forfeited, he is not paired again."""
     with admin_context(cli) as ctx:
-        t = tournaments.find(ctx.session, name)
-        tournaments.leave(ctx, t, find_user(ctx, userid))
+        t = lookup.find(ctx.session, name)
+        entry.leave(ctx, t, find_user(ctx, userid))
 
 
 def cancel(cli: typer.Context, name: NameArg) -> None:
     """Cancel a tournament: its boards being played are removed, the entrants told."""
     with admin_context(cli) as ctx:
-        tournaments.cancel(ctx, tournaments.find(ctx.session, name))
+        results.cancel(ctx, lookup.find(ctx.session, name))

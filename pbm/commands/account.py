@@ -9,10 +9,9 @@ from pbm.commands.helptext import general_help, topic_help
 from pbm.errors import NotFoundError, PbmError, UsageError
 from pbm.mail.streams import MailReason, Stream
 from pbm.services import accounts, bounces, consent, lists, mail_html, profile, streams
-from pbm.services.accounts import find_user
-from pbm.services.boards import board_from_row, rules_for
+from pbm.services.accounts import find_user, sender_account
+from pbm.services.boards import boards_of_type, rules_for
 from pbm.services.context import Context, Reply, ReplyKind
-from pbm.store import queries
 from pbm.store.models import User, UserAddress
 from pbm.texts import echoed, phrase, render
 
@@ -277,10 +276,7 @@ class ListCommand(Command):
             return
         for word in inv.words:
             rules = rules_for(word)
-            boards = [
-                board_from_row(ctx, r, rules)
-                for r in queries.games_of_type(ctx.session, rules.name)
-            ]
+            boards = boards_of_type(ctx, rules)
             answer(
                 ctx,
                 phrase("subject_games", game=rules.title),
@@ -369,8 +365,7 @@ class All(Command):
         boards = lists.boards_of_users(ctx, None, [user], selector)
         if not boards:
             raise NotFoundError(phrase("no_boards_for", userids=user.userid))
-        readers = queries.users_by_address(ctx.session, ctx.sender) if ctx.sender else []
-        reader = readers[0] if len(readers) == 1 else None
+        reader = sender_account(ctx)
         for board in boards:
             mail_show(ctx, board, reader, None)
 

@@ -7,15 +7,13 @@ from pbm.commands.answers import answer
 from pbm.commands.base import Command, Invocation
 from pbm.errors import BoardError, UsageError
 from pbm.services import digest, records, vacation
-from pbm.services.accounts import find_user
-from pbm.services.boards import board_by_id, board_from_row, load_board
+from pbm.services.accounts import find_user, sender_account
+from pbm.services.boards import board_by_id, load_board
 from pbm.services.clocks import days_text
 from pbm.services.context import Context, ReplyKind
 from pbm.services.echoes import last_moves
 from pbm.services.lists import games_table
 from pbm.services.rating_lists import history_boards, ratings_table, standings_text
-from pbm.services.secrecy import hidden_moves
-from pbm.store import queries
 from pbm.store.models import User
 from pbm.texts import phrase, wrap
 
@@ -151,11 +149,10 @@ class Record(Command):
             board = board_by_id(ctx, inv.token_board_id)
         else:
             self.need(inv, 1)
-            row = queries.game_by_board(ctx.session, rules.name, inv.words[0])
-            board = board_from_row(ctx, row) if row else load_board(ctx, rules, inv.words[0])
-        reader = inv.token_user or _sender_user(ctx)
+            board = load_board(ctx, rules, inv.words[0])
+        reader = inv.token_user or sender_account(ctx)
         reader_index = board.index_of(reader.id) if reader else None
-        if hidden_moves(board, queries.moves_of(ctx.session, board.id), reader_index):
+        if records.secret_to(ctx, board, reader_index):
             # A record lists every move: not while some are still secret to this reader.
             raise BoardError(phrase("record_secret"), board.id)
         answer(
@@ -165,11 +162,6 @@ class Record(Command):
             ReplyKind.LIST,
             board=board,
         )
-
-
-def _sender_user(ctx: Context) -> User | None:
-    known = queries.users_by_address(ctx.session, ctx.sender) if ctx.sender else []
-    return known[0] if len(known) == 1 else None
 
 
 # Registered, in the order `help` lists them, by the composition root (pbm.app).

@@ -8,10 +8,9 @@ from pbm.commands.base import Command, Invocation
 from pbm.commands.helptext import game_help
 from pbm.errors import NotFoundError, PbmError, UsageError
 from pbm.services import lists, play, settings
-from pbm.services.accounts import authenticate, find_user
-from pbm.services.boards import board_by_id, board_from_row, load_board
+from pbm.services.accounts import authenticate, find_user, sender_account
+from pbm.services.boards import board_by_id, board_exists, boards_of_type, load_board
 from pbm.services.context import Context, ReplyKind
-from pbm.store import queries
 from pbm.store.models import User
 from pbm.texts import echoed, phrase
 
@@ -19,8 +18,7 @@ from pbm.texts import echoed, phrase
 def reader_of(ctx: Context, inv: Invocation) -> User | None:
     if inv.token_user is not None:
         return inv.token_user
-    known = queries.users_by_address(ctx.session, ctx.sender) if ctx.sender else []
-    return known[0] if len(known) == 1 else None
+    return sender_account(ctx)
 
 
 def _selector(words: list[str]) -> tuple[list[str], str | None]:
@@ -50,8 +48,8 @@ class Show(Command):
         if not words:
             raise PbmError(phrase("too_much_mail"))
         missing: list[str] = []
-        first_is_board = queries.game_by_board(ctx.session, rules.name, words[0].split("#")[0])
-        if first_is_board is not None or words[0].split("#")[0].isdigit():
+        first = words[0].split("#")[0]
+        if board_exists(ctx, rules, first) or first.isdigit():
             for word in words:
                 board_text, _, upto = word.partition("#")
                 try:
@@ -104,10 +102,7 @@ class Games(Command):
             )
             if selector == "inactive":
                 statuses = ("finished", "removed")
-            boards = [
-                board_from_row(ctx, row, rules)
-                for row in queries.games_of_type(ctx.session, rules.name, statuses)
-            ]
+            boards = boards_of_type(ctx, rules, statuses)
         answer(
             ctx,
             phrase("subject_games", game=rules.title),
@@ -133,7 +128,7 @@ class Subscribe(Command):
             everything = False
         else:
             self.need(inv, 2)
-            if queries.game_by_board(ctx.session, rules.name, inv.words[0]) and len(inv.words) >= 3:
+            if board_exists(ctx, rules, inv.words[0]) and len(inv.words) >= 3:
                 board = load_board(ctx, rules, inv.words[0])
                 user = self.authenticated(ctx, inv.words[1], inv.words[2])
                 targets, everything = [board], False
@@ -221,7 +216,7 @@ class AcceptChallenges(Command):
 
     def run(self, ctx: Context, inv: Invocation) -> None:
         rules = self.rules_of(inv)
-        if len(inv.words) >= 3 and queries.game_by_board(ctx.session, rules.name, inv.words[0]):
+        if len(inv.words) >= 3 and board_exists(ctx, rules, inv.words[0]):
             board, user, _ = self.board_user(ctx, inv)
             play.make_move(ctx, board, user, play.MoveRequest(self.word), inv.comment)
             return

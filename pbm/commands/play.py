@@ -10,7 +10,7 @@ from pbm.commands.base import Command, Invocation
 from pbm.errors import BoardError, NotAMoveError, NotFoundError, UsageError
 from pbm.services import conditional, play, records
 from pbm.services.boards import board_by_id, load_board
-from pbm.services.challenges import challenger_of, create_game, merge_variant
+from pbm.services.challenges import NewBoard, challenger_of, create_game, merge_variant
 from pbm.services.context import Context, ReplyKind
 from pbm.texts import phrase
 
@@ -31,12 +31,14 @@ class Challenge(Command):
         challenger = challenger_of(ctx, rules, inv.words)
         create_game(
             ctx,
-            rules,
-            inv.words,
-            params=merge_variant(rules, inv.variant, inv.params, _game_word(inv)),
-            server_options=inv.server_options,
-            comment=inv.comment,
-            comment_by=challenger.userid if challenger else phrase("challenger"),
+            NewBoard(
+                rules,
+                inv.words,
+                params=merge_variant(rules, inv.variant, inv.params, _game_word(inv)),
+                server_options=inv.server_options,
+                comment=inv.comment,
+                comment_by=challenger.userid if challenger else phrase("challenger"),
+            ),
         )
 
 

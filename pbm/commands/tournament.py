@@ -12,9 +12,9 @@ from __future__ import annotations
 from pbm.commands.answers import answer
 from pbm.commands.base import Command, Invocation
 from pbm.errors import UsageError
-from pbm.services import tournaments
 from pbm.services.accounts import authenticate
 from pbm.services.context import Context, ReplyKind
+from pbm.services.tournaments import describe, entry, lookup, rounds
 from pbm.store.models import User
 from pbm.store.models_tournament import Tournament
 from pbm.texts import phrase, render
@@ -68,23 +68,23 @@ class TournamentCommand(Command):
             if not sep or key.lower() not in SETTINGS:
                 raise UsageError(phrase("tournament_bad_setting", word=word), self.full_usage())
             settings[key.lower()] = value
-        t = tournaments.create(
+        t = entry.create(
             ctx,
             name,
             game,
             kind=settings.get("type", "roundrobin"),
             rounds=int(_number(settings.get("rounds", "0"))),
             params=params,
-            nag_days=_number(settings.get("nagtime", str(tournaments.NAG_DAYS))),
-            forfeit_days=_number(settings.get("forfeittime", str(tournaments.FORFEIT_DAYS))),
+            nag_days=_number(settings.get("nagtime", str(entry.NAG_DAYS))),
+            forfeit_days=_number(settings.get("forfeittime", str(entry.FORFEIT_DAYS))),
             creator=user,
             bots=_yes(settings.get("bots", "no")),
         )
         text = phrase(
             "tournament_created",
             name=t.name,
-            kind=tournaments.kind_text(t),
-            game=tournaments.game_title(t),
+            kind=describe.kind_text(t),
+            game=describe.game_title(t),
             userid=user.userid,
         )
         answer(ctx, phrase("subject_tournament", name=t.name), text, ReplyKind.TOURNAMENT)
@@ -93,33 +93,33 @@ class TournamentCommand(Command):
         if len(words) < 3:
             raise UsageError(phrase("tournament_usage"), self.full_usage())
         name, userid, password = words[:3]
-        t = tournaments.find(ctx.session, name)
+        t = lookup.find(ctx.session, name)
         return t, authenticate(ctx, userid, password)
 
     def _join(self, ctx: Context, words: list[str]) -> None:
         t, user = self._named_user(ctx, words)
-        tournaments.join(ctx, t, user)
-        count = len(tournaments.entries(ctx.session, t))
+        entry.join(ctx, t, user)
+        count = len(lookup.entries(ctx.session, t))
         text = phrase("tournament_joined", userid=user.userid, name=t.name, count=count)
         answer(ctx, phrase("subject_tournament", name=t.name), text, ReplyKind.TOURNAMENT)
 
     def _leave(self, ctx: Context, words: list[str]) -> None:
         t, user = self._named_user(ctx, words)
-        if tournaments.leave(ctx, t, user) == "left":
+        if entry.leave(ctx, t, user) == "left":
             text = phrase("tournament_left", userid=user.userid, name=t.name)
             answer(ctx, phrase("subject_tournament", name=t.name), text, ReplyKind.TOURNAMENT)
-        # A withdrawal mails the player itself (pbm.services.tournaments.withdraw).
+        # A withdrawal mails the player itself (pbm.services.tournaments.results.withdraw).
 
     def _start(self, ctx: Context, words: list[str]) -> None:
         t, user = self._named_user(ctx, words)
-        tournaments.may_manage(t, user)
-        tournaments.start(ctx, t)
+        entry.may_manage(t, user)
+        rounds.start(ctx, t)
         text = phrase("tournament_started", name=t.name)
         answer(ctx, phrase("subject_tournament", name=t.name), text, ReplyKind.TOURNAMENT)
 
     def _standings(self, ctx: Context, words: list[str]) -> None:
         self.need_words(words, 1)
-        t = tournaments.find(ctx.session, words[0])
+        t = lookup.find(ctx.session, words[0])
         answer(
             ctx,
             phrase("subject_tournament_standings", name=t.name),
@@ -129,16 +129,15 @@ class TournamentCommand(Command):
 
     def _pairings(self, ctx: Context, words: list[str]) -> None:
         self.need_words(words, 1)
-        t = tournaments.find(ctx.session, words[0])
+        t = lookup.find(ctx.session, words[0])
         round_ = _number(words[1]) if len(words) > 1 else None
-        text = tournaments.pairings_text(ctx.session, t, int(round_) if round_ else None)
+        text = describe.pairings_text(ctx.session, t, int(round_) if round_ else None)
         answer(ctx, phrase("subject_tournament_pairings", name=t.name), text, ReplyKind.TOURNAMENT)
 
     def _list(self, ctx: Context, words: list[str]) -> None:
-        rows = tournaments.all_tournaments(ctx.session)
+        rows = lookup.all_tournaments(ctx.session)
         lines = [
-            f"{t.name:<16} {tournaments.game_title(t):<12} {tournaments.kind_text(t):<20} "
-            f"{t.status}"
+            f"{t.name:<16} {describe.game_title(t):<12} {describe.kind_text(t):<20} {t.status}"
             for t in rows
         ]
         text = "\n".join(lines) if lines else phrase("tournament_none")
@@ -153,10 +152,10 @@ def table_mail(ctx: Context, t: Tournament) -> str:
     return render(
         "tournament_table",
         tournament=t.name,
-        kind=tournaments.kind_text(t),
-        game=tournaments.game_title(t),
-        progress=tournaments.progress_text(t),
-        standings=tournaments.standings_text(ctx.session, t),
+        kind=describe.kind_text(t),
+        game=describe.game_title(t),
+        progress=describe.progress_text(t),
+        standings=describe.standings_text(ctx.session, t),
         signature=ctx.config.server_name,
     ).rstrip()
 

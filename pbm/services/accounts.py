@@ -426,3 +426,10 @@ def reply_addresses_of(ctx: Context, users: Sequence[User]) -> dict[int, list[st
     """`reply_addresses` of each of `users` (by user id), asked at once."""
     first = queries.first_addresses(ctx.session, [u.saved_id for u in users])
     return {u.saved_id: [first[u.saved_id]] if u.saved_id in first else [] for u in users}
+
+
+def sender_account(ctx: Context) -> User | None:
+    """The one account the sender's address belongs to: None for a stranger, for the
+    admin CLI (no sender), and for an address several accounts share."""
+    known = queries.users_by_address(ctx.session, ctx.sender) if ctx.sender else []
+    return known[0] if len(known) == 1 else None

@@ -159,3 +159,23 @@ def save_board(ctx: Context, board: Board) -> None:
     for gp, _user in board.players:
         ctx.session.add(gp)
     ctx.session.flush()
+
+
+def player_writing_from(ctx: Context, board: Board, address: str) -> User | None:
+    """The player of `board` whose addresses include `address`, if any: the reader a
+    refusal about the board is written for."""
+    for _gp, user in board.players:
+        if address in queries.addresses_of(ctx.session, user.saved_id):
+            return user
+    return None
+
+
+def board_exists(ctx: Context, rules: Rules, board: str) -> bool:
+    """Whether `rules` has a board named `board` (row-locked like every board read)."""
+    return queries.game_by_board(ctx.session, rules.name, board) is not None
+
+
+def boards_of_type(ctx: Context, rules: Rules, statuses: Sequence[str] = ()) -> list[Board]:
+    """The boards of one game, of the given statuses (none given: all of them)."""
+    rows = queries.games_of_type(ctx.session, rules.name, statuses)
+    return [board_from_row(ctx, row, rules) for row in rows]

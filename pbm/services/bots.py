@@ -47,9 +47,8 @@ from pbm.services.accounts import check_userid, delete_user, userid_key
 from pbm.services.boards import Board, board_from_row
 from pbm.services.context import Context
 from pbm.services.play import MoveRequest, accept, make_move, reject, resign
-from pbm.store import bots as store
-from pbm.store import queries
-from pbm.store.bots import BotTurn
+from pbm.store import bot_queries, queries
+from pbm.store.bot_queries import BotTurn
 from pbm.store.models import Game, User
 from pbm.store.models_bots import Bot
 from pbm.texts import phrase
@@ -105,7 +104,7 @@ def _info(ctx: Context, bot: Bot, user: User) -> BotInfo:
         engine=bot.engine,
         max_games=bot.max_games,
         disabled=bot.disabled,
-        active=store.active_boards(ctx.session, user.saved_id),
+        active=bot_queries.active_boards(ctx.session, user.saved_id),
         moves=bot.moves,
         failures=bot.failures,
         fallbacks=bot.fallbacks,
@@ -208,14 +207,14 @@ def add_builtin(ctx: Context) -> list[BotInfo]:
 
 def _find(ctx: Context, name: str) -> tuple[Bot, User]:
     user = queries.user_by_userid(ctx.session, name)
-    bot = None if user is None else store.bot_of(ctx.session, user.saved_id)
+    bot = None if user is None else bot_queries.bot_of(ctx.session, user.saved_id)
     if user is None or bot is None:
         raise BotError(f"no bot named {name}")
     return bot, user
 
 
 def list_bots(ctx: Context) -> list[BotInfo]:
-    return [_info(ctx, bot, user) for bot, user in store.all_bots(ctx.session)]
+    return [_info(ctx, bot, user) for bot, user in bot_queries.all_bots(ctx.session)]
 
 
 def show_bot(ctx: Context, name: str) -> BotInfo:
@@ -253,7 +252,7 @@ def challenge_refusal(ctx: Context, user: User, rules: Rules, *, entered: bool) 
     tournament pairs (`entered`) skip the limit of active boards, as for players."""
     if not user.bot:
         return None
-    bot = store.bot_of(ctx.session, user.saved_id)
+    bot = bot_queries.bot_of(ctx.session, user.saved_id)
     if bot is None or bot.disabled or user.disabled:
         return phrase("bot_disabled", userid=user.userid)
     games = _games_of(bot)
@@ -263,7 +262,7 @@ def challenge_refusal(ctx: Context, user: User, rules: Rules, *, entered: bool) 
     if (
         not entered
         and bot.max_games is not None
-        and store.active_boards(ctx.session, user.saved_id) >= bot.max_games
+        and bot_queries.active_boards(ctx.session, user.saved_id) >= bot.max_games
     ):
         return phrase("bot_busy", userid=user.userid, limit=bot.max_games)
     return None
@@ -277,7 +276,7 @@ def player_limit_refusal(ctx: Context, users: Iterable[User]) -> str | None:
         return None
     limit = ctx.config.bot_games_per_player
     for user in players:
-        if not user.bot and store.boards_against_bots(ctx.session, user.saved_id) >= limit:
+        if not user.bot and bot_queries.boards_against_bots(ctx.session, user.saved_id) >= limit:
             return phrase("bot_player_full", userid=user.userid, limit=limit)
     return None
 
@@ -319,7 +318,7 @@ class Answer:
 
 def due(ctx: Context) -> list[BotTurn]:
     """The boards where an enabled bot has to act now."""
-    return store.due_turns(ctx.session)
+    return bot_queries.due_turns(ctx.session)
 
 
 class BotQueue:
@@ -363,7 +362,7 @@ def engine_sandbox(config: Config) -> Sandbox:
 def prepare(ctx: Context, turn: BotTurn, *, iterations: int | None = None) -> Task | None:
     """The Task for `turn`, or None when the board no longer waits on the bot."""
     row = ctx.session.get(Game, turn.game_id)
-    bot = store.bot_of(ctx.session, turn.user_id)
+    bot = bot_queries.bot_of(ctx.session, turn.user_id)
     if row is None or bot is None or bot.disabled or row.status != "active":
         return None
     if row.move_count != turn.move_count:
@@ -467,7 +466,7 @@ def apply(ctx: Context, answer: Answer) -> str:
     "resigned", "accepted", "rejected", or "stale" when the board moved on since the
     task was read (nothing is done then, and nobody is told)."""
     turn = answer.task.turn
-    bot = store.bot_of(ctx.session, turn.user_id)
+    bot = bot_queries.bot_of(ctx.session, turn.user_id)
     if bot is None:
         return "stale"
     _record(ctx, bot, answer)

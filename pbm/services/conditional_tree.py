@@ -2,7 +2,7 @@
 store and the mail: reading the lines a player writes, checking every ply against the
 rules from the board's position, and the tree as it is kept in `GamePlayer.conditional`.
 
-Split from pbm.services.conditional so that pbm.services.render, which lists the tree
+Split from pbm.services.conditional so that pbm.services.board_text, which lists the tree
 in its owner's board mails, needs nothing that mails or plays.
 """
 

@@ -64,7 +64,7 @@ class Answering:
 
 @dataclass
 class Reply:
-    """One mail to send. The pipeline composes it (threading headers, token, quote)."""
+    """One mail to send. pbm.outgoing composes it (threading headers, token, quote)."""
 
     to: list[str]
     subject: str
@@ -85,7 +85,7 @@ class Reply:
     # mail a change of state causes (board mails, chat): all answers to one message are
     # mailed as one (see pbm.output_limits).
     answer: bool = False
-    # Why it is sent (X-PBM-Reason); None: the pipeline tells it from `kind` and
+    # Why it is sent (X-PBM-Reason); None: pbm.outgoing tells it from `kind` and
     # whether it goes to the sender (pbm.services.reasons).
     reason: MailReason | None = None
     # The board (game, board name) or tournament it is about, for its List-Id.

@@ -9,12 +9,12 @@ from datetime import datetime
 from sqlmodel import Session, col, select
 
 from pbm.services.accounts import reply_addresses
+from pbm.services.board_text import STARS, summary
 from pbm.services.boards import board_from_row
 from pbm.services.context import Context, Reply, ReplyKind
 from pbm.services.lists import status_text
 from pbm.services.mail_html import picture_order
 from pbm.services.mailing import board_facts, title_for
-from pbm.services.render import STARS, summary
 from pbm.store import queries
 from pbm.store.models import Game, GamePlayer, User
 from pbm.store.models_correspondence import JobMark, MailPreference

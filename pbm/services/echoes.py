@@ -11,9 +11,9 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 
 from pbm.games import AnyGame as Rules
+from pbm.services.board_text import last_move_line
 from pbm.services.boards import Board
 from pbm.services.context import Context
-from pbm.services.render import last_move_line
 from pbm.services.secrecy import ShownMove
 from pbm.store import queries
 from pbm.store.queries import MoveRecord

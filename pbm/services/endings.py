@@ -116,7 +116,7 @@ def remove(
 
 def removed_counts(ctx: Context, board: Board, loser_id: int | None) -> str:
     """What a removed board counts for: nothing, or, on a running tournament's board,
-    what the tournament scores it as (pbm.services.tournaments.game_ended: a loss for
+    what the tournament scores it as (pbm.services.tournaments.results.game_ended: a loss for
     the player who declined it, else a drawn game)."""
     query = (
         select(Tournament.name)

@@ -9,11 +9,11 @@ from dataclasses import dataclass
 from pbm.games import GAMES
 from pbm.games import AnyGame as Rules
 from pbm.services import mail_html
+from pbm.services.board_text import summary
 from pbm.services.boards import Board, board_from_row, state_at
 from pbm.services.bots import label
 from pbm.services.context import Context
 from pbm.services.mailing import board_facts, title_for
-from pbm.services.render import summary
 from pbm.store import queries
 from pbm.store.models import User
 from pbm.texts import phrase

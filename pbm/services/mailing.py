@@ -1,5 +1,5 @@
 """Who gets a board's mails, each rendered for his own seat, and what a board summary
-shows beside the board (pbm.services.render draws what it is given)."""
+shows beside the board (pbm.services.board_text draws what it is given)."""
 
 from __future__ import annotations
 
@@ -8,6 +8,7 @@ from collections.abc import Mapping, Sequence
 from pbm.mail.streams import MailReason
 from pbm.services import mail_html, tokens
 from pbm.services.accounts import reply_addresses, reply_addresses_of
+from pbm.services.board_text import BoardFacts, Timing, subject_for, summary
 from pbm.services.boards import Board
 from pbm.services.clocks import shows_timing, timing_lines
 from pbm.services.context import Context, Reply, ReplyKind
@@ -15,7 +16,6 @@ from pbm.services.echoes import with_echoes
 from pbm.services.mail_html import picture_order
 from pbm.services.matches import match_lines
 from pbm.services.ratings import rating_lines
-from pbm.services.render import BoardFacts, Timing, subject_for, summary
 from pbm.services.secrecy import ShownMove
 from pbm.store import queries
 from pbm.store.models import GameTypeSetting, User

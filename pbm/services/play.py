@@ -12,13 +12,13 @@ from pbm.games import GameError, InvalidMoveError, MoveError
 from pbm.games.base import State
 from pbm.services import conditional
 from pbm.services.accounts import reply_addresses
+from pbm.services.board_text import summary
 from pbm.services.boards import Board, refusal, replay, rules_for, save_board, state_at
 from pbm.services.clocks import charge_move
 from pbm.services.context import Context, ReplyKind
 from pbm.services.endings import finish, player_leaves, remove
 from pbm.services.mailing import board_facts, board_reply, mail_board, readers, title_for
 from pbm.services.ratings import forget_rating
-from pbm.services.render import summary
 from pbm.services.secrecy import HIDDEN_TEXT, hidden_moves, may_hide
 from pbm.services.timeouts import forfeit_if_due
 from pbm.store import queries

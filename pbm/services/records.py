@@ -20,6 +20,7 @@ from pbm.services.boards import Board, board_from_row, replay, rules_for, save_b
 from pbm.services.context import Context
 from pbm.services.echoes import with_echoes
 from pbm.services.ratings import rate_row
+from pbm.services.secrecy import hidden_moves
 from pbm.services.tokens import new_token
 from pbm.store import queries
 from pbm.store.models import EndReason, Game, GamePlayer, Move
@@ -313,3 +314,9 @@ def import_record(ctx: Context, record: Record, board_name: str | None = None) -
         rate_row(ctx.session, row, [u.saved_id for u in users])
     ctx.session.flush()
     return board
+
+
+def secret_to(ctx: Context, board: Board, reader_index: int | None) -> bool:
+    """Whether some of the board's moves are still secret to the player at
+    `reader_index` (None: an observer): a record, which lists every move, waits."""
+    return bool(hidden_moves(board, queries.moves_of(ctx.session, board.id), reader_index))

@@ -51,3 +51,19 @@ def take(ctx: Context, address: str, *, player: bool) -> Verdict:
     queries.add_event(ctx.session, _NOTICE, key, ctx.now())
     # The mail that frees a place is the oldest still in the window.
     return Verdict(False, times[len(times) - limit] + _WINDOW)
+
+
+_STRANGER_HELP = "stranger-help"
+
+
+def take_stranger_help(ctx: Context) -> bool:
+    """Whether the short help for a mail with no command may go to its sender: at most
+    `stranger_help_per_day` a day per mailbox, however it is spelled; if so, counted."""
+    since = ctx.now() - timedelta(days=1)
+    box = consent.mailbox(ctx, ctx.sender)
+    if queries.count_events(ctx.session, _STRANGER_HELP, box, since) >= (
+        ctx.config.stranger_help_per_day
+    ):
+        return False
+    queries.add_event(ctx.session, _STRANGER_HELP, box, ctx.now())
+    return True

@@ -12,6 +12,7 @@ from datetime import timedelta
 from sqlmodel import col, func, select
 
 from pbm.services.accounts import reply_addresses
+from pbm.services.board_text import subject_for, summary
 from pbm.services.boards import Board, save_board
 from pbm.services.clocks import (
     DAY_SECONDS,
@@ -24,7 +25,6 @@ from pbm.services.clocks import (
 from pbm.services.context import Context, ReplyKind
 from pbm.services.endings import finish, player_leaves
 from pbm.services.mailing import board_facts, board_reply, mail_board, title_for
-from pbm.services.render import subject_for, summary
 from pbm.services.vacation import left_days
 from pbm.store.models import EndReason
 from pbm.store.models_correspondence import JobMark

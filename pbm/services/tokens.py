@@ -16,10 +16,11 @@ import hmac
 import secrets
 from dataclasses import dataclass
 
-from pbm.services.boards import Board
+from pbm.services.boards import Board, board_by_id
 from pbm.services.context import Context
 from pbm.store import queries
 from pbm.store.models import User
+from pbm.texts import phrase, wrap
 
 TOKEN_LENGTH = 20
 
@@ -90,3 +91,23 @@ def foreign(ctx: Context, tokens: list[str]) -> Seat | None:
         if seat is not None and not _from_player(ctx, seat.user):
             return seat
     return None
+
+
+def foreign_refusal(ctx: Context, seat: Seat) -> str:
+    """Why a reply to someone else's reply address did nothing: whose address and board
+    it was, and what the sender can do instead. It names the sender's own userid and
+    address, never another's address (docs/security.md)."""
+    board = board_by_id(ctx, seat.game_id)
+    owner = seat.user.userid
+    text = phrase("token_foreign", owner=owner, label=board.label, sender=ctx.sender)
+    users = queries.users_by_address(ctx.session, ctx.sender)
+    players = [u for u in users if board.index_of(u.id) is not None]
+    if players:
+        hint = phrase("token_foreign_player", userid=players[0].userid)
+    elif users:
+        example = f"{board.rules.name} move {board.row.board} {users[0].userid} PASSWORD MOVE"
+        hint = phrase("token_foreign_user", userid=users[0].userid, example=example)
+    else:
+        example = f"{board.rules.name} move {board.row.board} {owner} PASSWORD MOVE"
+        hint = phrase("token_foreign_stranger", owner=owner, example=example)
+    return f"{wrap(text, reflow=True)}\n{wrap(hint, reflow=True)}"

@@ -17,10 +17,10 @@ from pbm.services.boards import Board, board_from_row, rules_for, state_at
 from pbm.services.clocks import bank_left, time_control, timing_lines
 from pbm.services.context import Context
 from pbm.services.echoes import with_echoes
-from pbm.services.render import position_line, result_line
+from pbm.services.board_text import position_line, result_line
 from pbm.services.secrecy import ShownMove, hidden_moves, shown_echo
-from pbm.services.tournaments import entries, pairings
-from pbm.services.tournaments import table as tournament_table
+from pbm.services.tournaments.lookup import entries, pairings
+from pbm.services.tournaments.lookup import table as tournament_table
 from pbm.store import queries, web_queries
 from pbm.store.models import Game, User
 from pbm.store.models_tournament import Tournament

@@ -14,7 +14,7 @@ from sqlmodel import select
 from pbm.games import GAMES, get_game
 from pbm.jobs import apply_bot_answer, bot_task, due_bot_turns
 from pbm.services import bots
-from pbm.services.challenges import create_game
+from pbm.services.challenges import NewBoard, create_game
 from pbm.services.context import Context
 from pbm.store.engine import session_for
 from pbm.store.models import Game, Move, OutboxMail
@@ -184,7 +184,7 @@ def test_two_bots_finish_a_whole_game(server: Server, game: str) -> None:
     rules = get_game(game)
     with session_for(server.engine) as session:
         ctx = Context(session=session, clock=server.clock, config=server.config, sender="")
-        create_game(ctx, rules, ["one", "two"])
+        create_game(ctx, NewBoard(rules, ["one", "two"]))
         session.commit()
     played = play(server)
     with session_for(server.engine) as session:

@@ -11,9 +11,9 @@ import pytest
 from pbm.games import get_game
 from pbm.jobs import due_bot_turns
 from pbm.services.bots import BotQueue
-from pbm.services.challenges import ChallengeError, create_game
+from pbm.services.challenges import ChallengeError, NewBoard, create_game
 from pbm.services.context import Context
-from pbm.store.bots import BotTurn
+from pbm.store.bot_queries import BotTurn
 from pbm.store.engine import session_for
 from tests.bots.helpers import add_bot, play
 from tests.server.conftest import Server, board_row
@@ -97,6 +97,6 @@ def test_a_tournaments_pairings_are_not_refused_by_the_limit(server: Server) -> 
     with session_for(server.engine) as session:
         ctx = Context(session=session, clock=server.clock, config=server.config, sender="")
         with pytest.raises(ChallengeError, match="alice has 1 active boards against"):
-            create_game(ctx, quarto, ["alice", "pbmbot"])
-        assert create_game(ctx, quarto, ["pbmbot", "alice"], entered=True).active
+            create_game(ctx, NewBoard(quarto, ["alice", "pbmbot"]))
+        assert create_game(ctx, NewBoard(quarto, ["pbmbot", "alice"], entered=True)).active
         session.commit()

@@ -13,8 +13,8 @@ from sqlmodel import Session, select
 from typer.testing import CliRunner
 
 from pbm.cli import app
-from pbm.services import tournaments
 from pbm.services.context import Context
+from pbm.services.tournaments import entry, lookup
 from pbm.store.engine import make_engine, session_for
 from pbm.store.models import Game, GamePlayer, User
 from pbm.store.models_tournament import Tournament, TournamentPairing
@@ -132,17 +132,17 @@ def test_players_and_bots_finish_a_round_robin_by_mail(server: Server) -> None:
     server.send(alice, "tournament join mixed alice secret")
     with session_for(server.engine) as session:
         ctx = Context(session=session, clock=server.clock, config=server.config, sender="")
-        closed = tournaments.find(session, "closed")
-        mixed = tournaments.find(session, "mixed")
+        closed = lookup.find(session, "closed")
+        mixed = lookup.find(session, "mixed")
         for n in (1, 2):
             bot = session.exec(select(User).where(User.userid == f"pbmbot{n}")).one()
             try:
-                tournaments.join(ctx, closed, bot)
-            except tournaments.TournamentError as exc:
+                entry.join(ctx, closed, bot)
+            except lookup.TournamentError as exc:
                 assert str(exc) == phrase("bot_tournament", userid=bot.userid, name="closed")
             else:
                 raise AssertionError("a bot entered a tournament without bots")
-            tournaments.join(ctx, mixed, bot)
+            entry.join(ctx, mixed, bot)
         session.commit()
     server.new_mail()
     server.send(alice, "tournament start mixed alice secret")
@@ -169,7 +169,7 @@ def test_players_and_bots_finish_a_round_robin_by_mail(server: Server) -> None:
         if not moved:
             break
     with session_for(server.engine) as session:
-        t = tournaments.find(session, "mixed")
+        t = lookup.find(session, "mixed")
         assert t.status == "finished"
         expected = points_from_boards(session, "mixed")
     mails = server.new_mail()

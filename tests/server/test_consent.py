@@ -19,8 +19,8 @@ from sqlmodel import select
 from pbm.config import Config
 from pbm.games import get_game
 from pbm.jobs import run_due
-from pbm.pipeline import queue_replies
-from pbm.services.challenges import create_game
+from pbm.outgoing import queue_replies
+from pbm.services.challenges import NewBoard, create_game
 from pbm.services.context import Context
 from pbm.store.engine import make_engine, session_for
 from pbm.store.models import User, UserAddress
@@ -298,7 +298,7 @@ def test_a_board_sends_at_most_two_reminders_a_day(server: Server) -> None:
     with session_for(server.engine) as session:
         ctx = Context(session=session, clock=server.clock, config=server.config, sender="")
         names = ["alice", "bob"]
-        create_game(ctx, get_game("quarto"), names, server_options={"nagtime": "0.01"})
+        create_game(ctx, NewBoard(get_game("quarto"), names, server_options={"nagtime": "0.01"}))
         queue_replies(ctx, None, ctx.replies, inbound_id=None)
         session.commit()
     server.new_mail()

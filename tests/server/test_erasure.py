@@ -12,7 +12,7 @@ import pytest
 from sqlalchemy import select
 from sqlmodel import SQLModel
 
-from pbm.pipeline import queue_replies
+from pbm.outgoing import queue_replies
 from pbm.services.accounts import find_user
 from pbm.services.boards import replay_row, rules_for
 from pbm.services.context import Context

@@ -142,7 +142,7 @@ def test_bad_time_option_is_an_invalid_challenge(server: Server) -> None:
 
 def test_tournament_board_nags_after_1_and_forfeits_after_7(server: Server) -> None:
     from pbm.games import get_game
-    from pbm.services.challenges import create_game
+    from pbm.services.challenges import NewBoard, create_game
     from pbm.services.context import Context
     from pbm.store.engine import session_for
 
@@ -150,7 +150,7 @@ def test_tournament_board_nags_after_1_and_forfeits_after_7(server: Server) -> N
     server.signup("bob")
     with session_for(server.engine) as session:
         ctx = Context(session=session, clock=server.clock, config=server.config, sender="")
-        create_game(ctx, get_game("quadrature"), ["alice", "bob"], board_name="a101")
+        create_game(ctx, NewBoard(get_game("quadrature"), ["alice", "bob"], board_name="a101"))
         session.commit()
     server.clock.advance(DAY)
     assert run_jobs(server)["nags"] == 1

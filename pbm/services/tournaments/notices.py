@@ -1,0 +1,58 @@
+"""The mails a tournament sends its entrants: a round's pairings, a withdrawal, a
+cancellation and the final standings go out through `tell`."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from pbm.services.accounts import reply_addresses
+from pbm.services.clocks import days_text
+from pbm.services.context import Context, Reply, ReplyKind
+from pbm.services.tournaments.describe import game_title, kind_text, pairings_text
+from pbm.services.tournaments.lookup import entries
+from pbm.store.models import User
+from pbm.store.models_tournament import Tournament
+from pbm.texts import phrase, render
+
+
+def tell(ctx: Context, t: Tournament, people: Sequence[User], subject: str, body: str) -> None:
+    for user in people:
+        to = reply_addresses(ctx, user)
+        if to:
+            ctx.reply(
+                Reply(
+                    to=to,
+                    subject=subject,
+                    body=body,
+                    kind=ReplyKind.TOURNAMENT,
+                    user_id=user.id,
+                    to_sender=ctx.sender in to,
+                    tournament=t.name,
+                )
+            )
+
+
+def announce_round(ctx: Context, t: Tournament, number: int | None) -> None:
+    people = [u for e, u in entries(ctx.session, t) if not e.withdrawn and not e.eliminated]
+    body = render(
+        "tournament_round",
+        tournament=t.name,
+        game=game_title(t),
+        kind=kind_text(t),
+        round=phrase("tournament_all_rounds")
+        if number is None
+        else phrase("tournament_round_of", round=number, rounds=t.rounds),
+        pairings=pairings_text(ctx.session, t, number),
+        nag=days_text(t.nag_days),
+        forfeit=days_text(t.forfeit_days),
+        signature=ctx.config.server_name,
+    )
+    subject = phrase(
+        "subject_tournament_round",
+        name=t.name,
+        round="1-" + str(t.rounds) if number is None else number,
+    )
+    tell(ctx, t, people, subject, body)
+
+
+__all__ = ["announce_round", "tell"]

@@ -1,0 +1,106 @@
+"""What ends a tournament's games: a board that ended (`game_ended`, a game-end
+handler of pbm.services.endings), a player's withdrawal, the tournament's cancellation."""
+
+from __future__ import annotations
+
+from sqlmodel import select
+
+from pbm.services.boards import board_by_id
+from pbm.services.context import Context
+from pbm.services.endings import GameEnd
+from pbm.services.play import abort
+from pbm.services.timeouts import forfeit
+from pbm.services.tournaments.lookup import TournamentError, entries, entry_of, pairings
+from pbm.services.tournaments.notices import tell
+from pbm.services.tournaments.rounds import advance
+from pbm.store.models import EndReason, User
+from pbm.store.models_tournament import Tournament, TournamentPairing
+from pbm.texts import phrase
+
+
+def game_ended(ctx: Context, end: GameEnd) -> None:
+    """A game-end handler (pbm.services.endings): a tournament board that ended (finished
+    or removed) records its result and starts what comes next. `end.loser_id` names a
+    player who declined the board (a resignation before everyone moved): he loses it."""
+    board, loser_id = end.board, end.loser_id
+    query = select(TournamentPairing).where(TournamentPairing.game_id == board.id)
+    pairing = ctx.session.exec(query).first()
+    if pairing is None or pairing.score is not None:
+        return
+    # Locked, so two boards of a round ending at once cannot both miss the round's end
+    # (SQLite's BEGIN IMMEDIATE serialises anyway; other databases need the row lock).
+    query_t = select(Tournament).where(Tournament.id == pairing.tournament_id).with_for_update()
+    t = ctx.session.exec(query_t).first()
+    if t is None or t.status != "running":
+        return
+    row = board.row
+    if loser_id is not None:
+        pairing.score, pairing.how = (0.0 if loser_id == pairing.first_id else 1.0), "game"
+    elif row.status == "removed":
+        pairing.score, pairing.how = 0.5, "aborted"
+    elif row.result == "won" and row.winner is not None:
+        winner = board.players[row.winner][1].id
+        pairing.score, pairing.how = (1.0 if winner == pairing.first_id else 0.0), "game"
+    else:
+        pairing.score, pairing.how = 0.5, "game"
+    ctx.session.add(pairing)
+    ctx.session.flush()
+    advance(ctx, t)
+
+
+def withdraw(ctx: Context, t: Tournament, user: User) -> None:
+    """The player is not paired again; his boards still being played are forfeited."""
+    if t.status != "running":
+        raise TournamentError(phrase("tournament_not_running", name=t.name))
+    entry = entry_of(ctx.session, t, user)
+    if entry is None or entry.withdrawn:
+        raise TournamentError(phrase("tournament_not_in", name=t.name, userid=user.userid))
+    entry.withdrawn = True
+    ctx.session.add(entry)
+    ctx.session.flush()
+    reason = phrase("tournament_withdrew", userid=user.userid, name=t.name)
+    for p in pairings(ctx.session, t):
+        if p.score is not None or p.game_id is None or user.id not in (p.first_id, p.second_id):
+            continue
+        board = board_by_id(ctx, p.game_id)
+        if not board.active:
+            continue
+        index = board.index_of(user.id)
+        assert index is not None
+        # ends the board: game_ended scores it
+        forfeit(ctx, board, index, reason, EndReason.WITHDREW)
+    tell(
+        ctx,
+        t,
+        [user],
+        phrase("subject_tournament", name=t.name),
+        phrase("tournament_withdrawn", name=t.name, userid=user.userid) + "\n",
+    )
+    # Waiting pairings of the round may now be settled (a knockout bye-winner withdrawn).
+    if t.status == "running":
+        advance(ctx, t)
+
+
+def cancel(ctx: Context, t: Tournament) -> None:
+    """Stop a tournament: its boards still being played are removed unrated."""
+    if t.status in ("finished", "cancelled"):
+        raise TournamentError(phrase("tournament_over", name=t.name))
+    t.status = "cancelled"
+    t.ended_at = ctx.now()
+    ctx.session.add(t)
+    ctx.session.flush()
+    for p in pairings(ctx.session, t):
+        if p.game_id is not None and p.score is None:
+            board = board_by_id(ctx, p.game_id)
+            if board.active:
+                abort(ctx, board, phrase("tournament_cancelled", name=t.name))
+    tell(
+        ctx,
+        t,
+        [u for _, u in entries(ctx.session, t)],
+        phrase("subject_tournament", name=t.name),
+        phrase("tournament_cancelled", name=t.name) + "\n",
+    )
+
+
+__all__ = ["cancel", "game_ended", "withdraw"]
