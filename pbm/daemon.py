@@ -60,6 +60,7 @@ from pbm.mail.lmtp_in import start_listener
 from pbm.mail.settings import MailSettings, mail_settings
 from pbm.mail.smtp_out import MaildirTransport, OutboxSender, RetryPolicy, SmtpRelay, Transport
 from pbm.mailstore import DbInbox, DbOutbox, WriteLock
+from pbm.privacy_jobs import run_privacy
 from pbm.services.bots import Answer, BotQueue, think
 from pbm.store import claims
 from pbm.store.database_file import DatabaseFile
@@ -98,7 +99,10 @@ class PeriodicJob:
 
 # Correspondence play's reminders, timeouts, vacations and digests; tournament rounds
 # start from the game-end hook, so they need no job of their own.
-PERIODIC_JOBS: list[PeriodicJob] = [PeriodicJob("correspondence", JOB_SECONDS, run_due)]
+PERIODIC_JOBS: list[PeriodicJob] = [
+    PeriodicJob("correspondence", JOB_SECONDS, run_due),
+    PeriodicJob("privacy", JOB_SECONDS, run_privacy),  # erasures by mail, export parts
+]
 
 
 @dataclass

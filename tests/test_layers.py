@@ -39,6 +39,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
             "pbm.output_limits",
             "pbm.intake",
             "pbm.jobs",
+            "pbm.privacy_jobs",
             "pbm.mailstore",
             "pbm.daemon",
         ),

@@ -11,17 +11,19 @@ from pbm.cli.bot import require_engine_user
 from pbm.cli.common import JsonOption, config, engine
 from pbm.clock import SystemClock
 from pbm.jobs import play_bots, run_due
+from pbm.privacy_jobs import run_privacy
 
 
 def run(cli: typer.Context, as_json: JsonOption = False) -> None:
     """Send due reminders and digests, forfeit boards whose time is up, end used-up
-    vacations, play the bots' due moves. Safe to run as often as you like: nothing is
-    ever done twice."""
+    vacations, carry out due erasures, mail due export parts, play the bots' due moves.
+    Safe to run as often as you like: nothing is ever done twice."""
     cfg = config(cli)
     require_engine_user(cfg)
     eng = engine(cfg)
     try:
         done = run_due(eng, SystemClock(), cfg)
+        done.update(run_privacy(eng, SystemClock(), cfg))
         done["bot_moves"] = play_bots(eng, SystemClock(), cfg)
     finally:
         eng.dispose()

@@ -8,8 +8,8 @@ game commands: play, lists, correspondence), hence no sorting here.
 """
 
 # isort: off
-from pbm.commands import account, export, play, lists, correspondence, tournament, ask
+from pbm.commands import account, export, erase, play, lists, correspondence, tournament, ask
 
 # isort: on
 
-__all__ = ["account", "ask", "correspondence", "export", "lists", "play", "tournament"]
+__all__ = ["account", "ask", "correspondence", "erase", "export", "lists", "play", "tournament"]
