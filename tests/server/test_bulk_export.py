@@ -14,6 +14,7 @@ from email import policy
 from email.message import EmailMessage
 from pathlib import Path
 
+from pbm.jobs import run_due
 from pbm.privacy_jobs import run_privacy
 from pbm.services import records
 from tests.server.conftest import Server, flat, legal_texts
@@ -188,6 +189,27 @@ def test_mydata_mails_every_row_keyed_to_the_player(server: Server) -> None:
     )
     assert tables["outbox"] and all(alice in m["recipients"] for m in tables["outbox"])
     assert all("bob@players.example" not in json.dumps(m) for m in tables["outbox"])
+
+
+def test_mydata_log_lines_are_his_event_rows_oldest_first(server: Server) -> None:
+    alice = _games(server)
+    server.send(alice, "vacation alice wrong-password status")
+    server.clock.advance(timedelta(days=8))
+    run_due(server.engine, server.clock, server.config)  # alice's Quarto reminder
+    server.send(alice, "mydata alice secret")
+    data = json.loads(_zip_of(server.new_mail()[-1].raw).read("pbm-alice-data.json"))
+    lines = data["log_lines"]
+    assert [line["at"] for line in lines] == sorted(line["at"] for line in lines)
+    texts = [f"{line['source']} {line['text']}" for line in lines]
+    signup = "inbound_messages mail <test.1@players.example>"
+    assert texts[:2] == [f"{signup} received via cli", f"{signup} processed: done"]
+    assert any(t.startswith("outbox") and f"to {alice} (" in t for t in texts), texts
+    assert any(t.startswith("rate_events auth-") for t in texts), texts
+    assert any(t.startswith("job_marks reminder sent on board") for t in texts), texts
+    assert not any("bob@players.example" in t for t in texts)
+    # Every line points at a row of the copy.
+    rows = {(name, row["id"]) for name, found in data["tables"].items() for row in found}
+    assert {(line["source"], line["row"]) for line in lines} <= rows
 
 
 def test_cli_user_export_prints_the_same(cfg: Path) -> None:
