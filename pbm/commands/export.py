@@ -36,7 +36,7 @@ class Export(Command):
     usage = "userid password [game] [finished|all] [since YYYY-MM-DD]"
     summary = (
         "Mail yourself every record of your boards (pbm text, JSON, SGF for Quadrature) "
-        "in one zip, to your confirmed address."
+        "in a zip, to your confirmed address; a large export comes in parts a day apart."
     )
     scope = "account"
 
