@@ -143,3 +143,16 @@ def test_help_erase(server: Server) -> None:
     [help_mail] = server.new_mail()
     assert "erase userid password [confirm TOKEN | cancel]" in help_mail.body
     assert "pseudonym" in help_mail.body
+
+
+def test_a_reply_to_a_board_mail_cannot_ask_for_erasure(server: Server) -> None:
+    """A board mail's reply token is no password: `erase` alone in a reply is refused."""
+    alice, _ = _players(server)
+    board_mail = [m for m in server.outbox() if m.to == [alice] and "Board 101" in m.subject][-1]
+    assert board_mail.mail.reply_to
+    headers = {"In-Reply-To": board_mail.mail.message_id or ""}
+    reply_to = board_mail.mail.reply_to
+    server.send(alice, "Re: " + board_mail.subject, "erase", to=reply_to, headers=headers)
+    [refused] = server.new_mail()
+    assert "Usage: erase userid password [confirm TOKEN | cancel]" in flat(refused.body)
+    assert "PASSWORD confirm" not in refused.body
