@@ -78,9 +78,16 @@ def mail_to_confirmed(
     address = confirmed_address(ctx, user)
     if address is None:
         raise PbmError(phrase("export_no_address", userid=user.userid))
-    mail = Reply([address], subject, body + "\n", "account", user_id=user.saved_id)
-    mail.attachment = attachment
-    ctx.reply(mail)
+    ctx.reply(
+        Reply(
+            [address],
+            subject,
+            body + "\n",
+            "account",
+            user_id=user.saved_id,
+            attachment=attachment,
+        )
+    )
     return address
 
 
