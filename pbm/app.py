@@ -12,12 +12,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from pbm.commands import account, ask, correspondence, export, lists, play, tournament
+from pbm.commands import account, ask, correspondence, erase, export, lists, play, tournament
 from pbm.commands.base import Command
 from pbm.commands.registry import register as register_commands
 from pbm.config import Config
 from pbm.games import AnyGame, quad, quadrature, quadrupel, quarod, quarto, register_game
 from pbm.jobs import JOB_SECONDS, PeriodicJob, run_due
+from pbm.privacy_jobs import run_privacy
 from pbm.services import challenges, ratings
 from pbm.services.context import Context
 from pbm.services.endings import GameEnd, GameEndHandler, on_game_end
@@ -32,6 +33,7 @@ GAMES: tuple[AnyGame, ...] = (quad.GAME, quadrature.GAME, quadrupel.GAME, quarod
 HELP_GROUPS: tuple[tuple[str, tuple[Command, ...]], ...] = (
     ("help_group_account_account", account.COMMANDS),
     ("help_group_account_export", export.COMMANDS),
+    ("help_group_account_erase", erase.COMMANDS),
     ("help_group_account_correspondence", correspondence.ACCOUNT_COMMANDS),
     ("help_group_account_tournament", tournament.COMMANDS),
     ("help_group_game_play", play.COMMANDS),
@@ -61,7 +63,11 @@ GAME_END_HANDLERS: tuple[GameEndHandler, ...] = (
 
 # Correspondence play's reminders, timeouts, vacations and digests; tournament rounds
 # start from the game-end handlers, so they need no job of their own.
-PERIODIC_JOBS: tuple[PeriodicJob, ...] = (PeriodicJob("correspondence", JOB_SECONDS, run_due),)
+# Beside them, due erasures by mail and export parts (docs/privacy.md).
+PERIODIC_JOBS: tuple[PeriodicJob, ...] = (
+    PeriodicJob("correspondence", JOB_SECONDS, run_due),
+    PeriodicJob("privacy", JOB_SECONDS, run_privacy),
+)
 
 
 def register() -> None:

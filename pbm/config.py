@@ -249,6 +249,8 @@ class Config:
     refusals_block_mailbox: Annotated[int, In("consent", "refusals_block_mailbox")] = 2
     # Whether two accounts may both confirm one mailbox (a family sharing an address).
     shared_mailboxes: Annotated[bool, In("consent", "shared_mailboxes")] = False
+    # Days between a confirmed `erase` by mail and the erasure, while a mail may cancel it.
+    erasure_delay_days: Annotated[float, In("consent", "erasure_delay_days")] = 7.0
     # How many rows of the move list an ongoing-game mail shows (pbmserv's MoveHeight).
     move_rows: Annotated[int, In("limits", "move_rows")] = 4
     # Plies of conditional moves one player may set on one board, all lines together.

@@ -45,6 +45,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
             "pbm.intake",
             "pbm.jobs",
             "pbm.app",
+            "pbm.privacy_jobs",
             "pbm.mailstore",
             "pbm.runners",
             "pbm.daemon",

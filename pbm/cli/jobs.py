@@ -7,21 +7,24 @@ import json
 
 import typer
 
+from pbm.app import PERIODIC_JOBS
 from pbm.cli.bot import require_engine_user
 from pbm.cli.common import JsonOption, config, engine
 from pbm.clock import SystemClock
-from pbm.jobs import play_bots, run_due
+from pbm.jobs import play_bots
 
 
 def run(cli: typer.Context, as_json: JsonOption = False) -> None:
     """Send due reminders and digests, forfeit boards whose time is up, end used-up
-    vacations, play the bots' due moves. Safe to run as often as you like: nothing is
-    ever done twice."""
+    vacations, carry out due erasures, mail due export parts, play the bots' due moves.
+    Safe to run as often as you like: nothing is ever done twice."""
     cfg = config(cli)
     require_engine_user(cfg)
     eng = engine(cfg)
     try:
-        done = run_due(eng, SystemClock(), cfg)
+        done: dict[str, int] = {}
+        for job in PERIODIC_JOBS:  # the daemon's jobs, in the composition root's order
+            done.update(job.run(eng, SystemClock(), cfg))
         done["bot_moves"] = play_bots(eng, SystemClock(), cfg)
     finally:
         eng.dispose()

@@ -10,9 +10,9 @@ from pbm.commands.answers import answer
 from pbm.commands.base import Command, Invocation
 from pbm.errors import PbmError, UsageError
 from pbm.games import GameError, find_game
-from pbm.services import bulk_export, my_data
+from pbm.services import bulk_export, export_parts, my_data
 from pbm.services.bulk_export import ExportRequest, Which
-from pbm.services.context import Attachment, Context, Reply, ReplyKind
+from pbm.services.context import Attachment, Context, ReplyKind
 from pbm.store.models import User
 from pbm.texts import phrase
 
@@ -24,25 +24,9 @@ def _day(text: str) -> datetime:
         raise PbmError(phrase("export_bad_since", value=text)) from None
 
 
-def _mail_confirmed(
-    ctx: Context, user: User, subject: str, body: str, attachment: Attachment
-) -> None:
-    """Mail `attachment` to the player's confirmed address only, and tell another
-    sender where it went."""
-    address = bulk_export.confirmed_address(ctx, user)
-    if address is None:
-        raise PbmError(phrase("export_no_address", userid=user.userid))
-    ctx.reply(
-        Reply(
-            [address],
-            subject,
-            body + "\n",
-            ReplyKind.ACCOUNT,
-            user_id=user.saved_id,
-            attachment=attachment,
-        )
-    )
-    if ctx.sender != address:
+def told_elsewhere(ctx: Context, user: User, subject: str, address: str) -> None:
+    """Tell a sender other than the player's confirmed address that the mail went there."""
+    if address != ctx.sender:
         answer(ctx, subject, phrase("export_sent_elsewhere", userid=user.userid), ReplyKind.ACCOUNT)
 
 
@@ -51,7 +35,7 @@ class Export(Command):
     usage = "userid password [game] [finished|all] [since YYYY-MM-DD]"
     summary = (
         "Mail yourself every record of your boards (pbm text, JSON, SGF for Quadrature) "
-        "in one zip, to your confirmed address."
+        "in a zip, to your confirmed address; a large export comes in parts a day apart."
     )
     scope = "account"
 
@@ -81,15 +65,9 @@ class Export(Command):
     def run(self, ctx: Context, inv: Invocation) -> None:
         user, rest = self.user_only(ctx, inv)
         request = self._request(rest)
-        boards = bulk_export.boards_of(ctx, user, request)
-        limit = bulk_export.zip_bound(ctx.config.export_bytes_per_mail)
-        made = bulk_export.player_zip(ctx, boards, limit)
-        body = phrase("export_body", userid=user.userid, boards=made.boards)
-        if made.rest_since is not None:
-            since = made.rest_since.strftime("%Y-%m-%d")
-            body += "\n\n" + phrase("export_rest", left=len(boards) - made.boards, since=since)
-        subject = phrase("subject_export", userid=user.userid)
-        _mail_confirmed(ctx, user, subject, body, Attachment(f"pbm-{user.userid}.zip", made.data))
+        export_parts.drop_queued(ctx, user)  # a new export replaces the parts still to come
+        address = export_parts.mail_export(ctx, user, request)
+        told_elsewhere(ctx, user, phrase("subject_export", userid=user.userid), address)
 
 
 class MyData(Command):
@@ -102,7 +80,10 @@ class MyData(Command):
         user, _ = self.user_only(ctx, inv)
         file = Attachment(f"pbm-{user.userid}-data.zip", my_data.personal_zip(ctx, user))
         subject = phrase("subject_mydata", userid=user.userid)
-        _mail_confirmed(ctx, user, subject, phrase("mydata_body", userid=user.userid), file)
+        body = phrase("mydata_body", userid=user.userid)
+        told_elsewhere(
+            ctx, user, subject, bulk_export.mail_to_confirmed(ctx, user, subject, body, file)
+        )
 
 
 # Registered, in the order `help` lists them, by the composition root (pbm.app).

@@ -11,14 +11,16 @@ from datetime import datetime
 from enum import StrEnum
 
 from pbm.clock import as_utc
+from pbm.errors import PbmError
 from pbm.services import record_formats, records_json
 from pbm.services.boards import Board, board_from_row
-from pbm.services.context import Context
+from pbm.services.context import Attachment, Context, Reply, ReplyKind
 from pbm.services.records import RecordFormat
 from pbm.services.records_sgf import GAME as SGF_GAME
 from pbm.services.secrecy import hidden_moves
 from pbm.store import queries
-from pbm.store.models import User
+from pbm.store.models import Game, User
+from pbm.texts import phrase
 
 # Room in an export mail for its headers, its text and base64's 4/3 on the zip.
 MAIL_OVERHEAD_BYTES = 16_384
@@ -31,20 +33,29 @@ class Which(StrEnum):
     FINISHED = "finished"
 
 
+@dataclass(frozen=True, order=True)
+class BoardKey:
+    """Where a board comes in an export: by its start, then its number in the table."""
+
+    created_at: datetime
+    game_id: int
+
+
 @dataclass(frozen=True)
 class ExportRequest:
     game: str | None = None  # a game's canonical name; None: every game
     which: Which = Which.ALL
     since: datetime | None = None  # boards started at or after it
+    start: BoardKey | None = None  # a later part's first board (pbm.services.export_parts)
 
 
 @dataclass(frozen=True)
 class ExportZip:
     data: bytes
     boards: int
-    # When the bound cut the export: the start of the first board left out, to ask
-    # `since` next; None when every board is in.
-    rest_since: datetime | None
+    # When the bound cut the export: the first board left out, where the next part
+    # starts; None when every board is in.
+    rest: BoardKey | None
 
 
 def confirmed_address(ctx: Context, user: User) -> str | None:
@@ -55,6 +66,31 @@ def confirmed_address(ctx: Context, user: User) -> str | None:
     return addresses.get(user.saved_id)
 
 
+def key_of(row: Game) -> BoardKey:
+    return BoardKey(as_utc(row.created_at), row.saved_id)
+
+
+def mail_to_confirmed(
+    ctx: Context, user: User, subject: str, body: str, attachment: Attachment | None = None
+) -> str:
+    """Mail the player at his confirmed address only; returns it. PbmError when he has
+    none."""
+    address = confirmed_address(ctx, user)
+    if address is None:
+        raise PbmError(phrase("export_no_address", userid=user.userid))
+    ctx.reply(
+        Reply(
+            [address],
+            subject,
+            body + "\n",
+            ReplyKind.ACCOUNT,
+            user_id=user.saved_id,
+            attachment=attachment,
+        )
+    )
+    return address
+
+
 def boards_of(ctx: Context, user: User, request: ExportRequest) -> list[Board]:
     """His boards the request names, oldest first, leaving out a board while some of its
     moves are still secret to him (a record lists every move)."""
@@ -62,8 +98,10 @@ def boards_of(ctx: Context, user: User, request: ExportRequest) -> list[Board]:
     rows = queries.games_of_user(ctx.session, user.saved_id, request.game, statuses)
     since = as_utc(request.since) if request.since is not None else None
     boards = []
-    for row in sorted(rows, key=lambda r: (as_utc(r.created_at), r.saved_id)):
+    for row in sorted(rows, key=key_of):
         if since is not None and as_utc(row.created_at) < since:
+            continue
+        if request.start is not None and key_of(row) < request.start:
             continue
         board = board_from_row(ctx, row)
         seat = board.index_of(user.saved_id)
@@ -114,7 +152,7 @@ def player_zip(ctx: Context, boards: list[Board], limit: int) -> ExportZip:
             names = [name for name, _ in (*files, *these)]
             if buffer.tell() + _directory_bytes(names) > limit and count > 0:
                 # Written once more without the board that went past the bound.
-                return ExportZip(_zip(files), count, board.row.created_at)
+                return ExportZip(_zip(files), count, key_of(board.row))
             files += these
     return ExportZip(buffer.getvalue(), len(boards), None)
 

@@ -1,6 +1,7 @@
-"""Erasure that keeps the games (docs/privacy.md): every personal field of a player goes,
-his userid in the games becomes a stable pseudonym, his running boards are resigned
-unrated (so no opponent's rating moves), and the boards still replay to their results."""
+"""Erasure that keeps the games (docs/privacy.md): every personal field and log row of a
+player goes, his userid in the games becomes a stable pseudonym, his running boards are
+resigned unrated (so no opponent's rating moves), and the boards still replay to their
+results."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ import logging
 from sqlalchemy import Table, delete, or_, select, update
 from sqlmodel import SQLModel
 
-from pbm.services import play
+from pbm.services import play, player_log
 from pbm.services.boards import board_from_row
 from pbm.services.context import Context
 from pbm.store import queries
@@ -52,10 +53,13 @@ def erase_user(ctx: Context, user: User) -> str:
         row.rated = False  # an unrated end: no opponent's rating moves
         play.resign(ctx, board_from_row(ctx, row), user)
     conn = session.connection()
+    players = _table("game_players")
+    seats = select(players.c.game_id, players.c.position).where(players.c.user_id == uid)
+    marks = player_log.marks_condition(uid, [(g, p) for g, p in conn.execute(seats)])
+    conn.execute(delete(_table("job_marks")).where(marks))  # his reminders and digests
     for table in SQLModel.metadata.sorted_tables:
         if "user_id" in table.c and table.name not in KEPT_TABLES:
             conn.execute(delete(table).where(table.c.user_id == uid))
-    players = _table("game_players")
     conn.execute(
         update(players)
         .where(players.c.user_id == uid)

@@ -17,7 +17,7 @@ from sqlalchemy import Table, or_, select
 from sqlmodel import SQLModel
 
 from pbm.clock import as_utc
-from pbm.services import records_json
+from pbm.services import player_log, records_json
 from pbm.services.bulk_export import ExportRequest, boards_of
 from pbm.services.context import Context
 from pbm.store import queries
@@ -91,6 +91,8 @@ def _keyed(ctx: Context, user: User, addresses: list[str]) -> dict[str, list[dic
         for row in _rows(ctx, inbound, inbound.c.id > 0)
         if _sent_by(base64.b64decode(row["raw"]), set(addresses))
     ]
+    seats = [(row["game_id"], row["position"]) for row in found["game_players"]]
+    found["job_marks"] = _rows(ctx, _table("job_marks"), player_log.marks_condition(uid, seats))
     tournaments = _table("tournaments")
     found["tournaments"] = _rows(ctx, tournaments, tournaments.c.created_by == user.userid)
     pairings = _table("tournament_pairings")
@@ -104,16 +106,17 @@ def personal_data(ctx: Context, user: User) -> dict[str, Any]:
     """Every row keyed to the player, by table, and his boards as JSON records."""
     addresses = queries.addresses_of(ctx.session, user.saved_id)
     boards = boards_of(ctx, user, ExportRequest())
+    tables = _keyed(ctx, user, addresses)
     return {
         "format": FORMAT,
         "version": VERSION,
         "userid": user.userid,
         "made_at": _value(ctx.now()),
-        "tables": _keyed(ctx, user, addresses),
+        "tables": tables,
         "boards": [records_json.to_json(ctx, board) for board in boards],
-        # pbm writes its log to the system's journal, not to its database: see
-        # docs/privacy.md for what it holds and how long.
-        "log_lines": [],
+        # pbm's running log goes to the system's journal, not to its database: these
+        # are the event rows it keeps about him, one line each (docs/privacy.md).
+        "log_lines": player_log.log_lines(tables),
     }
 
 

@@ -14,8 +14,10 @@ from email import policy
 from email.message import EmailMessage
 from pathlib import Path
 
+from pbm.jobs import run_due
+from pbm.privacy_jobs import run_privacy
 from pbm.services import records
-from tests.server.conftest import Server, legal_texts
+from tests.server.conftest import Server, flat, legal_texts
 from tests.server.conftest import cli_ok as ok
 
 HOUR = timedelta(hours=1)
@@ -95,16 +97,52 @@ def test_bad_export_words_say_how_to_write_them(server: Server) -> None:
         assert said in refused.body and "Usage: export userid password" in refused.body, words
 
 
-def test_a_large_export_says_where_to_go_on(server: Server) -> None:
+def test_a_large_export_comes_in_parts_a_day_apart(server: Server) -> None:
+    alice = _games(server)
+    server.clock.advance(HOUR)
+    server.send(alice, "quadrupel challenge alice bob")
+    server.new_mail()
+    server.config = replace(server.config, export_bytes_per_mail=17_000)
+    server.send(alice, "export alice secret")
+    [first] = server.new_mail()
+    assert "records of 1 boards" in first.body
+    assert "This is part 1: the 2 boards left did not fit" in flat(first.body)
+    assert "the next about 2026-11-26 05:41 UTC" in flat(first.body)
+    parts = [first]
+    for hours in (23, 1, 23, 1, 48):
+        server.clock.advance(hours * HOUR)
+        assert run_privacy(server.engine, server.clock, server.config)["export_parts"] == (
+            hours == 1
+        )
+        parts += server.new_mail()
+    assert [m.subject for m in parts] == [
+        "Game records of alice",
+        "Game records of alice, part 2",
+        "Game records of alice, part 3",
+    ]
+    assert "This is part 2: the 1 boards left" in flat(parts[1].body)
+    assert "This is part 3, the last one." in parts[2].body
+    names: list[str] = []
+    for mail in parts:
+        assert mail.to == [alice] and len(mail.raw) <= 17_000
+        archive = _zip_of(mail.raw)
+        assert archive.testzip() is None
+        names += archive.namelist()
+    assert sorted(n.rsplit(".", 1)[0] for n in names) == sorted(
+        ["quadrature/quadrature-101"] * 3
+        + ["quarto/quarto-101"] * 2
+        + ["quadrupel/quadrupel-101"] * 2
+    )
+
+
+def test_a_new_export_replaces_the_parts_still_to_come(server: Server) -> None:
     alice = _games(server)
     server.config = replace(server.config, export_bytes_per_mail=17_000)
     server.send(alice, "export alice secret")
-    [mail] = server.new_mail()
-    assert len(mail.raw) <= 17_000
-    assert "records of 1 boards" in mail.body
-    assert "1 more boards did not fit" in mail.body
-    assert "export USERID PASSWORD since 2026-11-25" in mail.body
-    assert len(_zip_of(mail.raw).namelist()) == 3
+    server.send(alice, "export alice secret quarto")
+    assert "part" not in server.new_mail()[-1].body
+    server.clock.advance(48 * HOUR)
+    assert run_privacy(server.engine, server.clock, server.config)["export_parts"] == 0
 
 
 def test_cli_exports_a_player(cfg: Path) -> None:
@@ -151,6 +189,27 @@ def test_mydata_mails_every_row_keyed_to_the_player(server: Server) -> None:
     )
     assert tables["outbox"] and all(alice in m["recipients"] for m in tables["outbox"])
     assert all("bob@players.example" not in json.dumps(m) for m in tables["outbox"])
+
+
+def test_mydata_log_lines_are_his_event_rows_oldest_first(server: Server) -> None:
+    alice = _games(server)
+    server.send(alice, "vacation alice wrong-password status")
+    server.clock.advance(timedelta(days=8))
+    run_due(server.engine, server.clock, server.config)  # alice's Quarto reminder
+    server.send(alice, "mydata alice secret")
+    data = json.loads(_zip_of(server.new_mail()[-1].raw).read("pbm-alice-data.json"))
+    lines = data["log_lines"]
+    assert [line["at"] for line in lines] == sorted(line["at"] for line in lines)
+    texts = [f"{line['source']} {line['text']}" for line in lines]
+    signup = "inbound_messages mail <test.1@players.example>"
+    assert texts[:2] == [f"{signup} received via cli", f"{signup} processed: done"]
+    assert any(t.startswith("outbox") and f"to {alice} (" in t for t in texts), texts
+    assert any(t.startswith("rate_events auth-") for t in texts), texts
+    assert any(t.startswith("job_marks reminder sent on board") for t in texts), texts
+    assert not any("bob@players.example" in t for t in texts)
+    # Every line points at a row of the copy.
+    rows = {(name, row["id"]) for name, found in data["tables"].items() for row in found}
+    assert {(line["source"], line["row"]) for line in lines} <= rows
 
 
 def test_cli_user_export_prints_the_same(cfg: Path) -> None:
