@@ -91,7 +91,7 @@ def test_the_nine_empty_example_has_one_winning_move() -> None:
 def test_level_4_wins_the_nine_empty_example_at_every_seed() -> None:
     """Capped by iterations, not time, so that a loaded machine cannot change it: 2000
     iterations let the exact search visit 100,000 positions (this one needs about
-    60,000, a third of a second of CPU; benchmarks/quarto_exact.py times it)."""
+    17,000, a few tenths of a second of CPU; benchmarks/quarto_exact.py times it)."""
     state = _example()
     seat = QUARTO.to_move(state)
     for seed in range(20):
