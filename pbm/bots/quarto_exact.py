@@ -1,6 +1,6 @@
 """Quarto's endgame solved exactly: a negamax search with alpha-beta on win/draw/loss,
 a transposition table and symmetry reduction, on the solver's own bitboards (ten empty
-squares in about a second of CPU, nine in a tenth; docs/bots.md has the figures).
+squares in one to two seconds of CPU, nine in a few tenths; docs/bots.md has the figures).
 
 The interface is `QuartoExact(tactics, clock, max_nodes)` with `values` (every move's
 exact value) and `solve` (the value and the moves that keep it); the rest is private.

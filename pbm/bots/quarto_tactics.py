@@ -18,7 +18,7 @@ from pbm.games.quarto import EMPTY, NONE, PLACE_ONLY, QuartoMove, QuartoState
 from pbm.games.quarto_lines import Variant
 
 # Try the exact search (pbm/bots/quarto_exact.py) from this many empty squares on: it
-# proves 10 in about a second of CPU; from 11 and 12 it proves what it can in time.
+# proves 10 in one to two seconds of CPU; from 11 and 12 it proves what it can in time.
 EXACT_EMPTIES = 12
 
 
