@@ -15,7 +15,8 @@ baseline fixed at 0; the 95 % interval is the 2.5th to 97.5th percentile of 200
 bootstrap resamplings of the games.
 
 Usage: python benchmarks/bot_ladder.py [--games N] [--seconds S] [--budget B] [GAME ...]
---seconds bounds the whole run (shared evenly by the games; a game in progress is
+--seconds bounds the whole run (shared evenly by the games, what a game leaves unused
+going to the next ones; it is read before every game, and a game in progress is
 finished). The full ladder is --games 20 --budget 2 (many hours on one core). Budgets are
 wall-clock, as in play: under each game's row it prints the median CPU seconds each
 player used a move, which shows how much of the budget a loaded machine left it.
@@ -208,9 +209,9 @@ def main() -> None:
         results: list[tuple[int, int, float]] = []
         cpu: dict[str, list[float]] = {p: [] for p in PLAYERS}
         for round_ in range(args.games):
-            if stop is not None and time.perf_counter() >= stop:
-                break
             for a, b in pairs:
+                if stop is not None and time.perf_counter() >= stop:
+                    break  # checked before every game, so that a long round cannot overrun
                 seed = zlib.crc32(f"{name} {a} {b} {round_}".encode())
                 i, j = PLAYERS.index(a), PLAYERS.index(b)
                 if round_ % 2 == 0:

@@ -13,12 +13,16 @@ A second part checks the values against plain minimax on --small positions with 
 and six empty squares.
 
 Usage: python benchmarks/quarto_exact.py [--per-count N] [--seconds S] [--counts 7,8,9,10]
+       [--minutes M]
+--minutes bounds the run: each count gets its share of what is left, and its row says
+how many positions it did (`done`).
 The full run is the defaults (about 300 decisions of up to 2 s: 15 minutes or more).
 """
 
 from __future__ import annotations
 
 import argparse
+import math
 import os
 import random
 import statistics
@@ -77,6 +81,9 @@ def main() -> None:
     parser.add_argument("--counts", default="7,8,9,10", help="empty squares, comma-separated")
     parser.add_argument("--minimax", type=int, default=6, help="check by minimax up to this")
     parser.add_argument("--small", type=int, default=20, help="minimax checks at 5 and 6 empty")
+    parser.add_argument(
+        "--minutes", type=float, default=None, help="bound of the run (each count its share)"
+    )
     args = parser.parse_args()
     counts = [int(c) for c in args.counts.split(",")]
     started = time.perf_counter()
@@ -85,15 +92,22 @@ def main() -> None:
         f" (load average {os.getloadavg()[0]:.1f} at the start); CPU seconds"
     )
     print(
-        f"{'empty':>5} {'won':>4} {'drawn':>5} {'lost':>4} {'solve med':>9} {'solve max':>9}"
+        f"{'empty':>5} {'done':>4} {'won':>4} {'drawn':>5} {'lost':>4}"
+        f" {'solve med':>9} {'solve max':>9}"
         f" {'L4 keeps':>8} {'L4 med':>7} {'L4 max':>7} {'proved':>6}"
     )
-    for empties in counts:
+    for number, empties in enumerate(counts):
+        stop = math.inf
+        if args.minutes is not None:
+            left = args.minutes * 60 - (time.perf_counter() - started)
+            stop = time.perf_counter() + left / (len(counts) - number)
         solve_times: list[float] = []
         decision_times: list[float] = []
         kept = proved = 0
         values = {0.0: 0, 0.5: 0, 1.0: 0}
         for index in range(args.per_count):
+            if time.perf_counter() >= stop:
+                break  # the time bound: the row counts the positions done
             state = position(1000 * empties + index, empties)
             found, seconds = exact_values(state)
             solve_times.append(seconds)
@@ -106,18 +120,19 @@ def main() -> None:
                 QUARTO, state, seat, level=4, seconds=args.seconds, seed=seed_for(empties, index)
             )
             decision_times.append(time.process_time() - cpu)
-            done, considered = decision.proved
-            proved += decision.verdict == WON or (considered > 0 and done == considered)
+            finished, considered = decision.proved
+            proved += decision.verdict == WON or (considered > 0 and finished == considered)
             got = 0.0 if decision.move is None else found[decision.move]
             kept += got == value
             if got != value:
                 print(f"  lost value: {QUARTO.dump(state)} played {decision.text}")
-        share = 100 * kept / args.per_count
+        done = len(solve_times)
+        share = 100 * kept / done
         print(
-            f"{empties:>5} {values[1.0]:>4} {values[0.5]:>5} {values[0.0]:>4}"
+            f"{empties:>5} {done:>4} {values[1.0]:>4} {values[0.5]:>5} {values[0.0]:>4}"
             f" {statistics.median(solve_times):>9.3f} {max(solve_times):>9.3f}"
             f" {share:>7.0f}% {statistics.median(decision_times):>7.3f}"
-            f" {max(decision_times):>7.3f} {100 * proved / args.per_count:>5.0f}%",
+            f" {max(decision_times):>7.3f} {100 * proved / done:>5.0f}%",
             flush=True,
         )
     mismatches = checked = 0

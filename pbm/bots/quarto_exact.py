@@ -1,6 +1,9 @@
 """Quarto's endgame solved exactly: a negamax search with alpha-beta on win/draw/loss,
-a transposition table and symmetry reduction, on the solver's own bitboards (nine empty
-squares in well under a second of CPU, ten in about two).
+a transposition table and symmetry reduction, on the solver's own bitboards (ten empty
+squares in one to two seconds of CPU, nine in a few tenths; docs/bots.md has the figures).
+
+The interface is `QuartoExact(tactics, clock, max_nodes)` with `values` (every move's
+exact value) and `solve` (the value and the moves that keep it); the rest is private.
 
 What decides the rest of a game is, for each winning group, which of its squares are
 empty and which attribute values all its pieces share (a group that shares none is dead
@@ -8,26 +11,32 @@ for good), and which pieces are left. The solver keeps exactly that:
 
 - `common`: 8 bits per group, one per counted attribute value (tall, short, light, ...),
   set while every piece in the group has that value; placing a piece is one AND with a
-  precomputed mask. A dead or full group has 0.
+  precomputed mask. A dead or full group has 0, and a position whose groups all have 0
+  is a draw at once.
 - `sums`: the rules module's packed counters (pbm/games/quarto_lines.py), which find a
   quarto in one addition and one AND;
 - the empty squares and the unused pieces as 16-bit masks, and the held piece.
 
-Symmetry reduction, after the published solutions (Luc Goossens solved Quarto in 1998,
-a draw; Matthew Kerner, "An Exploration of Gameplay in Quarto", Yale 2001, shows the
-12,288 transformations of a position: 32 maps of the board that keep its groups times
-384 permutations and complements of the attributes). A full normal form under all of
-them costs more per position in Python than it saves this deep in a game, so the
-solver uses the part of it that fits the position at hand: two empty squares that lie
-in the same live groups are interchangeable (a placement is tried on one of them), and
-two pieces that agree on every attribute value a live group still shares are
-interchangeable (one of them is given); the same holds for the root's moves. The
-transposition table is keyed by `common`, the empty squares and the pieces, so
-positions that differ only in counts that no longer matter are one entry.
+Symmetry reduction, after the published solutions: Luc Goossens solved Quarto in 1998
+(a draw with best play), and Matthew Kerner, "An Exploration of Gameplay in Quarto"
+(Yale, 2001), shows the 12,288 transformations of a position that keep its value: 32
+maps of the board that keep its groups times 384 permutations and complements of the
+attributes, and a normal form under them. This late in a game a normal form saves
+next to nothing (the 1,500 first table entries of a ten-empty search fall into 1,492
+classes under all 12,288 transformations) and costs far more per position in Python
+than a position costs to search, so the solver keys its table by `common` (positions
+that differ only in what no longer matters are one entry) and uses the symmetries that
+the position at hand has: empty squares that lie in the same live groups are
+interchangeable (a placement is tried on one of them), and so are pieces that agree on
+every value a live group still shares (one of them is given), at every node and at the
+root.
 
 Move ordering by threats: deadly gives (the opponent would make a quarto at once) are
-never tried; the placements that leave the most live groups and the gives that share
-the most values with them come first (the moves that force, and those that refute).
+never tried (one AND against the values of the groups with one empty square left);
+the placements after which the fewest safe gives are left come first (they bring the
+opponent nearest to running out of safe pieces, which is how Quarto is won), then those
+that keep the most live groups; among gives, those that share the most values with the
+live groups first. Ordering by the safe gives halves the positions searched.
 """
 
 from __future__ import annotations
@@ -58,10 +67,6 @@ _TABLE_LIMIT = 3_000_000
 _SLOT = 8  # bits per group in `common`
 _COUNTER_SLICE = 24  # bits per group in the rules module's counters (quarto_lines)
 _COUNTERS = (1 << _COUNTER_SLICE) - 1
-
-
-def _first(child: tuple[int, ...]) -> int:
-    return child[0]
 
 
 @cache
@@ -98,13 +103,6 @@ class _Tables:
         # on[s]: bit 0 of the slot of every group through s (which live groups hold s).
         self.on = tuple(sum(1 << (_SLOT * g) for g in through[s]) for s in SQUARES)
         self.low_bits = sum(1 << (_SLOT * g) for g in slots)
-        folds = []
-        width = self.count
-        while width > 1:
-            half = (width + 1) // 2
-            folds.append((_SLOT * half, (1 << (_SLOT * half)) - 1))
-            width = half
-        self.folds = tuple(folds)
         self.add, self.every, self.fours = var.add, var.add_everywhere, var.fours
         self.squares = tuple(tuple(groups[g]) for g in slots)
         # slices[s]: the whole counter slice of every group through s.
@@ -112,6 +110,9 @@ class _Tables:
             sum(_COUNTERS << (_COUNTER_SLICE * g) for g in through[s]) for s in SQUARES
         )
         self.opened: dict[int, int] = {}
+        self.given: dict[int, tuple[int, ...]] = {}
+        self.group_masks = tuple(sum(1 << s for s in g) for g in groups)
+        self.lasts = _LastSquares(self.group_masks)
 
     def live(self, common: int) -> int:
         """Bit 0 of the slot of every group whose pieces still share a value."""
@@ -130,12 +131,47 @@ class _Tables:
             self.opened[empties] = found
         return found
 
-    def shared(self, common: int) -> int:
-        """The attribute values (8 bits) some live group still shares: the slots folded
-        onto the first one by halves."""
-        for shift, mask in self.folds:
-            common = (common | common >> shift) & mask
-        return common
+    def gives(self, values: int, unused: int) -> tuple[int, ...]:
+        """One piece of each class of `unused` (pieces alike in every value of `values`
+        are interchangeable), those sharing the most values first (they threaten most)."""
+        key = values << 16 | unused
+        found = self.given.get(key)
+        if found is None:
+            classes: dict[int, int] = {}
+            for piece in _bits(unused):
+                classes.setdefault(self.code[piece] & values, piece)
+            order = sorted(classes.items(), key=lambda item: -item[0].bit_count())
+            found = tuple(piece for _cls, piece in order)
+            self.given[key] = found
+        return found
+
+
+def _shared(common: int) -> int:
+    """The attribute values (8 bits) some group of `common` still shares: every slot
+    (at most 32 groups) shifted onto the first, as each slot number is a sum of distinct
+    powers of two (what lands elsewhere is dropped by the last AND)."""
+    common |= common >> 128
+    common |= common >> 64
+    common |= common >> 32
+    common |= common >> 16
+    common |= common >> 8
+    return common & 0xFF
+
+
+class _LastSquares(dict[int, int]):
+    """empties -> all 8 bits of the slot of every group with exactly one empty square."""
+
+    def __init__(self, group_masks: tuple[int, ...]) -> None:
+        super().__init__()
+        self.group_masks = group_masks
+
+    def __missing__(self, empties: int) -> int:
+        found = 0
+        for slot, group in enumerate(self.group_masks):
+            if (group & empties).bit_count() == 1:
+                found |= 0xFF << (_SLOT * slot)
+        self[empties] = found
+        return found
 
 
 @cache
@@ -183,7 +219,7 @@ class QuartoExact:
                 else:
                     after = common & t.keep[held][square]
                     # Equal classes are equal positions: searched once.
-                    cls = (t.live(common) & t.on[square], t.code[give] & t.shared(after))
+                    cls = (t.live(common) & t.on[square], t.code[give] & _shared(after))
                     known = classes.get(cls)
                     if known is None:
                         known = _WIN - self._negamax(
@@ -280,6 +316,8 @@ class QuartoExact:
             return _LOSS if (after + last[first]) & fours else _DRAW
         if len(squares) == 3:
             return self._three(sums, squares, _bits(unused), held_add)
+        if not common:
+            return _DRAW  # no group can still become a quarto
         key = (common, empties, unused, held)
         low, high = self.table.get(key, (_LOSS, _WIN))
         if low >= beta or low == high:
@@ -292,48 +330,50 @@ class QuartoExact:
             beta = high
         start_alpha, start_beta = alpha, beta
         best = _LOSS  # stays a loss if every give is deadly
-        every, keep, code, on, shared = t.every, t.keep[held], t.code, t.on, t.shared
-        opened = t.opened
-        live = t.live(common)
-        pieces = _bits(unused)
+        keep, on, live_of, gives, code = t.keep[held], t.on, t.live, t.gives, t.code
+        lasts, shared = t.lasts, _shared
+        live = live_of(common)
         seen_squares: set[int] = set()
-        children = []
+        places = []
         for square in squares:
             place_class = live & on[square]
             if place_class in seen_squares:
                 continue  # a square in the same live groups as one tried
             seen_squares.add(place_class)
-            after = sums + held_add[square]
             after_common = common & keep[square]
             rest = empties & ~(1 << square)
-            open_fours = fours & (opened.get(rest) or t.open_groups(rest))
-            values = shared(after_common)
-            threat = t.live(after_common).bit_count() << 4
-            seen_gives: set[int] = set()
-            for give in pieces:
-                give_class = code[give] & values
-                if give_class in seen_gives:
-                    continue  # a piece like one given, for every value still shared
-                seen_gives.add(give_class)
-                if (after + every[give]) & open_fours:
-                    continue  # deadly: a group with one empty square shares its value
-                children.append((threat + give_class.bit_count(), after, after_common, rest, give))
-        children.sort(key=_first, reverse=True)
+            # The values a piece must not have: those shared by a group with one empty
+            # square (the opponent would complete it).
+            deadly = shared(after_common & lasts[rest])
+            safe = gives(shared(after_common), unused)
+            if deadly:  # pieces of one class are alike in the deadly values too
+                safe = tuple(give for give in safe if not code[give] & deadly)
+            if safe:
+                after = sums + held_add[square]
+                # Fewest safe gives first (they bring the opponent nearest to running
+                # out of them), then the most live groups.
+                order = (live_of(after_common).bit_count() - (len(safe) << 5), square)
+                places.append((order, after, after_common, rest, safe))
+        places.sort(reverse=True)
         # With four squares empty, a child (its piece not deadly) is written out at once.
         three = self._three if len(squares) == 4 else None
         add = t.add
-        for _order, after, after_common, rest, give in children:
-            if three is not None:
-                value = _WIN - three(after, _bits(rest), _bits(unused & ~(1 << give)), add[give])
-            else:
-                value = _WIN - self._negamax(
-                    after, after_common, rest, unused & ~(1 << give), give,
-                    _WIN - beta, _WIN - (alpha if alpha > best else best),
-                )  # fmt: skip
-            if value > best:
-                best = value
-                if best >= beta:
-                    break
+        for _order, after, after_common, rest, safe in places:
+            for give in safe:
+                left = unused & ~(1 << give)
+                if three is not None:
+                    value = _WIN - three(after, _bits(rest), _bits(left), add[give])
+                else:
+                    value = _WIN - self._negamax(
+                        after, after_common, rest, left, give,
+                        _WIN - beta, _WIN - (alpha if alpha > best else best),
+                    )  # fmt: skip
+                if value > best:
+                    best = value
+                    if best >= beta:
+                        break
+            if best >= beta:
+                break
         if len(self.table) >= _TABLE_LIMIT:
             self.table.clear()
         if best <= start_alpha:

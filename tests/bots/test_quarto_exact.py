@@ -5,6 +5,7 @@ every seed; and out of time it reports what it proved."""
 
 from __future__ import annotations
 
+import itertools
 import random
 
 import pytest
@@ -14,6 +15,8 @@ from pbm.bots.quarto_exact import QuartoExact
 from pbm.bots.tactics import Clock
 from pbm.games import GAMES
 from pbm.games.base import Move, State
+from pbm.games.quarto import NONE
+from pbm.games.quarto_pieces import CODES
 from tests.bots.judge import move_value
 
 QUARTO = GAMES["quarto"]
@@ -88,7 +91,7 @@ def test_the_nine_empty_example_has_one_winning_move() -> None:
 def test_level_4_wins_the_nine_empty_example_at_every_seed() -> None:
     """Capped by iterations, not time, so that a loaded machine cannot change it: 2000
     iterations let the exact search visit 100,000 positions (this one needs about
-    60,000, a third of a second of CPU; benchmarks/quarto_exact.py times it)."""
+    17,000, a few tenths of a second of CPU; benchmarks/quarto_exact.py times it)."""
     state = _example()
     seat = QUARTO.to_move(state)
     for seed in range(20):
@@ -109,3 +112,68 @@ def test_out_of_time_the_verdict_says_what_was_proved() -> None:
     assert decision.verdict == UNCLEAR
     proved, considered = decision.proved
     assert proved < considered and considered > 0
+
+
+def _board_maps(groups: set[frozenset[int]]) -> list[tuple[int, ...]]:
+    """The maps of the squares that keep the winning groups (32 in the standard game):
+    rows and columns permuted alike or not, with or without a transposition, kept when
+    they map every group onto a group."""
+    maps = []
+    for transpose in (False, True):
+        for rows in itertools.permutations(range(4)):
+            for files in itertools.permutations(range(4)):
+                image = tuple(
+                    (files[f] * 4 + rows[r]) if transpose else (rows[r] * 4 + files[f])
+                    for r in range(4)
+                    for f in range(4)
+                )
+                if {frozenset(image[s] for s in group) for group in groups} == groups:
+                    maps.append(image)
+    return maps
+
+
+def _piece_map(order: tuple[int, ...], flips: int) -> tuple[int, ...]:
+    """Attribute i of each piece becomes attribute order[i], complemented where `flips`
+    has its bit."""
+    return tuple(
+        sum(((piece >> (3 - i) & 1) ^ (flips >> (3 - i) & 1)) << (3 - order[i]) for i in range(4))
+        for piece in range(16)
+    )
+
+
+def _image(state: State, squares: tuple[int, ...], pieces: tuple[int, ...]) -> State:
+    board = [-1] * 16
+    for square, piece in enumerate(state.board):
+        if piece != -1:
+            board[squares[square]] = pieces[piece]
+    ranks = "/".join(
+        "".join("." if board[r * 4 + f] == -1 else CODES[board[r * 4 + f]] for f in range(4))
+        for r in range(3, -1, -1)
+    )
+    options = " ".join(QUARTO.dump(state).split()[2:])
+    return QUARTO.load(f"{ranks} {CODES[pieces[state.held]]} {options}")
+
+
+@pytest.mark.parametrize("options", [{}, {"advanced": True}])
+def test_symmetric_positions_have_the_same_values(options: dict[str, object]) -> None:
+    """A map of the board that keeps its groups, with a permutation and complement of
+    the attributes, changes no move's value (the symmetries of the published solutions)."""
+    rng = random.Random(3)
+    groups = {frozenset(squares) for _, squares in QUARTO.new_state(**options).variant.groups}
+    maps = _board_maps(groups)
+    assert len(maps) == (32 if not options else 8)
+    for _ in range(4):
+        state = _position(rng, 8, **options)
+        assert state is not None
+        found = QuartoExact(None, Clock(None)).values(state, QUARTO.legal_moves(state))
+        assert found is not None
+        squares = rng.choice(maps[1:])
+        pieces = _piece_map(tuple(rng.sample(range(4), 4)), rng.randrange(1, 16))
+        other = _image(state, squares, pieces)
+        assert other.board != state.board
+        mapped = QuartoExact(None, Clock(None)).values(other, QUARTO.legal_moves(other))
+        assert mapped is not None
+        for move, value in found.items():
+            square, give = move >> 5, move & 31
+            image = squares[square] << 5 | (give if give == NONE else pieces[give])
+            assert mapped[image] == value, QUARTO.format_move(state, move)
