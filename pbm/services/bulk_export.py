@@ -61,7 +61,7 @@ class ExportZip:
 def confirmed_address(ctx: Context, user: User) -> str | None:
     """The one address an export or a copy of a player's data may go to: his first
     confirmed address (`first_addresses` returns confirmed ones only; the consent gate
-    in pbm.pipeline.queue_replies holds it again); None when he has none."""
+    in pbm.outgoing.queue_replies holds it again); None when he has none."""
     addresses = queries.first_addresses(ctx.session, [user.saved_id])
     return addresses.get(user.saved_id)
 
