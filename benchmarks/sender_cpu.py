@@ -13,8 +13,9 @@ round of moves is drained before the measured one, so imports and caches are war
 in a running server; the measured moves are on other boards, so each position is
 drawn once for its two readers, as in a running server.
 
-    .venv/bin/python benchmarks/sender_cpu.py [--moves 150] [--rounds 3]
-    .venv/bin/python benchmarks/sender_cpu.py --instructions   (needs Debian's valgrind)
+    .venv/bin/python benchmarks/sender_cpu.py [--moves 150] [--rounds 3] [--format html]
+    .venv/bin/python benchmarks/sender_cpu.py --instructions [--moves 40] [--format html]
+                                                             (needs Debian's valgrind)
 
 Prints, per format, the CPU milliseconds per mail of the whole drain (best and median
 of `--rounds`), of the claim with the HTML part (`OutboxQueue.due`) and of recording
@@ -151,12 +152,12 @@ def one_round(fmt: str, moves: int) -> tuple[int, float, float, float, float]:
     return sent, cpu, queue.claim, queue.record_cpu, statistics.mean(transport.sizes)
 
 
-def cpu_report(moves: int, rounds: int) -> None:
+def cpu_report(moves: int, rounds: int, formats: Sequence[str]) -> None:
     print(
         f"{'format':<6} {'mails':>5} {'best ms':>8} {'median':>7} {'claim+html':>10}"
         f" {'record':>7} {'bytes':>7}"
     )
-    for fmt in ("html", "text"):
+    for fmt in formats:
         runs = [one_round(fmt, moves) for _ in range(rounds)]
         sent = runs[0][0]
         per = sorted(r[1] / r[0] * 1000 for r in runs)
@@ -193,10 +194,10 @@ def counted(fmt: str, moves: int, with_drain: bool) -> tuple[int, int]:
     return int(found.group(1)), int(sent.group(1)) if sent else 0
 
 
-def instructions_report(moves: int) -> None:
+def instructions_report(moves: int, formats: Sequence[str]) -> None:
     if shutil.which("valgrind") is None:
         sys.exit("valgrind is not installed: apt-get install valgrind")
-    for fmt in ("html", "text"):
+    for fmt in formats:
         base, _ = counted(fmt, moves, False)
         more, sent = counted(fmt, moves, True)
         print(
@@ -211,15 +212,18 @@ def main() -> None:
     parser.add_argument("--moves", type=int, default=150, help="measured move commands")
     parser.add_argument("--rounds", type=int, default=3, help="runs per format")
     parser.add_argument("--instructions", action="store_true", help="count with callgrind")
+    parser.add_argument(
+        "--format", choices=("html", "text"), action="append", help="only these (default both)"
+    )
     parser.add_argument("--inner", nargs=3, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.inner:
         fmt, moves, with_drain = args.inner
         inner(fmt, int(moves), with_drain == "1")
     elif args.instructions:
-        instructions_report(min(args.moves, 40))
+        instructions_report(min(args.moves, 40), args.format or ("html", "text"))
     else:
-        cpu_report(args.moves, args.rounds)
+        cpu_report(args.moves, args.rounds, args.format or ("html", "text"))
 
 
 if __name__ == "__main__":
