@@ -209,12 +209,15 @@ def instructions_report(moves: int, formats: Sequence[str]) -> None:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--moves", type=int, default=150, help="measured move commands")
-    parser.add_argument("--rounds", type=int, default=3, help="runs per format")
     parser.add_argument("--instructions", action="store_true", help="count with callgrind")
     parser.add_argument(
         "--format", choices=("html", "text"), action="append", help="only these (default both)"
     )
+    for name, default, meaning in (
+        ("--moves", 150, "measured move commands"),
+        ("--rounds", 3, "runs per format"),
+    ):
+        parser.add_argument(name, type=int, default=default, help=meaning)
     parser.add_argument("--inner", nargs=3, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.inner:
