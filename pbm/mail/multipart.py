@@ -30,6 +30,8 @@ from dataclasses import dataclass
 from email import policy, quoprimime
 from functools import lru_cache
 
+from pbm.mail.headers import HEADER_CLASSES
+
 # RFC 5322 section 2.1.1: at most 998 characters per line, excluding the CRLF.
 MAX_LINE_OCTETS = 998
 # The columns the policy folds headers at, and base64's 76-character lines (57 bytes).
@@ -42,7 +44,8 @@ _TEXT_HEADERS = {
     b'Content-Type: text/plain; charset="utf-8"\r\n'
     b"Content-Transfer-Encoding: quoted-printable\r\n": "quoted-printable",
 }
-_SMTP = policy.SMTP
+# compose's policy: the rare header this folds or decodes is read as compose wrote it.
+_SMTP = policy.SMTP.clone(header_factory=HEADER_CLASSES)
 # Boundaries the policy writes as they are, in quotes (pbm's are `=_pbmN_` and hex).
 _BOUNDARY = re.compile(r"[A-Za-z0-9=_.-]+")
 
