@@ -51,7 +51,8 @@ from pbm.intake import process_message
 from pbm.mail.identity import mailbox_key
 from pbm.mail.smtp_out import OutboxSender, OutgoingMail, SendOutcome
 from pbm.mailstore import DbOutbox
-from pbm.services.mail_html import set_format
+from pbm.services import mail_html
+from pbm.services.mail_html import Pictures, set_format
 from pbm.store.engine import make_engine, session_for
 from pbm.store.models import User, UserAddress
 from pbm.store.schema import init_db
@@ -159,6 +160,7 @@ class Round:
 
 
 def one_round(fmt: str, moves: int) -> Round:
+    mail_html.PICTURES = Pictures()  # the rounds draw the same positions: none kept
     outbox, clock, config, messages, path = prepared(fmt, moves)
     process_all(outbox, clock, config, messages[:WARM_UP])
     drain(outbox)  # warm: imports, the pictures' fonts and pieces, the engine
