@@ -23,6 +23,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
+from sqlalchemy import bindparam
 from sqlmodel import Session, col, select
 
 from pbm.games import AnyGame
@@ -33,7 +34,7 @@ from pbm.services.boards import Board, board_label, replay, rules_for
 from pbm.services.context import PictureOrder
 from pbm.services.secrecy import may_hide
 from pbm.store import queries
-from pbm.store.models import Game, User
+from pbm.store.models import Game, GamePlayer, Move, User
 from pbm.store.models_correspondence import MailPreference
 from pbm.texts import phrase
 
@@ -147,22 +148,40 @@ def _inputs(
     return drawings
 
 
+# What a picture needs of its board, its moves and its players, as plain columns: the
+# sender reads them for every board it draws, and whole rows (Game, Move, GamePlayer
+# and User objects) cost it more than composing the mail.
+_GAME = select(Game.game, Game.board, Game.options).where(Game.id == bindparam("game_id"))
+_MOVE_TEXTS = (
+    select(Move.text)
+    .where(Move.game_id == bindparam("game_id"))
+    .order_by(col(Move.number))
+    .limit(bindparam("upto"))
+)
+_PLAYER_NAMES = (
+    select(User.userid)
+    .join(GamePlayer, col(GamePlayer.user_id) == col(User.id))
+    .where(GamePlayer.game_id == bindparam("game_id"))
+    .order_by(col(GamePlayer.position))
+)
+
+
 def _board(session: Session, game_id: int, upto: int) -> Drawing | None:
     """The picture of a board after `upto` moves, as an observer sees it."""
-    row = session.get(Game, game_id)
-    if row is None:
+    found = session.exec(_GAME, params={"game_id": game_id}).first()
+    if found is None:
         return None
-    rules = rules_for(row.game)
-    texts = tuple(m.text for m in queries.moves_of(session, row.saved_id)[:upto])
-    label = board_label(rules, row.board)
+    name, board, options = found
+    rules = rules_for(name)
+    texts = tuple(session.exec(_MOVE_TEXTS, params={"game_id": game_id, "upto": upto}))
+    label = board_label(rules, board)
     heading = (
         phrase("picture_heading", label=label, number=len(texts))
         if texts
         else phrase("picture_heading_start", label=label)
     )
-    options = tuple(sorted(row.options.items()))
-    players = tuple(u.userid for _, u in queries.players_of(session, row.saved_id))
-    return Drawing(rules, options, texts, None, heading, players)
+    players = tuple(session.exec(_PLAYER_NAMES, params={"game_id": game_id}))
+    return Drawing(rules, tuple(sorted(options.items())), texts, None, heading, players)
 
 
 class Pictures:
