@@ -144,8 +144,10 @@ def test_an_engine_that_closes_its_standard_error_plays_on() -> None:
 def test_an_engine_dies_when_pbm_is_killed() -> None:
     script = (
         "import json, sys, time\n"
+        "from pbm.app import register\n"
         "from pbm.bots.external import ExternalEngine\n"
         "from pbm.games import GAMES\n"
+        "register()\n"
         "q = GAMES['quarto']\n"
         f"e = ExternalEngine({[*FAKE, 'report']!r})\n"
         "e.choose(q, q.new_state(), 0, level=1, seconds=5.0, seed=0)\n"
