@@ -643,7 +643,7 @@ def create_players_and_boards(config_path: Path, args: argparse.Namespace) -> li
                 pool = []
                 for _ in range(args.pool):
                     board = create_game(ctx, NewBoard(rules, list(userids)))
-                    pool.append(BoardRef(board.id, board.row.board, json.loads(board.row.options)))
+                    pool.append(BoardRef(board.id, board.row.board, dict(board.row.options)))
                 loops.append(Loop(i, userids, addresses, pool))
             queue_replies(ctx, None, ctx.replies, inbound_id=None)
             session.commit()
