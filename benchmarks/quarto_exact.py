@@ -36,12 +36,11 @@ from pbm.app import register
 from pbm.bots.engine import WON, choose, seed_for
 from pbm.bots.quarto_exact import QuartoExact
 from pbm.bots.tactics import Clock
-from pbm.games import GAMES
 from pbm.games.base import Move
-from pbm.games.quarto import EMPTY, QuartoState
+from pbm.games.quarto import EMPTY, GAME, QuartoState
 from tests.bots.judge import move_value
 
-QUARTO = GAMES["quarto"]
+QUARTO = GAME
 
 
 def gives_a_win(state: QuartoState, move: Move) -> bool:
