@@ -261,7 +261,7 @@ def main() -> None:
         began = time.process_time()
         for raw in chunk:
             status = process_message(engine, raw, via="pipe", clock=clock, config=config)
-            statuses[status] = statuses.get(status, 0) + 1
+            statuses[str(status)] = statuses.get(str(status), 0) + 1
         chunks.append(len(chunk) / (time.process_time() - began))
     elapsed = time.perf_counter() - t
     cpu = time.process_time() - cpu
