@@ -49,6 +49,7 @@ def test_importing_registers_nothing_until_register() -> None:
     assert once["groups"] == [
         "help_group_account_account",
         "help_group_account_export",
+        "help_group_account_erase",
         "help_group_account_correspondence",
         "help_group_account_tournament",
         "help_group_game_play",

@@ -25,7 +25,8 @@ def _finished_game() -> None:
 def test_jobs_run_once(cfg: Path) -> None:
     _finished_game()
     assert ok("jobs", "run").strip() == (
-        "vacations_ended=0 forfeits=0 nags=0 digests=0 unconfirmed=0 bot_moves=0"
+        "vacations_ended=0 forfeits=0 nags=0 digests=0 unconfirmed=0 erasures=0 export_parts=0 "
+        "erasure_asks_dropped=0 bot_moves=0"
     )
     assert json.loads(ok("jobs", "run", "--json"))["nags"] == 0
 
