@@ -55,7 +55,8 @@ def test_a_small_soak_kills_restarts_and_loses_no_move(tmp_path: Path) -> None:
     # each board's next move went out before the last was processed (--ahead 2): after
     # the kills, still processed in the order accepted, and none waited for a lease
     assert figures["out_of_order"] == 0
-    assert 0 < figures["longest_wait_after_restart"] <= figures["longest_wait"]
+    # (0 when no move was in flight at any of the three kills, which timing allows)
+    assert 0 <= figures["longest_wait_after_restart"] <= figures["longest_wait"]
     assert figures["longest_wait_after_restart"] <= 20
     # every queued reply (the board mails of the start and of each move) arrived
     assert figures["outbox_undelivered"] == 0
