@@ -22,7 +22,6 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from functools import partial
-from typing import TypeVar
 
 from sqlalchemy.engine import Engine
 from sqlmodel import select
@@ -47,7 +46,6 @@ from pbm.work import run_work
 log = logging.getLogger(__name__)
 
 JOB_SECONDS = 300.0
-T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -58,13 +56,6 @@ class PeriodicJob:
     name: str
     every_seconds: float
     run: Callable[[Engine, Clock, Config], dict[str, int]]  # what it did, by kind
-
-
-def _in_transaction(
-    engine: Engine, clock: Clock, config: Config, work: Callable[[Context], T]
-) -> T:
-    """Run `work` as one unit of work (pbm.work), with the mails it produced."""
-    return run_work(engine, work, clock=clock, config=config)
 
 
 def due_time(now: datetime, every_seconds: float) -> datetime:
@@ -108,18 +99,23 @@ def run_due(engine: Engine, clock: Clock, config: Config) -> dict[str, int]:
         boards = list(session.exec(select(Game.id).where(Game.status == "active")))
         readers = sorted(digest_readers(session))
     for user_id in ending:
-        done["vacations_ended"] += _in_transaction(
-            engine, clock, config, partial(_end_vacation, user_id=user_id)
+        done["vacations_ended"] += run_work(
+            engine, partial(_end_vacation, user_id=user_id), clock=clock, config=config
         )
     for game_id in boards:
-        action = _in_transaction(engine, clock, config, partial(_board, game_id=game_id))
+        action = run_work(engine, partial(_board, game_id=game_id), clock=clock, config=config)
         if action:
             done[action + "s"] += 1
     for user_id in readers:
-        done["digests"] += _in_transaction(engine, clock, config, partial(_digest, user_id=user_id))
+        done["digests"] += run_work(
+            engine, partial(_digest, user_id=user_id), clock=clock, config=config
+        )
     for user_id in unconfirmed:
-        done["unconfirmed"] += _in_transaction(
-            engine, clock, config, partial(_remove_unconfirmed, user_id=user_id, cutoff=cutoff)
+        done["unconfirmed"] += run_work(
+            engine,
+            partial(_remove_unconfirmed, user_id=user_id, cutoff=cutoff),
+            clock=clock,
+            config=config,
         )
     return done
 
@@ -194,7 +190,7 @@ def due_bot_turns(engine: Engine, clock: Clock, config: Config) -> list[BotTurn]
 
 def apply_bot_answer(engine: Engine, clock: Clock, config: Config, answer: bots.Answer) -> str:
     """Play a bot's answer in its own transaction, with the board mails it causes."""
-    return _in_transaction(engine, clock, config, partial(bots.apply, answer=answer))
+    return run_work(engine, partial(bots.apply, answer=answer), clock=clock, config=config)
 
 
 def play_bots(
