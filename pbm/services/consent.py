@@ -27,7 +27,6 @@ from pbm.mail.identity import MailboxRules, mailbox_key
 from pbm.services.context import Context, Reply, ReplyKind
 from pbm.store import addresses, mail_queries, queries
 from pbm.store.models import User, UserAddress
-from pbm.store.models_correspondence import MailPreference
 from pbm.texts import phrase, render
 
 log = logging.getLogger(__name__)
@@ -272,9 +271,5 @@ def messages_anyone(ctx: Context, user: User) -> bool:
 
 
 def set_messages_anyone(ctx: Context, user: User, value: bool) -> None:
-    found = queries.mail_preference(ctx.session, user.saved_id) or MailPreference(
-        user_id=user.saved_id
-    )
-    found.messages_anyone = value
-    ctx.session.add(found)
+    queries.own_mail_preference(ctx.session, user.saved_id).messages_anyone = value
     ctx.session.flush()

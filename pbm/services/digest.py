@@ -27,9 +27,7 @@ def wants_digest(session: Session, user_id: int) -> bool:
 
 
 def set_digest(session: Session, user: User, on: bool) -> None:
-    found = queries.mail_preference(session, user.saved_id) or MailPreference(user_id=user.saved_id)
-    found.digest = on
-    session.add(found)
+    queries.own_mail_preference(session, user.saved_id).digest = on
     session.flush()
 
 

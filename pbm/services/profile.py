@@ -9,7 +9,6 @@ from sqlmodel import Session
 from pbm.services.context import Context
 from pbm.store import queries
 from pbm.store.models import User
-from pbm.store.models_correspondence import MailPreference
 
 STATES = ("hidden", "shown")
 
@@ -20,9 +19,5 @@ def hidden(session: Session, user_id: int) -> bool:
 
 
 def set_hidden(ctx: Context, user: User, value: bool) -> None:
-    found = queries.mail_preference(ctx.session, user.saved_id) or MailPreference(
-        user_id=user.saved_id
-    )
-    found.profile_hidden = value
-    ctx.session.add(found)
+    queries.own_mail_preference(ctx.session, user.saved_id).profile_hidden = value
     ctx.session.flush()

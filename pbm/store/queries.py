@@ -202,6 +202,16 @@ def mail_preference(session: Session, user_id: int) -> MailPreference | None:
     return session.exec(query).first()
 
 
+def own_mail_preference(session: Session, user_id: int) -> MailPreference:
+    """A player's mail preferences to change: his row, or a new one with the defaults,
+    in the session either way (the caller sets a field and flushes)."""
+    found = mail_preference(session, user_id)
+    if found is None:
+        found = MailPreference(user_id=user_id)
+        session.add(found)
+    return found
+
+
 _PREFERENCE = MailPreference.__table__.c  # type: ignore[attr-defined]
 _DIGEST_AMONG = sa_select(_PREFERENCE.user_id).where(
     _PREFERENCE.digest.is_(True), _PREFERENCE.user_id.in_(bindparam("among", expanding=True))
