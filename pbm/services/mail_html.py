@@ -19,7 +19,7 @@ import json
 import logging
 import threading
 from collections import OrderedDict
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -56,13 +56,22 @@ def mail_format(session: Session, user_id: int) -> str:
 
 def in_words(session: Session, user: User | None) -> bool:
     """Whether `user` (None: nobody's account) reads his boards in words."""
-    return user is not None and mail_format(session, user.saved_id) == "words"
+    return user is not None and user.saved_id in words_readers(session, [user.saved_id])
+
+
+def words_readers(session: Session, user_ids: Collection[int]) -> set[int]:
+    """Those of `user_ids` who read their boards in words: one query for all the
+    readers of a board mail."""
+    if not user_ids:
+        return set()
+    query = select(MailPreference.user_id).where(
+        col(MailPreference.user_id).in_(list(user_ids)), MailPreference.format == "words"
+    )
+    return set(session.exec(query))
 
 
 def set_format(session: Session, user: User, value: str) -> None:
-    found = queries.mail_preference(session, user.saved_id) or MailPreference(user_id=user.saved_id)
-    found.format = value
-    session.add(found)
+    queries.own_mail_preference(session, user.saved_id).format = value
     session.flush()
 
 

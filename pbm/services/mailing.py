@@ -134,6 +134,7 @@ def mail_board(
     held = _held_for_digest(ctx, board, new, only)
     people = readers(ctx, board, subscribers) if only is None else only
     addresses = reply_addresses_of(ctx, people)
+    words = mail_html.words_readers(ctx.session, [u.saved_id for u in people])
     for user in people:
         to = addresses[user.saved_id]
         mine = (private or {}).get(user.saved_id, ())
@@ -147,7 +148,7 @@ def mail_board(
             events=[*events, *mine],
             last_rows=None if new else ctx.config.move_rows,
             answer_line=True,
-            in_words=mail_html.in_words(ctx.session, user),
+            in_words=user.saved_id in words,
         )
         reply = board_reply(
             ctx,
@@ -188,6 +189,7 @@ def mail_notifiers(ctx: Context, board: Board, events: Sequence[str]) -> None:
                 users[user.id] = user
     title = title_for(board, "Notification")
     facts = board_facts(ctx, board)
+    words = mail_html.words_readers(ctx.session, [u.saved_id for u in users.values()])
     for user in users.values():
         to = reply_addresses(ctx, user)
         if to:
@@ -197,7 +199,7 @@ def mail_notifiers(ctx: Context, board: Board, events: Sequence[str]) -> None:
                 title=title,
                 reader=user,
                 events=events,
-                in_words=mail_html.in_words(ctx.session, user),
+                in_words=user.saved_id in words,
             )
             ctx.reply(
                 board_reply(
