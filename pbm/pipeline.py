@@ -32,38 +32,50 @@ log = logging.getLogger(__name__)
 
 
 class StoredMessage(NamedTuple):
-    """What the pipeline needs of a stored inbound message."""
+    """What the pipeline needs of a stored inbound message; `mail`, the message parsed,
+    when whoever stored it parsed it already (the pipe), else it is parsed here."""
 
     id: int
     message_id: str
     raw: bytes
+    mail: InboundMail | None = None
 
 
-def handle_message(ctx: Context, row: StoredMessage) -> MessageStatus:
+class Handled(NamedTuple):
+    """How a message was handled: its status and, for an ignored one, why (kept on its
+    row: `pbm user export` and `mydata` show it to the sender)."""
+
+    status: MessageStatus
+    reason: str | None = None
+
+
+def handle_message(ctx: Context, row: StoredMessage) -> Handled:
     """Run a stored message's commands, their replies left in `ctx` for the unit of work
     (pbm.work) to queue; returns done or ignored."""
     config = ctx.config
     ctx.answering = Answering(inbound_id=row.id)
     if len(row.raw) > config.max_message_bytes:
-        log.warning("%s ignored: %d bytes", row.message_id, len(row.raw))
-        return MessageStatus.IGNORED
-    mail = parse_message(row.raw)
+        return _ignored(row, f"{len(row.raw)} bytes, more than max_message_bytes")
+    mail = row.mail or parse_message(row.raw)
     ctx.sender = mail.sender
     # Bounces, complaints and stop requests come to addresses of their own, before the
     # robot screen would drop them.
     special = to_special_address(ctx, row.message_id, row.raw, mail)
     if special is not None:
-        return special
+        return Handled(special)
     if mail.robot:
-        log.info("%s ignored: %s", row.message_id, mail.robot)
-        return MessageStatus.IGNORED
+        return _ignored(row, mail.robot)
     if not mail.sender or is_from_self(mail, config.own_addresses):
-        log.info("%s ignored: from %r", row.message_id, mail.sender)
-        return MessageStatus.IGNORED
+        return _ignored(row, f"from {mail.sender!r}")
     ctx.answering = Answering(bounded=True, mail=mail, inbound_id=row.id)
     run_mail(ctx, mail)
     bounces.reconfirm_on_mail(ctx)
-    return MessageStatus.DONE
+    return Handled(MessageStatus.DONE)
+
+
+def _ignored(row: StoredMessage, reason: str) -> Handled:
+    log.info("%s ignored: %s", row.message_id, reason)
+    return Handled(MessageStatus.IGNORED, reason)
 
 
 def plan(

@@ -1,11 +1,12 @@
 """Compose the server's outgoing mails as complete RFC 5322 messages.
 
-Every mail is an `email.message.EmailMessage` written by the `email` package with
-`policy.SMTP`: headers RFC 2047 encoded where they need it and folded at 78 columns,
-lines ending in CRLF, which is what smtplib and aiosmtplib send as-is. This module
-decides what goes in; the one exception to the package writing it is the HTML
-alternative the sender adds to every mail, which pbm.mail.multipart writes from bytes,
-the same bytes the package writes for it at a tenth of its cost.
+Every mail is what the `email` package writes with `policy.SMTP`: headers RFC 2047
+encoded where they need it and folded at 78 columns, lines ending in CRLF, which is
+what smtplib and aiosmtplib send as-is. This module decides what goes in;
+pbm.mail.multipart writes it from bytes, the same bytes the package writes at a
+fraction of its cost (every move queues mails, so composing is on the hot path), and
+hands any header the package would rewrite (non-ASCII, long, a display name) to the
+package's header classes.
 
 The text is the mail: an ASCII body whose lines fit in SMTP's 998 octets goes out as
 7bit, untouched, so 72-column boards and long comment lines reach the player exactly as
@@ -34,14 +35,22 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from email import message_from_bytes, policy
 from email.errors import HeaderParseError
-from email.headerregistry import Address, BaseHeader
-from email.message import EmailMessage, MIMEPart
+from email.headerregistry import Address
+from email.message import EmailMessage
+from email.utils import format_datetime
 from functools import lru_cache
 from html import escape
 
 from pbm.mail.headers import HEADER_CLASSES, clean
 from pbm.mail.html_blocks import to_html
-from pbm.mail.multipart import TextMail, fits_7bit, multipart, picture_part, text_part
+from pbm.mail.multipart import (
+    TextMail,
+    header,
+    multipart,
+    picture_part,
+    text_mail,
+    text_part,
+)
 from pbm.mail.quoting import quote_lines
 from pbm.mail.streams import StreamHeaders
 from pbm.mail.visible import visible
@@ -101,12 +110,10 @@ def _mailbox(value: str) -> str:
 
 
 @lru_cache(maxsize=8)
-def _from_header(sender: str) -> BaseHeader:
-    """The From header of the server's own address, parsed once per process: every mail
-    pbm sends has the same one, and the policy stores a header object of the matching
-    name as it is (`Policy.header_store_parse`) instead of parsing its text again.
-    Header objects are immutable, so one may sit in many messages."""
-    return _POLICY.header_factory("From", _mailbox(sender))
+def _from_header(sender: str) -> bytes:
+    """The From header of the server's own address, written once per process: every
+    mail pbm sends has the same one."""
+    return header("From", _mailbox(sender))
 
 
 def _body_with_quote(body: str, quote: str | None) -> str:
@@ -141,43 +148,45 @@ def compose(
     prefixed with "> " (the caller's body ends with its own introduction such as
     "Original message follows:"). `stream` adds the headers of its reason and list.
     """
-    msg = EmailMessage(policy=_POLICY)
-    msg["From"] = _from_header(sender)
-    msg["To"] = ", ".join(_mailbox(address) for address in to)
-    msg["Subject"] = _one_line(subject)
-    msg["Date"] = date if date.tzinfo is not None else date.replace(tzinfo=UTC)
-    msg["Message-ID"] = _one_line(message_id)
+    fields = [
+        ("To", ", ".join(_mailbox(address) for address in to)),
+        ("Subject", _one_line(subject)),
+        ("Date", format_datetime(date if date.tzinfo is not None else date.replace(tzinfo=UTC))),
+        ("Message-ID", _one_line(message_id)),
+    ]
     if in_reply_to:
-        msg["In-Reply-To"] = _one_line(in_reply_to)
+        fields.append(("In-Reply-To", _one_line(in_reply_to)))
     if references:
-        msg["References"] = " ".join(_one_line(ref) for ref in references)
+        fields.append(("References", " ".join(_one_line(ref) for ref in references)))
     if reply_to:
-        msg["Reply-To"] = _mailbox(reply_to)
-    msg["Auto-Submitted"] = _one_line(auto_submitted)
-    msg["X-Auto-Response-Suppress"] = "All"
+        fields.append(("Reply-To", _mailbox(reply_to)))
+    fields.append(("Auto-Submitted", _one_line(auto_submitted)))
+    fields.append(("X-Auto-Response-Suppress", "All"))
     if stream is not None:
-        _stream_headers(msg, stream)
-    _set_text(msg, _body_with_quote(body, quote), "plain")
-    return msg.as_bytes()
+        fields.extend(_stream_headers(stream))
+    head = _from_header(sender) + b"".join(header(name, value) for name, value in fields)
+    return text_mail(head, _body_with_quote(body, quote))
 
 
-def _stream_headers(msg: EmailMessage, stream: StreamHeaders) -> None:
+def _stream_headers(stream: StreamHeaders) -> list[tuple[str, str]]:
     """Why the mail was sent, its list (board or tournament) and how to stop it
     (docs/mail-format.md)."""
+    fields = []
     if stream.list_id:
-        msg["List-Id"] = _one_line(stream.list_id)
+        fields.append(("List-Id", _one_line(stream.list_id)))
     stops = [f"<{_one_line(stream.unsubscribe_url)}>"] if stream.unsubscribe_url else []
     if stream.unsubscribe:
         stops.append(f"<mailto:{_one_line(stream.unsubscribe)}>")
     if stops:
-        msg["List-Unsubscribe"] = ", ".join(stops)
+        fields.append(("List-Unsubscribe", ", ".join(stops)))
     if stream.unsubscribe_url:  # RFC 8058: a POST to the https link stops it at once
-        msg["List-Unsubscribe-Post"] = "List-Unsubscribe=One-Click"
+        fields.append(("List-Unsubscribe-Post", "List-Unsubscribe=One-Click"))
     if stream.archive_url:
-        msg["List-Archive"] = f"<{_one_line(stream.archive_url)}>"
-        msg["Archived-At"] = f"<{_one_line(stream.archive_url)}>"
-    msg["X-PBM-Reason"] = stream.reason.value
-    msg["Feedback-ID"] = _one_line(stream.feedback_id)
+        fields.append(("List-Archive", f"<{_one_line(stream.archive_url)}>"))
+        fields.append(("Archived-At", f"<{_one_line(stream.archive_url)}>"))
+    fields.append(("X-PBM-Reason", stream.reason.value))
+    fields.append(("Feedback-ID", _one_line(stream.feedback_id)))
+    return fields
 
 
 def with_attachment(raw: bytes, filename: str, data: bytes, mime_type: str) -> bytes:
@@ -224,13 +233,6 @@ def _boundaries(content: Sequence[str | bytes], count: int) -> list[str]:
         digest.update(f"part {number}".encode())
         found.append(f"=_pbm{number}_{digest.hexdigest()[:32]}")
     return found
-
-
-def _set_text(part: MIMEPart, text: str, subtype: str) -> None:
-    if fits_7bit(text):
-        part.set_content(text, subtype=subtype, charset="us-ascii", cte="7bit")
-    else:
-        part.set_content(text, subtype=subtype, charset="utf-8", cte="quoted-printable")
 
 
 def _content_id(index: int, message_id: str) -> str:

@@ -14,7 +14,10 @@ header folded by the policy whenever it would not fit in 78 columns
 - `TextMail.read(raw)`: the mail's headers, its text part, and what the HTML part needs
   from it (the text, the Subject and the Message-ID, decoded);
 - `text_part`, `picture_part`, `multipart`: one MIME part each, as bytes;
-- `TextMail.alternative(boundary, parts)`: the whole mail, its text part first.
+- `TextMail.alternative(boundary, parts)`: the whole mail, its text part first;
+- `header(name, value)` and `text_mail(head, text)`: what compose writes a text mail
+  with, the same way (a header the package would rewrite goes through its header
+  classes, tested in tests/mail_format/test_compose_bytes.py).
 
 A picture's base64 lines are made once per picture (`_base64_lines`): the mails of one
 move to its readers show the same picture.
@@ -54,12 +57,35 @@ def fits_7bit(text: str) -> bool:
     return text.isascii() and all(len(line) <= MAX_LINE_OCTETS for line in text.split("\n"))
 
 
-def _header(name: str, value: str) -> bytes:
-    """One header as the policy writes it: folded where it would pass 78 columns."""
-    line = f"{name}: {value}"
-    if len(line) <= _FOLD and line.isascii():
-        return line.encode("ascii") + _CRLF
-    return _SMTP.fold_binary(name, value)
+# Printable ASCII, which the header classes write back as it was unless it holds an
+# RFC 2047 word ("=?", decoded and encoded again) or, in an address header, anything
+# but bare addresses (display names and quoted local parts are rewritten).
+_PRINTABLE = re.compile(r"[ -~]*")
+_ATOM = r"[A-Za-z0-9!#$%&'*+/=?^_`{|}~-]+"
+_DOT_ATOM = rf"{_ATOM}(?:\.{_ATOM})*"
+_BARE_ADDRESS = re.compile(rf"{_DOT_ATOM}@{_DOT_ATOM}")
+_BARE_MSG_ID = re.compile(rf"<{_DOT_ATOM}@{_DOT_ATOM}>")
+_ADDRESS_HEADERS = frozenset({"from", "to", "cc", "bcc", "reply-to", "sender"})
+
+
+def _written_as_is(name: str, value: str) -> bool:
+    if not value or not _PRINTABLE.fullmatch(value) or "=?" in value:  # "Name:" if empty
+        return False
+    lower = name.lower()
+    if lower in _ADDRESS_HEADERS:
+        return all(_BARE_ADDRESS.fullmatch(each) for each in value.split(", "))
+    if lower == "message-id":
+        return bool(_BARE_MSG_ID.fullmatch(value))
+    return True
+
+
+def header(name: str, value: str) -> bytes:
+    """One header as the policy writes it when a message is given `value` as a string:
+    as it is when it fits in 78 columns and the header classes would not rewrite it,
+    else through those classes (encoded, folded)."""
+    if len(name) + 2 + len(value) <= _FOLD and _written_as_is(name, value):
+        return f"{name}: {value}".encode("ascii") + _CRLF
+    return _SMTP.header_factory(name, value).fold(policy=_SMTP).encode("ascii", "surrogateescape")
 
 
 def _unfold(value: bytes) -> str:
@@ -130,6 +156,20 @@ def _decoded_subject(value: bytes) -> str:
 
 def text_part(text: str, subtype: str) -> bytes:
     """A text part: 7bit when `text` fits it, else UTF-8 quoted-printable."""
+    content, body = _text_content(text, subtype)
+    return content + _CRLF + body
+
+
+def text_mail(head: bytes, text: str) -> bytes:
+    """A whole mail of one text/plain part: `head` (its headers, each written by
+    `header`), the content headers and MIME-Version where the package puts them, then
+    the body."""
+    content, body = _text_content(text, "plain")
+    return head + content + b"MIME-Version: 1.0\r\n" + _CRLF + body
+
+
+def _text_content(text: str, subtype: str) -> tuple[bytes, bytes]:
+    """A text part's content headers and its body, each as written."""
     if fits_7bit(text):
         head = f'Content-Type: text/{subtype}; charset="us-ascii"\r\n'
         head += "Content-Transfer-Encoding: 7bit\r\n"
@@ -140,7 +180,7 @@ def text_part(text: str, subtype: str) -> bytes:
         lines = text.encode("utf-8").splitlines()
         encoded = quoprimime.body_encode((b"\n".join(lines) + b"\n").decode("latin-1"), _FOLD)
         body = _CRLF.join(encoded.encode("ascii").splitlines()) + _CRLF
-    return head.encode("ascii") + _CRLF + body
+    return head.encode("ascii"), body
 
 
 @lru_cache(maxsize=64)
@@ -155,8 +195,8 @@ def picture_part(png: bytes, cid: str, filename: str) -> bytes:
     """An inline PNG named by its Content-ID `cid` (without the angle brackets)."""
     head = (
         b"Content-Type: image/png\r\nContent-Transfer-Encoding: base64\r\n"
-        + _header("Content-Disposition", f'inline; filename="{filename}"')
-        + _header("Content-ID", f"<{cid}>")
+        + header("Content-Disposition", f'inline; filename="{filename}"')
+        + header("Content-ID", f"<{cid}>")
     )
     return head + _CRLF + _base64_lines(png)
 
