@@ -14,7 +14,9 @@ Starts the stack (.ci/mailstack.sh, in a temp dir, free ports), then:
 2. echo: the same loop against a bare echo server over the same servers (IMAP IDLE,
    read, send one reply over one SMTP connection, move to Processed; no processing).
 
-Prints moves per second, median and 99th percentile latency for both, and the ratio.
+Prints moves per second, median and 99th percentile latency for both, and the ratio;
+for each, the CPU its server used over the window (share of a core, per message) and
+how busy the whole machine was (both cores: Postfix, Dovecot and the clients too).
 Player mail lands in one real mailbox through plus-addressing (bob+p07@example.test), so
 one IMAP connection watches every reply; it polls every 25 ms rather than using IDLE,
 whose 0.5 s notification delay in Dovecot would blur the measurement.
@@ -165,11 +167,13 @@ async def measure(
     seconds: float,
     warmup: float,
     smtp_port: int,
+    server_pid: int,
 ) -> dict[str, float]:
     """Run every loop; a message is done when `arrived_at(loop)` gives the time its last
     reply arrived. The measured window of `seconds` opens once every loop has done
     WARM_MESSAGES (first logins, caches, each player's first password check) or after
-    `warmup` seconds, whichever comes first."""
+    `warmup` seconds, whichever comes first. Over the window, the CPU the server
+    (`server_pid`) and the whole machine used."""
     smtp = aiosmtplib.SMTP(hostname="127.0.0.1", port=smtp_port, start_tls=False, timeout=30)
     await smtp.connect()
     started = time.monotonic()
@@ -207,6 +211,8 @@ async def measure(
             if warm or time.monotonic() - started >= warmup:
                 window_start = time.monotonic()
                 deadline = window_start + seconds
+                cpu_start = cpu_seconds(server_pid), machine_busy()
+    cpu_end = cpu_seconds(server_pid), machine_busy()
     await smtp.quit()
     assert window_start is not None
     kept = [
@@ -223,7 +229,22 @@ async def measure(
         "per_second": len(kept) / seconds,
         "median": statistics.median(lat) if lat else float("nan"),
         "p99": lat[min(len(lat) - 1, int(len(lat) * 0.99))] if lat else float("nan"),
+        "server_cpu": (cpu_end[0] - cpu_start[0]) / seconds,
+        "machine_busy": (cpu_end[1][0] - cpu_start[1][0]) / (cpu_end[1][1] - cpu_start[1][1]),
     }
+
+
+def cpu_seconds(pid: int) -> float:
+    """User and system CPU seconds of process `pid` and its threads (/proc/PID/stat)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def machine_busy() -> tuple[int, int]:
+    """(busy, total) jiffies of all CPUs since boot (/proc/stat): idle and iowait are
+    not busy."""
+    values = [int(v) for v in Path("/proc/stat").read_text().split("\n")[0].split()[1:]]
+    return sum(values) - values[3] - values[4], sum(values)
 
 
 # --- pbm ------------------------------------------------------------------------------
@@ -313,7 +334,9 @@ def confirm_players(config_path: Path) -> None:
         engine.dispose()
 
 
-async def pbm_run(stack: Stack, args: argparse.Namespace, config: Path) -> dict[str, float]:
+async def pbm_run(
+    stack: Stack, args: argparse.Namespace, config: Path, server_pid: int
+) -> dict[str, float]:
     from pbm.app import register
     from pbm.games import GAMES
 
@@ -379,7 +402,7 @@ async def pbm_run(stack: Stack, args: argparse.Namespace, config: Path) -> dict[
         return message(players[2 * int(b) + seat], f"pbm@{DOMAIN}", subject)
 
     result = await measure(
-        loops, watcher, arrived_at, next_move, args.seconds, args.warmup, stack.smtp
+        loops, watcher, arrived_at, next_move, args.seconds, args.warmup, stack.smtp, server_pid
     )
     watcher.stop.set()
     await watch
@@ -426,7 +449,7 @@ async def echo_server(imap_port: int, smtp_port: int) -> None:
     await smtp.quit()
 
 
-async def echo_run(stack: Stack, args: argparse.Namespace) -> dict[str, float]:
+async def echo_run(stack: Stack, args: argparse.Namespace, server_pid: int) -> dict[str, float]:
     watcher = Watcher(stack, ECHO_CLIENTS_BOX)
     watch = asyncio.create_task(watcher.run())
     loops = [Loop(key=f"e{i:03d}") for i in range(args.boards)]
@@ -441,7 +464,7 @@ async def echo_run(stack: Stack, args: argparse.Namespace) -> dict[str, float]:
         return got[0][0] if got else None
 
     result = await measure(
-        loops, watcher, arrived_at, next_ping, args.seconds, args.warmup, stack.smtp
+        loops, watcher, arrived_at, next_ping, args.seconds, args.warmup, stack.smtp, server_pid
     )
     watcher.stop.set()
     await watch
@@ -455,7 +478,10 @@ def report(name: str, r: dict[str, float]) -> None:
     print(
         f"{name:5} {r['per_second']:7.1f} msg/s  ({r['completed']} in {r['seconds']:.1f} s"
         f" after {r['warmup']:.1f} s warm-up)"
-        f"  median {r['median']:.3f} s  p99 {r['p99']:.3f} s",
+        f"  median {r['median']:.3f} s  p99 {r['p99']:.3f} s\n"
+        f"      server {r['server_cpu']:.0%} of a core"
+        f" ({r['server_cpu'] / max(r['per_second'], 1e-9) * 1000:.1f} ms CPU a message),"
+        f" machine {r['machine_busy']:.0%} busy",
         flush=True,
     )
 
@@ -487,7 +513,7 @@ def main() -> None:
             flush=True,
         )
         pbm = start_pbm(stack, work)
-        pbm_result = asyncio.run(pbm_run(stack, args, work / "pbm.toml"))
+        pbm_result = asyncio.run(pbm_run(stack, args, work / "pbm.toml", pbm.pid))
         pbm.send_signal(signal.SIGTERM)
         pbm.wait(60)
         pbm = None
@@ -497,7 +523,7 @@ def main() -> None:
         )
         time.sleep(1.0)
         try:
-            echo_result = asyncio.run(echo_run(stack, args))
+            echo_result = asyncio.run(echo_run(stack, args, echo.pid))
         finally:
             echo.send_signal(signal.SIGTERM)
             echo.wait(30)

@@ -36,7 +36,7 @@ from pbm.commands.order import order_keys
 from pbm.config import Config
 from pbm.errors import StoreUnavailable
 from pbm.logfmt import kv
-from pbm.mail.inbound import InboundMail, parse_message
+from pbm.mail.inbound import parse_message
 from pbm.pipeline import StoredMessage, handle_message
 from pbm.services.context import Context
 from pbm.store import claims, queries
@@ -110,17 +110,10 @@ def message_id_of(raw: bytes) -> str:
 
 
 def store_inbound(
-    session: Session,
-    raw: bytes,
-    *,
-    via: str,
-    now: datetime,
-    message_id: str | None = None,
-    mail: InboundMail | None = None,
+    session: Session, raw: bytes, *, via: str, now: datetime, message_id: str | None = None
 ) -> tuple[int, bool]:
     """Add the message unless its Message-ID (`message_id_of`, unless given) is known,
-    with what it is about (its order keys, read from `mail`, the message parsed, unless
-    it is parsed here); returns (id, created). The caller commits.
+    with what it is about (its order keys); returns (id, created). The caller commits.
     """
     message_id = message_id or message_id_of(raw)
     values = {
@@ -132,8 +125,7 @@ def store_inbound(
     }
     inbound_id, created = queries.add_inbound(session, values)
     if created:
-        keys = order_keys(mail or parse_message(raw))
-        queries.add_inbound_keys(session, inbound_id, keys)
+        queries.add_inbound_keys(session, inbound_id, order_keys(parse_message(raw)))
     return inbound_id, created
 
 
@@ -314,14 +306,13 @@ def process_message(engine: Engine, raw: bytes, *, via: str, clock: Clock, confi
     message again later (the pipe exits 75).
     """
     message_id = message_id_of(raw)
-    mail = parse_message(raw)  # once, for its order keys and its commands
 
     def begin(session: Session) -> StoredMessage | str:
         inbound_id, created = store_inbound(
-            session, raw, via=via, now=clock.now(), message_id=message_id, mail=mail
+            session, raw, via=via, now=clock.now(), message_id=message_id
         )
         if created:
-            return StoredMessage(inbound_id, message_id, raw, mail)
+            return StoredMessage(inbound_id, message_id, raw)
         # A copy that failed stays failed until `pbm mail retry`.
         return _stored_or_status(session, inbound_id, todo=("new",))
 

@@ -32,13 +32,11 @@ log = logging.getLogger(__name__)
 
 
 class StoredMessage(NamedTuple):
-    """What the pipeline needs of a stored inbound message; `mail`, the message parsed,
-    when whoever stored it parsed it already (the pipe), else it is parsed here."""
+    """What the pipeline needs of a stored inbound message."""
 
     id: int
     message_id: str
     raw: bytes
-    mail: InboundMail | None = None
 
 
 class Handled(NamedTuple):
@@ -56,7 +54,7 @@ def handle_message(ctx: Context, row: StoredMessage) -> Handled:
     ctx.answering = Answering(inbound_id=row.id)
     if len(row.raw) > config.max_message_bytes:
         return _ignored(row, f"{len(row.raw)} bytes, more than max_message_bytes")
-    mail = row.mail or parse_message(row.raw)
+    mail = parse_message(row.raw)
     ctx.sender = mail.sender
     # Bounces, complaints and stop requests come to addresses of their own, before the
     # robot screen would drop them.

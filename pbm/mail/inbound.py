@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from email import message_from_bytes, policy
 from email.utils import format_datetime, parsedate_to_datetime
+from functools import lru_cache
 
 from pbm.mail.body import Structure, body_text, structure
 from pbm.mail.headers import (
@@ -148,10 +149,27 @@ def _parse(raw: bytes) -> InboundMail:
     )
 
 
+# A message is parsed when it is stored (its order keys) and again, moments later in the
+# same process, when it is processed: the last few small ones are kept. The parse is a
+# pure function of the bytes and InboundMail is immutable, so a kept one cannot go stale.
+_KEPT_MESSAGES = 64
+_KEPT_BYTES = 64 * 1024
+
+
 def parse_message(raw: bytes) -> InboundMail:
     """Parse raw RFC 5322 bytes; never raises (see the module docstring)."""
+    raw = bytes(raw)
+    return _parse_kept(raw) if len(raw) <= _KEPT_BYTES else _parse_safely(raw)
+
+
+@lru_cache(maxsize=_KEPT_MESSAGES)
+def _parse_kept(raw: bytes) -> InboundMail:
+    return _parse_safely(raw)
+
+
+def _parse_safely(raw: bytes) -> InboundMail:
     try:
-        return _parse(bytes(raw))
+        return _parse(raw)
     except Exception as error:  # last line of defence: intake must never crash on input
         return InboundMail(
             message_id=None,
