@@ -223,13 +223,12 @@ class DbOutbox:
     def _record(self, outcomes: Sequence[SendOutcome]) -> None:
         now = self.clock.now()
         with self.write_lock, unavailable_on_failure(), session_for(self.engine) as session:
+            mark_sent(session, [o.mail_id for o in outcomes if o.kind == "sent"], now)
             for o in outcomes:
-                if o.kind == "sent":
-                    mark_sent(session, o.mail_id, now)
-                elif o.kind == "retry":
+                if o.kind == "retry":
                     assert o.delay is not None
                     mark_retry(session, o.mail_id, now, o.error or "", o.delay)
-                else:
+                elif o.kind == "failed":
                     mark_failed(session, o.mail_id, now, o.error or "")
             claims.release_outbox(session, [o.mail_id for o in outcomes])
             session.commit()

@@ -9,7 +9,7 @@ import json
 from collections.abc import Sequence
 from datetime import datetime, timedelta
 
-from sqlalchemy import func, insert, update
+from sqlalchemy import bindparam, func, insert, update
 from sqlmodel import Session, col, select
 
 from pbm.mail.visible import visible
@@ -66,8 +66,26 @@ def _mark(session: Session, mail_id: int, **values: object) -> None:
         raise KeyError(f"no outbox mail {mail_id}")
 
 
-def mark_sent(session: Session, mail_id: int, now: datetime) -> None:
-    _mark(session, mail_id, status=OutboxStatus.SENT, sent_at=now, last_error=None)
+_SENT = (
+    update(_OUTBOX)
+    .where(_OUTBOX.c.id == bindparam("mail_id"))
+    .values(
+        status=OutboxStatus.SENT,
+        attempts=_OUTBOX.c.attempts + 1,
+        sent_at=bindparam("sent"),
+        last_error=None,
+    )
+)
+
+
+def mark_sent(session: Session, mail_ids: Sequence[int], now: datetime) -> None:
+    """Mails sent, in one statement for all (the sender records a batch at a time);
+    rows this session holds are not updated with it."""
+    if not mail_ids:
+        return
+    done = session.connection().execute(_SENT, [{"mail_id": i, "sent": now} for i in mail_ids])
+    if done.rowcount != len(mail_ids):
+        raise KeyError(f"not every one of outbox mails {list(mail_ids)}")
 
 
 def mark_retry(session: Session, mail_id: int, now: datetime, error: str, delay: timedelta) -> None:

@@ -94,8 +94,9 @@ def test_outbox_contract(server: Server) -> None:
         assert [m.id for m in claims.claim_outbox(session, owner=1, now=later, limit=10)] == [
             mail.id
         ]
-        outbox.mark_sent(session, mail.id, later)
+        outbox.mark_sent(session, [mail.id], later)
         session.commit()
+        session.expire_all()  # mark_sent is one Core UPDATE: the row held here is stale
         row = session.get(type(mail), mail.id)
         assert row is not None and row.status == "sent" and row.attempts == 2
         assert outbox.outbox_depth(session) == 0
