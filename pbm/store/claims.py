@@ -98,13 +98,22 @@ def serialise(session: Session, name: str) -> None:
         )
 
 
-def _free_for(table: Any, owner: int, now: datetime) -> Any:
-    """Rows nobody holds, whose claim ran out, or that `owner` holds already (its own
-    worker asking again, after a shutdown or a store failure cut a run short)."""
+def _free(table: Any) -> Any:
+    """Rows nobody holds, whose claim ran out by `:now`, or that `:owner` holds already
+    (its own worker asking again, after a shutdown or a store failure cut a run short)."""
     return or_(
         table.c.claimed_until.is_(None),
-        table.c.claimed_until <= now,
-        table.c.claimed_by == owner,
+        table.c.claimed_until <= bindparam("now"),
+        table.c.claimed_by == bindparam("owner"),
+    )
+
+
+def _hold(table: Any) -> Any:
+    """Rows `:ids` claimed by `:owner` until `:until`."""
+    return (
+        table.update()
+        .where(table.c.id.in_(bindparam("ids", expanding=True)))
+        .values(claimed_by=bindparam("owner"), claimed_until=bindparam("until"))
     )
 
 
@@ -129,6 +138,27 @@ def _waits_for_earlier() -> Any:
     )
 
 
+# Built once: the daemon claims before every message it processes, and building the
+# statement cost more than running it.
+_CLAIM_IN = (
+    sa_select(_IN.c.id)
+    .where(
+        _IN.c.status == "new",
+        or_(_IN.c.next_attempt_at.is_(None), _IN.c.next_attempt_at <= bindparam("now")),
+        or_(
+            _IN.c.via.in_(bindparam("own_vias", expanding=True)),
+            _IN.c.received_at <= bindparam("foreign_before"),
+        ),
+        _free(_IN),
+        ~_waits_for_earlier(),
+    )
+    .order_by(_IN.c.id)
+    .limit(bindparam("limit"))
+    .with_for_update(of=_IN, skip_locked=True)
+)
+_HOLD_IN = _hold(_IN)
+
+
 def claim_inbound(
     session: Session,
     *,
@@ -143,54 +173,45 @@ def claim_inbound(
     board unprocessed) for daemon `owner`, oldest first; the caller commits. Messages
     stored by other processes (via not in `own_vias`: a pipe that processes its own)
     are taken only once received before `foreign_before`."""
-    query = (
-        sa_select(_IN.c.id)
-        .where(
-            _IN.c.status == "new",
-            or_(_IN.c.next_attempt_at.is_(None), _IN.c.next_attempt_at <= now),
-            or_(_IN.c.via.in_(list(own_vias)), _IN.c.received_at <= foreign_before),
-            _free_for(_IN, owner, now),
-            ~_waits_for_earlier(),
-        )
-        .order_by(_IN.c.id)
-        .limit(limit)
-        .with_for_update(of=_IN, skip_locked=True)
-    )
     conn = session.connection()
-    ids = [int(i) for i in conn.execute(query).scalars()]
+    found = conn.execute(
+        _CLAIM_IN,
+        {
+            "now": now,
+            "own_vias": list(own_vias),
+            "foreign_before": foreign_before,
+            "owner": owner,
+            "limit": limit,
+        },
+    )
+    ids = [int(i) for i in found.scalars()]
     if ids:
-        conn.execute(
-            _IN.update()
-            .where(_IN.c.id.in_(ids))
-            .values(claimed_by=owner, claimed_until=now + LEASE)
-        )
+        conn.execute(_HOLD_IN, {"ids": ids, "owner": owner, "until": now + LEASE})
     return ids
 
 
 # --- outbox mails -----------------------------------------------------------------------
 
 
+_CLAIM_OUT = (
+    sa_select(_OUT.c.id)
+    .where(_OUT.c.status == "queued", _OUT.c.next_attempt_at <= bindparam("now"), _free(_OUT))
+    .order_by(_OUT.c.next_attempt_at, _OUT.c.id)
+    .limit(bindparam("limit"))
+    .with_for_update(skip_locked=True)
+)
+_HOLD_OUT = _hold(_OUT)
+
+
 def claim_outbox(session: Session, *, owner: int, now: datetime, limit: int) -> list[OutboxMail]:
     """Claim up to `limit` queued mails whose next attempt is due and that no live
     daemon holds, for daemon `owner`, oldest due first; the caller commits."""
-    query = (
-        sa_select(_OUT.c.id)
-        .where(
-            _OUT.c.status == "queued",
-            _OUT.c.next_attempt_at <= now,
-            _free_for(_OUT, owner, now),
-        )
-        .order_by(_OUT.c.next_attempt_at, _OUT.c.id)
-        .limit(limit)
-        .with_for_update(skip_locked=True)
-    )
     conn = session.connection()
-    ids = [int(i) for i in conn.execute(query).scalars()]
+    found = conn.execute(_CLAIM_OUT, {"now": now, "owner": owner, "limit": limit})
+    ids = [int(i) for i in found.scalars()]
     if not ids:
         return []
-    conn.execute(
-        _OUT.update().where(_OUT.c.id.in_(ids)).values(claimed_by=owner, claimed_until=now + LEASE)
-    )
+    conn.execute(_HOLD_OUT, {"ids": ids, "owner": owner, "until": now + LEASE})
     rows = session.exec(
         select(OutboxMail)
         .where(col(OutboxMail.id).in_(ids))
