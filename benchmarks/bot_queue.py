@@ -4,7 +4,7 @@ alice challenges a bot to BOARDS Quarto boards in one mail, then bob challenges 
 one. The bot's moves are then thought (level 4, the whole --seconds each) and played one
 at a time, as one `pbm serve` bots worker plays them, until bob's board has its move;
 printed: the bot moves played before bob's, and the wall time until bob's board moved.
-Twice: in pbm's order (round robin over the players waiting, pbm.services.bots.BotQueue)
+Twice: in pbm's order (round robin over the players waiting, pbm.services.play.bots.BotQueue)
 and, for comparison, oldest board first (the order before it). The run raises `[bots]
 max_games_per_player` to BOARDS, so that alice's boards are all taken.
 
@@ -28,8 +28,8 @@ from pbm.clock import SystemClock
 from pbm.config import Config
 from pbm.intake import process_message
 from pbm.jobs import apply_bot_answer, bot_task, due_bot_turns
-from pbm.services import bots
 from pbm.services.context import Context
+from pbm.services.play import bots
 from pbm.store.bot_queries import BotTurn
 from pbm.store.engine import make_engine, session_for
 from pbm.store.models import Game

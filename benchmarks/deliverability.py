@@ -35,8 +35,8 @@ from pbm.mail.smtp_out import OutboxSender, OutgoingMail
 from pbm.mail.streams import MailReason
 from pbm.mailstore import DbOutbox
 from pbm.outgoing import queue_replies
-from pbm.services import consent
-from pbm.services.accounts import create_user
+from pbm.services.accounts import consent
+from pbm.services.accounts.users import create_user
 from pbm.services.context import Context, Reply
 from pbm.store.engine import make_engine, session_for
 from pbm.store.models_mail import BounceEvent, MailboxHealth

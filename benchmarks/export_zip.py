@@ -19,8 +19,9 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from pbm.app import register
-from pbm.services import bulk_export, records
-from pbm.services.accounts import find_user
+from pbm.services.accounts import bulk_export
+from pbm.services.accounts.users import find_user
+from pbm.services.play import records
 from pbm.store.engine import session_for
 from tests.record_games import PLAYERS, START, context, players_database, random_record, variants
 

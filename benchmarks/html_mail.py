@@ -3,7 +3,7 @@
 The move's transaction queues the text mail and an order for its HTML part; the sender
 makes that part outside any transaction: it replays the position (and the one before
 it, to mark the last move), draws it and adds the HTML alternative to the queued text
-(pbm.services.mail_html.with_html_part). For a middle position of a seeded random game
+(pbm.services.mailing.mail_html.with_html_part). For a middle position of a seeded random game
 of each game's default rules this prints the PNG's size, the mail's size with and
 without the HTML part, and the milliseconds of CPU per mail (median of ROUNDS) for the
 whole send-side work of the first mail of a position (the whole game replayed, the
@@ -23,8 +23,8 @@ from datetime import UTC, datetime
 from pbm.app import register
 from pbm.games import GAMES
 from pbm.mail.compose import compose
-from pbm.services import mail_html
-from pbm.services.mail_html import Drawing, Pictures, with_html_part
+from pbm.services.mailing import mail_html
+from pbm.services.mailing.mail_html import Drawing, Pictures, with_html_part
 
 ROUNDS = 30
 

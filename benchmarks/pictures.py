@@ -3,7 +3,7 @@
 For every registered game and every example option set, positions are sampled from
 random playouts (each game's start, its end and a few positions between), and each is
 drawn for the seat to move with the last move marked, given the move as the mail sender
-gives it (pbm.services.mail_html). Prints, per variant: positions, median and largest
+gives it (pbm.services.mailing.mail_html). Prints, per variant: positions, median and largest
 PNG bytes, median and slowest milliseconds per picture, wall clock and CPU time of this
 process (the CPU figures stay honest on a busy machine); then the median CPU time of all
 pictures against issue 21's target of 3 ms, and the largest against 40 KB.

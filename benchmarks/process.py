@@ -31,10 +31,11 @@ from pbm.clock import FrozenClock
 from pbm.config import Config
 from pbm.games import GAMES
 from pbm.intake import process_message
-from pbm.services import lists, passwords
-from pbm.services.boards import load_board
+from pbm.services.accounts import passwords
+from pbm.services.accounts.passwords import hash_password, verify_password
 from pbm.services.context import Context
-from pbm.services.passwords import hash_password, verify_password
+from pbm.services.play import lists
+from pbm.services.play.boards import load_board
 from pbm.store import queries
 from pbm.store.engine import make_engine, session_for
 from pbm.store.models import Game, GamePlayer, Move, User, UserAddress
@@ -109,7 +110,7 @@ def build(engine, games: int, moves: int, users: int, rng: random.Random) -> lis
             insert(UserAddress),
             [
                 # Confirmed, as a player's address is before pbm mails it
-                # (pbm.services.consent): the replies are composed and queued.
+                # (pbm.services.accounts.consent): the replies are composed and queued.
                 {
                     "user_id": i + 1,
                     "address": f"user{i}@players.example",

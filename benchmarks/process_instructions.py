@@ -28,7 +28,7 @@ from pbm.app import register
 from pbm.clock import FrozenClock
 from pbm.config import Config
 from pbm.intake import process_message
-from pbm.services.passwords import verify_password
+from pbm.services.accounts.passwords import verify_password
 from pbm.store.engine import make_engine, session_for
 from pbm.store.models import User
 from pbm.store.schema import init_db

@@ -51,8 +51,8 @@ from pbm.intake import process_message
 from pbm.mail.identity import mailbox_key
 from pbm.mail.smtp_out import OutboxSender, OutgoingMail, SendOutcome
 from pbm.mailstore import DbOutbox
-from pbm.services import mail_html
-from pbm.services.mail_html import Pictures, set_format
+from pbm.services.mailing import mail_html
+from pbm.services.mailing.mail_html import Pictures, set_format
 from pbm.store.engine import make_engine, session_for
 from pbm.store.models import User, UserAddress
 from pbm.store.schema import init_db

@@ -92,11 +92,11 @@ from pbm.config import load_config
 from pbm.games import get_game
 from pbm.games.base import State
 from pbm.outgoing import queue_replies
-from pbm.services.accounts import create_user
-from pbm.services.boards import replay
-from pbm.services.challenges import NewBoard, create_game
-from pbm.services.consent import confirm
+from pbm.services.accounts.consent import confirm
+from pbm.services.accounts.users import create_user
 from pbm.services.context import Context
+from pbm.services.play.boards import replay
+from pbm.services.play.challenges import NewBoard, create_game
 from pbm.store.engine import make_engine, session_for
 from pbm.store.schema import init_db
 

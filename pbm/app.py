@@ -19,9 +19,9 @@ from pbm.config import Config
 from pbm.games import AnyGame, quad, quadrature, quadrupel, quarod, quarto, register_game
 from pbm.jobs import JOB_SECONDS, PeriodicJob, run_due
 from pbm.privacy_jobs import run_privacy
-from pbm.services import challenges, ratings
 from pbm.services.context import Context
-from pbm.services.endings import GameEnd, GameEndHandler, on_game_end
+from pbm.services.play import challenges, ratings
+from pbm.services.play.endings import GameEnd, GameEndHandler, on_game_end
 from pbm.services.tournaments import results as tournament_results
 from pbm.texts import use_templates
 

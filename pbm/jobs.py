@@ -29,12 +29,14 @@ from sqlmodel import select
 from pbm.clock import Clock
 from pbm.config import Config
 from pbm.errors import PbmError
-from pbm.services import bots, consent, timeouts, vacation
-from pbm.services.accounts import delete_user
-from pbm.services.boards import board_from_row
+from pbm.services.accounts import consent
+from pbm.services.accounts.users import delete_user
 from pbm.services.context import Context
-from pbm.services.digest import digest_readers, send_digest
-from pbm.services.play import abort
+from pbm.services.correspondence import timeouts, vacation
+from pbm.services.correspondence.digest import digest_readers, send_digest
+from pbm.services.play import bots
+from pbm.services.play.boards import board_from_row
+from pbm.services.play.moves import abort
 from pbm.store import addresses, claims, queries
 from pbm.store.bot_queries import BotTurn
 from pbm.store.engine import session_for

@@ -36,8 +36,8 @@ from pbm.intake import process_inbound, store_inbound
 from pbm.mail.bounces import verp_address
 from pbm.mail.smtp_out import OutgoingMail, SendOutcome
 from pbm.output_limits import ANSWER_MAX_BYTES
-from pbm.services.mail_html import BoardsRead, html_inputs, with_html_parts
-from pbm.services.outbox import (
+from pbm.services.mailing.mail_html import BoardsRead, html_inputs, with_html_parts
+from pbm.services.mailing.outbox import (
     mark_failed,
     mark_retry,
     mark_sent,
@@ -194,7 +194,7 @@ class DbOutbox:
     def _due(self, limit: int) -> list[OutgoingMail]:
         """Claim due mail: no other daemon sends it while this one's heartbeat lasts.
         What each mail's HTML part needs is read in the claim's transaction; the boards
-        are drawn after it, outside the lock (pbm.services.mail_html)."""
+        are drawn after it, outside the lock (pbm.services.mailing.mail_html)."""
         with self.write_lock, unavailable_on_failure(), session_for(self.engine) as session:
             rows = claims.claim_outbox(session, owner=self.owner, now=self.clock.now(), limit=limit)
             claimed = []

@@ -24,11 +24,12 @@ from pbm.mail.streams import (
     stream_of,
     tournament_list_id,
 )
-from pbm.services import bounces, consent, streams
+from pbm.services.accounts import consent
 from pbm.services.context import Context, Reply
-from pbm.services.mail_html import html_order
-from pbm.services.outbox import outbox_values, queue_many
-from pbm.services.reasons import reason_of
+from pbm.services.mailing import bounces, streams
+from pbm.services.mailing.mail_html import html_order
+from pbm.services.mailing.outbox import outbox_values, queue_many
+from pbm.services.mailing.reasons import reason_of
 from pbm.texts import phrase
 
 log = logging.getLogger(__name__)

@@ -7,13 +7,13 @@ message holds:
   run) goes out as one mail, in order, each repeated answer once, at most
   `ANSWER_MAX_BYTES` long with its HTML part and pictures: the boards whose text was
   cut are not drawn, and pictures past the bound are left out with a line saying so
-  (the sender holds the bound whatever the estimate: pbm.services.mail_html);
+  (the sender holds the bound whatever the estimate: pbm.services.mailing.mail_html);
 - every other mail it causes (board mails, chat, notices) goes out at most once per
   board and recipient: several for one board and one reader become one mail;
 - mails to a mailbox beyond its hourly budget are not sent (`player_replies_per_hour`
   for a confirmed player's, `replies_per_address_hour` for anyone else's), except board,
   round and result mails of his own games; the first one over is replaced by one
-  notice saying when answers resume (see `pbm.services.reply_budget`).
+  notice saying when answers resume (see `pbm.services.mailing.reply_budget`).
 
 The pipeline applies this to the replies a message produced, before queueing them.
 """
@@ -24,8 +24,9 @@ import logging
 from collections.abc import Sequence
 from datetime import datetime
 
-from pbm.services import consent, reply_budget
+from pbm.services.accounts import consent
 from pbm.services.context import Context, Reply, ReplyKind
+from pbm.services.mailing import reply_budget
 from pbm.texts import phrase
 
 log = logging.getLogger(__name__)
@@ -44,7 +45,7 @@ _BOARD_KINDS = frozenset(
     {ReplyKind.BOARD, ReplyKind.NEW_BOARD, ReplyKind.REMOVED, ReplyKind.NOTIFICATION}
 )
 # Mails to an account about a board it plays or asked to follow, which no reply budget
-# holds back (they go to confirmed addresses only, pbm.services.consent).
+# holds back (they go to confirmed addresses only, pbm.services.accounts.consent).
 _BUDGET_FREE_KINDS = _BOARD_KINDS | {ReplyKind.CHAT}
 # Tournament rounds and results: about his own tournament, never counted either.
 _TOURNAMENT_KINDS = frozenset({ReplyKind.TOURNAMENT})

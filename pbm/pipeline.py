@@ -21,9 +21,9 @@ from pbm.commands.registry import MULTIPLE, parse_line
 from pbm.errors import PbmError
 from pbm.games import GameError
 from pbm.mail.inbound import InboundMail, is_from_self, parse_message
-from pbm.services import bounces, tokens
-from pbm.services.accounts import record_auth_failures
+from pbm.services.accounts.users import record_auth_failures
 from pbm.services.context import Answering, Context
+from pbm.services.mailing import bounces, tokens
 from pbm.special_mail import to_special_address
 from pbm.store.models import MessageStatus
 from pbm.trust import SenderTrust, issued_tokens, sender_trust, token_work

@@ -12,7 +12,7 @@ from sqlalchemy.engine import Engine
 
 from pbm.clock import Clock
 from pbm.config import Config
-from pbm.services import erasure_requests, export_parts
+from pbm.services.accounts import erasure_requests, export_parts
 from pbm.services.context import Context
 from pbm.store.engine import session_for
 from pbm.work import run_work

@@ -9,9 +9,9 @@ import logging
 
 from pbm.mail.bounces import Report, parse_report, tag_for, verp_parts
 from pbm.mail.inbound import InboundMail
-from pbm.services import bounces, streams
 from pbm.services.context import Context
-from pbm.services.outbox import recipients_of
+from pbm.services.mailing import bounces, streams
+from pbm.services.mailing.outbox import recipients_of
 from pbm.store.models import MessageStatus, OutboxMail
 
 log = logging.getLogger(__name__)

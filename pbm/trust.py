@@ -3,7 +3,7 @@ From (read once per message), and the reply tokens it carries, which let a playe
 reply say just the move.
 
 A token counts when it came in our plus-address, or in a Message-ID pbm issued and
-recorded, and the mail is from its player's address (pbm.services.tokens.resolve).
+recorded, and the mail is from its player's address (pbm.services.mailing.tokens.resolve).
 When a trusted producer says the sender's domain failed its check, a token alone
 vouches for nobody.
 """
@@ -21,9 +21,10 @@ from pbm.errors import AuthError
 from pbm.mail.addressing import FoundToken, tokens_in
 from pbm.mail.authresults import SenderVerdict, dmarc_passed, sender_verdict
 from pbm.mail.inbound import InboundMail
-from pbm.services import consent, tokens
-from pbm.services.boards import board_by_id
+from pbm.services.accounts import consent
 from pbm.services.context import Context
+from pbm.services.mailing import tokens
+from pbm.services.play.boards import board_by_id
 from pbm.store import queries
 from pbm.texts import phrase
 

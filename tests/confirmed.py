@@ -8,7 +8,7 @@ from sqlmodel import select
 
 from pbm.clock import SystemClock
 from pbm.config import Config
-from pbm.services import consent
+from pbm.services.accounts import consent
 from pbm.services.context import Context
 from pbm.store.engine import session_for
 from pbm.store.models import UserAddress

@@ -1,5 +1,5 @@
 """Queue one mail in the outbox as an ORM row the test reads back (the pipeline queues
-its replies with pbm.services.outbox.queue_many)."""
+its replies with pbm.services.mailing.outbox.queue_many)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from datetime import datetime
 
 from sqlmodel import Session
 
-from pbm.services.outbox import outbox_values
+from pbm.services.mailing.outbox import outbox_values
 from pbm.store.models import OutboxMail
 
 

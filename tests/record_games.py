@@ -15,12 +15,12 @@ from sqlmodel import Session
 from pbm.clock import FrozenClock
 from pbm.config import Config
 from pbm.games import GAMES
-from pbm.services import record_formats, records
-from pbm.services.accounts import create_user
-from pbm.services.boards import board_by_id
+from pbm.services.accounts.users import create_user
 from pbm.services.context import Context
-from pbm.services.records import RecordFormat
-from pbm.services.records_sgf import GAME as SGF_GAME
+from pbm.services.play import record_formats, records
+from pbm.services.play.boards import board_by_id
+from pbm.services.play.records import RecordFormat
+from pbm.services.play.records_sgf import GAME as SGF_GAME
 from pbm.store import queries
 from pbm.store.engine import make_engine, session_for
 from pbm.store.models import EndReason

@@ -20,7 +20,7 @@ for info in pkgutil.walk_packages(pbm.__path__, "pbm."):
         importlib.import_module(info.name)
 from pbm.commands import registry
 from pbm.games import GAMES
-from pbm.services import endings
+from pbm.services.play import endings
 
 def state():
     return {

@@ -375,7 +375,7 @@ def test_the_checks_see_a_fault() -> None:
     """The checker itself: a bad import of each kind, fed to the parser, is caught."""
     assert _cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
     assert layer_of("pbm.store.queries") > layer_of("pbm.mail.compose")
-    assert layer_of("pbm.services.play") < layer_of("pbm.commands.play")
+    assert layer_of("pbm.services.play.moves") < layer_of("pbm.commands.play")
     assert layer_of("pbm.games.quarto") == 0
     # Module level, upward: a rules module that reads the store (and runs its package).
     loaded, late, unknown = parse_imports("pbm.games.quarto", "from pbm.store import queries\n")
@@ -383,20 +383,24 @@ def test_the_checks_see_a_fault() -> None:
     assert (late, unknown) == ([], [])
     # Inside a function: seen, and kept apart as a late import.
     source = "def f():\n    import pbm.store.engine\n"
-    loaded, late, _ = parse_imports("pbm.services.play", source)
+    loaded, late, _ = parse_imports("pbm.services.play.moves", source)
     assert loaded == set() and sorted(late) == [("pbm.store", 2), ("pbm.store.engine", 2)]
     # importlib, by a constant name (an edge like any import) or a computed one.
-    source = "import importlib\nimportlib.import_module('pbm.services.play')\n"
+    source = "import importlib\nimportlib.import_module('pbm.services.play.moves')\n"
     loaded, _, _ = parse_imports("pbm.store.engine", source)
-    assert _upward("pbm.store.engine", loaded) == ["pbm.services", "pbm.services.play"]
+    assert _upward("pbm.store.engine", loaded) == [
+        "pbm.services",
+        "pbm.services.play",
+        "pbm.services.play.moves",
+    ]
     source = "from importlib import import_module\nimport_module(f'pbm.games.{name}')\n"
     assert parse_imports("pbm.games", source)[2] == [2]
     # A package __init__ cycle: pbm/services/__init__.py importing one of its modules,
     # which runs the package again through any import of its siblings.
-    loaded, _, _ = parse_imports("pbm.services", "from pbm.services import play\n")
-    assert loaded == {"pbm.services.play"}
+    loaded, _, _ = parse_imports("pbm.services", "from pbm.services.play import moves\n")
+    assert loaded == {"pbm.services.play", "pbm.services.play.moves"}
     cycles = _cycles({**GRAPH, "pbm.services": loaded})
-    assert any({"pbm.services", "pbm.services.play"} <= set(c) for c in cycles)
+    assert any({"pbm.services", "pbm.services.play.moves"} <= set(c) for c in cycles)
     # A rules module that imports the ratings (the old allowance) is caught.
     loaded, _, _ = parse_imports("pbm.games.quarto", "from pbm.ratings import glicko2\n")
     assert _upward("pbm.games.quarto", loaded) == []  # one layer: the games' own rule sees it

@@ -1,5 +1,5 @@
 """`GAME ask BOARD threats` (issue 26): for each game, a position built by hand whose
-threats are known, answered as the mail says it (pbm.services.threats)."""
+threats are known, answered as the mail says it (pbm.services.play.threats)."""
 
 from __future__ import annotations
 
@@ -11,8 +11,8 @@ import pytest
 
 from pbm.commands.ask import Ask
 from pbm.games import GAMES, get_game
-from pbm.services import threats
-from pbm.services.boards import Board
+from pbm.services.play import threats
+from pbm.services.play.boards import Board
 from pbm.store.models import Game, GamePlayer, User
 
 # Black a1 k1 e2 c3 c5; White a11 b11 k11 a10 e5; Black to move.

@@ -23,7 +23,7 @@ from pbm.games.quadrupel import DOTTED
 from pbm.games.quarod_board import colour_of, rod_of
 from pbm.games.quarto import EMPTY
 from pbm.games.quarto_pieces import ATTRIBUTE_BITS, CODES, PIECES, VALUE_WORDS
-from pbm.services import words
+from pbm.services.play import words
 
 PLAYERS = ("alice", "bob")
 GROUP = re.compile(r"^(?P<group>[A-Z][^,:]*), (?P<count>\d+): (?P<items>.*)\.$")

@@ -9,7 +9,7 @@ import typer
 from pbm.bots.sandbox import SandboxError, user_ids
 from pbm.cli.common import EXIT_CONFIG, JsonOption, admin_context, emit, fail
 from pbm.config import Config
-from pbm.services import bots
+from pbm.services.play import bots
 
 NameArg = Annotated[str, typer.Argument(help="The bot's userid.")]
 

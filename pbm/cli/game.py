@@ -10,9 +10,11 @@ import typer
 from pbm.cli.common import JsonOption, admin_context, emit, fail
 from pbm.games import GAMES, GameError, find_game
 from pbm.games.base import parse_option_pairs
-from pbm.services import lists, play
-from pbm.services.accounts import find_user
-from pbm.services.boards import (
+from pbm.services.accounts.users import find_user
+from pbm.services.context import Context
+from pbm.services.play import lists
+from pbm.services.play import moves as play
+from pbm.services.play.boards import (
     Board,
     board_from_row,
     load_board,
@@ -20,9 +22,8 @@ from pbm.services.boards import (
     rules_for,
     save_board,
 )
-from pbm.services.challenges import NewBoard, create_game, merge_variant
-from pbm.services.context import Context
-from pbm.services.secrecy import hidden_moves, shown_text
+from pbm.services.play.challenges import NewBoard, create_game, merge_variant
+from pbm.services.play.secrecy import hidden_moves, shown_text
 from pbm.store import queries
 from pbm.store.models import Game, Move
 

@@ -167,7 +167,7 @@ def outbox(
 ) -> None:
     """List outgoing mail (with --json: recipients, subject, body and the raw RFC 5322
     source of each)."""
-    from pbm.services.outbox import list_outbox, recipients_of
+    from pbm.services.mailing.outbox import list_outbox, recipients_of
     from pbm.store.engine import session_for
     from pbm.store.models import OutboxStatus
 
@@ -310,7 +310,7 @@ def bounces_command(cli: typer.Context, as_json: JsonOption = False) -> None:
     """Bounce scores and disabled or complaining mailboxes, the worst first, then the
     mails sent and spam complaints of each of the last 7 days (docs/bounces.md)."""
     from pbm.clock import SystemClock
-    from pbm.services import bounces
+    from pbm.services.mailing import bounces
     from pbm.store.engine import session_for
 
     cfg = config(cli)

@@ -7,9 +7,9 @@ from typing import Annotated
 import typer
 
 from pbm.cli.common import JsonOption, admin_context, emit
-from pbm.services.boards import rules_for
-from pbm.services.bots import label
-from pbm.services.ratings import ratings_of_type, recompute, snapshot
+from pbm.services.play.boards import rules_for
+from pbm.services.play.bots import label
+from pbm.services.play.ratings import ratings_of_type, recompute, snapshot
 
 
 def show(

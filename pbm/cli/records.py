@@ -11,9 +11,10 @@ import typer
 from pbm.cli.common import admin_context, fail, registered
 from pbm.errors import PbmError
 from pbm.games import GameError
-from pbm.services import bulk_export, record_formats, records
-from pbm.services.accounts import find_user
-from pbm.services.boards import load_board, rules_for
+from pbm.services.accounts import bulk_export
+from pbm.services.accounts.users import find_user
+from pbm.services.play import record_formats, records
+from pbm.services.play.boards import load_board, rules_for
 
 FileArg = Annotated[
     Path, typer.Argument(metavar="FILE", help="A record file (pbm text, JSON or SGF), - for stdin.")

@@ -9,8 +9,8 @@ import typer
 from pbm.cli.common import JsonOption, admin_context, emit, fail
 from pbm.games import GameError
 from pbm.games.base import parse_option_pairs
-from pbm.services.accounts import find_user
-from pbm.services.bots import label
+from pbm.services.accounts.users import find_user
+from pbm.services.play.bots import label
 from pbm.services.tournaments import describe, entry, lookup, results, rounds
 from pbm.texts import phrase
 

@@ -8,8 +8,9 @@ import typer
 from sqlmodel import Session
 
 from pbm.cli.common import JsonOption, admin_context, emit, fail
-from pbm.services import accounts, bounces, consent, erasure, my_data
-from pbm.services.accounts import find_user
+from pbm.services.accounts import consent, erasure, my_data, users
+from pbm.services.accounts.users import find_user
+from pbm.services.mailing import bounces
 from pbm.store import addresses, queries
 
 UseridArg = Annotated[str, typer.Argument(help="The player's userid.")]
@@ -38,7 +39,7 @@ def add(
     """Create an account."""
     secret = _password(password)
     with admin_context(cli) as ctx:
-        user, rows = accounts.create_user(ctx, userid, secret, addresses)
+        user, rows = users.create_user(ctx, userid, secret, addresses)
         for row in rows:
             if confirmed:
                 consent.confirm(ctx, row)
@@ -55,7 +56,7 @@ def confirm(
 ) -> None:
     """Confirm an address for its account (as its owner's answer to the request would)."""
     with admin_context(cli) as ctx:
-        user = accounts.find_user(ctx, userid)
+        user = users.find_user(ctx, userid)
         row = next(
             (
                 r
@@ -88,7 +89,7 @@ def list_users(
         rows = []
         data = []
         for user in queries.all_users(ctx.session):
-            reason = accounts.stored_userid_problem(user)
+            reason = users.stored_userid_problem(user)
             if invalid and reason is None:
                 continue
             rows_of = addresses.rows_of(ctx.session, user.saved_id)
@@ -99,7 +100,7 @@ def list_users(
             active = len(queries.games_of_user(ctx.session, user.saved_id, statuses=("active",)))
             state = "disabled" if user.disabled else "active"
             row: list[object] = [
-                accounts.shown(user.userid),
+                users.shown(user.userid),
                 state,
                 active,
                 " ".join(shown_addresses),
@@ -113,7 +114,7 @@ def list_users(
             }
             if invalid:
                 row.append(reason)
-                item.update(shown=accounts.shown(user.userid), key=user.userid_key, reason=reason)
+                item.update(shown=users.shown(user.userid), key=user.userid_key, reason=reason)
             rows.append(row)
             data.append(item)
     headers = ["userid", "status", "games", "addresses"] + (["reason"] if invalid else [])
@@ -123,7 +124,7 @@ def list_users(
 def show(cli: typer.Context, userid: UseridArg, as_json: JsonOption = False) -> None:
     """Show one account and its boards."""
     with admin_context(cli) as ctx:
-        user = accounts.find_user(ctx, userid)
+        user = users.find_user(ctx, userid)
         games = queries.games_of_user(ctx.session, user.saved_id)
         data: dict[str, Any] = {
             "userid": user.userid,
@@ -136,7 +137,7 @@ def show(cli: typer.Context, userid: UseridArg, as_json: JsonOption = False) -> 
     if as_json:
         emit(data, True, [], [])
         return
-    typer.echo(f"userid:    {accounts.shown(user.userid)}")
+    typer.echo(f"userid:    {users.shown(user.userid)}")
     typer.echo(f"status:    {'disabled' if user.disabled else 'active'}")
     typer.echo(f"created:   {data['created_at']}")
     typer.echo(f"addresses: {' '.join(data['addresses'])}")
@@ -147,7 +148,7 @@ def show(cli: typer.Context, userid: UseridArg, as_json: JsonOption = False) -> 
 
 
 def _mail_health(session: Session, address: str) -> dict[str, Any]:
-    """Whether mail reaches `address` (pbm.services.bounces): its score and state."""
+    """Whether mail reaches `address` (pbm.services.mailing.bounces): its score and state."""
     row = bounces.health_of(session, address)
     state = "mailed"
     if row is not None and row.disabled_at is not None:
@@ -167,13 +168,13 @@ def passwd(
     """Set a player's password."""
     secret = _password(password)
     with admin_context(cli) as ctx:
-        accounts.set_password(ctx, accounts.find_user(ctx, userid), secret)
+        users.set_password(ctx, users.find_user(ctx, userid), secret)
     typer.echo(f"password of {userid} changed")
 
 
 def _set_disabled(cli: typer.Context, userid: str, value: bool) -> None:
     with admin_context(cli) as ctx:
-        user = accounts.find_user(ctx, userid)
+        user = users.find_user(ctx, userid)
         user.disabled = value
         ctx.session.add(user)
 
@@ -193,10 +194,10 @@ def enable(cli: typer.Context, userid: UseridArg) -> None:
 def delete(cli: typer.Context, userid: UseridArg) -> None:
     """Delete an account that has no active boards."""
     with admin_context(cli) as ctx:
-        user = accounts.find_user(ctx, userid)
+        user = users.find_user(ctx, userid)
         if user.disabled and not user.password_hash:
             fail(f"{userid} is already deleted")
-        accounts.delete_user(ctx, user)
+        users.delete_user(ctx, user)
     typer.echo(f"{userid} deleted")
 
 

@@ -33,8 +33,8 @@ def vacation(
     if days is not None and not 0 < days <= VACATION_CAP_DAYS:
         fail(f"grant from 0 to {VACATION_CAP_DAYS:g} days, not {days:g}", EXIT_USAGE)
     # the services are loaded only here, so that `pbm --help` does not (pbm.cli.lazy)
-    from pbm.services import vacation as vacations
-    from pbm.services.accounts import find_user
+    from pbm.services.accounts.users import find_user
+    from pbm.services.correspondence import vacation as vacations
 
     with admin_context(cli) as ctx:
         user = find_user(ctx, userid)

@@ -8,10 +8,12 @@ from pbm.commands.base import Command, Invocation
 from pbm.commands.helptext import general_help, topic_help
 from pbm.errors import NotFoundError, PbmError, UsageError
 from pbm.mail.streams import MailReason, Stream
-from pbm.services import accounts, bounces, consent, lists, mail_html, profile, streams
-from pbm.services.accounts import find_user, sender_account
-from pbm.services.boards import boards_of_type, rules_for
+from pbm.services.accounts import consent, profile, users
+from pbm.services.accounts.users import find_user, sender_account
 from pbm.services.context import Context, Reply, ReplyKind
+from pbm.services.mailing import bounces, mail_html, streams
+from pbm.services.play import lists
+from pbm.services.play.boards import boards_of_type, rules_for
 from pbm.store.models import User, UserAddress
 from pbm.texts import echoed, phrase, render
 
@@ -32,7 +34,7 @@ class Signup(Command):
         self.need(inv, 2)
         userid, password, *addresses = inv.words
         addresses = addresses or ([ctx.sender] if ctx.sender else [])
-        user, rows = accounts.create_user(ctx, userid, password, addresses)
+        user, rows = users.create_user(ctx, userid, password, addresses)
         own = consent.own_row(ctx, rows)
         if own is not None and ctx.sender_dmarc_pass:
             consent.confirm_trusted(ctx, own)
@@ -126,12 +128,12 @@ class Change(Command):
         if what == "password":
             if len(rest) != 1:
                 raise UsageError(phrase("change_password_usage"), self.full_usage())
-            user = accounts.authenticate(ctx, userid, password)
-            accounts.set_password(ctx, user, rest[0])
+            user = users.authenticate(ctx, userid, password)
+            users.set_password(ctx, user, rest[0])
             text = phrase("password_changed", userid=user.userid)
         elif what == "address":
-            user = accounts.authenticate(ctx, userid, password)
-            addresses, added = accounts.set_user_addresses(ctx, user, rest or [ctx.sender])
+            user = users.authenticate(ctx, userid, password)
+            addresses, added = users.set_user_addresses(ctx, user, rest or [ctx.sender])
             asked = [row.address for row in added if consent.request(ctx, user, row)]
             text = phrase("address_changed", userid=user.userid, addresses=" ".join(addresses))
             if asked:
@@ -149,7 +151,7 @@ class Signoff(Command):
 
     def run(self, ctx: Context, inv: Invocation) -> None:
         user, _ = self.user_only(ctx, inv)
-        accounts.sign_off(ctx, user)
+        users.sign_off(ctx, user)
         answer(
             ctx,
             phrase("subject_account", userid=user.userid),
@@ -230,7 +232,7 @@ class Delete(Command):
 
     def run(self, ctx: Context, inv: Invocation) -> None:
         user, _ = self.user_only(ctx, inv)
-        accounts.delete_user(ctx, user)
+        users.delete_user(ctx, user)
         answer(
             ctx,
             phrase("subject_account", userid=user.userid),
@@ -307,12 +309,12 @@ class Message(Command):
         found = [find_user(ctx, t) for t in targets]
         # Mail a player causes to others goes only to those who know him, or asked.
         refused = consent.message_refusals(ctx, user, found)
-        people = [p for p in found if p not in refused and accounts.reply_addresses(ctx, p)]
+        people = [p for p in found if p not in refused and users.reply_addresses(ctx, p)]
         unmailed = [p for p in found if p not in people]
         if not people:
             raise PbmError(phrase("message_nobody", userids=" ".join(p.userid for p in unmailed)))
         for person in people:
-            to = accounts.reply_addresses(ctx, person)
+            to = users.reply_addresses(ctx, person)
             ctx.reply(
                 Reply(
                     to=to,

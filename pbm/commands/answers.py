@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from pbm.services import lists
-from pbm.services.board_text import subject_for
-from pbm.services.boards import Board
 from pbm.services.context import Context, Reply, ReplyKind
-from pbm.services.mailing import board_reply
+from pbm.services.mailing.board_mail import board_reply
+from pbm.services.play import lists
+from pbm.services.play.board_text import subject_for
+from pbm.services.play.boards import Board
 from pbm.store.models import User
 from pbm.texts import phrase
 

@@ -5,10 +5,10 @@ from __future__ import annotations
 from pbm.commands.answers import answer
 from pbm.commands.base import Command, Invocation
 from pbm.commands.lists import reader_of
-from pbm.services import questions
-from pbm.services.boards import board_by_id, load_board
 from pbm.services.context import Context, ReplyKind
-from pbm.services.mailing import board_facts
+from pbm.services.mailing.board_mail import board_facts
+from pbm.services.play import questions
+from pbm.services.play.boards import board_by_id, load_board
 from pbm.texts import phrase, wrap
 
 

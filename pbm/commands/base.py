@@ -7,9 +7,9 @@ from typing import ClassVar
 
 from pbm.errors import UsageError
 from pbm.games import Game as Rules
-from pbm.services.accounts import authenticate
-from pbm.services.boards import Board, board_by_id, load_board
+from pbm.services.accounts.users import authenticate
 from pbm.services.context import Context
+from pbm.services.play.boards import Board, board_by_id, load_board
 from pbm.store.models import User
 
 

@@ -6,14 +6,15 @@ from __future__ import annotations
 from pbm.commands.answers import answer
 from pbm.commands.base import Command, Invocation
 from pbm.errors import BoardError, UsageError
-from pbm.services import digest, records, vacation
-from pbm.services.accounts import find_user, sender_account
-from pbm.services.boards import board_by_id, load_board
-from pbm.services.clocks import days_text
+from pbm.services.accounts.users import find_user, sender_account
 from pbm.services.context import Context, ReplyKind
-from pbm.services.echoes import last_moves
-from pbm.services.lists import games_table
-from pbm.services.rating_lists import history_boards, ratings_table, standings_text
+from pbm.services.correspondence import digest, vacation
+from pbm.services.correspondence.clocks import days_text
+from pbm.services.play import records
+from pbm.services.play.boards import board_by_id, load_board
+from pbm.services.play.echoes import last_moves
+from pbm.services.play.lists import games_table
+from pbm.services.play.rating_lists import history_boards, ratings_table, standings_text
 from pbm.store.models import User
 from pbm.texts import phrase, wrap
 

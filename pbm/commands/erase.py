@@ -1,14 +1,14 @@
 """`erase USERID PASSWORD`: erasure by mail, confirmed by a token mailed to the
 player's confirmed address and carried out days later unless cancelled
-(docs/privacy.md; pbm.services.erasure_requests)."""
+(docs/privacy.md; pbm.services.accounts.erasure_requests)."""
 
 from __future__ import annotations
 
 from pbm.commands.base import Command, Invocation
 from pbm.commands.export import told_elsewhere
 from pbm.errors import UsageError
-from pbm.services import erasure_requests
-from pbm.services.bulk_export import mail_to_confirmed
+from pbm.services.accounts import erasure_requests
+from pbm.services.accounts.bulk_export import mail_to_confirmed
 from pbm.services.context import Context
 from pbm.store.models import User
 from pbm.texts import phrase

@@ -10,8 +10,8 @@ from pbm.commands.answers import answer
 from pbm.commands.base import Command, Invocation
 from pbm.errors import PbmError, UsageError
 from pbm.games import GameError, find_game
-from pbm.services import bulk_export, export_parts, my_data
-from pbm.services.bulk_export import ExportRequest, Which
+from pbm.services.accounts import bulk_export, export_parts, my_data
+from pbm.services.accounts.bulk_export import ExportRequest, Which
 from pbm.services.context import Attachment, Context, ReplyKind
 from pbm.store.models import User
 from pbm.texts import phrase

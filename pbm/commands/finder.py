@@ -57,7 +57,7 @@ def multiple_lines(body: str) -> list[CommandLine]:
 
 @cache
 def _own_subjects() -> re.Pattern[str]:
-    """The subjects of pbm's board mails (pbm.services.board_text.subject_for, the phrases
+    """The subjects of pbm's board mails (pbm.services.play.board_text.subject_for, the phrases
     subject_board_error, subject_removed, subject_chat), with any name of their game.
     As commands they would be a `board` (= move) or `chat` without the password."""
     names = sorted(

@@ -20,7 +20,7 @@ from pbm.commands.registry import (
 )
 from pbm.config import Config
 from pbm.games import Game as Rules
-from pbm.services import lists
+from pbm.services.play import lists
 from pbm.texts import WIDTH, echoed, phrase, render, wrap
 
 # Topics that are neither a command nor a game (pbmserv's `help commands`, `help tutorial`).

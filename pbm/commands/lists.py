@@ -7,10 +7,12 @@ from pbm.commands.answers import answer, mail_show
 from pbm.commands.base import Command, Invocation
 from pbm.commands.helptext import game_help
 from pbm.errors import NotFoundError, PbmError, UsageError
-from pbm.services import lists, play, settings
-from pbm.services.accounts import authenticate, find_user, sender_account
-from pbm.services.boards import board_by_id, board_exists, boards_of_type, load_board
+from pbm.services.accounts import settings
+from pbm.services.accounts.users import authenticate, find_user, sender_account
 from pbm.services.context import Context, ReplyKind
+from pbm.services.play import lists
+from pbm.services.play import moves as play
+from pbm.services.play.boards import board_by_id, board_exists, boards_of_type, load_board
 from pbm.store.models import User
 from pbm.texts import echoed, phrase
 

@@ -32,7 +32,7 @@ from pbm.commands.registry import (
     starts_command,
 )
 from pbm.mail.headers import strip_subject_prefixes
-from pbm.services.accounts import userid_problem
+from pbm.services.accounts.users import userid_problem
 
 MASK = "******"
 

@@ -8,10 +8,11 @@ import re
 from pbm.commands.answers import answer
 from pbm.commands.base import Command, Invocation
 from pbm.errors import BoardError, NotAMoveError, NotFoundError, UsageError
-from pbm.services import conditional, play, records
-from pbm.services.boards import board_by_id, load_board
-from pbm.services.challenges import NewBoard, challenger_of, create_game, merge_variant
 from pbm.services.context import Context, ReplyKind
+from pbm.services.play import conditional, records
+from pbm.services.play import moves as play
+from pbm.services.play.boards import board_by_id, load_board
+from pbm.services.play.challenges import NewBoard, challenger_of, create_game, merge_variant
 from pbm.texts import phrase
 
 

@@ -10,12 +10,12 @@ from pbm.commands.base import Invocation
 from pbm.commands.masking import mask_line
 from pbm.errors import BoardError
 from pbm.games import GameError
-from pbm.services import reply_budget
-from pbm.services.board_text import summary
-from pbm.services.boards import board_by_id, player_writing_from, refusal
-from pbm.services.challenges import ChallengeError
 from pbm.services.context import Context, Reply, ReplyKind
-from pbm.services.mailing import board_facts, board_reply
+from pbm.services.mailing import reply_budget
+from pbm.services.mailing.board_mail import board_facts, board_reply
+from pbm.services.play.board_text import summary
+from pbm.services.play.boards import board_by_id, player_writing_from, refusal
+from pbm.services.play.challenges import ChallengeError
 from pbm.texts import echoed, phrase, render, wrap
 
 log = logging.getLogger(__name__)
@@ -118,7 +118,7 @@ def _listed(lines: list[str]) -> str:
 
 def no_command(ctx: Context) -> None:
     """The short help for a mail with no command, within its daily budget
-    (pbm.services.reply_budget.take_stranger_help)."""
+    (pbm.services.mailing.reply_budget.take_stranger_help)."""
     if not reply_budget.take_stranger_help(ctx):
         log.info("no command from %s; help already sent today", ctx.sender)
         return

@@ -14,7 +14,7 @@ from pbm.commands.base import Command, Invocation
 from pbm.errors import NotFoundError, UnknownCommandError, UsageError
 from pbm.games import GAMES, GameError, find_game
 from pbm.games import Game as Rules
-from pbm.services.challenges import SERVER_OPTIONS
+from pbm.services.play.challenges import SERVER_OPTIONS
 from pbm.store.models import User
 from pbm.texts import echoed, phrase
 

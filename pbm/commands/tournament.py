@@ -12,7 +12,7 @@ from __future__ import annotations
 from pbm.commands.answers import answer
 from pbm.commands.base import Command, Invocation
 from pbm.errors import UsageError
-from pbm.services.accounts import authenticate
+from pbm.services.accounts.users import authenticate
 from pbm.services.context import Context, ReplyKind
 from pbm.services.tournaments import describe, entry, lookup, rounds
 from pbm.store.models import User

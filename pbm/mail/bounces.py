@@ -14,7 +14,7 @@ feedback address a provider's loop mails) is read here:
 
 The returned original (`message/rfc822` or `text/rfc822-headers`) gives its Message-ID,
 which attributes a report that came without VERP (a feedback loop mails the operator's
-registered address). Nothing here touches the store: pbm.services.bounces counts.
+registered address). Nothing here touches the store: pbm.services.mailing.bounces counts.
 """
 
 from __future__ import annotations

@@ -23,7 +23,7 @@ from pbm.jobs import apply_bot_answer, bot_task, due_bot_turns
 from pbm.logfmt import kv
 from pbm.mailstore import WriteLock
 from pbm.runners.base import IDLE_TICK_SECONDS, Runner, Signals, wait
-from pbm.services.bots import Answer, BotQueue, think
+from pbm.services.play.bots import Answer, BotQueue, think
 from pbm.store.failures import classify, describe_failure, unavailable_on_failure
 
 T = TypeVar("T")

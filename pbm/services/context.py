@@ -18,7 +18,7 @@ from pbm.mail.streams import MailReason
 
 @dataclass(frozen=True)
 class PictureOrder:
-    """A board to draw in a mail's HTML part (pbm.services.mail_html): the position
+    """A board to draw in a mail's HTML part (pbm.services.mailing.mail_html): the position
     after `upto` moves, seen from `seat` (None: as an observer sees it, which is every
     seat's view where the game hides nothing)."""
 
@@ -30,7 +30,7 @@ class PictureOrder:
 class ReplyKind(Enum):
     """What a mail is: it steers how the mails of one message are merged and bounded
     (pbm.output_limits) and the reason an unmarked mail is sent for
-    (pbm.services.reasons)."""
+    (pbm.services.mailing.reasons)."""
 
     # Answers to the sender.
     ACCOUNT = "account"
@@ -77,7 +77,7 @@ class Reply:
     token: str | None = None
     move_count: int | None = None
     # The boards the HTML part draws above the text, in the order of the boards in
-    # `body` (pbm.services.mail_html; drawn when the mail is sent).
+    # `body` (pbm.services.mailing.mail_html; drawn when the mail is sent).
     pictures: tuple[PictureOrder, ...] = ()
     quote_original: bool = False  # errors quote the message they answer (as pbmserv)
     to_sender: bool = False  # a direct answer: In-Reply-To the inbound message
@@ -86,7 +86,7 @@ class Reply:
     # mailed as one (see pbm.output_limits).
     answer: bool = False
     # Why it is sent (X-PBM-Reason); None: pbm.outgoing tells it from `kind` and
-    # whether it goes to the sender (pbm.services.reasons).
+    # whether it goes to the sender (pbm.services.mailing.reasons).
     reason: MailReason | None = None
     # The board (game, board name) or tournament it is about, for its List-Id.
     board: tuple[str, str] | None = None
@@ -94,7 +94,7 @@ class Reply:
     # A Reply-To of its own (a stop confirmation's resume address) instead of the token's.
     reply_to: str | None = None
     # A file mailed with it (an export's zip): such a mail goes as text and attachment,
-    # without an HTML part, under its own size bound (pbm.services.bulk_export).
+    # without an HTML part, under its own size bound (pbm.services.accounts.bulk_export).
     attachment: Attachment | None = None
 
 
@@ -113,7 +113,7 @@ class Context:
     sender: str  # the address a request came from ("" for the admin CLI)
     replies: list[Reply] = field(default_factory=list)
     # Password failures (rate-event kind, key) of this message: they count from the moment
-    # they are appended (pbm.services.accounts), and record_auth_failures stores them
+    # they are appended (pbm.services.accounts.users), and record_auth_failures stores them
     # outside the failing command's rolled-back savepoint.
     auth_failures: list[tuple[str, str]] = field(default_factory=list)
     # Set when a trusted Authentication-Results says the From failed (dmarc=fail): its

@@ -1,4 +1,4 @@
-"""Queries of consent (pbm.services.consent): addresses by mailbox and by confirmation
+"""Queries of consent (pbm.services.accounts.consent): addresses by mailbox and by confirmation
 token, and the refusals a mailbox has sent. No commits here."""
 
 from __future__ import annotations

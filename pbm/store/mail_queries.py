@@ -1,6 +1,6 @@
 """Prebuilt Core queries of mail hygiene, asked for every mail pbm queues: whether its
-mailbox is disabled or complained, and its reader's stream (pbm.services.bounces,
-pbm.services.streams). Core, not the ORM: they run twice per move."""
+mailbox is disabled or complained, and its reader's stream (pbm.services.mailing.bounces,
+pbm.services.mailing.streams). Core, not the ORM: they run twice per move."""
 
 from __future__ import annotations
 

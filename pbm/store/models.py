@@ -43,7 +43,7 @@ class UserAddress(Stored, SQLModel, table=True):
     position: int = 0  # 0 = the address replies go to
     # pbm.mail.identity.mailbox_key of the address: consent and budgets key on it.
     mailbox: str = Field(default="", max_length=255, index=True)
-    # When its owner confirmed it (pbm.services.consent); until then pbm mails it
+    # When its owner confirmed it (pbm.services.accounts.consent); until then pbm mails it
     # nothing but the confirmation request and answers to its own mail.
     confirmed_at: datetime | None = Field(default=None, sa_column=_ts(nullable=True))
     # The secret the confirmation request carries; None once confirmed.
@@ -132,12 +132,12 @@ class GamePlayer(Stored, SQLModel, table=True):
     resigned: bool = False
     queued_move: str | None = Field(default=None, max_length=200)
     submitted_move: str | None = Field(default=None, max_length=200)
-    # His conditional moves on this board, a tree as JSON (pbm.services.conditional_tree):
+    # His conditional moves on this board, a tree as JSON (pbm.services.play.conditional_tree):
     # secret, shown to him alone.
     conditional: str | None = Field(default=None, sa_column=Column(Text, nullable=True))
     seconds_used: float = 0.0
     # The secret this player's board mails carry (Reply-To and Message-ID), so a reply
-    # from his address may just say the move. See pbm.services.tokens.
+    # from his address may just say the move. See pbm.services.mailing.tokens.
     token: str | None = Field(default=None, max_length=40, unique=True)
 
 
@@ -261,7 +261,7 @@ class OutboxMail(Stored, SQLModel, table=True):
     subject: str = Field(sa_column=Column(Text, nullable=False))
     body: str = Field(sa_column=Column(Text, nullable=False))
     raw: bytes = Field(sa_column=Column(LargeBinary, nullable=False))
-    # The order for the HTML part (JSON, pbm.services.mail_html), made when the mail is
+    # The order for the HTML part (JSON, pbm.services.mailing.mail_html), made when the mail is
     # sent; NULL: the text part alone.
     html: str | None = Field(default=None, sa_column=Column(Text, nullable=True))
     status: OutboxStatus = Field(

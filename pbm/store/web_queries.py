@@ -159,7 +159,7 @@ def players_of_games(
 
 
 def hidden_profiles(session: Session, user_ids: Sequence[int]) -> set[int]:
-    """Those of `user_ids` who hid their page (pbm.services.profile)."""
+    """Those of `user_ids` who hid their page (pbm.services.accounts.profile)."""
     if not user_ids:
         return set()
     query = select(MailPreference.user_id).where(

@@ -23,9 +23,10 @@ from pbm.config import Config
 from pbm.errors import NotFoundError, PbmError
 from pbm.mail import web_links
 from pbm.pictures.picture import draw
-from pbm.services import one_click, records, records_json
-from pbm.services.boards import state_at
 from pbm.services.context import Context
+from pbm.services.mailing import one_click
+from pbm.services.play import records, records_json
+from pbm.services.play.boards import state_at
 from pbm.store.engine import session_for
 from pbm.web import feeds, views
 from pbm.web.chart import rating_chart

@@ -13,10 +13,10 @@ from feedgen.feed import FeedGenerator
 
 from pbm.clock import as_utc
 from pbm.mail import web_links
-from pbm.services.board_text import result_line
-from pbm.services.boards import Board, board_from_row
 from pbm.services.context import Context
-from pbm.services.secrecy import shown_echo
+from pbm.services.play.board_text import result_line
+from pbm.services.play.boards import Board, board_from_row
+from pbm.services.play.secrecy import shown_echo
 from pbm.store import web_queries
 from pbm.web import views
 

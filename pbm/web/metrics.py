@@ -17,8 +17,8 @@ from starlette.requests import Request
 from starlette.responses import PlainTextResponse, Response
 from starlette.routing import Route
 
-from pbm.services import bots
 from pbm.services.context import Context
+from pbm.services.play import bots
 from pbm.store import metrics_queries as q
 from pbm.store.claims import LEASE
 

@@ -12,13 +12,14 @@ from pbm.errors import NotFoundError
 from pbm.games import GAMES
 from pbm.games.base import State
 from pbm.mail import web_links
-from pbm.services import lists, profile, words
-from pbm.services.board_text import position_line, result_line
-from pbm.services.boards import Board, board_from_row, rules_for, state_at
-from pbm.services.clocks import bank_left, time_control, timing_lines
+from pbm.services.accounts import profile
 from pbm.services.context import Context
-from pbm.services.echoes import with_echoes
-from pbm.services.secrecy import ShownMove, hidden_moves, shown_echo
+from pbm.services.correspondence.clocks import bank_left, time_control, timing_lines
+from pbm.services.play import lists, words
+from pbm.services.play.board_text import position_line, result_line
+from pbm.services.play.boards import Board, board_from_row, rules_for, state_at
+from pbm.services.play.echoes import with_echoes
+from pbm.services.play.secrecy import ShownMove, hidden_moves, shown_echo
 from pbm.services.tournaments.lookup import entries, pairings
 from pbm.services.tournaments.lookup import table as tournament_table
 from pbm.store import queries, web_queries

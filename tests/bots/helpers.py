@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from pbm.jobs import play_bots
-from pbm.services import bots
 from pbm.services.context import Context
+from pbm.services.play import bots
 from pbm.store.engine import session_for
 from tests.server.conftest import Server
 

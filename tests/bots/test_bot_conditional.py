@@ -7,7 +7,7 @@ from sqlmodel import col, select
 
 from pbm.games import get_game
 from pbm.jobs import apply_bot_answer, bot_task, due_bot_turns
-from pbm.services import bots
+from pbm.services.play import bots
 from pbm.store import queries
 from pbm.store.engine import session_for
 from pbm.store.models import Move

@@ -13,9 +13,9 @@ from sqlmodel import select
 
 from pbm.games import GAMES, get_game
 from pbm.jobs import apply_bot_answer, bot_task, due_bot_turns
-from pbm.services import bots
-from pbm.services.challenges import NewBoard, create_game
 from pbm.services.context import Context
+from pbm.services.play import bots
+from pbm.services.play.challenges import NewBoard, create_game
 from pbm.store.engine import session_for
 from pbm.store.models import Game, Move, OutboxMail
 from tests.bots.helpers import add_bot, play, show

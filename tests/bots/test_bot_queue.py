@@ -10,9 +10,9 @@ import pytest
 
 from pbm.games import get_game
 from pbm.jobs import due_bot_turns
-from pbm.services.bots import BotQueue
-from pbm.services.challenges import ChallengeError, NewBoard, create_game
 from pbm.services.context import Context
+from pbm.services.play.bots import BotQueue
+from pbm.services.play.challenges import ChallengeError, NewBoard, create_game
 from pbm.store.bot_queries import BotTurn
 from pbm.store.engine import session_for
 from tests.bots.helpers import add_bot, play

@@ -24,7 +24,7 @@ from pbm.bots.sandbox import Limits, Sandbox, SandboxError, user_ids
 from pbm.cli import app
 from pbm.games import GAMES
 from pbm.jobs import bot_task, due_bot_turns
-from pbm.services.bots import think
+from pbm.services.play.bots import think
 from tests.bots.helpers import add_bot
 from tests.server.conftest import Server
 

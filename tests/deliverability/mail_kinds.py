@@ -19,8 +19,8 @@ from pbm import jobs
 from pbm.clock import FrozenClock
 from pbm.config import Config
 from pbm.mailstore import DbOutbox
-from pbm.services import bots
 from pbm.services.context import Context
+from pbm.services.play import bots
 from pbm.store.engine import make_engine, session_for
 from pbm.store.schema import init_db
 from tests.server.conftest import SERVER, START, Sent, Server, legal_texts

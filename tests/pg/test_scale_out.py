@@ -24,7 +24,7 @@ from pbm.intake import process_inbound
 from pbm.jobs import run_for_cluster
 from pbm.mail.smtp_out import OutboxSender, OutgoingMail
 from pbm.mailstore import DbInbox, DbOutbox
-from pbm.services.boards import replay
+from pbm.services.play.boards import replay
 from pbm.store import claims, queries
 from pbm.store.engine import session_for
 from pbm.store.models import Game, InboundMessage, Move, OutboxMail

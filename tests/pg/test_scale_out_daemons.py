@@ -39,9 +39,9 @@ from pbm.config import Config
 from pbm.games import quarto
 from pbm.intake import process_message
 from pbm.jobs import JOB_SECONDS, due_time
-from pbm.services.boards import board_from_row
 from pbm.services.context import Context
-from pbm.services.play import replay_check
+from pbm.services.play.boards import board_from_row
+from pbm.services.play.moves import replay_check
 from pbm.store import claims, queries
 from pbm.store.engine import make_engine, session_for
 from pbm.store.models import Game, InboundMessage, OutboxMail

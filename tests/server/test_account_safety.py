@@ -14,8 +14,8 @@ import pytest
 from sqlmodel import Session, func, select
 
 from pbm.config import load_config
-from pbm.services import accounts
-from pbm.services.passwords import hash_password
+from pbm.services.accounts import users
+from pbm.services.accounts.passwords import hash_password
 from pbm.store import queries
 from pbm.store.engine import make_engine, session_for
 from pbm.store.models import Game, RateEvent, User, UserAddress
@@ -29,13 +29,13 @@ def checked(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[str]]:
     """The passwords pbm actually checked (ran scrypt for), in order: the real
     verify_password, watched."""
     seen: list[str] = []
-    real: Callable[[str, str], bool] = accounts.verify_password
+    real: Callable[[str, str], bool] = users.verify_password
 
     def watch(password: str, stored: str) -> bool:
         seen.append(password)
         return real(password, stored)
 
-    monkeypatch.setattr(accounts, "verify_password", watch)
+    monkeypatch.setattr(users, "verify_password", watch)
     yield seen
 
 
@@ -96,8 +96,8 @@ def test_one_mail_tests_at_most_max_failures_passwords(
     assert "from mallory@evil.example. Passwords from this address for alice" in text
     assert "are not checked until 02:56 UTC (in 15 minutes); try again then." in text
     # Counted although each failing command's savepoint was rolled back, and stored.
-    assert events(server, accounts.PAIR_FAILURE) == 3
-    assert events(server, accounts.STRANGER_FAILURE) == 3
+    assert events(server, users.PAIR_FAILURE) == 3
+    assert events(server, users.STRANGER_FAILURE) == 3
     assert sum("password budget used up" in r.getMessage() for r in caplog.records) == 1
 
 
@@ -377,10 +377,10 @@ def test_a_from_its_domain_disowns_counts_as_a_stranger(server: Server) -> None:
         with session_for(server.engine) as session:
             ctx = Context(session, server.clock, server.config, alice, sender_unverified=True)
             with pytest.raises(AuthError):
-                accounts.authenticate(ctx, "alice", "guess")
-            accounts.record_auth_failures(ctx)
+                users.authenticate(ctx, "alice", "guess")
+            users.record_auth_failures(ctx)
             session.commit()
-    assert events(server, accounts.STRANGER_FAILURE) == 3  # refused unchecked after 3
+    assert events(server, users.STRANGER_FAILURE) == 3  # refused unchecked after 3
     with session_for(server.engine) as session:
         ctx = Context(session, server.clock, server.config, alice)
-        assert accounts.authenticate(ctx, "alice", "secret").userid == "alice"
+        assert users.authenticate(ctx, "alice", "secret").userid == "alice"

@@ -8,7 +8,7 @@ from datetime import timedelta
 
 import pytest
 
-from pbm.services.passwords import hash_password, verify_password
+from pbm.services.accounts.passwords import hash_password, verify_password
 from tests.server.conftest import Server
 
 

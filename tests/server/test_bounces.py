@@ -14,7 +14,7 @@ from sqlmodel import select
 
 from pbm.mail.bounces import verp_address
 from pbm.mail.streams import MailReason
-from pbm.services.bounces import health_of
+from pbm.services.mailing.bounces import health_of
 from pbm.store.engine import session_for
 from pbm.store.models import OutboxMail
 from pbm.store.models_mail import BounceEvent

@@ -16,7 +16,7 @@ from pathlib import Path
 
 from pbm.jobs import run_due
 from pbm.privacy_jobs import run_privacy
-from pbm.services import records
+from pbm.services.play import records
 from tests.server.conftest import Server, flat, legal_texts
 from tests.server.conftest import cli_ok as ok
 

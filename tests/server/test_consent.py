@@ -20,8 +20,8 @@ from pbm.config import Config
 from pbm.games import get_game
 from pbm.jobs import run_due
 from pbm.outgoing import queue_replies
-from pbm.services.challenges import NewBoard, create_game
 from pbm.services.context import Context
+from pbm.services.play.challenges import NewBoard, create_game
 from pbm.store.engine import make_engine, session_for
 from pbm.store.models import User, UserAddress
 from pbm.store.schema import alembic_config

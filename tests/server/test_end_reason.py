@@ -12,7 +12,7 @@ from sqlalchemy import text
 from sqlmodel import select
 
 from pbm.errors import PbmError
-from pbm.services import records
+from pbm.services.play import records
 from pbm.store.engine import make_engine, session_for
 from pbm.store.models import EndReason, Game
 from pbm.store.schema import alembic_config

@@ -10,7 +10,7 @@ from datetime import timedelta
 import pytest
 
 from pbm.privacy_jobs import run_privacy
-from pbm.services.accounts import find_user
+from pbm.services.accounts.users import find_user
 from pbm.services.context import Context
 from pbm.store.engine import session_for
 from tests.server.conftest import Server, board_row, flat, legal_texts

@@ -17,11 +17,11 @@ from sqlmodel import SQLModel
 from pbm.jobs import run_due
 from pbm.outgoing import queue_replies
 from pbm.privacy_jobs import run_privacy
-from pbm.services.accounts import find_user
-from pbm.services.boards import replay_row, rules_for
+from pbm.services.accounts.erasure import KEPT_TABLES, erase_user
+from pbm.services.accounts.my_data import personal_data
+from pbm.services.accounts.users import find_user
 from pbm.services.context import Context
-from pbm.services.erasure import KEPT_TABLES, erase_user
-from pbm.services.my_data import personal_data
+from pbm.services.play.boards import replay_row, rules_for
 from pbm.store.engine import session_for
 from pbm.store.models import Game, User
 from pbm.store.models_correspondence import PlayerRating

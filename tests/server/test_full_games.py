@@ -62,9 +62,9 @@ def test_full_game(server: Server, name: str) -> None:
         assert ("Game won by" in m.body) or ("Game was a tie." in m.body)
         assert "Game ended......" in m.body
     # The finished board's cache still equals a replay; the CLI check agrees.
-    from pbm.services.boards import board_from_row
     from pbm.services.context import Context
-    from pbm.services.play import replay_check
+    from pbm.services.play.boards import board_from_row
+    from pbm.services.play.moves import replay_check
     from pbm.store import queries
     from pbm.store.engine import session_for
 

@@ -241,7 +241,7 @@ def test_empty_token_reply_shows_the_board(server: Server, game: tuple[str, str]
 
 def _fail_after_the_writes(monkeypatch: pytest.MonkeyPatch) -> None:
     """The next board mail raises: the move has written its board and clock by then."""
-    import pbm.services.play as play
+    import pbm.services.play.moves as play
     from pbm.errors import BoardError
 
     real = play.mail_board

@@ -19,7 +19,7 @@ from pbm.mail.html_text import html_to_text
 from pbm.mail.inbound import parse_message
 from pbm.mail.smtp_out import SendOutcome
 from pbm.mailstore import DbOutbox
-from pbm.services import mail_html
+from pbm.services.mailing import mail_html
 from pbm.store.engine import session_for
 from pbm.store.models import Move, OutboxMail
 from tests.server.conftest import Sent, Server, legal_texts

@@ -10,7 +10,7 @@ import re
 import pytest
 
 from pbm.output_limits import ANSWER_MAX_BYTES
-from pbm.services import mail_html
+from pbm.services.mailing import mail_html
 from tests.server.conftest import Sent, Server
 from tests.server.test_mail_html import html_of, parsed, sent_mail
 

@@ -11,9 +11,9 @@ from pathlib import Path
 import pytest
 from sqlmodel import col, select
 
-from pbm.services import records
-from pbm.services.boards import load_board, rules_for
 from pbm.services.context import Context
+from pbm.services.play import records
+from pbm.services.play.boards import load_board, rules_for
 from pbm.store.engine import session_for
 from pbm.store.models import Move
 from tests.server.conftest import Server, board_row, legal_texts

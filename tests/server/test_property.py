@@ -15,7 +15,7 @@ from pbm.clock import FrozenClock
 from pbm.config import Config
 from pbm.games import get_game
 from pbm.intake import message_id_of
-from pbm.services.boards import replay
+from pbm.services.play.boards import replay
 from pbm.store import queries
 from pbm.store.engine import make_engine, session_for
 from pbm.store.models import Game, InboundMessage

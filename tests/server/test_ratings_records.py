@@ -10,10 +10,10 @@ from sqlmodel import select
 
 from pbm.errors import PbmError
 from pbm.ratings import pbmserv
-from pbm.services import records
-from pbm.services.boards import load_board, rules_for
 from pbm.services.context import Context
-from pbm.services.ratings import recompute, snapshot
+from pbm.services.play import records
+from pbm.services.play.boards import load_board, rules_for
+from pbm.services.play.ratings import recompute, snapshot
 from pbm.store.engine import session_for
 from pbm.store.models import Game, Move
 from tests.server.conftest import Server, legal_texts
@@ -138,7 +138,7 @@ def test_established_rating_goes_up_and_recompute_agrees(
 def test_admin_undo_of_a_finished_game_forgets_its_rating(
     server: Server, people: dict[str, str]
 ) -> None:
-    from pbm.services.play import take_back
+    from pbm.services.play.moves import take_back
 
     alice, bob = people["alice"], people["bob"]
     server.send(alice, "quadrature challenge alice bob")
@@ -230,7 +230,7 @@ def test_an_illegal_move_in_a_record_is_refused(server: Server, people: dict[str
 
 
 def test_adjudicated_tie_is_rated(server: Server, people: dict[str, str]) -> None:
-    from pbm.services.play import adjudicate
+    from pbm.services.play.moves import adjudicate
 
     alice, bob = people["alice"], people["bob"]
     server.send(alice, "quadrature challenge alice bob")

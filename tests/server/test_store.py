@@ -16,8 +16,8 @@ from sqlmodel import SQLModel
 
 from pbm.games import get_game
 from pbm.intake import message_id_of, store_inbound
-from pbm.services import outbox
-from pbm.services.boards import replay
+from pbm.services.mailing import outbox
+from pbm.services.play.boards import replay
 from pbm.store import claims, queries
 from pbm.store.engine import make_engine, session_for
 from pbm.store.models import User

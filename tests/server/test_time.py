@@ -142,8 +142,8 @@ def test_bad_time_option_is_an_invalid_challenge(server: Server) -> None:
 
 def test_tournament_board_nags_after_1_and_forfeits_after_7(server: Server) -> None:
     from pbm.games import get_game
-    from pbm.services.challenges import NewBoard, create_game
     from pbm.services.context import Context
+    from pbm.services.play.challenges import NewBoard, create_game
     from pbm.store.engine import session_for
 
     server.signup("alice")

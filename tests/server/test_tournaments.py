@@ -271,9 +271,9 @@ def test_decline_loses_abort_draws_and_a_withdrawn_bye_winner(server: Server) ->
     """Six in a knockout: k1 and k2 have byes; k6 resigns before moving (he loses the
     board), k4-k5 is aborted by the administrator (a draw: replayed), and k1 withdraws
     before round 2, so his opponent goes through without a game."""
-    from pbm.services.boards import load_board, rules_for
     from pbm.services.context import Context, ReplyKind
-    from pbm.services.play import abort
+    from pbm.services.play.boards import load_board, rules_for
+    from pbm.services.play.moves import abort
 
     names = [f"k{i}" for i in range(1, 7)]
     people = signup_all(server, names)

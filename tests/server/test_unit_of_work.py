@@ -46,7 +46,7 @@ def _add_user(ctx: Context) -> str:
     user = User(userid="dora", userid_key="dora", password_hash="x", created_at=ctx.now())
     ctx.session.add(user)
     ctx.session.flush()
-    # Confirmed, as the consent gate (pbm.services.consent) lets pbm mail no other.
+    # Confirmed, as the consent gate (pbm.services.accounts.consent) lets pbm mail no other.
     ctx.session.add(
         UserAddress(
             user_id=user.saved_id,

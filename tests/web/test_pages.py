@@ -14,9 +14,9 @@ from PIL import Image
 from starlette.testclient import TestClient
 
 from pbm.pictures.picture import draw
-from pbm.services import lists
-from pbm.services.boards import load_board, rules_for, state_at
 from pbm.services.context import Context
+from pbm.services.play import lists
+from pbm.services.play.boards import load_board, rules_for, state_at
 from pbm.store.engine import session_for
 from pbm.store.readonly import POOL_SIZE
 from pbm.web import views

@@ -7,8 +7,8 @@ from collections.abc import Sequence
 
 from sqlmodel import Session
 
-from pbm.services.boards import rules_for
-from pbm.services.bots import label
+from pbm.services.play.boards import rules_for
+from pbm.services.play.bots import label
 from pbm.services.tournaments.lookup import entries, pairings, table
 from pbm.store.models import Game
 from pbm.store.models_tournament import Tournament, TournamentPairing

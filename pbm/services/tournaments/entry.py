@@ -10,11 +10,11 @@ import re
 from sqlmodel import Session, select
 
 from pbm.games import GameError, find_game
-from pbm.services import consent
-from pbm.services.boards import rules_for
-from pbm.services.bots import challenge_refusal
-from pbm.services.clocks import check_floors
+from pbm.services.accounts import consent
 from pbm.services.context import Context
+from pbm.services.correspondence.clocks import check_floors
+from pbm.services.play.boards import rules_for
+from pbm.services.play.bots import challenge_refusal
 from pbm.services.tournaments.lookup import TournamentError, entry_of, require_open
 from pbm.services.tournaments.results import withdraw
 from pbm.store.models import User

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from pbm.services.accounts import reply_addresses
-from pbm.services.clocks import days_text
+from pbm.services.accounts.users import reply_addresses
 from pbm.services.context import Context, Reply, ReplyKind
+from pbm.services.correspondence.clocks import days_text
 from pbm.services.tournaments.describe import game_title, kind_text, pairings_text
 from pbm.services.tournaments.lookup import entries
 from pbm.store.models import User

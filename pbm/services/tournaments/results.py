@@ -1,15 +1,15 @@
 """What ends a tournament's games: a board that ended (`game_ended`, a game-end
-handler of pbm.services.endings), a player's withdrawal, the tournament's cancellation."""
+handler of pbm.services.play.endings), a player's withdrawal, the tournament's cancellation."""
 
 from __future__ import annotations
 
 from sqlmodel import select
 
-from pbm.services.boards import board_by_id
 from pbm.services.context import Context
-from pbm.services.endings import GameEnd
-from pbm.services.play import abort
-from pbm.services.timeouts import forfeit
+from pbm.services.correspondence.timeouts import forfeit
+from pbm.services.play.boards import board_by_id
+from pbm.services.play.endings import GameEnd
+from pbm.services.play.moves import abort
 from pbm.services.tournaments.lookup import TournamentError, entries, entry_of, pairings
 from pbm.services.tournaments.notices import tell
 from pbm.services.tournaments.rounds import advance
@@ -19,7 +19,7 @@ from pbm.texts import phrase
 
 
 def game_ended(ctx: Context, end: GameEnd) -> None:
-    """A game-end handler (pbm.services.endings): a tournament board that ended (finished
+    """A game-end handler (pbm.services.play.endings): a tournament board that ended (finished
     or removed) records its result and starts what comes next. `end.loser_id` names a
     player who declined the board (a resignation before everyone moved): he loses it."""
     board, loser_id = end.board, end.loser_id

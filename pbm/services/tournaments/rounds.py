@@ -11,9 +11,9 @@ from collections.abc import Sequence
 
 from sqlmodel import Session, col, select
 
-from pbm.services.boards import rules_for
-from pbm.services.challenges import ChallengeError, NewBoard, create_game
 from pbm.services.context import Context
+from pbm.services.play.boards import rules_for
+from pbm.services.play.challenges import ChallengeError, NewBoard, create_game
 from pbm.services.tournaments.describe import champion, game_title, kind_text, standings_text
 from pbm.services.tournaments.lookup import (
     TournamentError,

@@ -2,7 +2,7 @@
 
 `moves.echo` keeps what the rules said when the move was played ("converts c5",
 "x d5"), so board mails, `show` and game records print it without a replay; moves
-played before this revision keep NULL (pbm.services.echoes replays them).
+played before this revision keep NULL (pbm.services.play.echoes replays them).
 
 Revision ID: 0007
 Revises: 0006

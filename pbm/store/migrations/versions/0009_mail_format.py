@@ -3,7 +3,7 @@
 `mail_preferences.format` is the reader's choice, "html" (a text part and an HTML part
 with the drawn board, the default) or "text" (the text part alone). `outbox.html` is
 the order for a queued mail's HTML part (JSON: the boards to draw), filled in when the
-mail is sent (pbm.services.mail_html); NULL sends the text part alone.
+mail is sent (pbm.services.mailing.mail_html); NULL sends the text part alone.
 
 Revision ID: 0009
 Revises: 0008

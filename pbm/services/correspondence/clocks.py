@@ -1,0 +1,209 @@
+"""A board's time rules and its players' clocks, on the stored rows.
+
+The rules come from the challenge's server options (`--nagtime`, `--forfeittime`,
+`--totaltime`, `--fischer=initial/increment/maximum`, `--weekendfree`), else pbmserv's
+defaults (7 and 21 days; tournament boards 1 and 7). Time that counts against a player
+leaves out his vacations and, on a weekend-free board, Saturdays and Sundays
+(pbm.timecontrol does the arithmetic).
+"""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta
+
+from sqlmodel import Session, select
+
+from pbm.config import Config
+from pbm.errors import PbmError
+from pbm.services.context import Context
+from pbm.services.correspondence.vacation import clipped_spans
+from pbm.services.play.boards import Board
+from pbm.store.models import Game
+from pbm.store.models_correspondence import ClockBank
+from pbm.texts import phrase
+from pbm.timecontrol import Fischer, TimeControl, chargeable, fischer_bank_after_move
+
+DAY_SECONDS = 86400.0
+# Server options a challenge may give, beyond pbmserv's three (see challenges.SERVER_OPTIONS).
+TIME_OPTIONS = ("nagtime", "forfeittime", "totaltime", "fischer", "weekendfree")
+
+
+def is_tournament_board(name: str) -> bool:
+    """pbmserv: a board named with a letter first and a digit last (a101) is a tournament's."""
+    return bool(name) and name[0].isalpha() and name[-1].isdigit()
+
+
+def _days(name: str, value: str) -> float:
+    try:
+        days = float(value)
+    except ValueError:
+        raise PbmError(phrase("bad_time_option", name=name, value=value)) from None
+    if not 0 < days <= 3650:
+        raise PbmError(phrase("bad_time_option", name=name, value=value))
+    return days
+
+
+def parse_fischer(value: str) -> Fischer:
+    parts = value.replace(",", "/").split("/")
+    try:
+        initial, increment, maximum = (float(p) for p in parts)
+    except ValueError:
+        raise PbmError(phrase("bad_fischer", value=value)) from None
+    if not (0 < initial <= maximum and 0 <= increment <= maximum):
+        raise PbmError(phrase("bad_fischer", value=value))
+    return Fischer(initial, increment, maximum)
+
+
+def validate(options: dict[str, str]) -> None:
+    """Refuse malformed time options when the challenge is made, not when a job runs."""
+    for name in ("nagtime", "forfeittime", "totaltime"):
+        if name in options:
+            _days(name, options[name])
+    if "fischer" in options:
+        parse_fischer(options["fischer"])
+
+
+def check_floors(config: Config, nag_days: float | None, forfeit_days: float | None) -> None:
+    """Refuse reminder and forfeit times set by mail below the operator's floors: a
+    reminder every minute would make pbm a weapon against the player to move."""
+    floor_nag = config.min_nag_hours / 24
+    if nag_days is not None and nag_days < floor_nag:
+        raise PbmError(
+            phrase("nag_floor", days=days_text(nag_days), hours=f"{config.min_nag_hours:g}")
+        )
+    if forfeit_days is not None and forfeit_days < config.min_forfeit_days:
+        raise PbmError(
+            phrase(
+                "forfeit_floor",
+                days=days_text(forfeit_days),
+                floor=days_text(config.min_forfeit_days),
+            )
+        )
+
+
+def check_option_floors(config: Config, options: dict[str, str]) -> None:
+    """`check_floors` on a challenge's `-nagtime` and `-forfeittime`."""
+    nag = _days("nagtime", options["nagtime"]) if "nagtime" in options else None
+    forfeit = _days("forfeittime", options["forfeittime"]) if "forfeittime" in options else None
+    check_floors(config, nag, forfeit)
+
+
+def time_control(row: Game) -> TimeControl:
+    options: dict[str, str] = row.server_options or {}
+    base = TimeControl.tournament_default() if is_tournament_board(row.board) else TimeControl()
+    nag = _days("nagtime", options["nagtime"]) if "nagtime" in options else base.nag_days
+    forfeit = (
+        _days("forfeittime", options["forfeittime"])
+        if "forfeittime" in options
+        else base.forfeit_days
+    )
+    total = _days("totaltime", options["totaltime"]) if "totaltime" in options else None
+    fischer = parse_fischer(options["fischer"]) if "fischer" in options else None
+    return TimeControl(nag, forfeit, total, fischer, "weekendfree" in options)
+
+
+def shows_timing(row: Game) -> bool:
+    """pbmserv prints the timing block on boards with time rules of their own."""
+    options = row.server_options or {}
+    return is_tournament_board(row.board) or any(k in options for k in TIME_OPTIONS)
+
+
+def pauses(session: Session, user_id: int) -> list[tuple[datetime, datetime | None]]:
+    return clipped_spans(session, user_id)
+
+
+def charged(
+    session: Session, control: TimeControl, user_id: int, start: datetime, end: datetime
+) -> timedelta:
+    """The part of start..end that counts against the player."""
+    return chargeable(
+        start, end, weekends_free=control.weekends_free, pauses=pauses(session, user_id)
+    )
+
+
+def idle(session: Session, row: Game, user_id: int, now: datetime) -> timedelta:
+    """How long the player to move has kept the board waiting (counted time only)."""
+    return charged(session, time_control(row), user_id, row.last_move_at, now)
+
+
+def _bank_row(session: Session, game_id: int, position: int) -> ClockBank | None:
+    query = select(ClockBank).where(ClockBank.game_id == game_id, ClockBank.position == position)
+    return session.exec(query).first()
+
+
+def bank_left(
+    session: Session, row: Game, position: int, user_id: int, now: datetime
+) -> timedelta | None:
+    """What is left of a Fischer clock's bank now (None: the board has no Fischer clock)."""
+    control = time_control(row)
+    if control.fischer is None:
+        return None
+    stored = _bank_row(session, row.saved_id, position)
+    bank = timedelta(
+        seconds=stored.bank_seconds if stored else control.fischer.initial_days * DAY_SECONDS
+    )
+    if row.to_move == position and row.status == "active":
+        bank -= charged(session, control, user_id, row.last_move_at, now)
+    return max(bank, timedelta())
+
+
+def charge_move(ctx: Context, board: Board, index: int) -> None:
+    """Book the time the mover took: his time used, and his Fischer bank."""
+    gp, user = board.players[index]
+    control = time_control(board.row)
+    used = charged(ctx.session, control, user.saved_id, board.row.last_move_at, ctx.now())
+    gp.seconds_used += used.total_seconds()
+    if control.fischer is None:
+        return
+    stored = _bank_row(ctx.session, board.id, index)
+    if stored is None:
+        stored = ClockBank(
+            game_id=board.id,
+            position=index,
+            bank_seconds=control.fischer.initial_days * DAY_SECONDS,
+        )
+    bank = fischer_bank_after_move(timedelta(seconds=stored.bank_seconds), used, control.fischer)
+    stored.bank_seconds = bank.total_seconds()
+    ctx.session.add(stored)
+
+
+def timing_lines(ctx: Context, board: Board) -> list[str]:
+    """The time rules in the timing block (pbmserv prints nag and forfeit timeouts)."""
+    if not shows_timing(board.row):
+        return []
+    control = time_control(board.row)
+    lines = [phrase("timing_nag", days=days_text(control.nag_days))]
+    if control.fischer is None:  # a Fischer board forfeits on its clock, never on age
+        lines.append(phrase("timing_forfeit", days=days_text(control.forfeit_days)))
+    if control.total_days is not None:
+        lines.append(phrase("timing_total", days=days_text(control.total_days)))
+    if control.fischer is not None:
+        f = control.fischer
+        lines.append(
+            phrase(
+                "timing_fischer",
+                initial=days_text(f.initial_days),
+                increment=days_text(f.increment_days),
+                maximum=days_text(f.max_days),
+            )
+        )
+        if board.active:
+            for gp, user in board.players:
+                left = bank_left(ctx.session, board.row, gp.position, user.saved_id, ctx.now())
+                assert left is not None
+                lines.append(phrase("timing_bank", userid=user.userid, left=span_text(left)))
+    if control.weekends_free:
+        lines.append(phrase("timing_weekends"))
+    return lines
+
+
+def span_text(delta: timedelta) -> str:
+    seconds = int(delta.total_seconds())
+    days, rest = divmod(seconds, 86400)
+    return f"{days_text(days)}, {rest // 3600:02}:{rest % 3600 // 60:02}"
+
+
+def days_text(days: float) -> str:
+    """A number of days with its unit: "1 day", "2 days", "1.5 days"."""
+    number = str(int(days)) if days == int(days) else f"{days:g}"
+    return f"{number} day" if days == 1 else f"{number} days"

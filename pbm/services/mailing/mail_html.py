@@ -1,0 +1,334 @@
+"""The HTML part of a mail: whether its reader gets one (`set ... format html|text`)
+and the drawn boards it shows above the text.
+
+The HTML part is made when the mail is sent, never inside the transaction that queued
+it: drawing a board takes longer than the move that changed it, and the transaction
+holds the board (and, on SQLite, the one write lock). So the transaction stores an
+order with the queued mail (`html_order`: whose mail it is and which boards to draw,
+as board, move count and seat), and the sender reads what the order needs in its claim
+transaction (`html_inputs`) and draws and composes outside it (`with_html_part`).
+
+A board is drawn for the reader's seat where the game hides something (Quadrupel's
+setups), so a hidden setup stays as hidden as in the text board; the position before
+the last move is replayed too, so the picture marks that move.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import threading
+from collections import OrderedDict
+from collections.abc import Collection, Sequence
+from dataclasses import dataclass, replace
+from typing import Any
+
+from sqlalchemy import bindparam
+from sqlmodel import Session, col, select
+
+from pbm.games import AnyGame
+from pbm.games.base import State
+from pbm.mail.compose import InlinePicture, with_html
+from pbm.pictures.picture import draw
+from pbm.services.context import PictureOrder
+from pbm.services.play.boards import Board, board_label, replay, rules_for
+from pbm.services.play.secrecy import may_hide
+from pbm.store import queries
+from pbm.store.models import Game, GamePlayer, Move, User
+from pbm.store.models_correspondence import MailPreference
+from pbm.texts import phrase
+
+log = logging.getLogger(__name__)
+
+# "words": the text part alone, its boards in words (pbm.services.play.words).
+FORMATS = ("html", "text", "words")
+# The formats whose mails go without an HTML part.
+TEXT_ONLY = frozenset({"text", "words"})
+
+
+def mail_format(session: Session, user_id: int) -> str:
+    """The format of his mails: "html" (a text part and an HTML part with the drawn
+    board, the default), "text" (the text part alone) or "words" (the text part alone,
+    its boards in words for screen readers)."""
+    found = queries.mail_preference(session, user_id)
+    return found.format if found is not None and found.format in FORMATS else "html"
+
+
+def in_words(session: Session, user: User | None) -> bool:
+    """Whether `user` (None: nobody's account) reads his boards in words."""
+    return user is not None and user.saved_id in words_readers(session, [user.saved_id])
+
+
+def words_readers(session: Session, user_ids: Collection[int]) -> set[int]:
+    """Those of `user_ids` who read their boards in words: one query for all the
+    readers of a board mail."""
+    if not user_ids:
+        return set()
+    query = select(MailPreference.user_id).where(
+        col(MailPreference.user_id).in_(list(user_ids)), MailPreference.format == "words"
+    )
+    return set(session.exec(query))
+
+
+def set_format(session: Session, user: User, value: str) -> None:
+    queries.own_mail_preference(session, user.saved_id).format = value
+    session.flush()
+
+
+def picture_order(board: Board, reader: User | None, upto: int | None = None) -> PictureOrder:
+    """The order for `board` as `reader` reads it, after `upto` moves (default: now)."""
+    index = board.index_of(reader.id) if reader is not None else None
+    seat = board.seat_of(index) if index is not None and may_hide(board.rules) else None
+    count = board.row.move_count if upto is None else min(upto, board.row.move_count)
+    return PictureOrder(board.id, count, seat)
+
+
+def html_order(reader_id: int | None, pictures: Sequence[PictureOrder]) -> str:
+    """What the outbox keeps for a mail's HTML part (the `outbox.html` column)."""
+    return json.dumps(
+        {"reader": reader_id, "pictures": [[p.game_id, p.upto, p.seat] for p in pictures]}
+    )
+
+
+Options = tuple[tuple[str, str], ...]
+
+
+@dataclass(frozen=True)
+class Drawing:
+    """What one picture needs, read from the store: the rules, the options (as sorted
+    pairs, so that equal drawings are equal and drawn once), the move texts up to the
+    position drawn, the seat, the heading and the players' userids (by challenge
+    order, to name them as the text does)."""
+
+    rules: AnyGame
+    options: Options
+    moves: tuple[str, ...]
+    seat: int | None
+    heading: str
+    players: tuple[str, ...] = ()
+
+
+# What the pictures of one board after some moves need, read once per claim of the
+# sender: a move's board mails to every reader are mostly claimed together.
+BoardsRead = dict[tuple[int, int], Drawing | None]
+
+
+def html_inputs(
+    session: Session,
+    order: str | None,
+    recipients: Sequence[str],
+    boards: BoardsRead | None = None,
+) -> list[Drawing] | None:
+    """What the HTML part of a queued mail needs, or None when the mail goes as text
+    alone: no order (a mail queued before this existed), or its reader (the account the
+    order names, else every account of the recipients) asked for text. `boards` keeps
+    what was read for the other mails of one claim."""
+    if order is None:
+        return None
+    try:
+        return _inputs(session, json.loads(order), recipients, {} if boards is None else boards)
+    except (ValueError, TypeError, KeyError, LookupError):
+        # A damaged order (edited by hand?) must not keep the mail from its reader.
+        log.exception("HTML order %r not understood; the mail goes as text", order[:200])
+        return None
+
+
+def _inputs(
+    session: Session, wanted: dict[str, Any], recipients: Sequence[str], boards: BoardsRead
+) -> list[Drawing] | None:
+    reader = wanted.get("reader")
+    if reader is not None:
+        ids = {int(reader)}
+    else:
+        ids = {u.saved_id for a in recipients for u in queries.users_by_address(session, a)}
+    if ids:
+        query = select(MailPreference.format).where(col(MailPreference.user_id).in_(ids))
+        formats: set[str] = set(session.exec(query))
+        if not TEXT_ONLY.isdisjoint(formats):
+            return None
+    drawings: list[Drawing] = []
+    for game_id, upto, seat in wanted.get("pictures", []):
+        key = (int(game_id), int(upto))
+        if key not in boards:
+            boards[key] = _board(session, *key)
+        found = boards[key]
+        if found is not None:  # else a board removed since: its picture is left out
+            drawings.append(replace(found, seat=seat))
+    return drawings
+
+
+# What a picture needs of its board, its moves and its players, as plain columns: the
+# sender reads them for every board it draws, and whole rows (Game, Move, GamePlayer
+# and User objects) cost it more than composing the mail.
+_GAME = select(Game.game, Game.board, Game.options).where(Game.id == bindparam("game_id"))
+_MOVE_TEXTS = (
+    select(Move.text)
+    .where(Move.game_id == bindparam("game_id"))
+    .order_by(col(Move.number))
+    .limit(bindparam("upto"))
+)
+_PLAYER_NAMES = (
+    select(User.userid)
+    .join(GamePlayer, col(GamePlayer.user_id) == col(User.id))
+    .where(GamePlayer.game_id == bindparam("game_id"))
+    .order_by(col(GamePlayer.position))
+)
+
+
+def _board(session: Session, game_id: int, upto: int) -> Drawing | None:
+    """The picture of a board after `upto` moves, as an observer sees it."""
+    found = session.exec(_GAME, params={"game_id": game_id}).first()
+    if found is None:
+        return None
+    name, board, options = found
+    rules = rules_for(name)
+    texts = tuple(session.exec(_MOVE_TEXTS, params={"game_id": game_id, "upto": upto}))
+    label = board_label(rules, board)
+    heading = (
+        phrase("picture_heading", label=label, number=len(texts))
+        if texts
+        else phrase("picture_heading_start", label=label)
+    )
+    players = tuple(session.exec(_PLAYER_NAMES, params={"game_id": game_id}))
+    return Drawing(rules, tuple(sorted(options.items())), texts, None, heading, players)
+
+
+class Pictures:
+    """The pictures this process drew, by what they show, and the positions it
+    replayed for them: a move's board mails to both players and the observers show one
+    picture wherever the game hides nothing, drawn once by whichever mail needs it
+    first; and the position before a move is the one the last picture drew, so a
+    picture replays one move instead of the whole game. Both are bounded (least
+    recently used first out) and shared by the threads of one process."""
+
+    def __init__(self, size: int = 256) -> None:
+        self.size = size
+        self._drawn: OrderedDict[Drawing, InlinePicture] = OrderedDict()
+        self._states: OrderedDict[tuple[AnyGame, Options, tuple[str, ...]], State] = OrderedDict()
+        self._lock = threading.Lock()
+        self.drawn = 0  # pictures drawn (not found), for tests and benchmarks
+
+    def picture(self, drawing: Drawing) -> InlinePicture:
+        with self._lock:
+            found = self._drawn.get(drawing)
+            if found is not None:
+                self._drawn.move_to_end(drawing)
+                return found
+        made = self._draw(drawing)
+        with self._lock:
+            self._drawn[drawing] = made
+            self.drawn += 1
+            while len(self._drawn) > self.size:
+                self._drawn.popitem(last=False)
+        return made
+
+    def _state(self, drawing: Drawing, moves: tuple[str, ...]) -> State:
+        """The position after `moves` (none of them the last move): kept or replayed."""
+        key = (drawing.rules, drawing.options, moves)
+        with self._lock:
+            state = self._states.get(key)
+        if state is None:
+            state = replay(drawing.rules, dict(drawing.options), moves)
+            self._keep(key, state)
+        return state
+
+    def _keep(self, key: tuple[AnyGame, Options, tuple[str, ...]], state: State) -> None:
+        with self._lock:
+            self._states[key] = state
+            self._states.move_to_end(key)
+            while len(self._states) > self.size:
+                self._states.popitem(last=False)
+
+    def _draw(self, drawing: Drawing) -> InlinePicture:
+        """The position (and the one before it, to mark the last move), drawn."""
+        rules, moves = drawing.rules, drawing.moves
+        previous, move = None, None
+        if moves:
+            previous = self._state(drawing, moves[:-1])
+            move = rules.parse_move(previous, moves[-1])
+            state = rules.apply(previous, move)
+            # The next move's picture starts from here.
+            self._keep((rules, drawing.options, moves), state)
+        else:
+            state = self._state(drawing, moves)
+        drawn = draw(
+            rules,
+            state,
+            seat=drawing.seat,
+            previous=previous,
+            heading=drawing.heading,
+            players=drawing.players,
+            move=move,
+        )
+        return InlinePicture(
+            png=drawn.png,
+            width=drawn.width,
+            height=drawn.height,
+            alt=drawn.alt,
+            words=tuple(drawn.words),
+        )
+
+
+# The one cache of drawn pictures of this process (see `Pictures`).
+PICTURES = Pictures()
+
+
+def picture(drawing: Drawing) -> InlinePicture:
+    """The picture of `drawing`, drawn once per process."""
+    return PICTURES.picture(drawing)
+
+
+def with_html_part(
+    raw: bytes, drawings: Sequence[Drawing] | None, limit: int | None = None
+) -> bytes:
+    """The queued mail as it is sent: with its HTML part and pictures, or as queued
+    when its reader wants text."""
+    return with_html_parts([(raw, drawings)], limit)[0]
+
+
+def with_html_parts(
+    mails: Sequence[tuple[bytes, Sequence[Drawing] | None]], limit: int | None = None
+) -> list[bytes]:
+    """`with_html_part` of each mail, each distinct picture drawn once (`Pictures`). A
+    mail that would be longer than `limit` bytes with its pictures goes with its HTML
+    part alone, or as text when even that is too long: the queue left room for its
+    pictures by an estimate (pbm.output_limits), and this holds the bound whatever the
+    pictures weigh. A failure to draw or compose must not keep a mail from its reader:
+    it is logged and the text goes alone."""
+    sent = []
+    for raw, drawings in mails:
+        if drawings is None:
+            sent.append(raw)
+            continue
+        try:
+            made = with_html(raw, [picture(d) for d in drawings])
+            if limit is not None and len(made) > limit and drawings:
+                log.warning("mail of %d bytes with its pictures: they are left out", len(made))
+                made = with_html(raw, [])
+            if limit is not None and len(made) > limit:
+                made = raw
+            sent.append(made)
+        except Exception:  # any failure: the text part still goes
+            log.exception("HTML part not made; the mail goes as text")
+            sent.append(raw)
+    return sent
+
+
+__all__ = [
+    "FORMATS",
+    "PICTURES",
+    "TEXT_ONLY",
+    "BoardsRead",
+    "Drawing",
+    "PictureOrder",
+    "Pictures",
+    "html_inputs",
+    "html_order",
+    "in_words",
+    "mail_format",
+    "picture",
+    "picture_order",
+    "set_format",
+    "with_html_part",
+    "with_html_parts",
+]
