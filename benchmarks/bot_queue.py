@@ -32,7 +32,7 @@ from pbm.services.context import Context
 from pbm.services.play import bots
 from pbm.store.bot_queries import BotTurn
 from pbm.store.engine import make_engine, session_for
-from pbm.store.models import Game
+from pbm.store.models import BoardRow
 from pbm.store.schema import init_db
 
 SERVER = "pbm@example.org"
@@ -74,7 +74,7 @@ def run(
         send("alice@example.org", "multiple", "\n".join(["quarto challenge pbmbot alice"] * boards))
         send("bob@example.org", "quarto challenge pbmbot bob")
         with session_for(engine) as session:
-            bobs = session.get(Game, boards + 1)
+            bobs = session.get(BoardRow, boards + 1)
             assert bobs is not None and bobs.board == str(101 + boards), "a challenge failed"
         started = time.perf_counter()
         played = 0

@@ -38,7 +38,7 @@ from pbm.services.play import lists
 from pbm.services.play.boards import load_board
 from pbm.store import queries
 from pbm.store.engine import make_engine, session_for
-from pbm.store.models import Game, GamePlayer, Move, User, UserAddress
+from pbm.store.models import BoardRow, GamePlayer, Move, User, UserAddress
 from pbm.store.schema import init_db
 
 START = datetime(2026, 1, 1, tzinfo=UTC)
@@ -178,7 +178,7 @@ def build(engine, games: int, moves: int, users: int, rng: random.Random) -> lis
                     }
                 )
             active.append((name, str(counters[name]), [a, b][to_move]))
-        session.execute(insert(Game), game_rows)
+        session.execute(insert(BoardRow), game_rows)
         session.execute(insert(GamePlayer), player_rows)
         for i in range(0, len(move_rows), 50_000):
             session.execute(insert(Move), move_rows[i : i + 50_000])

@@ -45,7 +45,7 @@ from pbm.clock import FrozenClock
 from pbm.config import Config
 from pbm.intake import process_message
 from pbm.store.engine import make_engine, session_for
-from pbm.store.models import Game, GamePlayer
+from pbm.store.models import BoardRow, GamePlayer
 from pbm.store.schema import init_db
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -62,9 +62,9 @@ def active_boards(engine) -> list[tuple[str, str, int]]:  # type: ignore[no-unty
     """(game, board, user index of the player to move) of every active board."""
     with session_for(engine) as session:
         rows = session.exec(
-            select(Game.game, Game.board, GamePlayer.user_id)
-            .join(GamePlayer, GamePlayer.game_id == Game.id)
-            .where(Game.status == "active", GamePlayer.position == Game.to_move)
+            select(BoardRow.game, BoardRow.board, GamePlayer.user_id)
+            .join(GamePlayer, GamePlayer.game_id == BoardRow.id)
+            .where(BoardRow.status == "active", GamePlayer.position == BoardRow.to_move)
         ).all()
     return [(game, board, user_id - 1) for game, board, user_id in rows]
 

@@ -41,7 +41,7 @@ from pbm.store import addresses, claims, queries
 from pbm.store.bot_queries import BotTurn
 from pbm.store.engine import session_for
 from pbm.store.failures import unavailable_on_failure
-from pbm.store.models import Game, User
+from pbm.store.models import BoardRow, User
 from pbm.texts import phrase
 from pbm.work import run_work
 
@@ -98,7 +98,7 @@ def run_due(engine: Engine, clock: Clock, config: Config) -> dict[str, int]:
     with session_for(engine) as session:
         unconfirmed = [u.saved_id for u in addresses.unconfirmed_users(session, cutoff)]
         ending = vacation.exhausted(session, clock.now())
-        boards = list(session.exec(select(Game.id).where(Game.status == "active")))
+        boards = list(session.exec(select(BoardRow.id).where(BoardRow.status == "active")))
         readers = sorted(digest_readers(session))
     for user_id in ending:
         done["vacations_ended"] += run_work(
@@ -159,7 +159,7 @@ def _end_vacation(ctx: Context, user_id: int) -> int:
 
 
 def _board(ctx: Context, game_id: int | None) -> str:
-    row = ctx.session.get(Game, game_id)
+    row = ctx.session.get(BoardRow, game_id)
     if row is None or row.status != "active" or row.to_move is None:
         return ""
     board = board_from_row(ctx, row)

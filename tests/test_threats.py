@@ -13,7 +13,7 @@ from pbm.commands.ask import Ask
 from pbm.games import GAMES, get_game
 from pbm.services.play import threats
 from pbm.services.play.boards import Board
-from pbm.store.models import Game, GamePlayer, User
+from pbm.store.models import BoardRow, GamePlayer, User
 
 # Black a1 k1 e2 c3 c5; White a11 b11 k11 a10 e5; Black to move.
 QUADRATURE = (
@@ -33,7 +33,7 @@ def board_of(name: str, state: Any) -> Board:
         (GamePlayer(game_id=1, user_id=n + 1, position=n), User(userid=userid))
         for n, userid in enumerate(("alice", "bob"))
     ]
-    return Board(Game(game=name, board="101"), get_game(name), players, state)
+    return Board(BoardRow(game=name, board="101"), get_game(name), players, state)
 
 
 def said(name: str, state: Any) -> str:

@@ -25,7 +25,7 @@ from pbm.services.play.boards import (
 from pbm.services.play.challenges import NewBoard, create_game, merge_variant
 from pbm.services.play.secrecy import hidden_moves, shown_text
 from pbm.store import queries
-from pbm.store.models import Game, Move
+from pbm.store.models import BoardRow, Move
 
 GameArg = Annotated[str, typer.Argument(metavar="GAME", help="Game name or alias.")]
 BoardArg = Annotated[str, typer.Argument(metavar="BOARD", help="Board number or name.")]
@@ -177,7 +177,7 @@ def replay_command(
         fail(f"{bad} boards differ from their replay")
 
 
-def _cached_board(ctx: Context, row: Game) -> Board | None:
+def _cached_board(ctx: Context, row: BoardRow) -> Board | None:
     """The board as its cached position has it; None when that position does not load
     (it differs from any replay, then)."""
     try:
@@ -190,7 +190,7 @@ def _move_texts(ctx: Context, board: Board) -> list[str]:
     return [m.text for m in queries.moves_of(ctx.session, board.id)]
 
 
-def _rebuild(ctx: Context, row: Game, cached: Board | None) -> None:
+def _rebuild(ctx: Context, row: BoardRow, cached: Board | None) -> None:
     """Give the board the position its move list replays to, through save_board."""
     rules = rules_for(row.game)
     state = replay_row(ctx, row, rules)

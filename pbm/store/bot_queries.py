@@ -8,7 +8,7 @@ from sqlalchemy import func
 from sqlalchemy.orm import aliased
 from sqlmodel import Session, col, select
 
-from pbm.store.models import Game, GamePlayer, User
+from pbm.store.models import BoardRow, GamePlayer, User
 from pbm.store.models_bots import Bot
 
 
@@ -36,9 +36,9 @@ def active_boards(session: Session, user_id: int) -> int:
     """The user's active boards, in every game."""
     query = (
         select(func.count())
-        .select_from(Game)
-        .join(GamePlayer, col(GamePlayer.game_id) == col(Game.id))
-        .where(GamePlayer.user_id == user_id, Game.status == "active")
+        .select_from(BoardRow)
+        .join(GamePlayer, col(GamePlayer.game_id) == col(BoardRow.id))
+        .where(GamePlayer.user_id == user_id, BoardRow.status == "active")
     )
     return int(session.exec(query).one())
 
@@ -47,14 +47,14 @@ def boards_against_bots(session: Session, user_id: int) -> int:
     """The user's active boards on which another player is a bot."""
     other = aliased(GamePlayer)
     query = (
-        select(func.count(func.distinct(col(Game.id))))
-        .select_from(Game)
-        .join(GamePlayer, col(GamePlayer.game_id) == col(Game.id))
-        .join(other, col(other.game_id) == col(Game.id))
+        select(func.count(func.distinct(col(BoardRow.id))))
+        .select_from(BoardRow)
+        .join(GamePlayer, col(GamePlayer.game_id) == col(BoardRow.id))
+        .join(other, col(other.game_id) == col(BoardRow.id))
         .join(User, col(User.id) == col(other.user_id))
         .where(
             GamePlayer.user_id == user_id,
-            Game.status == "active",
+            BoardRow.status == "active",
             col(other.user_id) != user_id,
             col(User.bot),
         )
@@ -80,23 +80,24 @@ def due_turns(session: Session) -> list[BotTurn]:
     """Every active board where an enabled bot is to move (oldest move first), or has
     another player's draw or undo proposal to answer, with the human player waiting."""
     base = (
-        select(Game, GamePlayer)
-        .join(GamePlayer, col(GamePlayer.game_id) == col(Game.id))
+        select(BoardRow, GamePlayer)
+        .join(GamePlayer, col(GamePlayer.game_id) == col(BoardRow.id))
         .join(User, col(User.id) == col(GamePlayer.user_id))
         .join(Bot, col(Bot.user_id) == col(User.id))
-        .where(Game.status == "active", col(User.bot), col(Bot.disabled).is_(False))
+        .where(BoardRow.status == "active", col(User.bot), col(Bot.disabled).is_(False))
     )
     turns: list[BotTurn] = []
-    moving = base.where(col(Game.to_move) == col(GamePlayer.position)).order_by(
-        col(Game.last_move_at), col(Game.id)
+    moving = base.where(col(BoardRow.to_move) == col(GamePlayer.position)).order_by(
+        col(BoardRow.last_move_at), col(BoardRow.id)
     )
     for game, gp in session.exec(moving):
         turns.append(BotTurn(game.saved_id, gp.user_id, gp.position, game.move_count, "move"))
     # A proposal made while the bot is to move is answered with its move (it accepts a
     # draw instead of moving, or moves, which clears the proposal as a player's does).
     proposed = base.where(
-        col(Game.proposal).in_(("draw", "undo")), col(Game.to_move) != col(GamePlayer.position)
-    ).order_by(col(Game.id))
+        col(BoardRow.proposal).in_(("draw", "undo")),
+        col(BoardRow.to_move) != col(GamePlayer.position),
+    ).order_by(col(BoardRow.id))
     for game, gp in session.exec(proposed):
         if gp.position not in (game.proposal_votes or []):
             kind = game.proposal or ""

@@ -78,7 +78,7 @@ class EndReason(StrEnum):
     ABORTED = "aborted"  # removed by the administrator or the server
 
 
-class Game(Stored, SQLModel, table=True):
+class BoardRow(Stored, SQLModel, table=True):
     __tablename__ = "games"
     __table_args__ = (
         UniqueConstraint("game", "board"),

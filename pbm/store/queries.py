@@ -21,7 +21,7 @@ from sqlmodel import Session, col, select
 
 from pbm.store import claims
 from pbm.store.models import (
-    Game,
+    BoardRow,
     GamePlayer,
     GameTypeSetting,
     InboundKey,
@@ -136,13 +136,13 @@ def all_users(session: Session) -> list[User]:
 
 
 _GAME_BY_BOARD = (
-    select(Game)
-    .where(Game.game == bindparam("game"), Game.board == bindparam("board"))
+    select(BoardRow)
+    .where(BoardRow.game == bindparam("game"), BoardRow.board == bindparam("board"))
     .with_for_update()
 )
 
 
-def game_by_board(session: Session, game: str, board: str) -> Game | None:
+def game_by_board(session: Session, game: str, board: str) -> BoardRow | None:
     """The board, row-locked until the transaction ends where the database can (PostgreSQL),
     so two messages about one board are applied one after the other."""
     return session.exec(_GAME_BY_BOARD, params={"game": game, "board": board.lower()}).first()
@@ -153,7 +153,7 @@ def next_board_number(session: Session, game: str) -> int:
     series held until the transaction ends: daemons sharing PostgreSQL that start boards
     at once take turns, so each gets its own number and none is skipped."""
     claims.serialise(session, f"board-number.{game}")
-    query = select(func.max(Game.board_number)).where(Game.game == game)
+    query = select(func.max(BoardRow.board_number)).where(BoardRow.game == game)
     highest = session.exec(query).one()
     return max(101, (highest or 100) + 1)
 
@@ -171,17 +171,17 @@ def players_of(session: Session, game_id: int) -> list[tuple[GamePlayer, User]]:
 
 
 _BOARD_WITH_PLAYERS = (
-    select(Game, GamePlayer, User)
-    .join(GamePlayer, col(GamePlayer.game_id) == col(Game.id))
+    select(BoardRow, GamePlayer, User)
+    .join(GamePlayer, col(GamePlayer.game_id) == col(BoardRow.id))
     .join(User, col(User.id) == col(GamePlayer.user_id))
-    .where(Game.game == bindparam("game"), Game.board == bindparam("board"))
+    .where(BoardRow.game == bindparam("game"), BoardRow.board == bindparam("board"))
     .order_by(col(GamePlayer.position))
-    .with_for_update(of=Game)
+    .with_for_update(of=BoardRow)
 )
 
 
 class LoadedBoard(NamedTuple):
-    row: Game
+    row: BoardRow
     players: list[tuple[GamePlayer, User]]
 
 
@@ -299,32 +299,32 @@ def subscription(session: Session, game_id: int, user_id: int, kind: str) -> Sub
 
 def games_of_user(
     session: Session, user_id: int, game: str | None = None, statuses: Sequence[str] = ()
-) -> list[Game]:
+) -> list[BoardRow]:
     query = (
-        select(Game)
-        .join(GamePlayer, col(GamePlayer.game_id) == col(Game.id))
+        select(BoardRow)
+        .join(GamePlayer, col(GamePlayer.game_id) == col(BoardRow.id))
         .where(GamePlayer.user_id == user_id)
     )
     if game:
-        query = query.where(Game.game == game)
+        query = query.where(BoardRow.game == game)
     if statuses:
-        query = query.where(col(Game.status).in_(statuses))
-    return list(session.exec(query.order_by(Game.game, col(Game.id))))
+        query = query.where(col(BoardRow.status).in_(statuses))
+    return list(session.exec(query.order_by(BoardRow.game, col(BoardRow.id))))
 
 
-def games_of_type(session: Session, game: str, statuses: Sequence[str] = ()) -> list[Game]:
-    query = select(Game).where(Game.game == game)
+def games_of_type(session: Session, game: str, statuses: Sequence[str] = ()) -> list[BoardRow]:
+    query = select(BoardRow).where(BoardRow.game == game)
     if statuses:
-        query = query.where(col(Game.status).in_(statuses))
-    return list(session.exec(query.order_by(col(Game.id))))
+        query = query.where(col(BoardRow.status).in_(statuses))
+    return list(session.exec(query.order_by(col(BoardRow.id))))
 
 
 def active_count(session: Session, user_id: int, game: str) -> int:
     query = (
         select(func.count())
-        .select_from(Game)
-        .join(GamePlayer, col(GamePlayer.game_id) == col(Game.id))
-        .where(GamePlayer.user_id == user_id, Game.game == game, Game.status == "active")
+        .select_from(BoardRow)
+        .join(GamePlayer, col(GamePlayer.game_id) == col(BoardRow.id))
+        .where(GamePlayer.user_id == user_id, BoardRow.game == game, BoardRow.status == "active")
     )
     return int(session.exec(query).one())
 

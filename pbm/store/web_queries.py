@@ -8,7 +8,7 @@ from typing import NamedTuple
 
 from sqlmodel import Session, col, func, select
 
-from pbm.store.models import Game, GamePlayer, Move, User
+from pbm.store.models import BoardRow, GamePlayer, Move, User
 from pbm.store.models_correspondence import MailPreference, PlayerRating, RatingChange
 from pbm.store.models_tournament import Tournament, TournamentEntry
 
@@ -24,15 +24,15 @@ class Slice(NamedTuple):
 
 
 def _games(user_id: int | None, game: str | None, statuses: Sequence[str]):  # type: ignore[no-untyped-def]
-    query = select(Game)
+    query = select(BoardRow)
     if user_id is not None:
-        query = query.join(GamePlayer, col(GamePlayer.game_id) == col(Game.id)).where(
+        query = query.join(GamePlayer, col(GamePlayer.game_id) == col(BoardRow.id)).where(
             GamePlayer.user_id == user_id
         )
     if game:
-        query = query.where(Game.game == game)
+        query = query.where(BoardRow.game == game)
     if statuses:
-        query = query.where(col(Game.status).in_(statuses))
+        query = query.where(col(BoardRow.status).in_(statuses))
     return query
 
 
@@ -44,14 +44,14 @@ def games_page(
     game: str | None = None,
     statuses: Sequence[str] = (),
     newest_end_first: bool = False,
-) -> tuple[list[Game], int]:
+) -> tuple[list[BoardRow], int]:
     """Boards (of one player, one game type, in some statuses), newest first."""
     query = _games(user_id, game, statuses)
     total = session.exec(select(func.count()).select_from(query.subquery())).one()
     order = (
-        (col(Game.ended_at).desc(), col(Game.id).desc())
+        (col(BoardRow.ended_at).desc(), col(BoardRow.id).desc())
         if newest_end_first
-        else (col(Game.id).desc(),)
+        else (col(BoardRow.id).desc(),)
     )
     rows = list(session.exec(query.order_by(*order).offset(part.offset).limit(part.limit)))
     return rows, int(total)
@@ -117,7 +117,7 @@ def board_names(session: Session, ids: Sequence[int]) -> dict[int, str]:
     """Board names by game id (a tournament's pairings link their boards)."""
     if not ids:
         return {}
-    query = select(Game.id, Game.board).where(col(Game.id).in_(ids))
+    query = select(BoardRow.id, BoardRow.board).where(col(BoardRow.id).in_(ids))
     return {int(game_id): str(board) for game_id, board in session.exec(query) if game_id}
 
 
@@ -129,11 +129,11 @@ def moves_page(session: Session, game_id: int, limit: int) -> list[Move]:
     return list(session.exec(query))
 
 
-def recent_boards(session: Session, user_id: int, limit: int) -> list[Game]:
+def recent_boards(session: Session, user_id: int, limit: int) -> list[BoardRow]:
     """A player's boards, the one moved last first (his feed and calendar)."""
     query = (
         _games(user_id, None, ())
-        .order_by(col(Game.last_move_at).desc(), col(Game.id).desc())
+        .order_by(col(BoardRow.last_move_at).desc(), col(BoardRow.id).desc())
         .limit(limit)
     )
     return list(session.exec(query))
@@ -168,8 +168,8 @@ def hidden_profiles(session: Session, user_ids: Sequence[int]) -> set[int]:
     return set(session.exec(query))
 
 
-def board_named(session: Session, game: str, board: str) -> Game | None:
+def board_named(session: Session, game: str, board: str) -> BoardRow | None:
     """The board, read without a row lock (queries.game_by_board locks it for a move; a
     read-only transaction may not)."""
-    query = select(Game).where(Game.game == game, Game.board == board.lower())
+    query = select(BoardRow).where(BoardRow.game == game, BoardRow.board == board.lower())
     return session.exec(query).first()

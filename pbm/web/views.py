@@ -23,7 +23,7 @@ from pbm.services.play.secrecy import ShownMove, hidden_moves, shown_echo
 from pbm.services.tournaments.lookup import entries, pairings
 from pbm.services.tournaments.lookup import table as tournament_table
 from pbm.store import queries, web_queries
-from pbm.store.models import Game, User
+from pbm.store.models import BoardRow, User
 from pbm.store.models_tournament import Tournament
 from pbm.store.web_queries import Slice
 from pbm.texts import phrase
@@ -175,7 +175,7 @@ def record_board(ctx: Context, game: str, name: str) -> Board | None:
     return None if hidden else board
 
 
-def board_lines(ctx: Context, rows: Sequence[Game]) -> list[BoardLine]:
+def board_lines(ctx: Context, rows: Sequence[BoardRow]) -> list[BoardLine]:
     """A page of boards as list lines: their players and hidden pages read at once."""
     players = web_queries.players_of_games(ctx.session, [r.saved_id for r in rows])
     hidden = web_queries.hidden_profiles(

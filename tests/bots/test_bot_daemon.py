@@ -24,7 +24,7 @@ from typer.testing import CliRunner
 from pbm.cli import app
 from pbm.games import get_game
 from pbm.store.engine import make_engine, session_for
-from pbm.store.models import Game, Move
+from pbm.store.models import BoardRow, Move
 
 runner = CliRunner()
 ALICE = "alice@example.org"
@@ -109,7 +109,11 @@ def moves(config: Path, tmp_path: Path) -> list[Move]:
     engine = make_engine(f"sqlite:///{tmp_path / 'var' / 'pbm.sqlite3'}")
     try:
         with session_for(engine) as session:
-            query = select(Move).join(Game, Game.id == Move.game_id).where(Game.board == "101")
+            query = (
+                select(Move)
+                .join(BoardRow, BoardRow.id == Move.game_id)
+                .where(BoardRow.board == "101")
+            )
             return list(session.exec(query.order_by(Move.number)))  # type: ignore[arg-type]
     finally:
         engine.dispose()

@@ -17,7 +17,7 @@ from pbm.services.context import Context
 from pbm.services.play import bots
 from pbm.services.play.challenges import NewBoard, create_game
 from pbm.store.engine import session_for
-from pbm.store.models import Game, Move, OutboxMail
+from pbm.store.models import BoardRow, Move, OutboxMail
 from tests.bots.helpers import add_bot, play, show
 from tests.server.conftest import Server, board_row, legal_texts
 
@@ -188,7 +188,7 @@ def test_two_bots_finish_a_whole_game(server: Server, game: str) -> None:
         session.commit()
     played = play(server)
     with session_for(server.engine) as session:
-        (row,) = session.exec(select(Game))
+        (row,) = session.exec(select(BoardRow))
         moves = session.exec(select(Move).where(Move.game_id == row.id)).all()
     assert row.status == "finished", (row.status, row.move_count)
     assert played >= len(moves) > 0

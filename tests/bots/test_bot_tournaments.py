@@ -16,7 +16,7 @@ from pbm.cli import app
 from pbm.services.context import Context
 from pbm.services.tournaments import entry, lookup
 from pbm.store.engine import make_engine, session_for
-from pbm.store.models import Game, GamePlayer, User
+from pbm.store.models import BoardRow, GamePlayer, User
 from pbm.store.models_tournament import Tournament, TournamentPairing
 from pbm.texts import phrase
 from tests.bots.helpers import add_bot, play
@@ -54,7 +54,7 @@ def points_from_boards(session: Session, name: str) -> dict[str, float]:
             continue
         second = names[p.second_id]
         points.setdefault(second, 0.0)
-        row = session.get(Game, p.game_id)
+        row = session.get(BoardRow, p.game_id)
         assert row is not None and row.status == "finished"
         seats = {
             gp.position: names[gp.user_id]
@@ -155,9 +155,9 @@ def test_players_and_bots_finish_a_round_robin_by_mail(server: Server) -> None:
             waiting = [
                 (row.board, user.userid)
                 for row, gp, user in session.exec(
-                    select(Game, GamePlayer, User)
-                    .where(Game.status == "active", GamePlayer.game_id == Game.id)
-                    .where(GamePlayer.position == Game.to_move, User.id == GamePlayer.user_id)
+                    select(BoardRow, GamePlayer, User)
+                    .where(BoardRow.status == "active", GamePlayer.game_id == BoardRow.id)
+                    .where(GamePlayer.position == BoardRow.to_move, User.id == GamePlayer.user_id)
                 )
                 if not user.bot
             ]

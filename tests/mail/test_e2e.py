@@ -15,10 +15,9 @@ import time
 import pytest
 from sqlmodel import func, select
 
-from pbm.games import GAMES, Game
+from pbm.games import GAMES
 from pbm.store.engine import session_for
-from pbm.store.models import Game as GameRow
-from pbm.store.models import InboundMessage, OutboxMail, User
+from pbm.store.models import BoardRow, InboundMessage, OutboxMail, User
 from pbm.store.models_mail import BounceEvent
 
 from .conftest import PbmServer, Postbox, plain_text, sign_up, wait_until
@@ -29,7 +28,7 @@ MOVE_TIMEOUT = 30.0
 MAX_MOVES = 250
 
 
-def choose(game: Game, state: object, rng: random.Random) -> object:
+def choose(game: BoardRow, state: object, rng: random.Random) -> object:
     """A legal move that ends the game when one does (keeps games short), else a random one."""
     moves = list(game.legal_moves(state))
     finishing = [m for m in moves[:300] if game.outcome(game.apply(state, m)) is not None]
@@ -105,7 +104,7 @@ def test_every_game_played_whole_by_mail(pbm_server: PbmServer) -> None:
     assert not errors, errors[0]
     assert sorted(results) == sorted(GAMES)
     with session_for(pbm_server.engine()) as session:
-        statuses = dict(session.exec(select(GameRow.game, GameRow.status)).all())
+        statuses = dict(session.exec(select(BoardRow.game, BoardRow.status)).all())
         failed = session.exec(
             select(func.count())
             .select_from(InboundMessage)

@@ -19,7 +19,7 @@ from sqlmodel import col, select
 
 from pbm.config import Config
 from pbm.store.engine import make_engine, session_for
-from pbm.store.models import Game, InboundMessage, OutboxMail
+from pbm.store.models import BoardRow, InboundMessage, OutboxMail
 from pbm.store.models_tournament import Tournament
 from tests.pg.test_scale_out_daemons import (
     PASSWORD,
@@ -132,7 +132,7 @@ def check(engine: Engine) -> None:
     with session_for(engine) as session:
         inbound = list(session.exec(select(InboundMessage)))
         answered = {m.inbound_id for m in session.exec(select(OutboxMail))}
-        games = list(session.exec(select(Game)))
+        games = list(session.exec(select(BoardRow)))
         prefixes = [t.prefix for t in session.exec(select(Tournament))]
     statuses = Counter(m.status for m in inbound)
     assert statuses == {"done": len(inbound)}, [

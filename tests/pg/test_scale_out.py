@@ -27,7 +27,7 @@ from pbm.mailstore import DbInbox, DbOutbox
 from pbm.services.play.boards import replay
 from pbm.store import claims, queries
 from pbm.store.engine import session_for
-from pbm.store.models import Game, InboundMessage, Move, OutboxMail
+from pbm.store.models import BoardRow, InboundMessage, Move, OutboxMail
 from tests.server.conftest import Server, board_row, legal_texts
 
 NO_LOCK = contextlib.nullcontext()
@@ -90,7 +90,7 @@ def test_three_daemons_apply_round_robin_moves_once_each(server: Server) -> None
         statuses = drain_inboxes(inboxes)
         assert statuses == {"done": 2 * boards}, statuses
     with session_for(server.engine) as session:
-        games = list(session.exec(select(Game).where(Game.game == "quarto")))
+        games = list(session.exec(select(BoardRow).where(BoardRow.game == "quarto")))
         assert len(games) == boards
         for row in games:
             texts = [m.text for m in queries.moves_of(session, row.saved_id)]

@@ -44,7 +44,7 @@ from pbm.services.play.boards import board_from_row
 from pbm.services.play.moves import replay_check
 from pbm.store import claims, queries
 from pbm.store.engine import make_engine, session_for
-from pbm.store.models import Game, InboundMessage, OutboxMail
+from pbm.store.models import BoardRow, InboundMessage, OutboxMail
 from pbm.store.models_correspondence import JobMark
 
 MOVES = 600  # applied in all, over BOARDS boards (MOVES // BOARDS rounds)
@@ -254,7 +254,7 @@ def mover(i: int, ply: int) -> str:
 def behind(engine: Engine, count: int) -> int:
     """Boards with fewer than `count` moves."""
     with session_for(engine) as session:
-        query = select(func.count()).where(Game.game == RULES.name, Game.move_count < count)
+        query = select(func.count()).where(BoardRow.game == RULES.name, BoardRow.move_count < count)
         return int(session.exec(query).one())
 
 

@@ -27,7 +27,7 @@ from pbm.config import Config
 from pbm.intake import process_message
 from pbm.mail.inbound import InboundMail, parse_message
 from pbm.store.engine import make_engine, session_for
-from pbm.store.models import Game, GamePlayer, OutboxMail, User
+from pbm.store.models import BoardRow, GamePlayer, OutboxMail, User
 from pbm.store.schema import init_db
 
 START = datetime(2026, 11, 22, 2, 41, tzinfo=UTC)
@@ -278,7 +278,7 @@ def play_first_moves(
     return mails
 
 
-def seated(session: Session, rows: Iterable[Game]) -> list[tuple[str, list[str]]]:
+def seated(session: Session, rows: Iterable[BoardRow]) -> list[tuple[str, list[str]]]:
     """(board, userids in seat order) of each of `rows`, by board name."""
     found = []
     for row in sorted(rows, key=lambda r: r.board):

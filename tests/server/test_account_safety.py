@@ -18,7 +18,7 @@ from pbm.services.accounts import users
 from pbm.services.accounts.passwords import hash_password
 from pbm.store import queries
 from pbm.store.engine import make_engine, session_for
-from pbm.store.models import Game, RateEvent, User, UserAddress
+from pbm.store.models import BoardRow, RateEvent, User, UserAddress
 from tests.server.conftest import START, Server, cli_ok, runner
 
 EVIL = "mallory@evil.example"
@@ -63,7 +63,7 @@ def events(server: Server, kind: str) -> int:
 
 def boards(server: Server) -> int:
     with session_for(server.engine) as session:
-        return int(session.exec(select(func.count()).select_from(Game)).one())
+        return int(session.exec(select(func.count()).select_from(BoardRow)).one())
 
 
 def start_board(server: Server) -> tuple[str, str]:

@@ -14,7 +14,7 @@ from sqlmodel import select
 from pbm.config import Config
 from pbm.output_limits import ANSWER_MAX_BYTES
 from pbm.store.engine import session_for
-from pbm.store.models import Game, Move
+from pbm.store.models import BoardRow, Move
 from tests.server.conftest import SERVER, Server, legal_texts
 
 VICTIM = "victim@elsewhere.example"
@@ -224,7 +224,7 @@ def test_unregistered_sender_cannot_open_boards(server: Server) -> None:
     mails = server.new_mail()
     assert [m.to for m in mails] == [["spammer@evil.example"]]
     with session_for(server.engine) as session:
-        assert list(session.exec(select(Game))) == []
+        assert list(session.exec(select(BoardRow))) == []
 
 
 @pytest.mark.parametrize("name", sorted(p.name for p in ATTACKS.glob("*.eml")))

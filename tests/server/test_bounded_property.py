@@ -15,7 +15,7 @@ from sqlmodel import select
 
 from pbm.output_limits import ANSWER_MAX_BYTES
 from pbm.store.engine import session_for
-from pbm.store.models import Game
+from pbm.store.models import BoardRow
 from tests.server.conftest import START, Server, fresh_server, legal_texts
 
 ALICE = "alice@players.example"
@@ -78,7 +78,7 @@ def _message(
 
 def _boards(server: Server) -> dict[int, tuple[int, str]]:
     with session_for(server.engine) as session:
-        return {g.id or 0: (g.move_count, g.status) for g in session.exec(select(Game))}
+        return {g.id or 0: (g.move_count, g.status) for g in session.exec(select(BoardRow))}
 
 
 @settings(

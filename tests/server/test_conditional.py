@@ -25,7 +25,7 @@ from pbm.games import GAMES, MoveError, find_game
 from pbm.games import Game as Rules
 from pbm.games.base import State
 from pbm.store.engine import make_engine, session_for
-from pbm.store.models import Game, GamePlayer, Move
+from pbm.store.models import BoardRow, GamePlayer, Move
 from pbm.store.models_correspondence import ClockBank
 from pbm.store.models_tournament import Tournament, TournamentPairing
 from pbm.store.schema import init_db
@@ -480,8 +480,8 @@ def test_a_conditional_answer_completes_a_tournament_round(server: Server, game:
 def tournament_boards(server: Server) -> list[tuple[str, list[str]]]:
     """(board, userids in seat order) of the active tournament boards."""
     with session_for(server.engine) as session:
-        query = select(Game).join(TournamentPairing, TournamentPairing.game_id == Game.id)
-        rows = session.exec(query.where(Game.status == "active")).all()
+        query = select(BoardRow).join(TournamentPairing, TournamentPairing.game_id == BoardRow.id)
+        rows = session.exec(query.where(BoardRow.status == "active")).all()
         return seated(session, rows)
 
 

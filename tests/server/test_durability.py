@@ -36,7 +36,7 @@ from pbm.intake import RETRY, Backoff, process_inbound, retry_failed
 from pbm.mailstore import DbInbox
 from pbm.store.engine import make_engine, session_for
 from pbm.store.failures import Failure, classify, file_failure
-from pbm.store.models import Game, InboundMessage, Move
+from pbm.store.models import BoardRow, InboundMessage, Move
 from pbm.store.schema import init_db
 from tests.server.conftest import SERVER, START, Server, legal_texts, small_tmpfs
 
@@ -349,7 +349,7 @@ def test_a_move_on_a_briefly_full_disk_is_processed_later(tiny_fs: Path) -> None
         assert inbox.process_some(threading.Event()).statuses == {"done": 1}
         assert move_count(server) == 1
         with session_for(server.engine) as session:
-            assert session.exec(select(Game.move_count)).one() == 1
+            assert session.exec(select(BoardRow.move_count)).one() == 1
     finally:
         server.engine.dispose()
 

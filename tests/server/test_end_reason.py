@@ -14,7 +14,7 @@ from sqlmodel import select
 from pbm.errors import PbmError
 from pbm.services.play import records
 from pbm.store.engine import make_engine, session_for
-from pbm.store.models import EndReason, Game
+from pbm.store.models import BoardRow, EndReason
 from pbm.store.schema import alembic_config
 from tests.server.conftest import Server, board_row, play_first_moves
 
@@ -85,7 +85,7 @@ def test_upgrading_reads_the_end_reason_from_the_stored_sentence(tmp_path: Path)
         )
     command.upgrade(alembic_config(engine), "heads")
     with session_for(engine) as session:
-        found = {row.board: row.end_reason for row in session.exec(select(Game))}
+        found = {row.board: row.end_reason for row in session.exec(select(BoardRow))}
     engine.dispose()
     expected = {str(n): EndReason(word) for n, word in enumerate(sentences, start=1)}
     assert found == expected | {"99": None}

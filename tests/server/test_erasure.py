@@ -23,7 +23,7 @@ from pbm.services.accounts.users import find_user
 from pbm.services.context import Context
 from pbm.services.play.boards import replay_row, rules_for
 from pbm.store.engine import session_for
-from pbm.store.models import Game, User
+from pbm.store.models import BoardRow, User
 from pbm.store.models_correspondence import PlayerRating
 from tests.server.conftest import Server, legal_texts
 
@@ -99,7 +99,7 @@ def _before(server: Server, people: dict[str, str]) -> Before:
         return Before(
             {
                 g.id: (g.status, g.result, g.winner, g.position)
-                for g in session.exec(select(Game)).scalars()
+                for g in session.exec(select(BoardRow)).scalars()
             },
             {
                 (r.user_id, r.game): (r.value, r.glicko)
@@ -122,7 +122,7 @@ def _nothing_of_him(server: Server, people: dict[str, str], before: Before, uid:
         assert data["log_lines"] == []
         kept = {"users", *KEPT_TABLES}
         assert {t: rows for t, rows in data["tables"].items() if rows and t not in kept} == {}
-        games = list(session.exec(select(Game)).scalars())
+        games = list(session.exec(select(BoardRow)).scalars())
         for game in games:
             assert rules_for(game.game).dump(replay_row(ctx, game)) == game.position
             if before.boards[game.id][0] != "active":

@@ -18,7 +18,7 @@ from pbm.intake import message_id_of
 from pbm.services.play.boards import replay
 from pbm.store import queries
 from pbm.store.engine import make_engine, session_for
-from pbm.store.models import Game, InboundMessage
+from pbm.store.models import BoardRow, InboundMessage
 from tests.server.conftest import START, Server
 
 PLAYERS = ("alice", "bob", "carol")
@@ -141,7 +141,7 @@ def run_stream(stream: list[tuple[str, int, int, int]], tmp: Path, url: str) -> 
         assert stored == len({message_id_of(raw) for raw in sent})
         statuses = set(session.exec(select(InboundMessage.status)))
         assert statuses <= {"done", "ignored"}
-        for row in session.exec(select(Game)):
+        for row in session.exec(select(BoardRow)):
             assert row.id is not None
             rules = get_game(row.game)
             texts = [m.text for m in queries.moves_of(session, row.id)]

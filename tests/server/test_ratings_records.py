@@ -15,7 +15,7 @@ from pbm.services.play import records
 from pbm.services.play.boards import load_board, rules_for
 from pbm.services.play.ratings import recompute, snapshot
 from pbm.store.engine import session_for
-from pbm.store.models import Game, Move
+from pbm.store.models import BoardRow, Move
 from tests.server.conftest import Server, legal_texts
 
 HOUR = timedelta(hours=1)
@@ -87,7 +87,7 @@ def test_pbmserv_sample_numbers_through_mail(server: Server, people: dict[str, s
     for line in last:
         number, _, move = line.partition(": ")
         with session_for(server.engine) as session:
-            game = session.exec(select(Game).where(Game.board == number)).one()
+            game = session.exec(select(BoardRow).where(BoardRow.board == number)).one()
             final = session.exec(
                 select(Move).where(Move.game_id == game.id, Move.number == game.move_count)
             ).one()

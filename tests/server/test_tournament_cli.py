@@ -37,11 +37,11 @@ def test_admin_runs_a_round_robin_from_the_cli(cfg: Path) -> None:
     from sqlmodel import select
 
     from pbm.store.engine import make_engine, session_for
-    from pbm.store.models import Game
+    from pbm.store.models import BoardRow
 
     engine = make_engine(f"sqlite:///{cfg.parent}/pbm.sqlite3")
     with session_for(engine) as session:
-        boards = list(session.exec(select(Game)))
+        boards = list(session.exec(select(BoardRow)))
     engine.dispose()
     assert len(boards) == 3
     assert all((b.game, b.options) == (rules.name, variant_options) for b in boards)

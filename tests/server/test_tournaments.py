@@ -12,7 +12,7 @@ from sqlmodel import select
 
 from pbm.jobs import run_due
 from pbm.store.engine import make_engine, session_for
-from pbm.store.models import Game, User
+from pbm.store.models import BoardRow, User
 from pbm.store.models_tournament import Tournament, TournamentEntry, TournamentPairing
 from tests.server.conftest import Server, legal_texts, seated
 
@@ -34,16 +34,18 @@ def active_boards(server: Server, name: str) -> list[tuple[str, list[str]]]:
     """(board name, userids in seat order) of the tournament's boards being played."""
     with session_for(server.engine) as session:
         t = session.exec(select(Tournament).where(Tournament.name == name)).one()
-        query = select(Game).join(TournamentPairing, TournamentPairing.game_id == Game.id)
+        query = select(BoardRow).join(TournamentPairing, TournamentPairing.game_id == BoardRow.id)
         rows = session.exec(
-            query.where(TournamentPairing.tournament_id == t.id, Game.status == "active")
+            query.where(TournamentPairing.tournament_id == t.id, BoardRow.status == "active")
         ).all()
         return seated(session, rows)
 
 
 def to_move(server: Server, board: str) -> int | None:
     with session_for(server.engine) as session:
-        row = session.exec(select(Game).where(Game.game == GAME, Game.board == board)).one()
+        row = session.exec(
+            select(BoardRow).where(BoardRow.game == GAME, BoardRow.board == board)
+        ).one()
         return row.to_move
 
 
@@ -118,7 +120,7 @@ def test_double_round_robin_of_six(server: Server) -> None:
         (a, b) for a in names for b in names if a != b
     )
     with session_for(server.engine) as session:
-        row = session.exec(select(Game).where(Game.board == "a101")).one()
+        row = session.exec(select(BoardRow).where(BoardRow.board == "a101")).one()
         assert row.server_options["forfeittime"] == "7" and row.server_options["nagtime"] == "1"
     # The earlier seed (all are unrated: the join order) wins; pairs of neighbours draw.
     seed = {n: i for i, n in enumerate(names)}

@@ -19,7 +19,7 @@ from pbm.services.play.records import RecordFormat
 from pbm.services.play.records_sgf import GAME as SGF_GAME
 from pbm.services.play.secrecy import hidden_moves
 from pbm.store import queries
-from pbm.store.models import Game, User
+from pbm.store.models import BoardRow, User
 from pbm.texts import phrase
 
 # Room in an export mail for its headers, its text and base64's 4/3 on the zip.
@@ -66,7 +66,7 @@ def confirmed_address(ctx: Context, user: User) -> str | None:
     return addresses.get(user.saved_id)
 
 
-def key_of(row: Game) -> BoardKey:
+def key_of(row: BoardRow) -> BoardKey:
     return BoardKey(as_utc(row.created_at), row.saved_id)
 
 

@@ -18,7 +18,7 @@ from pbm.errors import PbmError
 from pbm.services.context import Context
 from pbm.services.correspondence.vacation import clipped_spans
 from pbm.services.play.boards import Board
-from pbm.store.models import Game
+from pbm.store.models import BoardRow
 from pbm.store.models_correspondence import ClockBank
 from pbm.texts import phrase
 from pbm.timecontrol import Fischer, TimeControl, chargeable, fischer_bank_after_move
@@ -88,7 +88,7 @@ def check_option_floors(config: Config, options: dict[str, str]) -> None:
     check_floors(config, nag, forfeit)
 
 
-def time_control(row: Game) -> TimeControl:
+def time_control(row: BoardRow) -> TimeControl:
     options: dict[str, str] = row.server_options or {}
     base = TimeControl.tournament_default() if is_tournament_board(row.board) else TimeControl()
     nag = _days("nagtime", options["nagtime"]) if "nagtime" in options else base.nag_days
@@ -102,7 +102,7 @@ def time_control(row: Game) -> TimeControl:
     return TimeControl(nag, forfeit, total, fischer, "weekendfree" in options)
 
 
-def shows_timing(row: Game) -> bool:
+def shows_timing(row: BoardRow) -> bool:
     """pbmserv prints the timing block on boards with time rules of their own."""
     options = row.server_options or {}
     return is_tournament_board(row.board) or any(k in options for k in TIME_OPTIONS)
@@ -121,7 +121,7 @@ def charged(
     )
 
 
-def idle(session: Session, row: Game, user_id: int, now: datetime) -> timedelta:
+def idle(session: Session, row: BoardRow, user_id: int, now: datetime) -> timedelta:
     """How long the player to move has kept the board waiting (counted time only)."""
     return charged(session, time_control(row), user_id, row.last_move_at, now)
 
@@ -132,7 +132,7 @@ def _bank_row(session: Session, game_id: int, position: int) -> ClockBank | None
 
 
 def bank_left(
-    session: Session, row: Game, position: int, user_id: int, now: datetime
+    session: Session, row: BoardRow, position: int, user_id: int, now: datetime
 ) -> timedelta | None:
     """What is left of a Fischer clock's bank now (None: the board has no Fischer clock)."""
     control = time_control(row)

@@ -16,7 +16,7 @@ from pbm.services.play.board_text import STARS, summary
 from pbm.services.play.boards import board_from_row
 from pbm.services.play.lists import status_text
 from pbm.store import queries
-from pbm.store.models import Game, GamePlayer, User
+from pbm.store.models import BoardRow, GamePlayer, User
 from pbm.store.models_correspondence import JobMark, MailPreference
 from pbm.texts import phrase, render
 
@@ -48,14 +48,14 @@ def send_digest(ctx: Context, user: User) -> bool:
     if ctx.session.exec(done).first() is not None:
         return False
     query = (
-        select(Game)
-        .join(GamePlayer, col(GamePlayer.game_id) == Game.id)
+        select(BoardRow)
+        .join(GamePlayer, col(GamePlayer.game_id) == BoardRow.id)
         .where(
             GamePlayer.user_id == user.id,
-            Game.status == "active",
-            col(Game.to_move) == GamePlayer.position,
+            BoardRow.status == "active",
+            col(BoardRow.to_move) == GamePlayer.position,
         )
-        .order_by(col(Game.game), col(Game.id))
+        .order_by(col(BoardRow.game), col(BoardRow.id))
     )
     boards = [board_from_row(ctx, row) for row in ctx.session.exec(query)]
     if not boards:

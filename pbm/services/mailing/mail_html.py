@@ -34,7 +34,7 @@ from pbm.services.context import PictureOrder
 from pbm.services.play.boards import Board, board_label, replay, rules_for
 from pbm.services.play.secrecy import may_hide
 from pbm.store import queries
-from pbm.store.models import Game, GamePlayer, Move, User
+from pbm.store.models import BoardRow, GamePlayer, Move, User
 from pbm.store.models_correspondence import MailPreference
 from pbm.texts import phrase
 
@@ -158,9 +158,11 @@ def _inputs(
 
 
 # What a picture needs of its board, its moves and its players, as plain columns: the
-# sender reads them for every board it draws, and whole rows (Game, Move, GamePlayer
+# sender reads them for every board it draws, and whole rows (BoardRow, Move, GamePlayer
 # and User objects) cost it more than composing the mail.
-_GAME = select(Game.game, Game.board, Game.options).where(Game.id == bindparam("game_id"))
+_GAME = select(BoardRow.game, BoardRow.board, BoardRow.options).where(
+    BoardRow.id == bindparam("game_id")
+)
 _MOVE_TEXTS = (
     select(Move.text)
     .where(Move.game_id == bindparam("game_id"))

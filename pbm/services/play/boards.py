@@ -15,7 +15,7 @@ from pbm.games import GameError, MoveError, find_game
 from pbm.games.base import State
 from pbm.services.context import Context
 from pbm.store import queries
-from pbm.store.models import Game, GamePlayer, User
+from pbm.store.models import BoardRow, GamePlayer, User
 from pbm.texts import echoed, phrase
 
 
@@ -35,7 +35,7 @@ def board_label(rules: Rules, board: str) -> str:
 
 @dataclass
 class Board:
-    row: Game
+    row: BoardRow
     rules: Rules
     players: list[tuple[GamePlayer, User]]
     state: State
@@ -111,7 +111,7 @@ def load_board(ctx: Context, rules: Rules, board: str) -> Board:
 
 
 def board_by_id(ctx: Context, game_id: int) -> Board:
-    row = ctx.session.get(Game, game_id)
+    row = ctx.session.get(BoardRow, game_id)
     if row is None:
         raise NotFoundError(phrase("unknown_board", game="", board=str(game_id)))
     return board_from_row(ctx, row, rules_for(row.game))
@@ -119,7 +119,7 @@ def board_by_id(ctx: Context, game_id: int) -> Board:
 
 def board_from_row(
     ctx: Context,
-    row: Game,
+    row: BoardRow,
     rules: Rules | None = None,
     players: list[tuple[GamePlayer, User]] | None = None,
 ) -> Board:
@@ -131,7 +131,7 @@ def board_from_row(
     return Board(row=row, rules=rules, players=players, state=state)
 
 
-def replay_row(ctx: Context, row: Game, rules: Rules | None = None) -> State:
+def replay_row(ctx: Context, row: BoardRow, rules: Rules | None = None) -> State:
     rules = rules or rules_for(row.game)
     texts = [m.text for m in queries.moves_of(ctx.session, row.saved_id)]
     return replay(rules, row.options, texts)

@@ -49,7 +49,7 @@ from pbm.services.play.boards import Board, board_from_row
 from pbm.services.play.moves import MoveRequest, accept, make_move, reject, resign
 from pbm.store import bot_queries, queries
 from pbm.store.bot_queries import BotTurn
-from pbm.store.models import Game, User
+from pbm.store.models import BoardRow, User
 from pbm.store.models_bots import Bot
 from pbm.texts import phrase
 
@@ -361,7 +361,7 @@ def engine_sandbox(config: Config) -> Sandbox:
 
 def prepare(ctx: Context, turn: BotTurn, *, iterations: int | None = None) -> Task | None:
     """The Task for `turn`, or None when the board no longer waits on the bot."""
-    row = ctx.session.get(Game, turn.game_id)
+    row = ctx.session.get(BoardRow, turn.game_id)
     bot = bot_queries.bot_of(ctx.session, turn.user_id)
     if row is None or bot is None or bot.disabled or row.status != "active":
         return None
@@ -470,7 +470,7 @@ def apply(ctx: Context, answer: Answer) -> str:
     if bot is None:
         return "stale"
     _record(ctx, bot, answer)
-    row = ctx.session.get(Game, turn.game_id)
+    row = ctx.session.get(BoardRow, turn.game_id)
     if row is None or bot.disabled:
         return "stale"
     found = queries.board_with_players(ctx.session, row.game, row.board)  # locks the row

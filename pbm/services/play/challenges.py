@@ -22,7 +22,7 @@ from pbm.services.play.boards import Board, board_from_row, save_board
 from pbm.services.play.bots import challenge_refusal, player_limit_refusal
 from pbm.services.play.matches import link_first, match_state
 from pbm.store import queries
-from pbm.store.models import Game, GamePlayer, Subscription, User
+from pbm.store.models import BoardRow, GamePlayer, Subscription, User
 from pbm.texts import phrase
 
 log = logging.getLogger(__name__)
@@ -219,7 +219,7 @@ def _check_server_options(ctx: Context, server_options: dict[str, str]) -> None:
         raise ChallengeError(str(exc)) from None
 
 
-def _store_row(ctx: Context, new: NewBoard) -> Game:
+def _store_row(ctx: Context, new: NewBoard) -> BoardRow:
     """The board's row, under its given name or the game's next number, linked to its
     match (the one it continues, or one its options start)."""
     rules, params, server_options = new.rules, new.params, new.server_options
@@ -232,7 +232,7 @@ def _store_row(ctx: Context, new: NewBoard) -> Game:
         raise ChallengeError(phrase("board_exists", game=rules.title, board=board_name))
     now = ctx.now()
     comment = new.comment.strip()
-    row = Game(
+    row = BoardRow(
         game=rules.name,
         board=board_name.lower(),
         board_number=number,
@@ -254,7 +254,7 @@ def _store_row(ctx: Context, new: NewBoard) -> Game:
     return row
 
 
-def _seat(ctx: Context, new: NewBoard, row: Game, users: list[User]) -> None:
+def _seat(ctx: Context, new: NewBoard, row: BoardRow, users: list[User]) -> None:
     """The players in their seats with their reply tokens (a seat taken ends a seek),
     and the game's auto-subscribers watching."""
     for position, user in enumerate(users):

@@ -25,7 +25,7 @@ from pbm.games.quadrupel_match import match_result
 from pbm.services.context import Context
 from pbm.services.play.boards import Board
 from pbm.store import queries
-from pbm.store.models import Game
+from pbm.store.models import BoardRow
 from pbm.texts import phrase
 
 
@@ -37,7 +37,7 @@ def is_match(rules: Rules, options: dict[str, str]) -> bool:
     return bool(resolved.get("variant") == "points" and resolved.get("goal") == "maximum")
 
 
-def link_first(ctx: Context, row: Game, rules: Rules, options: dict[str, str]) -> None:
+def link_first(ctx: Context, row: BoardRow, rules: Rules, options: dict[str, str]) -> None:
     """Make a new board the first game of a match when its options say it is one."""
     if row.match_id is None and is_match(rules, options):
         row.match_id = row.id
@@ -47,7 +47,7 @@ def link_first(ctx: Context, row: Game, rules: Rules, options: dict[str, str]) -
 
 @dataclass
 class MatchState:
-    games: list[Game]  # in match order
+    games: list[BoardRow]  # in match order
     userids: list[str]  # the players, in the first game's challenge order
     points: list[tuple[int, int]]  # each finished game's points, by those players
     winner: int | None  # index into userids once the match is decided
@@ -61,7 +61,7 @@ class MatchState:
 def match_state(ctx: Context, match_id: int) -> MatchState:
     games = list(
         ctx.session.exec(
-            select(Game).where(Game.match_id == match_id).order_by(col(Game.match_game))
+            select(BoardRow).where(BoardRow.match_id == match_id).order_by(col(BoardRow.match_game))
         )
     )
     first = queries.players_of(ctx.session, match_id)

@@ -15,7 +15,7 @@ from pbm.services.play.boards import Board, board_from_row
 from pbm.services.play.bots import label
 from pbm.services.play.lists import Standing, standings
 from pbm.services.play.ratings import ratings_of_type
-from pbm.store.models import Game, GamePlayer, User
+from pbm.store.models import BoardRow, GamePlayer, User
 from pbm.store.models_correspondence import PlayerRating
 
 HEAD = "Rank Name             Rating  Won Lost Ties   Active/Limit  Seeking"
@@ -104,9 +104,9 @@ def ratings_table(ctx: Context, rules: Rules) -> str:
 
 def history_boards(ctx: Context, rules: Rules, users: Sequence[User]) -> list[Board]:
     """Finished boards of the game, the latest first (of the players named, if any)."""
-    query = select(Game).where(Game.game == rules.name, Game.status == "finished")
+    query = select(BoardRow).where(BoardRow.game == rules.name, BoardRow.status == "finished")
     if users:
-        query = query.join(GamePlayer, col(GamePlayer.game_id) == Game.id).where(
+        query = query.join(GamePlayer, col(GamePlayer.game_id) == BoardRow.id).where(
             col(GamePlayer.user_id).in_([u.id for u in users])
         )
     rows = {r.id: r for r in ctx.session.exec(query)}.values()

@@ -15,7 +15,7 @@ from sqlmodel import Session, col, delete, select
 
 from pbm.ratings import glicko2, pbmserv
 from pbm.store import queries
-from pbm.store.models import Game, User
+from pbm.store.models import BoardRow, User
 from pbm.store.models_correspondence import PlayerRating, RatingChange
 from pbm.texts import phrase
 
@@ -41,7 +41,7 @@ def ratings_of_type(session: Session, game: str) -> list[tuple[PlayerRating, Use
     return [(r, u) for r, u in session.exec(query)]
 
 
-def scores_of(row: Game, players: int) -> list[float] | None:
+def scores_of(row: BoardRow, players: int) -> list[float] | None:
     """Each player's clipped result (1, 0.5, 0), or None for a game without a result."""
     if row.result == "tie":
         return [0.5] * players
@@ -50,7 +50,7 @@ def scores_of(row: Game, players: int) -> list[float] | None:
     return None
 
 
-def rate_row(session: Session, row: Game, user_ids: Sequence[int]) -> list[RatingChange]:
+def rate_row(session: Session, row: BoardRow, user_ids: Sequence[int]) -> list[RatingChange]:
     """Rate one finished game (once: a second call finds its changes and does nothing)."""
     if not row.rated or row.status != "finished":
         return []
@@ -154,9 +154,9 @@ def recompute(session: Session, game: str | None = None) -> int:
             forget = forget.where(col(table.game) == game)
         session.exec(forget)
     session.flush()
-    finished = select(Game).where(Game.status == "finished", col(Game.rated).is_(True))
+    finished = select(BoardRow).where(BoardRow.status == "finished", col(BoardRow.rated).is_(True))
     if game is not None:
-        finished = finished.where(Game.game == game)
+        finished = finished.where(BoardRow.game == game)
     rows = sorted(session.exec(finished), key=lambda r: (r.ended_at or r.last_move_at, r.saved_id))
 
     count = 0

@@ -23,7 +23,7 @@ from pbm.services.play.echoes import with_echoes
 from pbm.services.play.ratings import rate_row
 from pbm.services.play.secrecy import hidden_moves
 from pbm.store import queries
-from pbm.store.models import EndReason, Game, GamePlayer, Move
+from pbm.store.models import BoardRow, EndReason, GamePlayer, Move
 from pbm.store.queries import MoveRecord
 from pbm.texts import phrase
 
@@ -262,7 +262,7 @@ def import_record(ctx: Context, record: Record, board_name: str | None = None) -
         name = str(number)
     started = record.started or ctx.now()
     last = record.moves[-1].at if record.moves else started
-    row = Game(
+    row = BoardRow(
         game=rules.name,
         board=name,
         board_number=number,

@@ -10,7 +10,7 @@ from sqlmodel import Session
 from pbm.services.play.boards import rules_for
 from pbm.services.play.bots import label
 from pbm.services.tournaments.lookup import entries, pairings, table
-from pbm.store.models import Game
+from pbm.store.models import BoardRow
 from pbm.store.models_tournament import Tournament, TournamentPairing
 from pbm.texts import phrase
 from pbm.tournaments.standings import Row
@@ -74,7 +74,7 @@ def pairings_text(session: Session, t: Tournament, round_: int | None = None) ->
             lines.append(phrase("tournament_round_heading", round=p.round))
             last_round = p.round
         if p.game_id is not None and p.game_id not in boards:
-            game = session.get(Game, p.game_id)
+            game = session.get(BoardRow, p.game_id)
             boards[p.game_id] = game.board if game else "?"
         board = "-" if p.game_id is None else boards[p.game_id]
         first = names.get(p.first_id, "?")
