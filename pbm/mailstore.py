@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import asyncio
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from contextlib import AbstractContextManager
 from dataclasses import dataclass, field, replace
 from datetime import timedelta
@@ -136,11 +136,18 @@ class DbInbox:
             session.commit()
             return ids
 
-    def process_some(self, stop: threading.Event, limit: int = 200) -> ProcessResult:
+    def process_some(
+        self,
+        stop: threading.Event,
+        limit: int = 200,
+        processed: Callable[[], None] = lambda: None,
+    ) -> ProcessResult:
         """Process stored messages one at a time (each its own transaction) until none is
         left, `limit` are done or `stop` is set: a shutdown finishes the message in hand.
-        A message whose processing met a store failure waits for its retry ("deferred");
-        when the store cannot even record that, the run stops (`unavailable`)."""
+        `processed` is called after each one committed (the daemon wakes its sender, so
+        replies go out while later messages are processed). A message whose processing
+        met a store failure waits for its retry ("deferred"); when the store cannot even
+        record that, the run stops (`unavailable`)."""
         result = ProcessResult()
         try:
             while result.processed < limit and not stop.is_set():
@@ -156,6 +163,7 @@ class DbInbox:
                         )
                     result.processed += 1
                     result.statuses[status] = result.statuses.get(status, 0) + 1
+                    processed()
         except StoreUnavailable as exc:
             result.unavailable = exc
         return result

@@ -206,6 +206,11 @@ class RetryPolicy:
         return timedelta(seconds=min(self.base_seconds * 2**exponent, self.max_seconds))
 
 
+# Mails claimed at a time: a batch's pictures are drawn before its first mail goes out,
+# so a small one keeps the first replies of a busy moment from waiting for the last.
+SEND_BATCH = 10
+
+
 class OutboxSender:
     """Sends due mail (fetched in batches) and records each outcome as soon as its SMTP
     transaction has ended."""
@@ -217,7 +222,7 @@ class OutboxSender:
         *,
         rate: float = 0.0,
         retry: RetryPolicy | None = None,
-        batch: int = 50,
+        batch: int = SEND_BATCH,
     ) -> None:
         self.queue = queue
         self.transport = transport

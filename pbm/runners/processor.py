@@ -37,6 +37,11 @@ class Processor(Runner):
 
     async def run(self) -> None:
         stop, wake = self.signals.stop, self.signals.process
+        loop = asyncio.get_running_loop()
+
+        def processed() -> None:  # from the worker thread, hence through the loop
+            loop.call_soon_threadsafe(self.signals.outbox.set)
+
         backoff = 0.0
         while not stop.is_set():
             await wait(wake, IDLE_TICK_SECONDS)
@@ -44,9 +49,10 @@ class Processor(Runner):
             if stop.is_set():
                 break
             try:
-                # small chunks: replies go out while later messages are still processed
+                # the sender is woken after each message: its replies go out while
+                # later messages are still processed
                 result = await asyncio.to_thread(
-                    self.inbox.process_some, self.thread_stop, PROCESS_CHUNK
+                    self.inbox.process_some, self.thread_stop, PROCESS_CHUNK, processed
                 )
             except Exception as exc:
                 log.exception(kv("process_error", error=repr(exc)))
@@ -65,5 +71,4 @@ class Processor(Runner):
                 for status, n in result.statuses.items():
                     self.counters.statuses[status] = self.counters.statuses.get(status, 0) + n
                 log.info(kv("processed", count=result.processed, **result.statuses))
-                self.signals.outbox.set()
                 wake.set()  # there may be more
