@@ -4,6 +4,7 @@ and the cached position of every board equals a replay of its moves."""
 from __future__ import annotations
 
 import json
+import threading
 from datetime import timedelta
 from pathlib import Path
 
@@ -16,6 +17,7 @@ from sqlmodel import SQLModel
 
 from pbm.games import get_game
 from pbm.intake import message_id_of, store_inbound
+from pbm.mailstore import DbInbox
 from pbm.services.mailing import outbox
 from pbm.services.play.boards import replay
 from pbm.store import claims, queries
@@ -177,3 +179,26 @@ def every_table_is_stored() -> bool:
     """Every table model derives from Stored, so every row has `saved_id`."""
     tables = [m.class_ for m in SQLModel._sa_registry.mappers]
     return bool(tables) and all(issubclass(t, Stored) for t in tables)
+
+
+def test_marking_a_mail_that_is_not_there_sent_raises(server: Server) -> None:
+    with session_for(server.engine) as session, pytest.raises(KeyError):
+        outbox.mark_sent(session, [123456], START)
+
+
+def test_each_processed_message_is_announced_as_it_commits(server: Server) -> None:
+    """The daemon's processor wakes its sender after each message (pbm.runners.processor),
+    so the first replies of a chunk go out while the rest is processed: the hook is called
+    once per message, after that message's commit (its reply is in the outbox)."""
+    inbox = DbInbox(server.engine, server.clock, server.config)
+    for sender in ("a@players.example", "b@players.example", "c@players.example"):
+        inbox.store_now(server.raw(sender, "help"), "lmtp")
+    queued: list[int] = []
+
+    def processed() -> None:
+        with session_for(server.engine) as session:
+            queued.append(outbox.outbox_depth(session))
+
+    result = inbox.process_some(threading.Event(), limit=10, processed=processed)
+    assert result.statuses == {"done": 3}
+    assert queued == [1, 2, 3]
