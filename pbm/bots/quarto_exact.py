@@ -70,8 +70,9 @@ from pbm.games.quarto import (
 _CHECK_EVERY = 255
 # Each table is cleared when it grows past this many positions (memory bound).
 _TABLE_LIMIT = 3_000_000
-# Positions with fewer empty squares are written out, not looked up in the tables.
-_TABLE_FROM = 5
+# Positions with fewer empty squares are searched without the tables (they would cost
+# more than they save).
+_TABLE_FROM = 6
 _SLOT = 8  # bits per group in `common`
 
 
@@ -84,8 +85,7 @@ def _bits(mask: int) -> tuple[int, ...]:
 def _shared(common: int) -> int:
     """The attribute values (8 bits) some group of `common` still shares: every slot
     (at most 32 groups) shifted onto the first, as each slot number is a sum of distinct
-    powers of two (what lands elsewhere is dropped by the last AND). The search writes
-    this out inline, where a call would cost as much as the shifts."""
+    powers of two (what lands elsewhere is dropped by the last AND)."""
     common |= common >> 128
     common |= common >> 64
     common |= common >> 32
@@ -140,7 +140,9 @@ class _Tables:
         # deadly[values]: the pieces (16-bit mask) having one of the 8 bits `values`.
         self.deadly = tuple(sum(1 << p for p in PIECES if code[p] & v) for v in range(256))
         full = [sum(0xFF << (_SLOT * g) for g in through[s]) for s in SQUARES]
+        # everywhere[p]: p's values in every slot.
         everywhere = [code[p] * self.low_bits for p in PIECES]
+        self.everywhere = tuple(everywhere)
         # completes[p][q]: ANDed with `common`, nonzero when p on q makes a quarto, q
         # being the last empty square of the board (of every group through it).
         self.completes = tuple(tuple(everywhere[p] & full[q] for q in SQUARES) for p in PIECES)
@@ -226,14 +228,8 @@ class _Search:
         for square in squares:
             after = common & keep[square]
             rest = empties ^ (1 << square)
-            # The values shared by a group with one empty square left (`_shared`).
-            x = after & lasts[rest]
-            x |= x >> 128
-            x |= x >> 64
-            x |= x >> 32
-            x |= x >> 16
-            x |= x >> 8
-            safe = unused & ~deadly[x & 0xFF]
+            # Deadly: a piece with a value shared by a group with one empty square left.
+            safe = unused & ~deadly[_shared(after & lasts[rest])]
             if safe:
                 places.append((safe.bit_count() << 4 | square, after, rest, safe))
         places.sort()
@@ -252,9 +248,10 @@ class _Search:
         if n == 4:
             return self._wins4(common, empties, unused, held)
         key = common << 40 | empties << 24 | unused << 8 | held
-        known = self.won.get(key)
-        if known is not None:
-            return known
+        if n >= _TABLE_FROM:
+            known = self.won.get(key)
+            if known is not None:
+                return known
         t = self.t
         values = _shared(common)
         given, gives, loses = t.given, t.gives, self.loses
@@ -269,9 +266,10 @@ class _Search:
                     break
             if result:
                 break
-        if len(self.won) >= _TABLE_LIMIT:
-            self.won.clear()
-        self.won[key] = result
+        if n >= _TABLE_FROM:
+            if len(self.won) >= _TABLE_LIMIT:
+                self.won.clear()
+            self.won[key] = result
         return result
 
     def loses(self, common: int, empties: int, unused: int, held: int) -> bool:
@@ -293,6 +291,8 @@ class _Search:
             )
         if n == 3:
             return self._loses3(common, empties, unused, held)
+        if n == 4:
+            return self._loses4(common, empties, unused, held)
         key = common << 40 | empties << 24 | unused << 8 | held
         if n >= _TABLE_FROM:
             known = self.lost.get(key)
@@ -316,6 +316,19 @@ class _Search:
                 self.lost.clear()
             self.lost[key] = result
         return result
+
+    def _loses4(self, common: int, empties: int, unused: int, held: int) -> bool:
+        """Four squares left: lost when every safe give lets the opponent win (no table
+        and no ordering: here they cost more than they save)."""
+        t = self.t
+        keep, lasts, deadly, wins3 = t.keep[held], t.lasts, t.deadly, self._wins3
+        for square in _bits(empties):
+            after = common & keep[square]
+            rest = empties ^ (1 << square)
+            for give in _bits(unused & ~deadly[_shared(after & lasts[rest])]):
+                if not wins3(after, rest, unused ^ (1 << give), give):
+                    return False
+        return True
 
     def _loses3(self, common: int, empties: int, unused: int, held: int) -> bool:
         """Three squares left: the opponent cannot win after a safe give (only the
@@ -341,13 +354,7 @@ class _Search:
             if not after:
                 continue
             rest = empties ^ (1 << square)
-            x = after & lasts[rest]
-            x |= x >> 128
-            x |= x >> 64
-            x |= x >> 32
-            x |= x >> 16
-            x |= x >> 8
-            for give in _bits(unused & ~deadly[x & 0xFF]):
+            for give in _bits(unused & ~deadly[_shared(after & lasts[rest])]):
                 if loses3(after, rest, unused ^ (1 << give), give):
                     return True
         return False
@@ -356,13 +363,21 @@ class _Search:
         """Three squares left: place, give a safe piece, and the last piece (the
         opponent's to give back) completes a group wherever the given one goes."""
         t = self.t
+        x, y = _bits(unused)
+        everywhere = t.everywhere
+        pairs = []
+        if common & everywhere[y]:
+            pairs.append((x, y))
+        if common & everywhere[x]:
+            pairs.append((y, x))
+        if not pairs:
+            return False  # neither piece can be the last to complete a group
         keep, completes, beside = t.keep, t.completes, t.completes_beside
         a, b, c = _bits(empties)
-        x, y = _bits(unused)
         keep_held = keep[held]
         for square, q, r in ((a, b, c), (b, a, c), (c, a, b)):
             after = common & keep_held[square]
-            for give, last in ((x, y), (y, x)):
+            for give, last in pairs:
                 if after & beside[give][q][r] or after & beside[give][r][q]:
                     continue  # deadly
                 keep_give, last_completes = keep[give], completes[last]
@@ -411,43 +426,47 @@ class QuartoExact:
                 common &= t.keep[piece][square]
         live = t.live(common)
         # The slots of the groups the held piece completes on their last empty square.
-        completes = common & t.lasts[empties] & t.code[held] * t.low_bits
+        completes = common & t.lasts[empties] & t.everywhere[held]
         self.proved = {}
         found = self.proved
-        classes: dict[tuple[int, int], float] = {}
+        # Moves of one class lead to equal positions: each class is searched once.
+        verdicts: dict[tuple[int, int], float] = {}
+        children: dict[tuple[int, int], tuple[int, int, int, int]] = {}
+        undecided: list[tuple[QuartoMove, tuple[int, int]]] = []
         try:
+            # First whether each move wins (the opponent must lose), which is quick:
+            # one escape refutes it. Then whether the others lose or draw.
             for move in self._root_order(moves, completes, t):
                 square, give = move >> 5, move & 31
                 if completes & t.on[square] * 0xFF:
-                    value = WIN
+                    found[move] = WIN
                 elif give == NONE:
-                    value = DRAW  # the sixteenth piece, no quarto
+                    found[move] = DRAW  # the sixteenth piece, no quarto
                 else:
                     after = common & t.keep[held][square]
-                    # Equal classes are equal positions: searched once.
                     cls = (live & t.on[square], t.code[give] & _shared(after))
-                    known = classes.get(cls)
-                    if known is None:
-                        known = self._value(search, after, empties ^ (1 << square), unused, give)
-                        classes[cls] = known
-                    value = known
-                found[move] = value
-                if first_win and value == WIN:
-                    break
+                    if cls not in verdicts and cls not in children:
+                        rest = empties ^ (1 << square)
+                        child = (after, rest, unused & ~(1 << give), give)
+                        if t.code[give] & _shared(after & t.lasts[rest]):
+                            verdicts[cls] = LOSS  # deadly
+                        elif search.loses(*child):
+                            verdicts[cls] = WIN
+                        else:
+                            children[cls] = child
+                    if cls in verdicts:
+                        found[move] = verdicts[cls]
+                    else:
+                        undecided.append((move, cls))
+                if first_win and found.get(move) == WIN:
+                    return found
+            for move, cls in undecided:
+                if cls not in verdicts:
+                    verdicts[cls] = LOSS if search.wins(*children[cls]) else DRAW
+                found[move] = verdicts[cls]
         except OutOfTime:
             return None
         return found
-
-    @staticmethod
-    def _value(search: _Search, after: int, rest: int, unused: int, give: int) -> float:
-        """The value for the giver of `give` after the placement (`after`, `rest`)."""
-        t = search.t
-        if t.code[give] & _shared(after & t.lasts[rest]):
-            return LOSS  # deadly
-        left = unused & ~(1 << give)
-        if search.wins(after, rest, left, give):
-            return LOSS
-        return WIN if search.loses(after, rest, left, give) else DRAW
 
     def solve(
         self, state: QuartoState, moves: Sequence[QuartoMove]
