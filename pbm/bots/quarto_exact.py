@@ -398,6 +398,7 @@ class QuartoExact:
         self.max_nodes = max_nodes  # a bound that does not depend on the machine's speed
         self.searches: dict[Variant, _Search] = {}
         self.proved: dict[QuartoMove, float] = {}  # the root moves' values found so far
+        self.no_win = False  # whether `values` has shown that no move wins
 
     @property
     def nodes(self) -> int:
@@ -428,6 +429,7 @@ class QuartoExact:
         # The slots of the groups the held piece completes on their last empty square.
         completes = common & t.lasts[empties] & t.everywhere[held]
         self.proved = {}
+        self.no_win = False
         found = self.proved
         # Moves of one class lead to equal positions: each class is searched once.
         verdicts: dict[tuple[int, int], float] = {}
@@ -460,6 +462,7 @@ class QuartoExact:
                         undecided.append((move, cls))
                 if first_win and found.get(move) == WIN:
                     return found
+            self.no_win = not any(value == WIN for value in found.values())
             for move, cls in undecided:
                 if cls not in verdicts:
                     verdicts[cls] = LOSS if search.wins(*children[cls]) else DRAW
@@ -472,10 +475,13 @@ class QuartoExact:
         self, state: QuartoState, moves: Sequence[QuartoMove]
     ) -> tuple[float, list[QuartoMove]] | None:
         """The value of `state` for the player to move and the moves among `moves` that
-        keep it (one winning move is enough); None when out of time."""
+        keep it (one winning move is enough); None when out of time, unless no move wins
+        and some move is proved to draw: the value is then a draw, kept by the drawing
+        moves proved by then."""
         found = self.values(state, moves, first_win=True)
         if found is None:
-            return None
+            draws = [m for m, v in self.proved.items() if v == DRAW]
+            return (DRAW, draws) if self.no_win and draws else None
         if not found:
             return LOSS, list(moves)
         best = max(found.values())
