@@ -76,10 +76,17 @@ _TABLE_FROM = 6
 _SLOT = 8  # bits per group in `common`
 
 
-@cache
-def _bits(mask: int) -> tuple[int, ...]:
-    """The indices of the set bits of a 16-bit mask, lowest first."""
-    return tuple(i for i in range(16) if mask >> i & 1)
+class _Bits(dict[int, tuple[int, ...]]):
+    """mask -> the indices of the set bits of a 16-bit mask, lowest first (a dict, as a
+    subscript costs less than a cached call)."""
+
+    def __missing__(self, mask: int) -> tuple[int, ...]:
+        found = tuple(i for i in range(16) if mask >> i & 1)
+        self[mask] = found
+        return found
+
+
+_BITS = _Bits()
 
 
 def _shared(common: int) -> int:
@@ -171,7 +178,7 @@ class _Tables:
         """One square of each class of `empties` (squares in the same live groups are
         interchangeable), cached by `live << 16 | empties`."""
         classes: dict[int, int] = {}
-        for square in _bits(empties):
+        for square in _BITS[empties]:
             classes.setdefault(live & self.on[square], square)
         found = tuple(classes.values())
         self.squares[live << 16 | empties] = found
@@ -181,7 +188,7 @@ class _Tables:
         """One piece of each class of `pieces` (pieces alike in every value of `values`
         are interchangeable), cached by `values << 16 | pieces`."""
         classes: dict[int, int] = {}
-        for piece in _bits(pieces):
+        for piece in _BITS[pieces]:
             classes.setdefault(self.code[piece] & values, piece)
         found = tuple(classes.values())
         self.given[values << 16 | pieces] = found
@@ -284,7 +291,7 @@ class _Search:
         if n == 2:
             # The last piece goes on the last square: lost if it completes a group
             # wherever the held piece goes.
-            first, second = _bits(empties)
+            first, second = _BITS[empties]
             keep, last = t.keep[held], t.completes[unused.bit_length() - 1]
             return bool(common & keep[first] & last[second]) and bool(
                 common & keep[second] & last[first]
@@ -322,10 +329,10 @@ class _Search:
         and no ordering: here they cost more than they save)."""
         t = self.t
         keep, lasts, deadly, wins3 = t.keep[held], t.lasts, t.deadly, self._wins3
-        for square in _bits(empties):
+        for square in _BITS[empties]:
             after = common & keep[square]
             rest = empties ^ (1 << square)
-            for give in _bits(unused & ~deadly[_shared(after & lasts[rest])]):
+            for give in _BITS[unused & ~deadly[_shared(after & lasts[rest])]]:
                 if not wins3(after, rest, unused ^ (1 << give), give):
                     return False
         return True
@@ -336,8 +343,8 @@ class _Search:
         placement leaves both pieces deadly."""
         t = self.t
         keep, either = t.keep[held], t.completes_either
-        a, b, c = _bits(empties)
-        x, y = _bits(unused)
+        a, b, c = _BITS[empties]
+        x, y = _BITS[unused]
         deadly_x, deadly_y = either[x], either[y]
         for square, q, r in ((a, b, c), (b, a, c), (c, a, b)):
             after = common & keep[square]
@@ -349,12 +356,12 @@ class _Search:
         """Four squares left: a win is a safe give after which the opponent loses."""
         t = self.t
         keep, lasts, deadly, loses3 = t.keep[held], t.lasts, t.deadly, self._loses3
-        for square in _bits(empties):
+        for square in _BITS[empties]:
             after = common & keep[square]
             if not after:
                 continue
             rest = empties ^ (1 << square)
-            for give in _bits(unused & ~deadly[_shared(after & lasts[rest])]):
+            for give in _BITS[unused & ~deadly[_shared(after & lasts[rest])]]:
                 if loses3(after, rest, unused ^ (1 << give), give):
                     return True
         return False
@@ -363,7 +370,7 @@ class _Search:
         """Three squares left: place, give a safe piece, and the last piece (the
         opponent's to give back) completes a group wherever the given one goes."""
         t = self.t
-        x, y = _bits(unused)
+        x, y = _BITS[unused]
         everywhere = t.everywhere
         pairs = []
         if common & everywhere[y]:
@@ -373,7 +380,7 @@ class _Search:
         if not pairs:
             return False  # neither piece can be the last to complete a group
         keep, completes, beside = t.keep, t.completes, t.completes_beside
-        a, b, c = _bits(empties)
+        a, b, c = _BITS[empties]
         keep_held = keep[held]
         for square, q, r in ((a, b, c), (b, a, c), (c, a, b)):
             after = common & keep_held[square]
