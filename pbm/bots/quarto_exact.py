@@ -73,6 +73,8 @@ _TABLE_LIMIT = 3_000_000
 # Positions with fewer empty squares are searched without the tables (they would cost
 # more than they save).
 _TABLE_FROM = 6
+# The classes of squares and pieces met are kept up to this many each (memory bound).
+_CACHE_LIMIT = 500_000
 _SLOT = 8  # bits per group in `common`
 
 
@@ -181,6 +183,8 @@ class _Tables:
         for square in _BITS[empties]:
             classes.setdefault(live & self.on[square], square)
         found = tuple(classes.values())
+        if len(self.squares) >= _CACHE_LIMIT:
+            self.squares.clear()  # the tables live as long as the process
         self.squares[live << 16 | empties] = found
         return found
 
@@ -191,6 +195,8 @@ class _Tables:
         for piece in _BITS[pieces]:
             classes.setdefault(self.code[piece] & values, piece)
         found = tuple(classes.values())
+        if len(self.given) >= _CACHE_LIMIT:
+            self.given.clear()
         self.given[values << 16 | pieces] = found
         return found
 
