@@ -17,8 +17,7 @@ Usage: python benchmarks/quarto_exact.py [--per-count N] [--seconds S] [--counts
        [--minutes M] [--cpu-clock]
 --minutes bounds the run: each count gets its share of what is left, and its row says
 how many positions it did (`done`). The bot's budget is wall time, as in play; with
---cpu-clock the bot's clocks (pbm.bots.tactics.Clock) read this process's CPU time
-instead, which stands in for "the bot has a core to itself" on a loaded machine.
+--cpu-clock it is CPU time (benchmarks/cpu_clock.py: "the bot has a core to itself").
 The full run is the defaults (about 300 decisions of up to 2 s: 15 minutes or more).
 """
 
@@ -35,8 +34,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from benchmarks.cpu_clock import count_budgets_in_cpu_time
 from pbm.app import register
-from pbm.bots import tactics
 from pbm.bots.engine import UNCLEAR, choose, seed_for
 from pbm.bots.quarto_exact import QuartoExact
 from pbm.bots.tactics import Clock
@@ -77,12 +76,6 @@ def exact_values(state: QuartoState) -> tuple[dict[Move, float], float]:
     return found, time.process_time() - started
 
 
-class _CpuTime:
-    """Stands in for the `time` module in pbm.bots.tactics: its clocks read CPU time."""
-
-    perf_counter = staticmethod(time.process_time)
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--per-count", type=int, default=75, help="positions per count")
@@ -98,7 +91,7 @@ def main() -> None:
     )
     args = parser.parse_args()
     if args.cpu_clock:
-        tactics.time = _CpuTime  # type: ignore[assignment]
+        count_budgets_in_cpu_time()
     counts = [int(c) for c in args.counts.split(",")]
     started = time.perf_counter()
     print(
