@@ -50,7 +50,7 @@ also the cheapest escape to prove); this halves the positions searched.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from functools import cache
 
 from pbm.bots.exact import OutOfTime
@@ -66,7 +66,8 @@ from pbm.games.quarto import (
     Variant,
 )
 
-# How often (in nodes, a power of two less one) the clock is read.
+# How often (in nodes of five or more empty squares, a power of two less one) the
+# clock is read.
 _CHECK_EVERY = 255
 # Each table is cleared when it grows past this many positions (memory bound).
 _TABLE_LIMIT = 3_000_000
@@ -218,8 +219,9 @@ class _Search:
         self.clock = clock
         self.max_nodes = max_nodes
         self.nodes = 0
+        # Whether the player to move can force a win; whether they have an escape.
         self.won: dict[int, bool] = {}
-        self.lost: dict[int, bool] = {}
+        self.escapes: dict[int, bool] = {}
 
     def _count(self) -> None:
         """Called every `_CHECK_EVERY + 1` nodes: out of time or nodes, stop."""
@@ -253,46 +255,17 @@ class _Search:
         n = empties.bit_count()
         if n <= 2 or not common:
             return False  # with two squares left only the opponent can still complete one
-        self.nodes += 1
-        if not self.nodes & _CHECK_EVERY:
-            self._count()
         if n == 3:
             return self._wins3(common, empties, unused, held)
         if n == 4:
             return self._wins4(common, empties, unused, held)
-        key = common << 40 | empties << 24 | unused << 8 | held
-        if n >= _TABLE_FROM:
-            known = self.won.get(key)
-            if known is not None:
-                return known
-        t = self.t
-        values = _shared(common)
-        given, gives, loses = t.given, t.gives, self.loses
-        result = False
-        for _order, after, rest, safe in self._places(common, empties, unused, held):
-            classes = given.get(values << 16 | safe)
-            if classes is None:
-                classes = gives(values, safe)
-            for give in classes:
-                if loses(after, rest, unused ^ (1 << give), give):
-                    result = True
-                    break
-            if result:
-                break
-        if n >= _TABLE_FROM:
-            if len(self.won) >= _TABLE_LIMIT:
-                self.won.clear()
-            self.won[key] = result
-        return result
+        return self._exists(common, empties, unused, held, n, self.won, self.loses, True)
 
     def loses(self, common: int, empties: int, unused: int, held: int) -> bool:
         """Whether the player to move loses whatever they do."""
         n = empties.bit_count()
         if n <= 1 or not common:
             return False
-        self.nodes += 1
-        if not self.nodes & _CHECK_EVERY:
-            self._count()
         t = self.t
         if n == 2:
             # The last piece goes on the last square: lost if it completes a group
@@ -306,29 +279,50 @@ class _Search:
             return self._loses3(common, empties, unused, held)
         if n == 4:
             return self._loses4(common, empties, unused, held)
+        # Lost unless some move escapes (also when every give is deadly everywhere).
+        return not self._exists(common, empties, unused, held, n, self.escapes, self.wins, False)
+
+    def _exists(
+        self,
+        common: int,
+        empties: int,
+        unused: int,
+        held: int,
+        n: int,
+        table: dict[int, bool],
+        child: Callable[[int, int, int, int], bool],
+        answer: bool,
+    ) -> bool:
+        """Whether some move leads to a position where `child` is `answer` (`loses` is
+        true: a winning move; `wins` is false: an escape), `table` holding the answers
+        known from `_TABLE_FROM` empty squares on."""
+        self.nodes += 1
+        if not self.nodes & _CHECK_EVERY:
+            self._count()
         key = common << 40 | empties << 24 | unused << 8 | held
         if n >= _TABLE_FROM:
-            known = self.lost.get(key)
+            known = table.get(key)
             if known is not None:
                 return known
+        t = self.t
         values = _shared(common)
-        given, gives, wins = t.given, t.gives, self.wins
-        result = True  # also when every give is deadly after every placement
+        given, gives = t.given, t.gives
+        found = False
         for _order, after, rest, safe in self._places(common, empties, unused, held):
             classes = given.get(values << 16 | safe)
             if classes is None:
                 classes = gives(values, safe)
             for give in classes:
-                if not wins(after, rest, unused ^ (1 << give), give):
-                    result = False
+                if child(after, rest, unused ^ (1 << give), give) == answer:
+                    found = True
                     break
-            if not result:
+            if found:
                 break
         if n >= _TABLE_FROM:
-            if len(self.lost) >= _TABLE_LIMIT:
-                self.lost.clear()
-            self.lost[key] = result
-        return result
+            if len(table) >= _TABLE_LIMIT:
+                table.clear()
+            table[key] = found
+        return found
 
     def _loses4(self, common: int, empties: int, unused: int, held: int) -> bool:
         """Four squares left: lost when every safe give lets the opponent win (no table
@@ -415,7 +409,8 @@ class QuartoExact:
 
     @property
     def nodes(self) -> int:
-        """The positions searched so far (those looked up in a table included)."""
+        """The positions of five or more empty squares searched so far (those found in
+        a table included)."""
         return sum(search.nodes for search in self.searches.values())
 
     def values(
