@@ -24,9 +24,13 @@ for good), and which pieces are left. The solver keeps exactly that, as integers
 A give is deadly when a group with one empty square left shares a value with the piece:
 the values of those groups fold into 8 bits, and one table lookup turns them into the
 16-bit mask of deadly pieces, so the safe gives are one AND NOT. Deadly gives are never
-searched, a player left with none loses, and the last four squares are written out with
-precomputed masks (a piece completes a group on a square, the other square still empty)
-instead of searched with tables.
+searched, and a player left with none loses. The tables start at six empty squares;
+four squares are searched without table or ordering, and three and two are written out
+with precomputed masks (a piece completes a group on a square, the other still empty).
+
+At the root the wins come first (a move wins if the opponent must lose, refuted by one
+escape: about a tenth of the work), then the losses and draws. So `solve`, out of time
+once no move wins and some move is proved to draw, still knows the value: a draw.
 
 Symmetry reduction, after the published solutions: Luc Goossens solved Quarto in 1998
 (a draw with best play), and Matthew Kerner, "An Exploration of Gameplay in Quarto"
