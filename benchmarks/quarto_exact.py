@@ -14,10 +14,11 @@ A second part checks the values against plain minimax on --small positions with 
 and six empty squares.
 
 Usage: python benchmarks/quarto_exact.py [--per-count N] [--seconds S] [--counts 7,8,9,10]
-       [--minutes M] [--cpu-clock]
+       [--minutes M] [--cpu-clock] [--advanced]
 --minutes bounds the run: each count gets its share of what is left, and its row says
 how many positions it did (`done`). The bot's budget is wall time, as in play; with
 --cpu-clock it is CPU time (benchmarks/cpu_clock.py: "the bot has a core to itself").
+--advanced plays the advanced game (the 2x2 squares win too).
 The full run is the defaults (about 300 decisions of up to 2 s: 15 minutes or more).
 """
 
@@ -53,11 +54,11 @@ def gives_a_win(state: QuartoState, move: Move) -> bool:
     return any(QUARTO.outcome(QUARTO.apply(after, m)) for m in QUARTO.legal_moves(after))
 
 
-def position(seed: int, empties: int) -> QuartoState:
+def position(seed: int, empties: int, *, advanced: bool = False) -> QuartoState:
     """The first game of safe random play from `seed` on that reaches the count."""
     while True:
         rng = random.Random(seed)
-        state = QUARTO.new_state()
+        state = QUARTO.new_state(advanced=advanced)
         while QUARTO.to_move(state) is not None and not (
             state.held != EMPTY and len(state.empties) == empties
         ):
@@ -86,6 +87,7 @@ def main() -> None:
     parser.add_argument(
         "--minutes", type=float, default=None, help="bound of the run (each count its share)"
     )
+    parser.add_argument("--advanced", action="store_true", help="the advanced game")
     parser.add_argument(
         "--cpu-clock", action="store_true", help="count the bot's budget in CPU time"
     )
@@ -95,7 +97,8 @@ def main() -> None:
     counts = [int(c) for c in args.counts.split(",")]
     started = time.perf_counter()
     print(
-        f"{args.per_count} positions per count, level 4 at {args.seconds} s a move"
+        f"{args.per_count} positions per count{' (advanced)' if args.advanced else ''},"
+        f" level 4 at {args.seconds} s a move"
         f" ({'CPU' if args.cpu_clock else 'wall'} time; load average"
         f" {os.getloadavg()[0]:.1f} at the start); CPU seconds"
     )
@@ -116,7 +119,7 @@ def main() -> None:
         for index in range(args.per_count):
             if time.perf_counter() >= stop:
                 break  # the time bound: the row counts the positions done
-            state = position(1000 * empties + index, empties)
+            state = position(1000 * empties + index, empties, advanced=args.advanced)
             found, seconds = exact_values(state)
             solve_times.append(seconds)
             value = max(found.values())
@@ -145,7 +148,7 @@ def main() -> None:
     mismatches = checked = 0
     for empties in (5, 6):
         for index in range(args.small):
-            state = position(7 * empties + index, empties)
+            state = position(7 * empties + index, empties, advanced=args.advanced)
             found, _seconds = exact_values(state)
             for move, value in found.items():
                 checked += 1
