@@ -14,12 +14,15 @@ every pair as a prior (it keeps a player who won every game at a finite rating),
 baseline fixed at 0; the 95 % interval is the 2.5th to 97.5th percentile of 200
 bootstrap resamplings of the games.
 
-Usage: python benchmarks/bot_ladder.py [--games N] [--seconds S] [--budget B] [GAME ...]
+Usage: python benchmarks/bot_ladder.py [--games N] [--seconds S] [--budget B] [--cpu-clock]
+       [GAME ...]
 --seconds bounds the whole run (shared evenly by the games, what a game leaves unused
 going to the next ones; it is read before every game, and a game in progress is
 finished). The full ladder is --games 20 --budget 2 (many hours on one core). Budgets are
 wall-clock, as in play: under each game's row it prints the median CPU seconds each
-player used a move, which shows how much of the budget a loaded machine left it.
+player used a move, which shows how much of the budget a loaded machine left it. With
+--cpu-clock every player's budget (the bots' and the baseline's) is CPU time instead
+(benchmarks/cpu_clock.py): each player thinks as if it had a core to itself.
 """
 
 from __future__ import annotations
@@ -37,6 +40,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from benchmarks.cpu_clock import count_budgets_in_cpu_time
 from pbm.app import register
 from pbm.bots.engine import choose, seed_for
 from pbm.games import GAMES, AnyGame
@@ -46,6 +50,8 @@ BASELINE = "UCT"
 PLAYERS = ("L1", "L2", "L3", "L4", BASELINE)
 EXPLORATION = math.sqrt(2)
 BOOTSTRAPS = 200
+# The baseline's clock: wall time, or CPU time with --cpu-clock.
+now = time.perf_counter
 
 
 # -- the baseline: plain UCT -----------------------------------------------------------
@@ -80,9 +86,9 @@ def _points(game: AnyGame, state: State, player: int) -> float:
 
 def uct_move(game: AnyGame, state: State, seconds: float, rng: random.Random) -> Move:
     """Plain UCT: UCB1 down the tree, one node added, a uniformly random playout."""
-    deadline = time.perf_counter() + seconds * 0.92
+    deadline = now() + seconds * 0.92
     root = _Node(game, state, None, None)
-    while time.perf_counter() < deadline:
+    while now() < deadline:
         node, path = root, [root]
         while not node.untried and node.children:
             log_n = math.log(node.visits)
@@ -186,7 +192,12 @@ def main() -> None:
     parser.add_argument("--games", type=int, default=20, help="games per pair and game")
     parser.add_argument("--seconds", type=float, default=None, help="bound of the whole run")
     parser.add_argument("--budget", type=float, default=2.0, help="seconds a move")
+    parser.add_argument("--cpu-clock", action="store_true", help="budgets in CPU time")
     args = parser.parse_args()
+    if args.cpu_clock:
+        global now
+        now = time.process_time
+        count_budgets_in_cpu_time()
     names = args.names or list(GAMES)
     pairs = [(a, b) for i, a in enumerate(PLAYERS) for b in PLAYERS[i + 1 :]]
     late = LateChecks()
@@ -195,7 +206,8 @@ def main() -> None:
     engine_log.propagate = False
     started = time.perf_counter()
     print(
-        f"{args.games} games per pair, {args.budget} s a move, seats alternated, one core"
+        f"{args.games} games per pair, {args.budget} s{' of CPU' if args.cpu_clock else ''}"
+        " a move, seats alternated, one core"
         f" (load average {os.getloadavg()[0]:.1f} at the start); Elo, {BASELINE} = 0"
     )
     print(f"{'game':<11}{'games':>6}" + "".join(f"{p:>17}" for p in PLAYERS) + f"{'minutes':>9}")

@@ -8,14 +8,17 @@ another exists) stopped at that count with a piece held. For each position it pr
     minimax over the game protocol (a mismatch is counted and shown);
   - the level-4 decision at --seconds a move: the share of decisions that keep the
     position's exact value, and its CPU time (median, max), with the share of them
-    whose exact search finished (the rest fell back to the tree search).
+    whose verdict is proved (won, drawn or lost: the exact search found the value;
+    the rest fell back to the tree search).
 A second part checks the values against plain minimax on --small positions with five
 and six empty squares.
 
 Usage: python benchmarks/quarto_exact.py [--per-count N] [--seconds S] [--counts 7,8,9,10]
-       [--minutes M]
+       [--minutes M] [--cpu-clock] [--advanced]
 --minutes bounds the run: each count gets its share of what is left, and its row says
-how many positions it did (`done`).
+how many positions it did (`done`). The bot's budget is wall time, as in play; with
+--cpu-clock it is CPU time (benchmarks/cpu_clock.py: "the bot has a core to itself").
+--advanced plays the advanced game (the 2x2 squares win too).
 The full run is the defaults (about 300 decisions of up to 2 s: 15 minutes or more).
 """
 
@@ -32,8 +35,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from benchmarks.cpu_clock import count_budgets_in_cpu_time
 from pbm.app import register
-from pbm.bots.engine import WON, choose, seed_for
+from pbm.bots.engine import UNCLEAR, choose, seed_for
 from pbm.bots.quarto_exact import QuartoExact
 from pbm.bots.tactics import Clock
 from pbm.games.base import Move
@@ -50,11 +54,11 @@ def gives_a_win(state: QuartoState, move: Move) -> bool:
     return any(QUARTO.outcome(QUARTO.apply(after, m)) for m in QUARTO.legal_moves(after))
 
 
-def position(seed: int, empties: int) -> QuartoState:
+def position(seed: int, empties: int, *, advanced: bool = False) -> QuartoState:
     """The first game of safe random play from `seed` on that reaches the count."""
     while True:
         rng = random.Random(seed)
-        state = QUARTO.new_state()
+        state = QUARTO.new_state(advanced=advanced)
         while QUARTO.to_move(state) is not None and not (
             state.held != EMPTY and len(state.empties) == empties
         ):
@@ -83,12 +87,20 @@ def main() -> None:
     parser.add_argument(
         "--minutes", type=float, default=None, help="bound of the run (each count its share)"
     )
+    parser.add_argument("--advanced", action="store_true", help="the advanced game")
+    parser.add_argument(
+        "--cpu-clock", action="store_true", help="count the bot's budget in CPU time"
+    )
     args = parser.parse_args()
+    if args.cpu_clock:
+        count_budgets_in_cpu_time()
     counts = [int(c) for c in args.counts.split(",")]
     started = time.perf_counter()
     print(
-        f"{args.per_count} positions per count, level 4 at {args.seconds} s a move"
-        f" (load average {os.getloadavg()[0]:.1f} at the start); CPU seconds"
+        f"{args.per_count} positions per count{' (advanced)' if args.advanced else ''},"
+        f" level 4 at {args.seconds} s a move"
+        f" ({'CPU' if args.cpu_clock else 'wall'} time; load average"
+        f" {os.getloadavg()[0]:.1f} at the start); CPU seconds"
     )
     print(
         f"{'empty':>5} {'done':>4} {'won':>4} {'drawn':>5} {'lost':>4}"
@@ -107,7 +119,7 @@ def main() -> None:
         for index in range(args.per_count):
             if time.perf_counter() >= stop:
                 break  # the time bound: the row counts the positions done
-            state = position(1000 * empties + index, empties)
+            state = position(1000 * empties + index, empties, advanced=args.advanced)
             found, seconds = exact_values(state)
             solve_times.append(seconds)
             value = max(found.values())
@@ -119,8 +131,7 @@ def main() -> None:
                 QUARTO, state, seat, level=4, seconds=args.seconds, seed=seed_for(empties, index)
             )
             decision_times.append(time.process_time() - cpu)
-            finished, considered = decision.proved
-            proved += decision.verdict == WON or (considered > 0 and finished == considered)
+            proved += decision.verdict != UNCLEAR
             got = 0.0 if decision.move is None else found[decision.move]
             kept += got == value
             if got != value:
@@ -137,7 +148,7 @@ def main() -> None:
     mismatches = checked = 0
     for empties in (5, 6):
         for index in range(args.small):
-            state = position(7 * empties + index, empties)
+            state = position(7 * empties + index, empties, advanced=args.advanced)
             found, _seconds = exact_values(state)
             for move, value in found.items():
                 checked += 1

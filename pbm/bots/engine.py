@@ -103,7 +103,8 @@ class Decision:
     seconds: float
     drawish: bool = False  # unproven: most of the search's games ended drawn
     # The exact search's root moves whose value it proved, and the moves it had to
-    # prove: (3, 40) when it ran out of time after three of forty (verdict UNCLEAR).
+    # prove: (3, 40) when it ran out of time after three of forty (verdict UNCLEAR, or
+    # DRAWN when Quarto's search had shown that no move wins and one of them draws).
     proved: tuple[int, int] = (0, 0)
 
     @property

@@ -1,21 +1,36 @@
-"""Quarto's endgame solved exactly: a negamax search with alpha-beta on win/draw/loss,
-a transposition table and symmetry reduction, on the solver's own bitboards (ten empty
-squares in one to two seconds of CPU, nine in a few tenths; docs/bots.md has the figures).
+"""Quarto's endgame solved exactly: two boolean searches ("can the player to move force
+a win?", "must the player to move lose?") with transposition tables and symmetry
+reduction, on the solver's own bitboards (docs/bots.md has the figures).
 
 The interface is `QuartoExact(tactics, clock, max_nodes)` with `values` (every move's
 exact value) and `solve` (the value and the moves that keep it); the rest is private.
 
+Values in three steps, as null-window searches: a move loses if the opponent can then
+force a win (`_Search.wins`), wins if the opponent must then lose (`_Search.loses`), and
+draws otherwise. Each search answers yes or no, so a node stops at its first proof (a
+winning move, a move that escapes), and its table stores one bit per position.
+
 What decides the rest of a game is, for each winning group, which of its squares are
 empty and which attribute values all its pieces share (a group that shares none is dead
-for good), and which pieces are left. The solver keeps exactly that:
+for good), and which pieces are left. The solver keeps exactly that, as integers:
 
 - `common`: 8 bits per group, one per counted attribute value (tall, short, light, ...),
   set while every piece in the group has that value; placing a piece is one AND with a
   precomputed mask. A dead or full group has 0, and a position whose groups all have 0
   is a draw at once.
-- `sums`: the rules module's packed counters (pbm/games/quarto_lines.py), which find a
-  quarto in one addition and one AND;
-- the empty squares and the unused pieces as 16-bit masks, and the held piece.
+- the empty squares and the unused pieces as 16-bit masks, and the held piece; the
+  table's key is these four packed into one integer.
+
+A give is deadly when a group with one empty square left shares a value with the piece:
+the values of those groups fold into 8 bits, and one table lookup turns them into the
+16-bit mask of deadly pieces, so the safe gives are one AND NOT. Deadly gives are never
+searched, and a player left with none loses. The tables start at six empty squares;
+four squares are searched without table or ordering, and three and two are written out
+with precomputed masks (a piece completes a group on a square, the other still empty).
+
+At the root the wins come first (a move wins if the opponent must lose, refuted by one
+escape: about a tenth of the work), then the losses and draws. So `solve`, out of time
+once no move wins and some move is proved to draw, still knows the value: a draw.
 
 Symmetry reduction, after the published solutions: Luc Goossens solved Quarto in 1998
 (a draw with best play), and Matthew Kerner, "An Exploration of Gameplay in Quarto"
@@ -23,25 +38,23 @@ Symmetry reduction, after the published solutions: Luc Goossens solved Quarto in
 maps of the board that keep its groups times 384 permutations and complements of the
 attributes, and a normal form under them. This late in a game a normal form saves
 next to nothing (the 1,500 first table entries of a ten-empty search fall into 1,492
-classes under all 12,288 transformations) and costs far more per position in Python
-than a position costs to search, so the solver keys its table by `common` (positions
-that differ only in what no longer matters are one entry) and uses the symmetries that
-the position at hand has: empty squares that lie in the same live groups are
-interchangeable (a placement is tried on one of them), and so are pieces that agree on
-every value a live group still shares (one of them is given), at every node and at the
-root.
+classes under all 12,288 transformations, and keys merged by dead values or dead
+squares fall by under 1 %) and costs far more per position in Python than a position
+costs to search, so the solver keys its table by `common` (positions that differ only
+in what no longer matters are one entry) and uses the symmetries that the position at
+hand has: empty squares that lie in the same live groups are interchangeable (a
+placement is tried on one of them), and so are pieces that agree on every value a live
+group still shares (one of them is given), at every node and at the root.
 
-Move ordering by threats: deadly gives (the opponent would make a quarto at once) are
-never tried (one AND against the values of the groups with one empty square left);
-the placements after which the fewest safe gives are left come first (they bring the
-opponent nearest to running out of safe pieces, which is how Quarto is won), then those
-that keep the most live groups; among gives, those that share the most values with the
-live groups first. Ordering by the safe gives halves the positions searched.
+Move ordering by threats, in both searches: the placements after which the fewest safe
+gives are left come first (they bring the opponent nearest to running out of safe
+pieces, which is how Quarto is won, and a move that leaves the opponent few choices is
+also the cheapest escape to prove); this halves the positions searched.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from functools import cache
 
 from pbm.bots.exact import OutOfTime
@@ -57,93 +70,30 @@ from pbm.games.quarto import (
     Variant,
 )
 
-# The search's values for the player to move: 2 a win, 1 a draw, 0 a loss (negamax: 2 - v).
-_WIN, _DRAW, _LOSS = 2, 1, 0
-_VALUE = {_WIN: WIN, _DRAW: DRAW, _LOSS: LOSS}
-# How often (in nodes) the clock is read.
-_CHECK_EVERY = 256
-# The table is cleared when it grows past this many positions (memory bound).
+# How often (in nodes of five or more empty squares, a power of two less one) the
+# clock is read.
+_CHECK_EVERY = 255
+# Each table is cleared when it grows past this many positions (memory bound).
 _TABLE_LIMIT = 3_000_000
+# Positions with fewer empty squares are searched without the tables (they would cost
+# more than they save).
+_TABLE_FROM = 6
+# The classes of squares and pieces met are kept up to this many each (memory bound).
+_CACHE_LIMIT = 500_000
 _SLOT = 8  # bits per group in `common`
-_COUNTER_SLICE = 24  # bits per group in the rules module's counters (quarto_lines)
-_COUNTERS = (1 << _COUNTER_SLICE) - 1
 
 
-@cache
-def _bits(mask: int) -> tuple[int, ...]:
-    """The indices of the set bits of a 16-bit mask, lowest first."""
-    return tuple(i for i in range(16) if mask >> i & 1)
+class _Bits(dict[int, tuple[int, ...]]):
+    """mask -> the indices of the set bits of a 16-bit mask, lowest first (a dict, as a
+    subscript costs less than a cached call)."""
 
-
-class _Tables:
-    """The solver's masks for one variant (the groups and counted attributes)."""
-
-    def __init__(self, var: Variant) -> None:
-        groups = [squares for _, squares in var.groups]
-        self.count = len(groups)
-        slots = range(self.count)
-        counted = [i for i, bit in enumerate(ATTRIBUTE_BITS) if var.attributes & bit]
-        # code[p]: the bits of p's values of the counted attributes.
-        code = [
-            sum(1 << (2 * i + (1 if p & ATTRIBUTE_BITS[i] else 0)) for i in counted) for p in PIECES
-        ]
-        every_value = sum(3 << (2 * i) for i in counted)
-        self.start = sum(every_value << (_SLOT * g) for g in slots)
-        through = [[g for g in slots if s in groups[g]] for s in SQUARES]
-        # keep[p][s]: ANDed into `common` when p goes on s (p's values in the groups
-        # through s, everything elsewhere).
-        self.keep = tuple(
-            tuple(
-                sum((code[p] if g in through[s] else 0xFF) << (_SLOT * g) for g in slots)
-                for s in SQUARES
-            )
-            for p in PIECES
-        )
-        self.code = tuple(code)
-        # on[s]: bit 0 of the slot of every group through s (which live groups hold s).
-        self.on = tuple(sum(1 << (_SLOT * g) for g in through[s]) for s in SQUARES)
-        self.low_bits = sum(1 << (_SLOT * g) for g in slots)
-        self.add, self.every, self.fours = var.add, var.add_everywhere, var.fours
-        self.squares = tuple(tuple(groups[g]) for g in slots)
-        # slices[s]: the whole counter slice of every group through s.
-        self.slices = tuple(
-            sum(_COUNTERS << (_COUNTER_SLICE * g) for g in through[s]) for s in SQUARES
-        )
-        self.opened: dict[int, int] = {}
-        self.given: dict[int, tuple[int, ...]] = {}
-        self.group_masks = tuple(sum(1 << s for s in g) for g in groups)
-        self.lasts = _LastSquares(self.group_masks)
-
-    def live(self, common: int) -> int:
-        """Bit 0 of the slot of every group whose pieces still share a value."""
-        x = common | common >> 4
-        x |= x >> 2
-        x |= x >> 1
-        return x & self.low_bits
-
-    def open_groups(self, empties: int) -> int:
-        """The counters (24 bits per group) of every group with an empty square."""
-        found = self.opened.get(empties)
-        if found is None:
-            found = 0
-            for square in _bits(empties):
-                found |= self.slices[square]
-            self.opened[empties] = found
+    def __missing__(self, mask: int) -> tuple[int, ...]:
+        found = tuple(i for i in range(16) if mask >> i & 1)
+        self[mask] = found
         return found
 
-    def gives(self, values: int, unused: int) -> tuple[int, ...]:
-        """One piece of each class of `unused` (pieces alike in every value of `values`
-        are interchangeable), those sharing the most values first (they threaten most)."""
-        key = values << 16 | unused
-        found = self.given.get(key)
-        if found is None:
-            classes: dict[int, int] = {}
-            for piece in _bits(unused):
-                classes.setdefault(self.code[piece] & values, piece)
-            order = sorted(classes.items(), key=lambda item: -item[0].bit_count())
-            found = tuple(piece for _cls, piece in order)
-            self.given[key] = found
-        return found
+
+_BITS = _Bits()
 
 
 def _shared(common: int) -> int:
@@ -174,9 +124,279 @@ class _LastSquares(dict[int, int]):
         return found
 
 
+class _Tables:
+    """The solver's masks for one variant (the groups and counted attributes)."""
+
+    def __init__(self, var: Variant) -> None:
+        groups = [squares for _, squares in var.groups]
+        slots = range(len(groups))
+        counted = [i for i, bit in enumerate(ATTRIBUTE_BITS) if var.attributes & bit]
+        # code[p]: the bits of p's values of the counted attributes.
+        code = [
+            sum(1 << (2 * i + (1 if p & ATTRIBUTE_BITS[i] else 0)) for i in counted) for p in PIECES
+        ]
+        every_value = sum(3 << (2 * i) for i in counted)
+        self.start = sum(every_value << (_SLOT * g) for g in slots)
+        through = [[g for g in slots if s in groups[g]] for s in SQUARES]
+        # keep[p][s]: ANDed into `common` when p goes on s (p's values in the groups
+        # through s, everything elsewhere).
+        self.keep = tuple(
+            tuple(
+                sum((code[p] if g in through[s] else 0xFF) << (_SLOT * g) for g in slots)
+                for s in SQUARES
+            )
+            for p in PIECES
+        )
+        self.code = tuple(code)
+        # on[s]: bit 0 of the slot of every group through s (which live groups hold s).
+        self.on = tuple(sum(1 << (_SLOT * g) for g in through[s]) for s in SQUARES)
+        self.low_bits = sum(1 << (_SLOT * g) for g in slots)
+        # deadly[values]: the pieces (16-bit mask) having one of the 8 bits `values`.
+        self.deadly = tuple(sum(1 << p for p in PIECES if code[p] & v) for v in range(256))
+        full = [sum(0xFF << (_SLOT * g) for g in through[s]) for s in SQUARES]
+        # everywhere[p]: p's values in every slot.
+        everywhere = [code[p] * self.low_bits for p in PIECES]
+        self.everywhere = tuple(everywhere)
+        # completes[p][q]: ANDed with `common`, nonzero when p on q makes a quarto, q
+        # being the last empty square of the board (of every group through it).
+        self.completes = tuple(tuple(everywhere[p] & full[q] for q in SQUARES) for p in PIECES)
+        # completes_beside[p][q][r]: the same with r still empty (groups through q, not r).
+        self.completes_beside = tuple(
+            tuple(tuple(everywhere[p] & full[q] & ~full[r] for r in SQUARES) for q in SQUARES)
+            for p in PIECES
+        )
+        # completes_either[p][q][r]: p makes a quarto on q or on r, the two empty squares.
+        self.completes_either = tuple(
+            tuple(tuple(everywhere[p] & (full[q] ^ full[r]) for r in SQUARES) for q in SQUARES)
+            for p in PIECES
+        )
+        self.lasts = _LastSquares(tuple(sum(1 << s for s in g) for g in groups))
+        self.squares: dict[int, tuple[int, ...]] = {}
+        self.given: dict[int, tuple[int, ...]] = {}
+
+    def live(self, common: int) -> int:
+        """Bit 0 of the slot of every group whose pieces still share a value."""
+        x = common | common >> 4
+        x |= x >> 2
+        x |= x >> 1
+        return x & self.low_bits
+
+    def square_classes(self, live: int, empties: int) -> tuple[int, ...]:
+        """One square of each class of `empties` (squares in the same live groups are
+        interchangeable), cached by `live << 16 | empties`."""
+        classes: dict[int, int] = {}
+        for square in _BITS[empties]:
+            classes.setdefault(live & self.on[square], square)
+        found = tuple(classes.values())
+        if len(self.squares) >= _CACHE_LIMIT:
+            self.squares.clear()  # the tables live as long as the process
+        self.squares[live << 16 | empties] = found
+        return found
+
+    def gives(self, values: int, pieces: int) -> tuple[int, ...]:
+        """One piece of each class of `pieces` (pieces alike in every value of `values`
+        are interchangeable), cached by `values << 16 | pieces`."""
+        classes: dict[int, int] = {}
+        for piece in _BITS[pieces]:
+            classes.setdefault(self.code[piece] & values, piece)
+        found = tuple(classes.values())
+        if len(self.given) >= _CACHE_LIMIT:
+            self.given.clear()
+        self.given[values << 16 | pieces] = found
+        return found
+
+
 @cache
 def _tables(var: Variant) -> _Tables:
     return _Tables(var)
+
+
+class _Search:
+    """The two searches over one variant's positions, with their tables and a budget.
+
+    A position is (common, empties, unused, held): the player to move places `held`,
+    which makes no quarto (the caller has checked), then gives one of `unused`.
+    """
+
+    def __init__(self, tables: _Tables, clock: Clock, max_nodes: int | None) -> None:
+        self.t = tables
+        self.clock = clock
+        self.max_nodes = max_nodes
+        self.nodes = 0
+        # Whether the player to move can force a win; whether they have an escape.
+        self.won: dict[int, bool] = {}
+        self.escapes: dict[int, bool] = {}
+
+    def _count(self) -> None:
+        """Called every `_CHECK_EVERY + 1` nodes: out of time or nodes, stop."""
+        if self.clock.expired() or (self.max_nodes is not None and self.nodes > self.max_nodes):
+            raise OutOfTime
+
+    def _places(
+        self, common: int, empties: int, unused: int, held: int
+    ) -> list[tuple[int, int, int, int]]:
+        """(order, common after, empties after, safe gives) of each class of placement
+        of `held` that leaves a safe give, fewest safe gives first."""
+        t = self.t
+        keep, lasts, deadly = t.keep[held], t.lasts, t.deadly
+        live = t.live(common)
+        squares = t.squares.get(live << 16 | empties)
+        if squares is None:
+            squares = t.square_classes(live, empties)
+        places = []
+        for square in squares:
+            after = common & keep[square]
+            rest = empties ^ (1 << square)
+            # Deadly: a piece with a value shared by a group with one empty square left.
+            safe = unused & ~deadly[_shared(after & lasts[rest])]
+            if safe:
+                places.append((safe.bit_count() << 4 | square, after, rest, safe))
+        places.sort()
+        return places
+
+    def wins(self, common: int, empties: int, unused: int, held: int) -> bool:
+        """Whether the player to move can force a win."""
+        n = empties.bit_count()
+        if n <= 2 or not common:
+            return False  # with two squares left only the opponent can still complete one
+        if n == 3:
+            return self._wins3(common, empties, unused, held)
+        if n == 4:
+            return self._wins4(common, empties, unused, held)
+        return self._exists(common, empties, unused, held, n, self.won, self.loses, True)
+
+    def loses(self, common: int, empties: int, unused: int, held: int) -> bool:
+        """Whether the player to move loses whatever they do."""
+        n = empties.bit_count()
+        if n <= 1 or not common:
+            return False
+        t = self.t
+        if n == 2:
+            # The last piece goes on the last square: lost if it completes a group
+            # wherever the held piece goes.
+            first, second = _BITS[empties]
+            keep, last = t.keep[held], t.completes[unused.bit_length() - 1]
+            return bool(common & keep[first] & last[second]) and bool(
+                common & keep[second] & last[first]
+            )
+        if n == 3:
+            return self._loses3(common, empties, unused, held)
+        if n == 4:
+            return self._loses4(common, empties, unused, held)
+        # Lost unless some move escapes (also when every give is deadly everywhere).
+        return not self._exists(common, empties, unused, held, n, self.escapes, self.wins, False)
+
+    def _exists(
+        self,
+        common: int,
+        empties: int,
+        unused: int,
+        held: int,
+        n: int,
+        table: dict[int, bool],
+        child: Callable[[int, int, int, int], bool],
+        answer: bool,
+    ) -> bool:
+        """Whether some move leads to a position where `child` is `answer` (`loses` is
+        true: a winning move; `wins` is false: an escape), `table` holding the answers
+        known from `_TABLE_FROM` empty squares on."""
+        self.nodes += 1
+        if not self.nodes & _CHECK_EVERY:
+            self._count()
+        key = common << 40 | empties << 24 | unused << 8 | held
+        if n >= _TABLE_FROM:
+            known = table.get(key)
+            if known is not None:
+                return known
+        t = self.t
+        values = _shared(common)
+        given, gives = t.given, t.gives
+        found = False
+        for _order, after, rest, safe in self._places(common, empties, unused, held):
+            classes = given.get(values << 16 | safe)
+            if classes is None:
+                classes = gives(values, safe)
+            for give in classes:
+                if child(after, rest, unused ^ (1 << give), give) == answer:
+                    found = True
+                    break
+            if found:
+                break
+        if n >= _TABLE_FROM:
+            if len(table) >= _TABLE_LIMIT:
+                table.clear()
+            table[key] = found
+        return found
+
+    def _loses4(self, common: int, empties: int, unused: int, held: int) -> bool:
+        """Four squares left: lost when every safe give lets the opponent win (no table
+        and no ordering: here they cost more than they save)."""
+        t = self.t
+        keep, lasts, deadly, wins3 = t.keep[held], t.lasts, t.deadly, self._wins3
+        for square in _BITS[empties]:
+            after = common & keep[square]
+            rest = empties ^ (1 << square)
+            for give in _BITS[unused & ~deadly[_shared(after & lasts[rest])]]:
+                if not wins3(after, rest, unused ^ (1 << give), give):
+                    return False
+        return True
+
+    def _loses3(self, common: int, empties: int, unused: int, held: int) -> bool:
+        """Three squares left: the opponent cannot win after a safe give (only the
+        last piece could, and it is theirs to give), so this is lost only when every
+        placement leaves both pieces deadly."""
+        t = self.t
+        keep, either = t.keep[held], t.completes_either
+        a, b, c = _BITS[empties]
+        x, y = _BITS[unused]
+        deadly_x, deadly_y = either[x], either[y]
+        for square, q, r in ((a, b, c), (b, a, c), (c, a, b)):
+            after = common & keep[square]
+            if not after & deadly_x[q][r] or not after & deadly_y[q][r]:
+                return False
+        return True
+
+    def _wins4(self, common: int, empties: int, unused: int, held: int) -> bool:
+        """Four squares left: a win is a safe give after which the opponent loses."""
+        t = self.t
+        keep, lasts, deadly, loses3 = t.keep[held], t.lasts, t.deadly, self._loses3
+        for square in _BITS[empties]:
+            after = common & keep[square]
+            if not after:
+                continue
+            rest = empties ^ (1 << square)
+            for give in _BITS[unused & ~deadly[_shared(after & lasts[rest])]]:
+                if loses3(after, rest, unused ^ (1 << give), give):
+                    return True
+        return False
+
+    def _wins3(self, common: int, empties: int, unused: int, held: int) -> bool:
+        """Three squares left: place, give a safe piece, and the last piece (the
+        opponent's to give back) completes a group wherever the given one goes."""
+        t = self.t
+        x, y = _BITS[unused]
+        everywhere = t.everywhere
+        pairs = []
+        if common & everywhere[y]:
+            pairs.append((x, y))
+        if common & everywhere[x]:
+            pairs.append((y, x))
+        if not pairs:
+            return False  # neither piece can be the last to complete a group
+        keep, completes, beside = t.keep, t.completes, t.completes_beside
+        a, b, c = _BITS[empties]
+        keep_held = keep[held]
+        for square, q, r in ((a, b, c), (b, a, c), (c, a, b)):
+            after = common & keep_held[square]
+            for give, last in pairs:
+                if after & beside[give][q][r] or after & beside[give][r][q]:
+                    continue  # deadly
+                keep_give, last_completes = keep[give], completes[last]
+                if after & keep_give[q] & last_completes[r] and (
+                    after & keep_give[r] & last_completes[q]
+                ):
+                    return True
+        return False
 
 
 class QuartoExact:
@@ -187,11 +407,16 @@ class QuartoExact:
         # needed, as everything is on the solver's own bitboards.
         self.clock = clock
         self.max_nodes = max_nodes  # a bound that does not depend on the machine's speed
-        self.nodes = 0
-        self.table: dict[tuple[int, int, int, int], tuple[int, int]] = {}
+        self.searches: dict[Variant, _Search] = {}
         self.proved: dict[QuartoMove, float] = {}  # the root moves' values found so far
+        self.no_win = False  # whether `values` has shown that no move wins
 
-    # -- the root ---------------------------------------------------------------------
+    @property
+    def nodes(self) -> int:
+        """The positions of five or more empty squares searched so far (those found in
+        a table included)."""
+        return sum(search.nodes for search in self.searches.values())
+
     def values(
         self, state: QuartoState, moves: Sequence[QuartoMove], *, first_win: bool = False
     ) -> dict[QuartoMove, float] | None:
@@ -200,37 +425,60 @@ class QuartoExact:
         clock or the node budget runs out first (`proved` then holds what was found)."""
         if state.held == EMPTY:
             raise ValueError("the opening give is not searched exactly")
-        self.t = t = _tables(state.variant)
+        t = _tables(state.variant)
+        search = self.searches.get(state.variant)
+        if search is None:
+            search = _Search(t, self.clock, self.max_nodes)
+            self.searches[state.variant] = search
         held = state.held
         empties = sum(1 << s for s in state.empties)
         unused = sum(1 << p for p in state.unused)
-        common = self._common(state)
+        common = t.start
+        for square, piece in enumerate(state.board):
+            if piece != EMPTY:
+                common &= t.keep[piece][square]
+        live = t.live(common)
+        # The slots of the groups the held piece completes on their last empty square.
+        completes = common & t.lasts[empties] & t.everywhere[held]
         self.proved = {}
+        self.no_win = False
         found = self.proved
-        classes: dict[tuple[int, int], int] = {}
+        # Moves of one class lead to equal positions: each class is searched once.
+        verdicts: dict[tuple[int, int], float] = {}
+        children: dict[tuple[int, int], tuple[int, int, int, int]] = {}
+        undecided: list[tuple[QuartoMove, tuple[int, int]]] = []
         try:
-            for move in self._root_order(state, moves):
+            # First whether each move wins (the opponent must lose), which is quick:
+            # one escape refutes it. Then whether the others lose or draw.
+            for move in self._root_order(moves, completes, t):
                 square, give = move >> 5, move & 31
-                sums = state.sums + t.add[held][square]
-                if sums & t.fours:
-                    value = _WIN
+                if completes & t.on[square] * 0xFF:
+                    found[move] = WIN
                 elif give == NONE:
-                    value = _DRAW  # the sixteenth piece, no quarto
+                    found[move] = DRAW  # the sixteenth piece, no quarto
                 else:
                     after = common & t.keep[held][square]
-                    # Equal classes are equal positions: searched once.
-                    cls = (t.live(common) & t.on[square], t.code[give] & _shared(after))
-                    known = classes.get(cls)
-                    if known is None:
-                        known = _WIN - self._negamax(
-                            sums, after, empties & ~(1 << square), unused & ~(1 << give),
-                            give, _LOSS, _WIN,
-                        )  # fmt: skip
-                        classes.setdefault(cls, known)
-                    value = known
-                found[move] = _VALUE[value]
-                if first_win and value == _WIN:
-                    break
+                    cls = (live & t.on[square], t.code[give] & _shared(after))
+                    if cls not in verdicts and cls not in children:
+                        rest = empties ^ (1 << square)
+                        child = (after, rest, unused & ~(1 << give), give)
+                        if t.code[give] & _shared(after & t.lasts[rest]):
+                            verdicts[cls] = LOSS  # deadly
+                        elif search.loses(*child):
+                            verdicts[cls] = WIN
+                        else:
+                            children[cls] = child
+                    if cls in verdicts:
+                        found[move] = verdicts[cls]
+                    else:
+                        undecided.append((move, cls))
+                if first_win and found.get(move) == WIN:
+                    return found
+            self.no_win = not any(value == WIN for value in found.values())
+            for move, cls in undecided:
+                if cls not in verdicts:
+                    verdicts[cls] = LOSS if search.wins(*children[cls]) else DRAW
+                found[move] = verdicts[cls]
         except OutOfTime:
             return None
         return found
@@ -239,147 +487,20 @@ class QuartoExact:
         self, state: QuartoState, moves: Sequence[QuartoMove]
     ) -> tuple[float, list[QuartoMove]] | None:
         """The value of `state` for the player to move and the moves among `moves` that
-        keep it (one winning move is enough); None when out of time."""
+        keep it (one winning move is enough); None when out of time, unless no move wins
+        and some move is proved to draw: the value is then a draw, kept by the drawing
+        moves proved by then."""
         found = self.values(state, moves, first_win=True)
         if found is None:
-            return None
+            draws = [m for m, v in self.proved.items() if v == DRAW]
+            return (DRAW, draws) if self.no_win and draws else None
         if not found:
             return LOSS, list(moves)
         best = max(found.values())
         return best, [m for m, v in found.items() if v == best]
 
-    def _common(self, state: QuartoState) -> int:
-        t = self.t
-        common = t.start
-        for square, piece in enumerate(state.board):
-            if piece != EMPTY:
-                common &= t.keep[piece][square]
-        return common
-
-    def _root_order(self, state: QuartoState, moves: Sequence[QuartoMove]) -> list[QuartoMove]:
+    @staticmethod
+    def _root_order(moves: Sequence[QuartoMove], completes: int, t: _Tables) -> list[QuartoMove]:
         """Winning placements first, then the rest as given."""
-        t = self.t
-        wins = [m for m in moves if (state.sums + t.add[state.held][m >> 5]) & t.fours]
+        wins = [m for m in moves if completes & t.on[m >> 5] * 0xFF]
         return wins + [m for m in moves if m not in wins]
-
-    def _three(
-        self,
-        sums: int,
-        squares: tuple[int, ...],
-        pieces: tuple[int, ...],
-        held_add: tuple[int, ...],
-    ) -> int:
-        """Three empty squares and two pieces left, no quarto for the held piece: every
-        line to the end, written out (cheaper than the table)."""
-        add, fours = self.t.add, self.t.fours
-        best = _LOSS
-        for square in squares:
-            after = sums + held_add[square]
-            a, b = [e for e in squares if e != square]
-            for give, last in ((pieces[0], pieces[1]), (pieces[1], pieces[0])):
-                give_add, last_add = add[give], add[last]
-                if (after + give_add[a]) & fours or (after + give_add[b]) & fours:
-                    continue  # deadly
-                if (after + give_add[a] + last_add[b]) & fours and (
-                    after + give_add[b] + last_add[a]
-                ) & fours:
-                    return _WIN  # wherever the opponent puts it, the last piece wins
-                best = _DRAW
-        return best
-
-    # -- the search -------------------------------------------------------------------
-    def _negamax(
-        self, sums: int, common: int, empties: int, unused: int, held: int,
-        alpha: int, beta: int,
-    ) -> int:  # fmt: skip
-        """The value for the player who places `held`."""
-        self.nodes += 1
-        if not self.nodes % _CHECK_EVERY and self.clock.expired():
-            raise OutOfTime
-        if self.max_nodes is not None and self.nodes > self.max_nodes:
-            raise OutOfTime
-        t = self.t
-        fours = t.fours
-        held_add = t.add[held]
-        squares = _bits(empties)
-        if (sums + t.every[held]) & fours & t.open_groups(empties):
-            return _WIN  # a group with one empty square shares a value with the piece
-        if len(squares) == 2:
-            # The last piece left goes on the last square: a draw unless it wins there
-            # wherever the held piece goes (and nothing is searched further).
-            last = t.add[unused.bit_length() - 1]
-            first, second = squares
-            after = sums + held_add[first]
-            if not (after + last[second]) & fours:
-                return _DRAW
-            after = sums + held_add[second]
-            return _LOSS if (after + last[first]) & fours else _DRAW
-        if len(squares) == 3:
-            return self._three(sums, squares, _bits(unused), held_add)
-        if not common:
-            return _DRAW  # no group can still become a quarto
-        key = (common, empties, unused, held)
-        low, high = self.table.get(key, (_LOSS, _WIN))
-        if low >= beta or low == high:
-            return low
-        if high <= alpha:
-            return high
-        if low > alpha:
-            alpha = low
-        if high < beta:
-            beta = high
-        start_alpha, start_beta = alpha, beta
-        best = _LOSS  # stays a loss if every give is deadly
-        keep, on, live_of, gives, code = t.keep[held], t.on, t.live, t.gives, t.code
-        lasts, shared = t.lasts, _shared
-        live = live_of(common)
-        seen_squares: set[int] = set()
-        places = []
-        for square in squares:
-            place_class = live & on[square]
-            if place_class in seen_squares:
-                continue  # a square in the same live groups as one tried
-            seen_squares.add(place_class)
-            after_common = common & keep[square]
-            rest = empties & ~(1 << square)
-            # The values a piece must not have: those shared by a group with one empty
-            # square (the opponent would complete it).
-            deadly = shared(after_common & lasts[rest])
-            safe = gives(shared(after_common), unused)
-            if deadly:  # pieces of one class are alike in the deadly values too
-                safe = tuple(give for give in safe if not code[give] & deadly)
-            if safe:
-                after = sums + held_add[square]
-                # Fewest safe gives first (they bring the opponent nearest to running
-                # out of them), then the most live groups.
-                order = (live_of(after_common).bit_count() - (len(safe) << 5), square)
-                places.append((order, after, after_common, rest, safe))
-        places.sort(reverse=True)
-        # With four squares empty, a child (its piece not deadly) is written out at once.
-        three = self._three if len(squares) == 4 else None
-        add = t.add
-        for _order, after, after_common, rest, safe in places:
-            for give in safe:
-                left = unused & ~(1 << give)
-                if three is not None:
-                    value = _WIN - three(after, _bits(rest), _bits(left), add[give])
-                else:
-                    value = _WIN - self._negamax(
-                        after, after_common, rest, left, give,
-                        _WIN - beta, _WIN - (alpha if alpha > best else best),
-                    )  # fmt: skip
-                if value > best:
-                    best = value
-                    if best >= beta:
-                        break
-            if best >= beta:
-                break
-        if len(self.table) >= _TABLE_LIMIT:
-            self.table.clear()
-        if best <= start_alpha:
-            self.table[key] = (low, best)
-        elif best >= start_beta:
-            self.table[key] = (best, high)
-        else:
-            self.table[key] = (best, best)
-        return best

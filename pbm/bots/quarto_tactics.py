@@ -17,7 +17,8 @@ from pbm.bots.tactics import DRAW, LOSS, WIN, Tactics
 from pbm.games.quarto import EMPTY, NONE, PLACE_ONLY, QuartoMove, QuartoState, Variant
 
 # Try the exact search (pbm/bots/quarto_exact.py) from this many empty squares on: it
-# proves 10 in one to two seconds of CPU; from 11 and 12 it proves what it can in time.
+# proves every move from 10 in about half a second of CPU (docs/bots.md); from 11 and 12
+# it proves what it can in time.
 EXACT_EMPTIES = 12
 
 

@@ -1,7 +1,10 @@
 """Quarto's exact search (pbm/bots/quarto_exact.py): the value of every move agrees with
 plain minimax over the game protocol on small positions, in the standard, advanced and
-beginners' games; the issue's nine-empty example is won with its single winning move at
-every seed; and out of time it reports what it proved."""
+beginners' games (seeded and drawn by Hypothesis), and with the generic alpha-beta
+solver (pbm/bots/exact.py, on the game's tactics) from seven and eight empty squares,
+where the tables are used; the issue's nine-empty example is won with its single
+winning move at every seed; and out of time it reports what it proved, a draw included
+once no move wins and one draws."""
 
 from __future__ import annotations
 
@@ -9,10 +12,13 @@ import itertools
 import random
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
-from pbm.bots.engine import UNCLEAR, WON, choose
+from pbm.bots.engine import DRAWN, UNCLEAR, WON, choose, tactics_for
+from pbm.bots.exact import Solver
 from pbm.bots.quarto_exact import QuartoExact
-from pbm.bots.tactics import Clock
+from pbm.bots.tactics import DRAW, Clock
 from pbm.games import GAMES
 from pbm.games.base import Move, State
 from pbm.games.quarto import NONE
@@ -70,6 +76,99 @@ def test_every_move_value_agrees_with_plain_minimax(
         checked += 1
     if count >= 8:
         assert len(seen) >= 2  # won and drawn (or lost) positions among them
+
+
+VARIANTS = (
+    {},
+    {"advanced": True},
+    {"attributes": "height,colour"},
+    {"advanced": True, "attributes": "shape"},
+)
+
+
+@settings(max_examples=30, deadline=None, suppress_health_check=list(HealthCheck))
+@given(
+    seed=st.integers(0, 2**32 - 1),
+    empties=st.integers(2, 5),
+    options=st.sampled_from(VARIANTS),
+)
+def test_random_positions_agree_with_plain_minimax(
+    seed: int, empties: int, options: dict[str, object]
+) -> None:
+    """Every path of the search's last squares (written out from four down) against
+    minimax, in every kind of variant."""
+    state = _position(random.Random(seed), empties, **options)
+    if state is None:
+        return  # the game ended before: nothing to solve
+    moves = QUARTO.legal_moves(state)
+    found = QuartoExact(None, Clock(None)).values(state, moves)
+    assert found is not None and set(found) == set(moves)
+    for move in moves:
+        assert found[move] == move_value(QUARTO, state, move), QUARTO.format_move(state, move)
+
+
+def _generic_values(state: State) -> dict[Move, float]:
+    """Each move's value by the generic solver on the game's tactics: the value of the
+    position it leaves, for the other player, turned round."""
+    tactics = tactics_for(QUARTO)
+    values = {}
+    for move in QUARTO.legal_moves(state):
+        after = QUARTO.apply(state, move)
+        outcome = QUARTO.outcome(after)
+        if outcome is not None:
+            values[move] = 0.5 if outcome.winner is None else 1.0
+            continue
+        solved = Solver(tactics, Clock(None)).solve(after, QUARTO.legal_moves(after))
+        assert solved is not None
+        values[move] = 1.0 - solved[0]
+    return values
+
+
+@pytest.mark.parametrize("options", [{}, {"advanced": True}])
+def test_seven_and_eight_empty_squares_agree_with_the_generic_solver(
+    options: dict[str, object],
+) -> None:
+    """Positions deep enough for the tables, against an independent search."""
+    rng = random.Random(7)
+    seen = set()
+    for empties in (7, 8, 7, 8):
+        state = _position(rng, empties, **options)
+        assert state is not None
+        found = QuartoExact(None, Clock(None)).values(state, QUARTO.legal_moves(state))
+        assert found == _generic_values(state)
+        seen |= set(found.values())
+    assert len(seen) >= 2
+
+
+def _drawn_position(empties: int) -> State:
+    rng = random.Random(17)
+    while True:
+        state = _position(rng, empties)
+        if state is None:
+            continue
+        found = QuartoExact(None, Clock(None)).values(state, QUARTO.legal_moves(state))
+        assert found is not None
+        if max(found.values()) == DRAW:
+            return state
+
+
+def test_out_of_time_a_draw_is_kept_by_the_drawing_moves_proved() -> None:
+    """Once no move wins and one move is proved to draw, running out of nodes still
+    gives the value, with the drawing moves proved by then (and none that loses)."""
+    state = _drawn_position(9)
+    moves = QUARTO.legal_moves(state)
+    whole = QuartoExact(None, Clock(None))
+    found = whole.values(state, moves)
+    assert found is not None
+    draws = {m for m, v in found.items() if v == DRAW}
+    nodes = whole.nodes
+    assert QuartoExact(None, Clock(None), max_nodes=50).solve(state, moves) is None
+    solved = QuartoExact(None, Clock(None), max_nodes=nodes // 2).solve(state, moves)
+    assert solved is not None
+    value, kept = solved
+    assert value == DRAW and kept and set(kept) <= draws
+    decision = choose(QUARTO, state, QUARTO.to_move(state), level=4, seconds=60, iterations=200)
+    assert decision.verdict == DRAWN and decision.move in draws
 
 
 def _example() -> State:
