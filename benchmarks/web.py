@@ -41,6 +41,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import process  # benchmarks/process.py, beside this script: its set-up
 
+from pbm.app import register
 from pbm.clock import FrozenClock
 from pbm.config import Config
 from pbm.intake import process_message
@@ -269,4 +270,5 @@ requests_per_second = 1000000000.0
 
 
 if __name__ == "__main__":
+    register()  # the games, commands and game-end handlers (pbm.app)
     main()

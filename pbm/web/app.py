@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Iterator
-from contextlib import AbstractContextManager, contextmanager, nullcontext
+from contextlib import contextmanager
 from typing import Any, TypeVar
 
 import jinja2
@@ -42,22 +42,21 @@ ICS = "text/calendar; charset=utf-8"
 
 class Writer:
     """A POST's work as one unit of work (pbm.work): its mails queued, one commit;
-    `lock` is the daemon's write lock on SQLite, `wake` wakes its sender."""
+    `wake` then wakes the daemon's sender (on SQLite the pages' process shares no lock
+    with the daemon: its transactions wait for the database's own, busy_timeout)."""
 
     def __init__(
         self,
         engine: Engine,
         config: Config,
         clock: Clock,
-        lock: AbstractContextManager[Any] | None = None,
         wake: Callable[[], None] | None = None,
     ) -> None:
         self.engine, self.config, self.clock = engine, config, clock
-        self.lock, self.wake = lock, wake
+        self.wake = wake
 
     def __call__(self, work: Callable[[Context], T]) -> T:
-        with self.lock or nullcontext():
-            result = run_work(self.engine, work, clock=self.clock, config=self.config)
+        result = run_work(self.engine, work, clock=self.clock, config=self.config)
         if self.wake is not None:
             self.wake()
         return result

@@ -1,10 +1,13 @@
 """The web runner inside `pbm serve` (issue 25): a real daemon with `[web] listen`
-serves the pages over HTTP on loopback, its /metrics on their own port, and the
-confirmation link of a mail it sent (written to its Maildir outbox) confirms the
-address with a POST, whose answer the daemon's sender then mails at once."""
+serves the pages over HTTP on loopback from a child process at a lower priority, its
+/metrics on their own port, and the confirmation link of a mail it sent (written to its
+Maildir outbox) confirms the address with a POST, whose answer the daemon's sender then
+mails at once. The child is restarted when it dies, and stops with the daemon, even
+with one killed outright."""
 
 from __future__ import annotations
 
+import os
 import re
 import signal
 import smtplib
@@ -12,6 +15,7 @@ import subprocess
 import sys
 import time
 from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 from email import message_from_bytes, policy
 from email.message import EmailMessage
 from pathlib import Path
@@ -37,8 +41,30 @@ def waited(get: Callable[[], T | None], what: str) -> T:
     raise AssertionError(f"no {what} within {WAIT_SECONDS} s")
 
 
+@dataclass(frozen=True)
+class Serving:
+    base: str  # the pages
+    metrics: str
+    smtp: int
+    outbox: Path  # the daemon's Maildir
+    log: Path
+    daemon: subprocess.Popen[bytes]
+
+    def web_children(self) -> list[int]:
+        """The pids of the pages' processes the daemon started, in order."""
+        text = self.log.read_text(errors="replace")
+        return [int(pid) for pid in re.findall(r"event=web_child pid=(\d+)", text)]
+
+    def page_up(self) -> bool | None:
+        assert self.daemon.poll() is None, self.log.read_text()
+        try:
+            return httpx.get(f"{self.base}/robots.txt", timeout=1).status_code == 200 or None
+        except httpx.HTTPError:
+            return None
+
+
 @pytest.fixture
-def serving(tmp_path: Path) -> Iterator[tuple[str, str, int, Path]]:
+def serving(tmp_path: Path) -> Iterator[Serving]:
     smtp, web, metrics = free_ports(3)
     base = f"http://127.0.0.1:{web}"
     config = tmp_path / "pbm.toml"
@@ -61,7 +87,8 @@ metrics_listen = "127.0.0.1:{metrics}"
 """,
         encoding="utf-8",
     )
-    log = (tmp_path / "serve.log").open("wb")
+    log_path = tmp_path / "serve.log"
+    log = log_path.open("wb")
     proc = subprocess.Popen(
         [sys.executable, "-m", "pbm", "--config", str(config), "serve"],
         stdout=log,
@@ -69,24 +96,29 @@ metrics_listen = "127.0.0.1:{metrics}"
         stdin=subprocess.DEVNULL,
         cwd=tmp_path,
     )
+    running = Serving(
+        base, f"http://127.0.0.1:{metrics}", smtp, tmp_path / "var" / "outbox", log_path, proc
+    )
     try:
-
-        def up() -> bool | None:
-            assert proc.poll() is None, (tmp_path / "serve.log").read_text()
-            try:
-                return httpx.get(f"{base}/robots.txt", timeout=1).status_code == 200 or None
-            except httpx.HTTPError:
-                return None
-
-        waited(up, "web page")
-        yield base, f"http://127.0.0.1:{metrics}", smtp, tmp_path / "var" / "outbox"
-        proc.send_signal(signal.SIGTERM)
-        assert proc.wait(60) == 0, (tmp_path / "serve.log").read_text()[-3000:]
+        waited(running.page_up, "web page")
+        yield running
+        if proc.poll() is None:
+            proc.send_signal(signal.SIGTERM)
+            assert proc.wait(60) == 0, log_path.read_text()[-3000:]
     finally:
         if proc.poll() is None:
             proc.kill()
             proc.wait(10)
         log.close()
+
+
+def alive(pid: int) -> bool:
+    """Whether process `pid` runs (a zombie no init reaped yet does not)."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return False
+    return stat.rpartition(")")[2].split()[0] != "Z"
 
 
 def mails_to(outbox: Path, address: str) -> list[str]:
@@ -104,10 +136,8 @@ def mails_to(outbox: Path, address: str) -> list[str]:
     return found
 
 
-def test_the_daemon_serves_pages_metrics_and_a_confirmation_link(
-    serving: tuple[str, str, int, Path],
-) -> None:
-    base, metrics, smtp, outbox = serving
+def test_the_daemon_serves_pages_metrics_and_a_confirmation_link(serving: Serving) -> None:
+    base, metrics, smtp, outbox = serving.base, serving.metrics, serving.smtp, serving.outbox
     front = httpx.get(f"{base}/", timeout=5)
     assert front.status_code == 200 and "How to play" in front.text
     assert "default-src 'none'" in front.headers["content-security-policy"]
@@ -135,3 +165,30 @@ def test_the_daemon_serves_pages_metrics_and_a_confirmation_link(
     assert "pbm_daemons_alive 1.0" in text
     assert 'pbm_messages_received_total{via="smtp"} 1.0' in text
     assert httpx.get(f"{metrics}/healthz", timeout=5).text == "ok\n"
+
+
+def test_the_pages_run_in_a_child_at_a_lower_priority_restarted_when_it_dies(
+    serving: Serving,
+) -> None:
+    (child,) = serving.web_children()
+    assert child != serving.daemon.pid and alive(child)
+    daemon_nice = os.getpriority(os.PRIO_PROCESS, serving.daemon.pid)
+    assert daemon_nice == os.getpriority(os.PRIO_PROCESS, 0)  # mail keeps its priority
+    assert os.getpriority(os.PRIO_PROCESS, child) == min(daemon_nice + 10, 19)  # [web] nice
+    os.kill(child, signal.SIGKILL)
+    again = waited(lambda: serving.web_children()[1:] or None, "a new pages process")
+    assert again[0] != child and not alive(child)
+    waited(serving.page_up, "web page after the restart")
+    assert "event=web_died" in serving.log.read_text()
+    serving.daemon.send_signal(signal.SIGTERM)
+    assert serving.daemon.wait(60) == 0
+    assert not alive(again[0])  # stopped with the daemon
+
+
+def test_the_pages_stop_when_the_daemon_is_killed(serving: Serving) -> None:
+    (child,) = serving.web_children()
+    serving.daemon.kill()
+    serving.daemon.wait(10)
+    waited(lambda: None if alive(child) else True, "the pages' process to end")
+    with pytest.raises(httpx.ConnectError):
+        httpx.get(f"{serving.base}/robots.txt", timeout=2)
