@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from datetime import datetime, timedelta
+from datetime import datetime
 
 from pbm.errors import NotFoundError
 from pbm.games import GAMES
@@ -15,7 +15,7 @@ from pbm.mail import web_links
 from pbm.services import lists, profile, words
 from pbm.services.board_text import position_line, result_line
 from pbm.services.boards import Board, board_from_row, rules_for, state_at
-from pbm.services.clocks import bank_left, time_control, timing_lines
+from pbm.services.clocks import forfeit_at, timing_lines
 from pbm.services.context import Context
 from pbm.services.echoes import with_echoes
 from pbm.services.secrecy import ShownMove, hidden_moves, shown_echo
@@ -113,20 +113,6 @@ def shown_moves(ctx: Context, board: Board) -> tuple[list[ShownMove], set[int]]:
     return moves, hidden_moves(board, moves, None)
 
 
-def deadline(ctx: Context, board: Board) -> datetime | None:
-    """When the player to move forfeits if he does not move (vacation and free weekends
-    not counted: the time rules' plain reading)."""
-    row = board.row
-    if not board.active or row.to_move is None:
-        return None
-    control = time_control(row)
-    if control.fischer is not None:
-        gp, user = board.players[row.to_move]
-        left = bank_left(ctx.session, row, gp.position, user.saved_id, ctx.now())
-        return None if left is None else ctx.now() + left
-    return row.last_move_at + timedelta(days=control.forfeit_days)
-
-
 def board_page(ctx: Context, game: str, name: str, upto: int | None = None) -> BoardPage:
     """The board `game`/`name` after `upto` moves (default: as it stands)."""
     board = find_board(ctx, game, name)
@@ -157,7 +143,7 @@ def board_page(ctx: Context, game: str, name: str, upto: int | None = None) -> B
             for m in moves
         ],
         timing=timing_lines(ctx, board),
-        deadline=deadline(ctx, board),
+        deadline=forfeit_at(ctx.session, board),
         to_move=None if mover is None or not board.active else mover.userid,
         records=not hidden,
         created_at=row.created_at,
