@@ -4,6 +4,7 @@ them). Every list is one bounded page (pbm.store.web_queries.Slice)."""
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
@@ -111,6 +112,24 @@ def find_board(ctx: Context, game: str, board: str) -> Board:
 def shown_moves(ctx: Context, board: Board) -> tuple[list[ShownMove], set[int]]:
     moves = with_echoes(board.rules, board.options, queries.move_records(ctx.session, board.id))
     return moves, hidden_moves(board, moves, None)
+
+
+def board_version(board: Board, *more: str) -> str:
+    """A digest of all a board's feed shows (its moves, its end, its players' names, and
+    `more`): it changes only when the board does."""
+    row = board.row
+    shown = (row.saved_id, row.move_count, row.status, row.result, row.winner, row.ended_at)
+    return _digest(repr((*shown, row.last_move_at, row.result_reason, *board.userids, *more)))
+
+
+def picture_version(board: Board, upto: int) -> str:
+    """A digest of what the picture after `upto` moves shows: that position never changes,
+    only its heading's and players' names can."""
+    return _digest(repr((board.id, upto, board.label, *board.userids)))
+
+
+def _digest(text: str) -> str:
+    return hashlib.blake2b(text.encode(), digest_size=12).hexdigest()
 
 
 def board_page(ctx: Context, game: str, name: str, upto: int | None = None) -> BoardPage:
