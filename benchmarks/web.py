@@ -1,20 +1,21 @@
-"""The web pages under load (issue 25), on loopback.
+"""The web pages under load (issue 25), on loopback, served by `pbm serve` itself.
 
 Builds a SQLite database of active boards with their moves and players (by default
-10,000 boards, 200,000 moves, 2,000 players: benchmarks/process.py's set-up), runs
-`pbm web` on it in a process of its own with pbm's default settings (`[web] nice`: its
-priority lowered as `pbm serve` lowers its pages' child), and sends it pages from
-`--clients` concurrent clients: a static page (the style sheet) first, then board
-pages, player pages and board feeds. Each kind is bounded by `--requests` and
-`--seconds`. For each: requests per second, median and p99 latency, and the ratio to
-the static page.
+10,000 boards, 200,000 moves, 2,000 players: benchmarks/process.py's set-up, its
+times moved to an hour ago so that no deadline falls due), runs `pbm serve` on it with
+pbm's default settings and `[web] listen` (the pages in the daemon's child process, its
+priority lowered by `[web] nice`), and sends it pages from `--clients` concurrent
+clients: a static page (the style sheet) first, then board pages, player pages and
+board feeds. Each kind is bounded by `--requests` and `--seconds`. For each: requests
+per second, median and p99 latency, and the ratio to the static page.
 
 The clients stand in for remote browsers, so they run in a process of their own at
 the lowest priority (`--load-nice`, 19): on a small machine they must not take the
-CPU the server needs. Mail must not suffer: move commands are processed by another
-process at normal priority (`process_message`, as the daemon's processor does) once
-alone and once while the board pages are loaded, and both rates are printed with their
-ratio, beside the niceness of every process.
+CPU the server needs. Mail must not suffer: `--messages` move commands are mailed to
+the daemon's SMTP listener at once, and timed from the first sent until the daemon has
+processed the last (its board mails sent too, drawn pictures and all): alone before the
+load, while the board pages are loaded, and alone again after; the rates are printed
+with their ratio, beside the niceness of every process.
 
 Usage: .venv/bin/python benchmarks/web.py [--games 10000] [--users 2000]
        [--moves-per-game 20] [--clients 100] [--requests 3000] [--seconds 60]
@@ -30,6 +31,9 @@ import asyncio
 import json
 import os
 import random
+import re
+import signal
+import smtplib
 import socket
 import statistics
 import subprocess
@@ -37,23 +41,20 @@ import sys
 import tempfile
 import time
 from collections.abc import Callable
-from datetime import timedelta
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
 import httpx
-from sqlmodel import select
+from sqlmodel import select, update
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import process  # benchmarks/process.py, beside this script: its set-up
 
 from pbm.app import register
-from pbm.clock import FrozenClock
-from pbm.config import Config
-from pbm.intake import process_message
 from pbm.store.engine import make_engine, session_for
-from pbm.store.models import Game, GamePlayer
+from pbm.store.models import Game, GamePlayer, User
 from pbm.store.schema import init_db
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -77,48 +78,46 @@ def active_boards(engine) -> list[tuple[str, str, int]]:  # type: ignore[no-unty
     return [(game, board, user_id - 1) for game, board, user_id in rows]
 
 
-def moves_worker(db: Path, count: int, seed: int) -> None:
-    """Process `count` move commands on the database and print their rate (JSON)."""
-    config = Config(
-        data_dir=db.parent, database_url=f"sqlite:///{db}", server_address="pbm@example.org"
-    )
-    engine = make_engine(config.database_url, create=False)
+def shift_times(engine, now: datetime) -> None:  # type: ignore[no-untyped-def]
+    """Move the built boards to an hour ago: the daemon runs on the wall clock, and its
+    timeout job must find nothing due."""
+    with session_for(engine) as session:
+        hour_ago = now - timedelta(hours=1)
+        session.execute(update(Game).values(last_move_at=hour_ago, created_at=hour_ago))
+        session.execute(update(User).values(created_at=now - timedelta(days=1)))
+        session.commit()
+
+
+def waiting(engine) -> int:  # type: ignore[no-untyped-def]
+    """Stored messages not processed yet, and mails not sent yet."""
+    with engine.connect() as conn:
+        new = conn.exec_driver_sql("SELECT count(*) FROM inbound_messages WHERE status = 'new'")
+        queued = conn.exec_driver_sql("SELECT count(*) FROM outbox WHERE status = 'queued'")
+        return int(new.scalar_one()) + int(queued.scalar_one())
+
+
+def statuses(engine) -> dict[str, int]:  # type: ignore[no-untyped-def]
+    """The stored messages by status (each move done, none refused or failed)."""
+    with engine.connect() as conn:
+        rows = conn.exec_driver_sql("SELECT status, count(*) FROM inbound_messages GROUP BY 1")
+        return {str(status): int(n) for status, n in rows}
+
+
+def mail_moves(engine, smtp: int, count: int, seed: int) -> dict[str, float]:  # type: ignore[no-untyped-def]
+    """Mail `count` move commands to the daemon at once and wait until it has processed
+    them and sent their board mails: the moves per second."""
     rng = random.Random(seed)
     messages = process.move_messages(engine, active_boards(engine), rng, count)
-    clock = FrozenClock(process.START + timedelta(days=2))
-    statuses: dict[str, int] = {}
+    messages = [m.replace(b"<bench.", f"<web{seed}.".encode()) for m in messages]
     began = time.perf_counter()
-    for raw in messages:
-        raw = raw.replace(b"<bench.", f"<web{seed}.".encode())  # a new Message-ID each run
-        status = process_message(engine, raw, via="pipe", clock=clock, config=config)
-        statuses[status] = statuses.get(status, 0) + 1
+    with smtplib.SMTP("127.0.0.1", smtp, timeout=60) as client:
+        for raw in messages:
+            client.sendmail("x@players.example", ["pbm@example.org"], raw)
+    deadline = time.monotonic() + 900
+    while waiting(engine) and time.monotonic() < deadline:
+        time.sleep(0.02)
     elapsed = time.perf_counter() - began
-    result = {"rate": len(messages) / elapsed, "seconds": elapsed, "statuses": statuses}
-    print(json.dumps({**result, "nice": os.nice(0)}))
-
-
-def start_moves(db: Path, count: int, seed: int) -> subprocess.Popen[str]:
-    return subprocess.Popen(
-        [
-            sys.executable,
-            __file__,
-            "--moves-worker",
-            "--db",
-            str(db),
-            "--messages",
-            str(count),
-            "--seed",
-            str(seed),
-        ],
-        stdout=subprocess.PIPE,
-        text=True,
-    )
-
-
-def moves_rate(proc: subprocess.Popen[str]) -> dict[str, Any]:
-    out, _ = proc.communicate(timeout=900)
-    result: dict[str, Any] = json.loads(out.strip().splitlines()[-1])
-    return result
+    return {"rate": len(messages) / elapsed, "seconds": elapsed}
 
 
 async def load(
@@ -235,19 +234,14 @@ def main() -> None:
     parser.add_argument("--messages", type=int, default=200)
     parser.add_argument("--db", type=Path, default=None)
     parser.add_argument(
-        "--web-nice", type=int, default=None, help="[web] nice for pbm web (default: pbm's)"
+        "--web-nice", type=int, default=None, help="[web] nice (default: pbm's own)"
     )
     parser.add_argument("--load-nice", type=int, default=19, help="the clients' niceness")
     parser.add_argument("--kinds", default="", help="only these kinds (comma-separated)")
-    parser.add_argument("--moves-worker", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--load-worker", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--base", default="", help=argparse.SUPPRESS)
     parser.add_argument("--kind", default="", help=argparse.SUPPRESS)
-    parser.add_argument("--seed", type=int, default=1, help=argparse.SUPPRESS)
     args = parser.parse_args()
-    if args.moves_worker:
-        moves_worker(args.db, args.messages, args.seed)
-        return
     if args.load_worker:
         load_worker(args)
         return
@@ -259,20 +253,23 @@ def main() -> None:
     init_db(engine)
     began = time.perf_counter()
     process.build(engine, args.games, args.moves_per_game, args.users, rng)
-    engine.dispose()
+    shift_times(engine, datetime.now(UTC))
     print(
         f"built {args.games} active boards, {args.games * args.moves_per_game} moves, "
         f"{args.users} players in {time.perf_counter() - began:.1f} s"
     )
-    port = free_port()
+    port, smtp = free_port(), free_port()
     config = Path(tmp.name) / "pbm.toml"
     nice_line = "" if args.web_nice is None else f"nice = {args.web_nice}"
     config.write_text(
         f"""
 [server]
+address = "pbm@example.org"
 data_dir = "{path.parent}"
 [store]
 database_url = "sqlite:///{path}"
+[mail.listen]
+smtp = "127.0.0.1:{smtp}"
 [web]
 listen = "127.0.0.1:{port}"
 metrics_listen = ""
@@ -282,13 +279,13 @@ requests_per_second = 1000000000.0
 """,
         encoding="utf-8",
     )
-    log_path = path.parent / "web.log"
+    log_path = path.parent / "serve.log"
     log = log_path.open("wb")
     server = subprocess.Popen(
-        [sys.executable, "-m", "pbm", "--config", str(config), "web", "--log-level", "WARNING"],
+        [sys.executable, "-m", "pbm", "--config", str(config), "serve", "--log-level", "INFO"],
         stdout=log,
         stderr=log,
-        cwd=ROOT,
+        cwd=path.parent,
     )
     base = f"http://127.0.0.1:{port}"
     try:
@@ -303,25 +300,22 @@ requests_per_second = 1000000000.0
         if args.kinds:
             wanted = {"static page", *args.kinds.split(",")}
             kinds = [k for k in kinds if k in wanted]
-        alone = moves_rate(start_moves(path, args.messages, 1))
+        alone = mail_moves(engine, smtp, args.messages, 1)
         print(
             f"{args.clients} clients, at most {args.requests} requests or "
-            f"{args.seconds:g} s per kind (pbm web on SQLite, loopback)"
+            f"{args.seconds:g} s per kind (pbm serve on SQLite, loopback)"
         )
         static_rate = 0.0
-        meanwhile: dict[str, Any] = {}
+        meanwhile: dict[str, float] = {}
         load_nice = None
         for kind in kinds:
             clients = start_load(args, path, base, kind)
-            worker = None
             if kind == "board page":
                 time.sleep(1.0)  # the clients under way before mail starts
-                worker = start_moves(path, args.messages, 2)
+                meanwhile = mail_moves(engine, smtp, args.messages, 2)
             found = load_result(clients)
-            if worker is not None:
-                meanwhile = moves_rate(worker)
-                if meanwhile["seconds"] > found["elapsed"] - 1.0:
-                    print("  (the moves outlasted the page load: raise --requests/--seconds)")
+            if meanwhile and meanwhile["seconds"] > found["elapsed"] - 1.0:
+                print("  (the moves outlasted the page load: raise --requests/--seconds)")
             load_nice = found["nice"]
             done, latencies = found["done"], found["latencies"]
             rate = done / found["elapsed"]
@@ -331,26 +325,36 @@ requests_per_second = 1000000000.0
                 f"{statistics.median(latencies) * 1000:>7.1f} ms  p99 {p99(latencies) * 1000:>7.1f}"
                 f" ms  {rate / static_rate:5.2f} of static  statuses {found['codes']}"
             )
+        pages = web_child(log_path, server.pid)
         print(
-            f"niceness: pbm web {os.getpriority(os.PRIO_PROCESS, server.pid)}, "
-            f"clients {load_nice}, moves worker {alone['nice']}"
+            f"niceness: pbm serve {os.getpriority(os.PRIO_PROCESS, server.pid)} (mail), "
+            f"its pages' child {os.getpriority(os.PRIO_PROCESS, pages)}, clients {load_nice}, "
+            f"this process (SMTP client) {os.nice(0)}"
         )
         if meanwhile:
             # alone once before and once after the load, against the machine's drift
-            after = moves_rate(start_moves(path, args.messages, 3))
+            after = mail_moves(engine, smtp, args.messages, 3)
             alone_rate = (alone["rate"] + after["rate"]) / 2
             print(
                 f"moves by mail: {alone_rate:.0f}/s alone ({alone['rate']:.0f} before, "
                 f"{after['rate']:.0f} after), {meanwhile['rate']:.0f}/s while board pages "
-                f"load ({meanwhile['rate'] / alone_rate:.2f} of alone)"
+                f"load ({meanwhile['rate'] / alone_rate:.2f} of alone); messages {statuses(engine)}"
             )
     except BaseException:
         print(log_path.read_text(errors="replace")[-3000:], file=sys.stderr)
         raise
     finally:
-        server.terminate()
-        server.wait(30)
+        server.send_signal(signal.SIGTERM)
+        server.wait(60)
         log.close()
+        engine.dispose()
+
+
+def web_child(log_path: Path, daemon: int) -> int:
+    """The pid of the pages' child process, from the daemon's log (a pbm older than
+    the child serves its pages in the daemon itself)."""
+    found = re.findall(r"event=web_child pid=(\d+)", log_path.read_text(errors="replace"))
+    return int(found[-1]) if found else daemon
 
 
 if __name__ == "__main__":
