@@ -3,11 +3,11 @@ loopback.
 
 `pbm serve` runs its pages in a child process at a lower priority (pbm.runners.web):
 a POST commits its mail there, and the daemon's sender, woken through a pipe, sends
-it. This starts `pbm serve` (SQLite, the Maildir outbox, the pages), signs up
-`--people` players by SMTP, and for each, once its confirmation request is in the
-Maildir, POSTs the confirmation link and times how long the answer takes to appear in
-the Maildir after the POST was answered. Prints the median and the largest delay.
-Bounded by `--people` and `--seconds`.
+it. This starts `pbm serve` (SQLite, the Maildir outbox, the pages: tests/web/
+serving.py), signs up `--people` players by SMTP, and for each, once its confirmation
+request is in the Maildir, POSTs the confirmation link and times how long the answer
+takes to appear in the Maildir after the POST was answered. Prints the median and the
+largest delay. Bounded by `--people` and `--seconds`.
 
 Usage: .venv/bin/python benchmarks/web_confirm.py [--people 20] [--seconds 120]
 """
@@ -16,11 +16,8 @@ from __future__ import annotations
 
 import argparse
 import re
-import signal
 import smtplib
-import socket
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
@@ -29,35 +26,17 @@ from pathlib import Path
 
 import httpx
 
-ROOT = Path(__file__).resolve().parents[1]
-POLL_SECONDS = 0.005
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from tests.web.serving import mails_to, serving_daemon, waited
+
+POLL_SECONDS = 0.002
 
 
-def free_ports(n: int) -> list[int]:
-    socks = [socket.socket() for _ in range(n)]
-    for s in socks:
-        s.bind(("127.0.0.1", 0))
-    ports = [int(s.getsockname()[1]) for s in socks]
-    for s in socks:
-        s.close()
-    return ports
-
-
-def mails_to(outbox: Path, address: str) -> list[Path]:
+def mails(outbox: Path) -> int:
+    """How many mails the daemon has written (cheap enough to ask every 2 ms)."""
     new = outbox / "new"
-    if not new.is_dir():
-        return []
-    found = [p for p in new.iterdir() if address.encode() in p.read_bytes()[:4000]]
-    return sorted(found, key=lambda p: p.stat().st_mtime_ns)
-
-
-def until(deadline: float, check) -> object:  # type: ignore[no-untyped-def]
-    while time.monotonic() < deadline:
-        found = check()
-        if found:
-            return found
-        time.sleep(POLL_SECONDS)
-    raise SystemExit("timed out: raise --seconds")
+    return len(list(new.iterdir())) if new.is_dir() else 0
 
 
 def main() -> None:
@@ -65,71 +44,34 @@ def main() -> None:
     parser.add_argument("--people", type=int, default=20)
     parser.add_argument("--seconds", type=float, default=120.0)
     args = parser.parse_args()
-    tmp = Path(tempfile.mkdtemp(prefix="pbm-web-confirm-"))
-    smtp, web = free_ports(2)
-    base = f"http://127.0.0.1:{web}"
-    config = tmp / "pbm.toml"
-    config.write_text(
-        f"""
-[server]
-address = "pbm@example.org"
-data_dir = "{tmp / "var"}"
-[security]
-password_cost = 4
-[mail.listen]
-smtp = "127.0.0.1:{smtp}"
-[web]
-listen = "127.0.0.1:{web}"
-base_url = "{base}"
-metrics_listen = ""
-""",
-        encoding="utf-8",
-    )
-    log = (tmp / "serve.log").open("wb")
-    daemon = subprocess.Popen(
-        [sys.executable, "-m", "pbm", "--config", str(config), "serve"],
-        stdout=log,
-        stderr=log,
-        stdin=subprocess.DEVNULL,
-        cwd=tmp,
-    )
-    outbox = tmp / "var" / "outbox"
-    deadline = time.monotonic() + args.seconds
     delays = []
-    try:
-
-        def up() -> bool:
-            try:
-                return httpx.get(f"{base}/robots.txt", timeout=1).status_code == 200
-            except httpx.HTTPError:
-                return False
-
-        until(deadline, up)
+    with tempfile.TemporaryDirectory() as tmp, serving_daemon(Path(tmp)) as running:
+        deadline = time.monotonic() + args.seconds
         for n in range(args.people):
-            address = f"p{n}@players.example"
+            if time.monotonic() > deadline:
+                break
             msg = EmailMessage()
-            msg["From"], msg["To"], msg["Subject"] = address, "pbm@example.org", f"signup p{n} pw"
+            msg["From"], msg["To"] = f"p{n}@players.example", "pbm@example.org"
+            msg["Subject"] = f"signup p{n} secret"
             msg.set_content("\n")
-            with smtplib.SMTP("127.0.0.1", smtp, timeout=10) as client:
+            with smtplib.SMTP("127.0.0.1", running.smtp, timeout=10) as client:
                 client.send_message(msg)
-            [request] = until(deadline, lambda a=address: mails_to(outbox, a))  # type: ignore[misc]
-            link = re.search(rf"{re.escape(base)}(/confirm/\w+)", request.read_text())
-            assert link, request.read_text()
-            answer = httpx.post(base + link.group(1), timeout=10)
+            request = waited(lambda n=n: (mails_to(running.outbox, f"p{n}@") or [None])[0], "mail")
+            link = re.search(rf"{re.escape(running.base)}(/confirm/\w+)", request)
+            assert link, request
+            before = mails(running.outbox)
+            answer = httpx.post(running.base + link.group(1), timeout=10)
             assert answer.status_code == 200, answer.text
             posted = time.monotonic()
-            until(deadline, lambda a=address: len(mails_to(outbox, a)) > 1)
+            while mails(running.outbox) == before and time.monotonic() < deadline:
+                time.sleep(POLL_SECONDS)
             delays.append(time.monotonic() - posted)
-        print(
-            f"{len(delays)} confirmations by POST to pbm serve's pages (their child process "
-            f"at pbm's default [web] nice): the answer in the Maildir "
-            f"{statistics.median(delays) * 1000:.0f} ms "
-            f"(median), {max(delays) * 1000:.0f} ms (largest) after the POST was answered"
-        )
-    finally:
-        daemon.send_signal(signal.SIGTERM)
-        daemon.wait(60)
-        log.close()
+    print(
+        f"{len(delays)} confirmations by POST to pbm serve's pages (their child process at "
+        f"pbm's default [web] nice): the answer in the Maildir "
+        f"{statistics.median(delays) * 1000:.0f} ms (median), {max(delays) * 1000:.0f} ms "
+        f"(largest) after the POST was answered"
+    )
 
 
 if __name__ == "__main__":
