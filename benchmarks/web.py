@@ -13,13 +13,15 @@ The clients stand in for remote browsers, so they run in a process of their own 
 the lowest priority (`--load-nice`, 19): on a small machine they must not take the
 CPU the server needs. Mail must not suffer: `--messages` move commands are mailed to
 the daemon's SMTP listener at once, and timed from the first sent until the daemon has
-processed the last (its board mails sent too, drawn pictures and all): alone before the
-load, while the board pages are loaded, and alone again after; the rates are printed
-with their ratio, beside the niceness of every process.
+processed the last (its board mails sent too, drawn pictures and all), in `--rounds`
+rounds of a batch alone and a batch while board pages load (rounds, since other work on
+the machine drifts); each round's rates and the median ratio are printed, beside the
+niceness of every process.
 
 Usage: .venv/bin/python benchmarks/web.py [--games 10000] [--users 2000]
        [--moves-per-game 20] [--clients 100] [--requests 3000] [--seconds 60]
-       [--messages 200] [--db PATH] [--web-nice N] [--load-nice 19] [--kinds K,...]
+       [--messages 200] [--rounds 3] [--db PATH] [--web-nice N] [--load-nice 19]
+       [--kinds K,...]
 Targets (issue 25): pages served beside a static page at a stated ratio; moves by mail
 slowed by less than a quarter (at least 0.75 of alone).
 """
@@ -238,6 +240,7 @@ def main() -> None:
     )
     parser.add_argument("--load-nice", type=int, default=19, help="the clients' niceness")
     parser.add_argument("--kinds", default="", help="only these kinds (comma-separated)")
+    parser.add_argument("--rounds", type=int, default=3, help="mail alone/under load pairs")
     parser.add_argument("--load-worker", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--base", default="", help=argparse.SUPPRESS)
     parser.add_argument("--kind", default="", help=argparse.SUPPRESS)
@@ -300,22 +303,16 @@ requests_per_second = 1000000000.0
         if args.kinds:
             wanted = {"static page", *args.kinds.split(",")}
             kinds = [k for k in kinds if k in wanted]
-        alone = mail_moves(engine, smtp, args.messages, 1)
+        settled(log_path)  # the daemon's start: its periodic jobs scan every board first
+        mail_moves(engine, smtp, max(args.messages // 4, 1), 0)  # warm: caches, pictures
         print(
             f"{args.clients} clients, at most {args.requests} requests or "
             f"{args.seconds:g} s per kind (pbm serve on SQLite, loopback)"
         )
         static_rate = 0.0
-        meanwhile: dict[str, float] = {}
         load_nice = None
         for kind in kinds:
-            clients = start_load(args, path, base, kind)
-            if kind == "board page":
-                time.sleep(1.0)  # the clients under way before mail starts
-                meanwhile = mail_moves(engine, smtp, args.messages, 2)
-            found = load_result(clients)
-            if meanwhile and meanwhile["seconds"] > found["elapsed"] - 1.0:
-                print("  (the moves outlasted the page load: raise --requests/--seconds)")
+            found = load_result(start_load(args, path, base, kind))
             load_nice = found["nice"]
             done, latencies = found["done"], found["latencies"]
             rate = done / found["elapsed"]
@@ -331,14 +328,19 @@ requests_per_second = 1000000000.0
             f"its pages' child {os.getpriority(os.PRIO_PROCESS, pages)}, clients {load_nice}, "
             f"this process (SMTP client) {os.nice(0)}"
         )
-        if meanwhile:
-            # alone once before and once after the load, against the machine's drift
-            after = mail_moves(engine, smtp, args.messages, 3)
-            alone_rate = (alone["rate"] + after["rate"]) / 2
+        ratios = []
+        for number in range(args.rounds):
+            alone, meanwhile, covered = mail_round(args, engine, smtp, path, base, 10 + 2 * number)
+            ratios.append(meanwhile / alone)
             print(
-                f"moves by mail: {alone_rate:.0f}/s alone ({alone['rate']:.0f} before, "
-                f"{after['rate']:.0f} after), {meanwhile['rate']:.0f}/s while board pages "
-                f"load ({meanwhile['rate'] / alone_rate:.2f} of alone); messages {statuses(engine)}"
+                f"  round {number + 1}: moves by mail {alone:.0f}/s alone, {meanwhile:.0f}/s "
+                f"while board pages load ({meanwhile / alone:.2f})"
+                + ("" if covered else " (the page load ended first: raise --requests)")
+            )
+        if ratios:
+            print(
+                f"moves by mail while board pages load: {statistics.median(ratios):.2f} of alone "
+                f"(median of {len(ratios)} rounds); messages {statuses(engine)}"
             )
     except BaseException:
         print(log_path.read_text(errors="replace")[-3000:], file=sys.stderr)
@@ -348,6 +350,36 @@ requests_per_second = 1000000000.0
         server.wait(60)
         log.close()
         engine.dispose()
+
+
+def mail_round(  # type: ignore[no-untyped-def]
+    args, engine, smtp: int, db: Path, base: str, seed: int
+) -> tuple[float, float, bool]:
+    """A batch of moves mailed alone, then one while board pages load: both rates, and
+    whether the load lasted until the second batch was done."""
+    alone = mail_moves(engine, smtp, args.messages, seed)["rate"]
+    clients = start_load(args, db, base, "board page")
+    try:
+        time.sleep(1.0)  # the clients under way before mail starts
+        meanwhile = mail_moves(engine, smtp, args.messages, seed + 1)["rate"]
+        covered = clients.poll() is None
+    finally:
+        clients.terminate()
+        clients.communicate(timeout=60)
+    return alone, meanwhile, covered
+
+
+def settled(log_path: Path, quiet: float = 3.0, longest: float = 300.0) -> None:
+    """Wait until the daemon's log has not grown for `quiet` seconds (at most `longest`)."""
+    deadline = time.monotonic() + longest
+    size, since = -1, time.monotonic()
+    while time.monotonic() < deadline:
+        now = log_path.stat().st_size
+        if now != size:
+            size, since = now, time.monotonic()
+        elif time.monotonic() - since >= quiet:
+            return
+        time.sleep(0.2)
 
 
 def web_child(log_path: Path, daemon: int) -> int:
