@@ -323,6 +323,9 @@ class Config:
     web_requests_per_second: Annotated[float, In("web", "requests_per_second")] = Field(
         default=10.0, gt=0
     )
+    # The niceness the pages run at (os.nice): `pbm serve` runs them in a process of its
+    # own, so rendering pages never takes the CPU and the interpreter lock mail needs.
+    web_nice: Annotated[int, In("web", "nice")] = Field(default=10, ge=0, le=19)
 
     @property
     def web_url(self) -> str:

@@ -160,8 +160,8 @@ class Daemon:
             Bots(self.signals, self.engine, self.clock, config, self.write_lock),
             *(JobRunner(self.signals, job, self.engine, self.clock, config) for job in self.jobs),
         ]
-        if config.web_listen is not None:  # the pages (pbm.web), on this loop
-            self.runners.append(Web(self.signals, config, self.engine, self.clock, self.write_lock))
+        if config.web_listen is not None:  # the pages (pbm.web), in a child process
+            self.runners.append(Web(self.signals, config))
 
     # --- intake -------------------------------------------------------------------------
     def store_for(self, via: str) -> Callable[[bytes], Any]:

@@ -43,24 +43,13 @@ def web_command(
     log_level: Annotated[str, typer.Option(help="DEBUG, INFO, WARNING or ERROR.")] = "INFO",
 ) -> None:
     """Serve the web pages and metrics alone, without taking mail in, until SIGTERM."""
-    import asyncio
-    import signal
-
     from pbm.cli.common import engine
     from pbm.logfmt import setup_logging
-    from pbm.web.server import serve
+    from pbm.web.server import run
 
     cfg = with_web(config(cli), listen)
     if cfg.web_listen is None and cfg.metrics_listen is None:
         fail("nothing to serve: set [web] listen (or give --web HOST:PORT)", EXIT_USAGE)
     engine(cfg).dispose()  # a database that cannot be used ends here, with its exit code
     setup_logging(log_level)
-
-    async def main() -> None:
-        stop = asyncio.Event()
-        loop = asyncio.get_running_loop()
-        for sig in (signal.SIGTERM, signal.SIGINT):
-            loop.add_signal_handler(sig, stop.set)
-        await serve(cfg, stop)
-
-    asyncio.run(main())
+    run(cfg)

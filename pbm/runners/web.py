@@ -1,45 +1,116 @@
-"""The web pages, feeds, one-click links and metrics (pbm.web) on the daemon's loop:
-its POSTs take the daemon's write lock and wake its sender."""
+"""The web pages (pbm.web) in a child process of the daemon: `pbm web` with the
+daemon's settings, its priority lowered by `[web] nice`, so that pages under load never
+take the CPU or the interpreter lock that mail needs. Started and stopped with the
+daemon, restarted if it dies (a bounded number of times in a row); a POST commits its
+mail in the child and wakes the daemon's sender through a pipe."""
 
 from __future__ import annotations
 
 import asyncio
-from contextlib import AbstractContextManager
+import contextlib
+import logging
+import multiprocessing
+import threading
+import time
+from multiprocessing.connection import Connection
 from typing import Any
 
-from sqlalchemy.engine import Engine
-
-from pbm.clock import Clock
+from pbm.app import initialize
 from pbm.config import Config
-from pbm.runners.base import Runner, Signals
-from pbm.web.server import serve
+from pbm.logfmt import kv, setup_logging
+from pbm.runners.base import Runner, Signals, wait
+from pbm.web.server import run
+
+log = logging.getLogger("pbm.daemon")
+
+RESTARTS = 5  # deaths in a row after which the daemon leaves the pages off (logged)
+STEADY_SECONDS = 60.0  # a child that served this long starts the count anew
+RESTART_MAX_SECONDS = 30.0  # the longest wait before a restart (1, 2, 4, ... s)
+STOP_SECONDS = 15.0  # a child's graceful stop (uvicorn's takes at most 10 s), then a kill
+
+
+def child_main(config: Config, daemon: Connection, log_level: str) -> None:
+    """The child's life: pbm put together from the daemon's settings, then the pages
+    until SIGTERM or until the daemon's end of `daemon` closes."""
+    initialize(config)
+    setup_logging(log_level)
+    sending = threading.Lock()  # POSTs run in the server's worker threads
+
+    def wake() -> None:
+        with sending, contextlib.suppress(OSError):
+            daemon.send_bytes(b"outbox")
+
+    run(config, wake=wake, parent=daemon.fileno())
 
 
 class Web(Runner):
     name = "web"
 
-    def __init__(
-        self,
-        signals: Signals,
-        config: Config,
-        engine: Engine,
-        clock: Clock,
-        lock: AbstractContextManager[Any],
-    ) -> None:
+    def __init__(self, signals: Signals, config: Config) -> None:
         super().__init__(signals)
-        self.config, self.engine, self.clock, self.lock = config, engine, clock, lock
+        self.config = config
 
     async def run(self) -> None:
+        stop = self.signals.stop
+        deaths = 0
+        while not stop.is_set():
+            began = time.monotonic()
+            code = await self._child()
+            if stop.is_set():
+                break
+            deaths = 1 if time.monotonic() - began >= STEADY_SECONDS else deaths + 1
+            if deaths > RESTARTS:
+                log.error(kv("web_given_up", exitcode=code, deaths=RESTARTS))
+                return
+            delay = min(2.0 ** (deaths - 1), RESTART_MAX_SECONDS)
+            log.warning(kv("web_died", exitcode=code, restart_in=delay))
+            await wait(stop, delay)
+
+    async def _child(self) -> int | None:
+        """Run one child until it exits or the daemon stops (then stop it): its exit code."""
         loop = asyncio.get_running_loop()
-
-        def wake() -> None:  # from the web's worker threads, hence through the loop
-            loop.call_soon_threadsafe(self.signals.outbox.set)
-
-        await serve(
-            self.config,
-            self.signals.stop,
-            engine=self.engine,
-            clock=self.clock,
-            lock=self.lock,
-            wake=wake,
+        ours, theirs = multiprocessing.Pipe()
+        level = logging.getLevelName(logging.getLogger().getEffectiveLevel())
+        # spawn: the daemon has threads, and a forked child would inherit their locks
+        child = multiprocessing.get_context("spawn").Process(
+            target=child_main, args=(self.config, theirs, level), name="pbm-web", daemon=True
         )
+        await asyncio.to_thread(child.start)
+        theirs.close()
+        log.info(kv("web_child", pid=child.pid, nice=self.config.web_nice))
+        exited: asyncio.Future[None] = loop.create_future()
+
+        def ended() -> None:
+            loop.remove_reader(child.sentinel)
+            if not exited.done():
+                exited.set_result(None)
+
+        loop.add_reader(child.sentinel, ended)
+        loop.add_reader(ours.fileno(), self._woken, loop, ours)
+        try:
+            stopping = asyncio.create_task(self.signals.stop.wait())
+            either: list[asyncio.Future[Any]] = [exited, stopping]
+            await asyncio.wait(either, return_when=asyncio.FIRST_COMPLETED)
+            stopping.cancel()
+            if not exited.done():
+                child.terminate()
+                try:
+                    await asyncio.wait_for(asyncio.shield(exited), STOP_SECONDS)
+                except TimeoutError:
+                    child.kill()
+                    await exited
+        finally:
+            loop.remove_reader(child.sentinel)
+            loop.remove_reader(ours.fileno())
+            ours.close()
+        child.join()
+        return child.exitcode
+
+    def _woken(self, loop: asyncio.AbstractEventLoop, pipe: Connection) -> None:
+        """The child committed mail: wake the sender (the pipe's end: the child is gone)."""
+        try:
+            while pipe.poll():
+                pipe.recv_bytes()
+        except (EOFError, OSError):
+            loop.remove_reader(pipe.fileno())
+        self.signals.outbox.set()

@@ -6,9 +6,10 @@ any page."""
 
 from __future__ import annotations
 
+import hashlib
 import json
 from collections.abc import Callable, Iterator
-from contextlib import AbstractContextManager, contextmanager, nullcontext
+from contextlib import contextmanager
 from typing import Any, TypeVar
 
 import jinja2
@@ -43,22 +44,21 @@ ICS = "text/calendar; charset=utf-8"
 
 class Writer:
     """A POST's work as one unit of work (pbm.work): its mails queued, one commit;
-    `lock` is the daemon's write lock on SQLite, `wake` wakes its sender."""
+    `wake` then wakes the daemon's sender (on SQLite the pages' process shares no lock
+    with the daemon: its transactions wait for the database's own, busy_timeout)."""
 
     def __init__(
         self,
         engine: Engine,
         config: Config,
         clock: Clock,
-        lock: AbstractContextManager[Any] | None = None,
         wake: Callable[[], None] | None = None,
     ) -> None:
         self.engine, self.config, self.clock = engine, config, clock
-        self.lock, self.wake = lock, wake
+        self.wake = wake
 
     def __call__(self, work: Callable[[Context], T]) -> T:
-        with self.lock or nullcontext():
-            result = run_work(self.engine, work, clock=self.clock, config=self.config)
+        result = run_work(self.engine, work, clock=self.clock, config=self.config)
         if self.wake is not None:
             self.wake()
         return result
@@ -77,6 +77,48 @@ class Reader:
                 yield Context(session=session, clock=self.clock, config=self.config, sender="")
             finally:
                 session.rollback()
+
+
+def etag(text: str) -> str:
+    """A weak entity tag: the pages are equal in meaning, not in every byte's encoding."""
+    return f'W/"{text}"'
+
+
+def held(request: Request, tag: str) -> bool:
+    """Whether the client's copy is the one `tag` names (If-None-Match, weakly compared)."""
+    header = request.headers.get("if-none-match")
+    if not header:
+        return False
+    wanted = tag.removeprefix("W/")
+    return any(
+        t.strip() == "*" or t.strip().removeprefix("W/") == wanted for t in header.split(",")
+    )
+
+
+def not_modified(tag: str, headers: dict[str, str] | None = None) -> Response:
+    return Response(status_code=304, headers={"etag": tag, **(headers or {})})
+
+
+def etagged(handler: Callable[[Request], Response]) -> Callable[[Request], Response]:
+    """`handler` answering a GET with an ETag of what it made (a digest of the body), and
+    304 without the body when the client holds that version already."""
+
+    def answer(request: Request) -> Response:
+        response = handler(request)
+        if request.method != "GET" or response.status_code != 200 or "etag" in response.headers:
+            return response
+        tag = etag(hashlib.blake2b(response.body, digest_size=12).hexdigest())
+        if held(request, tag):
+            return not_modified(tag, _caching(response))
+        response.headers["etag"] = tag
+        return response
+
+    return answer
+
+
+def _caching(response: Response) -> dict[str, str]:
+    found = response.headers.get("cache-control")
+    return {"cache-control": found} if found else {}
 
 
 def _page(request: Request) -> int:
@@ -110,16 +152,33 @@ def make_app(config: Config, reader: Reader, writer: Writer) -> Guard:
         except NotFoundError as exc:
             return not_found(str(exc))
 
-    def feed(produce: Callable[..., bytes], media: str) -> Callable[[Request], Response]:
-        """A feed's handler: `produce(ctx, base_url, *the path's parameters)`."""
+    def feed(
+        produce: Callable[..., bytes],
+        media: str,
+        version: Callable[[Context, list[str]], str] | None = None,
+    ) -> Callable[[Request], Response]:
+        """A feed's handler: `produce(ctx, base_url, *the path's parameters)`; with
+        `version`, the feed's ETag is known before the feed is made."""
 
         def handler(request: Request) -> Response:
             params = list(request.path_params.values())
-            return reading(
-                lambda ctx: Response(produce(ctx, config.web_url, *params), media_type=media)
-            )
+
+            def make(ctx: Context) -> Response:
+                tag = None if version is None else version(ctx, params)
+                if tag is not None and held(request, tag):
+                    return not_modified(tag)
+                body = produce(ctx, config.web_url, *params)
+                return Response(body, media_type=media, headers={"etag": tag} if tag else None)
+
+            return reading(make)
 
         return handler
+
+    def board_feed_version(ctx: Context, params: list[str]) -> str:
+        """The board feed's tag: it changes only with the board (views.board_version)."""
+        game, name = params
+        found = views.find_board(ctx, game, name)
+        return etag(views.board_version(found, config.web_url, config.server_name))
 
     def front(_request: Request) -> Response:
         def make(ctx: Context) -> Response:
@@ -161,6 +220,10 @@ def make_app(config: Config, reader: Reader, writer: Writer) -> Guard:
             found = views.find_board(ctx, game, name)
             if not 0 <= upto <= found.row.move_count:
                 raise NotFoundError(f"{found.label} has no move {upto}")
+            # the position after `upto` moves never changes: only its players' names can
+            tag = etag(views.picture_version(found, upto))
+            if held(request, tag):
+                return not_modified(tag, {"cache-control": "max-age=300"})
             state = state_at(ctx, found, upto)
             previous = state_at(ctx, found, upto - 1) if upto else None
             drawn = draw(
@@ -172,7 +235,9 @@ def make_app(config: Config, reader: Reader, writer: Writer) -> Guard:
                 players=found.userids,
             )
             return Response(
-                drawn.png, media_type="image/png", headers={"cache-control": "max-age=300"}
+                drawn.png,
+                media_type="image/png",
+                headers={"cache-control": "max-age=300", "etag": tag},
             )
 
         return reading(make)
@@ -271,23 +336,25 @@ def make_app(config: Config, reader: Reader, writer: Writer) -> Guard:
             return not_found(missing)
         return page("confirm.html", title="Confirm your address", link=address, token=token)
 
+    # Every page and feed answers a GET with an ETag, and 304 to a client whose copy is
+    # current; the pictures and the board feed know theirs before they are made.
     routes = [
-        Route("/", front),
+        Route("/", etagged(front)),
         Route("/robots.txt", robots),
-        Route("/static/web.css", stylesheet),
+        Route("/static/web.css", etagged(stylesheet)),
         Route("/unsubscribe/{code}", unsubscribe, methods=["GET", "POST"]),
         Route("/confirm/{token}", confirm, methods=["GET", "POST"]),
-        Route("/player/{userid}", player),
-        Route("/player/{userid}/feed.atom", feed(feeds.player_feed, ATOM)),
-        Route("/player/{userid}/deadlines.ics", feed(feeds.deadline_calendar, ICS)),
-        Route("/tournament/{name}", tournament),
-        Route("/tournament/{name}/feed.atom", feed(feeds.tournament_feed, ATOM)),
-        Route("/{game}", game_type),
-        Route("/{game}/{board}", board),
-        Route("/{game}/{board}/feed.atom", feed(feeds.board_feed, ATOM)),
-        Route("/{game}/{board}/record.txt", record),
-        Route("/{game}/{board}/record.json", record),
-        Route("/{game}/{board}/{move:int}", board),
+        Route("/player/{userid}", etagged(player)),
+        Route("/player/{userid}/feed.atom", etagged(feed(feeds.player_feed, ATOM))),
+        Route("/player/{userid}/deadlines.ics", etagged(feed(feeds.deadline_calendar, ICS))),
+        Route("/tournament/{name}", etagged(tournament)),
+        Route("/tournament/{name}/feed.atom", etagged(feed(feeds.tournament_feed, ATOM))),
+        Route("/{game}", etagged(game_type)),
+        Route("/{game}/{board}", etagged(board)),
+        Route("/{game}/{board}/feed.atom", feed(feeds.board_feed, ATOM, board_feed_version)),
+        Route("/{game}/{board}/record.txt", etagged(record)),
+        Route("/{game}/{board}/record.json", etagged(record)),
+        Route("/{game}/{board}/{move:int}", etagged(board)),
         Route("/{game}/{board}/{move:int}/picture.png", picture),
     ]
     app = Starlette(routes=routes)

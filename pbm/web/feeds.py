@@ -14,6 +14,7 @@ from feedgen.feed import FeedGenerator
 from pbm.clock import as_utc
 from pbm.mail import web_links
 from pbm.services.context import Context
+from pbm.services.correspondence.clocks import forfeit_at
 from pbm.services.play.board_text import result_line
 from pbm.services.play.boards import Board, board_from_row
 from pbm.services.play.secrecy import shown_echo
@@ -103,8 +104,9 @@ def tournament_feed(ctx: Context, base: str, name: str) -> bytes:
 
 
 def deadline_calendar(ctx: Context, base: str, userid: str) -> bytes:
-    """One event per running board at its deadline: "Your move in Quarto 101" when the
-    player is to move there, else whose move it is."""
+    """One event per running board at the forfeit pbm will enforce (vacations and free
+    weekends counted, pbm.services.correspondence.clocks.forfeit_at): "Your move in Quarto 101" when
+    the player is to move there, else whose move it is."""
     user = views.find_player(ctx, userid)
     cal = icalendar.Calendar()
     cal.add("prodid", "-//pbm//deadlines//EN")
@@ -119,7 +121,7 @@ def deadline_calendar(ctx: Context, base: str, userid: str) -> bytes:
     )
     for row in rows:
         board = board_from_row(ctx, row)
-        due = views.deadline(ctx, board)
+        due = forfeit_at(ctx.session, board)
         mover = board.user_to_move()
         if due is None or mover is None:
             continue

@@ -1,22 +1,24 @@
 """pbm on the web (docs/web.md): the pages, feeds and one-click links, and the
-operator's /metrics and /healthz, served by uvicorn on the daemon's asyncio loop.
+operator's /metrics and /healthz, served by uvicorn.
 
-`serve(config, ...)` is the one entry point: `pbm serve` starts it beside its other
-runners when `[web] listen` is set, `pbm web` runs it alone."""
+`run(config)` is a process of pages, at the priority `[web] nice` lowers it to:
+`pbm web` runs it alone, and `pbm serve` runs it in a child process
+(pbm.runners.web) when `[web] listen` is set. `serve(config, stop)` serves on a
+running loop until `stop` is set."""
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
 import logging
+import os
+import signal
 from collections.abc import Callable
-from contextlib import AbstractContextManager
 from typing import Any
 
 import uvicorn
-from sqlalchemy.engine import Engine
 
-from pbm.clock import Clock, SystemClock
+from pbm.clock import SystemClock
 from pbm.config import Config, Endpoint
 from pbm.logfmt import kv
 from pbm.store.engine import make_engine
@@ -45,24 +47,19 @@ async def serve(
     config: Config,
     stop: asyncio.Event,
     *,
-    engine: Engine | None = None,
-    clock: Clock | None = None,
-    lock: AbstractContextManager[Any] | None = None,
     wake: Callable[[], None] | None = None,
 ) -> None:
     """Serve the pages on `[web] listen` and the metrics on `metrics_listen` until
-    `stop` is set. `engine`, `lock` and `wake` are the daemon's (its writes go through
-    its write lock and wake its sender); alone, `pbm web` makes its own engine."""
-    clock = clock or SystemClock()
-    own = engine is None
-    write_engine = engine or make_engine(
+    `stop` is set; `wake` is called after a POST committed mail (the daemon's sender)."""
+    clock = SystemClock()
+    write_engine = make_engine(
         config.database_url, create=False, busy_timeout=config.busy_timeout_seconds
     )
     read_engine = make_read_engine(config.database_url, config.busy_timeout_seconds)
     reader = Reader(read_engine, config, clock)
     servers = []
     if config.web_listen is not None:
-        app = make_app(config, reader, Writer(write_engine, config, clock, lock, wake))
+        app = make_app(config, reader, Writer(write_engine, config, clock, wake))
         servers.append(_server(app, config.web_listen))
     if config.metrics_listen is not None:
         servers.append(_server(metrics_app(reader), config.metrics_listen))
@@ -78,9 +75,35 @@ async def serve(
         with contextlib.suppress(Exception):
             await asyncio.wait_for(asyncio.gather(*tasks, return_exceptions=True), 10)
         read_engine.dispose()
-        if own:
-            write_engine.dispose()
+        write_engine.dispose()
         log.info(kv("web_stopped"))
 
 
-__all__ = ["serve"]
+def run(
+    config: Config, *, wake: Callable[[], None] | None = None, parent: int | None = None
+) -> None:
+    """Serve in this process until SIGTERM or SIGINT, its priority lowered by `[web]
+    nice` first. `parent` is a pipe to the daemon that started it, readable only once
+    the daemon's end closes: a daemon that died leaves no pages behind."""
+    niceness = os.nice(config.web_nice)
+    log.info(kv("web_priority", nice=niceness, pid=os.getpid()))
+
+    async def main() -> None:
+        stop = asyncio.Event()
+        loop = asyncio.get_running_loop()
+        for sig in (signal.SIGTERM, signal.SIGINT):
+            loop.add_signal_handler(sig, stop.set)
+        if parent is not None:
+
+            def orphaned() -> None:
+                loop.remove_reader(parent)
+                log.warning(kv("web_daemon_gone"))
+                stop.set()
+
+            loop.add_reader(parent, orphaned)
+        await serve(config, stop, wake=wake)
+
+    asyncio.run(main())
+
+
+__all__ = ["run", "serve"]

@@ -4,9 +4,10 @@ them). Every list is one bounded page (pbm.store.web_queries.Slice)."""
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Sequence
 from dataclasses import dataclass
-from datetime import datetime, timedelta
+from datetime import datetime
 
 from pbm.errors import NotFoundError
 from pbm.games import GAMES
@@ -14,7 +15,7 @@ from pbm.games.base import State
 from pbm.mail import web_links
 from pbm.services.accounts import profile
 from pbm.services.context import Context
-from pbm.services.correspondence.clocks import bank_left, time_control, timing_lines
+from pbm.services.correspondence.clocks import forfeit_at, timing_lines
 from pbm.services.play import lists, words
 from pbm.services.play.board_text import position_line, result_line
 from pbm.services.play.boards import Board, board_from_row, rules_for, state_at
@@ -114,18 +115,22 @@ def shown_moves(ctx: Context, board: Board) -> tuple[list[ShownMove], set[int]]:
     return moves, hidden_moves(board, moves, None)
 
 
-def deadline(ctx: Context, board: Board) -> datetime | None:
-    """When the player to move forfeits if he does not move (vacation and free weekends
-    not counted: the time rules' plain reading)."""
+def board_version(board: Board, *more: str) -> str:
+    """A digest of all a board's feed shows (its moves, its end, its players' names, and
+    `more`): it changes only when the board does."""
     row = board.row
-    if not board.active or row.to_move is None:
-        return None
-    control = time_control(row)
-    if control.fischer is not None:
-        gp, user = board.players[row.to_move]
-        left = bank_left(ctx.session, row, gp.position, user.saved_id, ctx.now())
-        return None if left is None else ctx.now() + left
-    return row.last_move_at + timedelta(days=control.forfeit_days)
+    shown = (row.saved_id, row.move_count, row.status, row.result, row.winner, row.ended_at)
+    return _digest(repr((*shown, row.last_move_at, row.result_reason, *board.userids, *more)))
+
+
+def picture_version(board: Board, upto: int) -> str:
+    """A digest of what the picture after `upto` moves shows: that position never changes,
+    only its heading's and players' names can."""
+    return _digest(repr((board.id, upto, board.label, *board.userids)))
+
+
+def _digest(text: str) -> str:
+    return hashlib.blake2b(text.encode(), digest_size=12).hexdigest()
 
 
 def board_page(ctx: Context, game: str, name: str, upto: int | None = None) -> BoardPage:
@@ -158,7 +163,7 @@ def board_page(ctx: Context, game: str, name: str, upto: int | None = None) -> B
             for m in moves
         ],
         timing=timing_lines(ctx, board),
-        deadline=deadline(ctx, board),
+        deadline=forfeit_at(ctx.session, board),
         to_move=None if mover is None or not board.active else mover.userid,
         records=not hidden,
         created_at=row.created_at,

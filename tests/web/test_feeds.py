@@ -1,15 +1,17 @@
 """Feeds (issue 25): every Atom feed parses with feedparser, the calendar with
 icalendar; a move adds to the board's feed and moves its deadline event, whose UID
-stays. And the operator's /metrics and /healthz."""
+stays, and the deadline is the forfeit the timeout job enforces, vacation and free
+weekends counted. And the operator's /metrics and /healthz."""
 
 from __future__ import annotations
 
-from datetime import timedelta
+from datetime import datetime, timedelta
 
 import feedparser
 import icalendar
 from starlette.testclient import TestClient
 
+from pbm import jobs
 from pbm.web.metrics import metrics_app
 from tests.server.conftest import Server
 from tests.web.conftest import BASE, move, play, reader_for, with_everything
@@ -82,3 +84,35 @@ def test_metrics_and_health(site: Server) -> None:
     assert values['pbm_processing_seconds_bucket{le="+Inf"}'] >= 6
     assert values["pbm_daemons_alive"] == 0
     assert values["pbm_bot_turns_due"] == 0
+
+
+def deadline_of(client: TestClient, userid: str) -> datetime:
+    [event] = events(client, userid).values()
+    due = event.decoded("dtend")
+    assert isinstance(due, datetime)
+    assert f"Forfeit on {due:%Y-%m-%d %H:%M} UTC" == str(event["description"])
+    return due
+
+
+def test_the_deadline_is_the_forfeit_the_job_enforces_with_vacation_and_free_weekends(
+    site: Server, client: TestClient
+) -> None:
+    for userid in ("alice", "bob"):
+        site.signup(userid)
+    started = site.clock.now()
+    challenge = "quarto challenge alice bob --weekendfree"
+    assert site.send("alice@players.example", challenge) == "done"
+    plain = started + timedelta(days=21)  # the time rules' plain reading
+    weekends = deadline_of(client, "alice")
+    assert weekends - plain > timedelta(days=6)  # three weekends and more do not count
+    site.clock.advance(timedelta(days=2))
+    assert site.send("alice@players.example", "vacation alice secret start") == "done"
+    on_vacation = deadline_of(client, "alice")
+    assert on_vacation - weekends > timedelta(days=5)  # her vacation days run first
+    assert deadline_of(client, "bob") == on_vacation  # her opponent sees the same time
+    site.clock.set(on_vacation - timedelta(minutes=1))
+    assert jobs.run_due(site.engine, site.clock, site.config)["forfeits"] == 0
+    assert deadline_of(client, "alice") == on_vacation  # the clock ran as foretold
+    site.clock.advance(timedelta(minutes=2))
+    assert jobs.run_due(site.engine, site.clock, site.config)["forfeits"] == 1
+    assert events(client, "alice") == {}

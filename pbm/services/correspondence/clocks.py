@@ -26,6 +26,8 @@ from pbm.timecontrol import Fischer, TimeControl, chargeable, fischer_bank_after
 DAY_SECONDS = 86400.0
 # Server options a challenge may give, beyond pbmserv's three (see challenges.SERVER_OPTIONS).
 TIME_OPTIONS = ("nagtime", "forfeittime", "totaltime", "fischer", "weekendfree")
+FORFEIT_PRECISION = timedelta(seconds=1)  # how close forfeit_at finds the instant
+FORFEIT_HORIZON = timedelta(days=20 * 365)  # past this, forfeit_at finds no deadline
 
 
 def is_tournament_board(name: str) -> bool:
@@ -145,6 +147,50 @@ def bank_left(
     if row.to_move == position and row.status == "active":
         bank -= charged(session, control, user_id, row.last_move_at, now)
     return max(bank, timedelta())
+
+
+def forfeit_at(session: Session, board: Board) -> datetime | None:
+    """When the player to move forfeits if he does not move (None: nobody is to move):
+    the first instant at which the time counted against him reaches what his time rules
+    allow (the forfeit days, his Fischer bank, what is left of his total time), as the
+    timeout job (pbm.services.correspondence.timeouts.due) counts it. Found by searching
+    `chargeable` on his pauses, the job's own count, so vacation and free weekends move it exactly
+    as they move the forfeit, and a running vacation counts until its days run out."""
+    row = board.row
+    if not board.active or row.to_move is None:
+        return None
+    gp, user = board.players[row.to_move]
+    control = time_control(row)
+    if control.fischer is not None:
+        stored = _bank_row(session, row.saved_id, row.to_move)
+        days = control.fischer.initial_days
+        allowed = timedelta(seconds=stored.bank_seconds) if stored else timedelta(days=days)
+    else:
+        allowed = timedelta(days=control.forfeit_days)
+    if control.total_days is not None:
+        left = timedelta(seconds=control.total_days * DAY_SECONDS - gp.seconds_used)
+        allowed = min(allowed, left)
+    spans = pauses(session, user.saved_id)
+    start = row.last_move_at
+
+    def counted(end: datetime) -> timedelta:
+        return chargeable(start, end, weekends_free=control.weekends_free, pauses=spans)
+
+    if allowed <= timedelta():
+        return start
+    span = allowed
+    while counted(start + span) < allowed:  # weekends and vacations push it later
+        span *= 2
+        if span > FORFEIT_HORIZON:  # a vacation with no end: no deadline to show
+            return None
+    early, late = start, start + span  # counted(early) < allowed <= counted(late)
+    while late - early > FORFEIT_PRECISION:
+        middle = early + (late - early) / 2
+        if counted(middle) < allowed:
+            early = middle
+        else:
+            late = middle
+    return late
 
 
 def charge_move(ctx: Context, board: Board, index: int) -> None:
