@@ -10,6 +10,7 @@ leaves out his vacations and, on a weekend-free board, Saturdays and Sundays
 from __future__ import annotations
 
 from datetime import datetime, timedelta
+from enum import StrEnum
 
 from sqlmodel import Session, select
 
@@ -133,6 +134,39 @@ def _bank_row(session: Session, game_id: int, position: int) -> ClockBank | None
     return session.exec(query).first()
 
 
+class Limit(StrEnum):
+    """A time rule that ends a board when the player to move lets its time pass."""
+
+    BANK = "bank"  # a Fischer clock's bank
+    IDLE = "idle"  # the forfeit days since the last move (boards without Fischer)
+    TOTAL = "total"  # what is left of the player's total time
+
+
+def allowances(session: Session, board: Board) -> list[tuple[Limit, timedelta]]:
+    """The time that may count against the player to move since the last move, by each
+    of his time rules, in the order the timeout job checks them: the one count that the
+    forfeit (pbm.services.correspondence.timeouts), the reminder's deadlines and the
+    deadline on the web (`forfeit_at`) all read."""
+    row = board.row
+    assert row.to_move is not None
+    gp, _user = board.players[row.to_move]
+    control = time_control(row)
+    if control.fischer is not None:
+        found = [(Limit.BANK, _bank(session, row, row.to_move, control.fischer))]
+    else:
+        found = [(Limit.IDLE, timedelta(days=control.forfeit_days))]
+    if control.total_days is not None:
+        total = timedelta(seconds=control.total_days * DAY_SECONDS - gp.seconds_used)
+        found.append((Limit.TOTAL, total))
+    return found
+
+
+def _bank(session: Session, row: BoardRow, position: int, fischer: Fischer) -> timedelta:
+    """A Fischer clock's bank as of the player's last move: stored, else the initial days."""
+    stored = _bank_row(session, row.saved_id, position)
+    return timedelta(seconds=stored.bank_seconds if stored else fischer.initial_days * DAY_SECONDS)
+
+
 def bank_left(
     session: Session, row: BoardRow, position: int, user_id: int, now: datetime
 ) -> timedelta | None:
@@ -140,10 +174,7 @@ def bank_left(
     control = time_control(row)
     if control.fischer is None:
         return None
-    stored = _bank_row(session, row.saved_id, position)
-    bank = timedelta(
-        seconds=stored.bank_seconds if stored else control.fischer.initial_days * DAY_SECONDS
-    )
+    bank = _bank(session, row, position, control.fischer)
     if row.to_move == position and row.status == "active":
         bank -= charged(session, control, user_id, row.last_move_at, now)
     return max(bank, timedelta())
@@ -151,25 +182,16 @@ def bank_left(
 
 def forfeit_at(session: Session, board: Board) -> datetime | None:
     """When the player to move forfeits if he does not move (None: nobody is to move):
-    the first instant at which the time counted against him reaches what his time rules
-    allow (the forfeit days, his Fischer bank, what is left of his total time), as the
-    timeout job (pbm.services.correspondence.timeouts.due) counts it. Found by searching
-    `chargeable` on his pauses, the job's own count, so vacation and free weekends move it exactly
-    as they move the forfeit, and a running vacation counts until its days run out."""
+    the first instant at which the time counted against him reaches the least of his
+    `allowances`, as the timeout job counts it. Found by searching `chargeable` on his
+    pauses, the job's own count, so vacation and free weekends move it exactly as they
+    move the forfeit, and a running vacation counts until its days run out."""
     row = board.row
     if not board.active or row.to_move is None:
         return None
-    gp, user = board.players[row.to_move]
+    _gp, user = board.players[row.to_move]
     control = time_control(row)
-    if control.fischer is not None:
-        stored = _bank_row(session, row.saved_id, row.to_move)
-        days = control.fischer.initial_days
-        allowed = timedelta(seconds=stored.bank_seconds) if stored else timedelta(days=days)
-    else:
-        allowed = timedelta(days=control.forfeit_days)
-    if control.total_days is not None:
-        left = timedelta(seconds=control.total_days * DAY_SECONDS - gp.seconds_used)
-        allowed = min(allowed, left)
+    allowed = min(allowed for _limit, allowed in allowances(session, board))
     spans = pauses(session, user.saved_id)
     start = row.last_move_at
 

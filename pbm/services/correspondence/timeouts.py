@@ -14,8 +14,8 @@ from sqlmodel import col, func, select
 from pbm.services.accounts.users import reply_addresses
 from pbm.services.context import Context, ReplyKind
 from pbm.services.correspondence.clocks import (
-    DAY_SECONDS,
-    bank_left,
+    Limit,
+    allowances,
     charged,
     days_text,
     span_text,
@@ -47,22 +47,17 @@ def due(ctx: Context, board: Board) -> Due | None:
     if not board.active or row.to_move is None:
         return None
     index = row.to_move
-    gp, user = board.players[index]
+    _gp, user = board.players[index]
     control = time_control(row)
-    now = ctx.now()
-    idle = charged(ctx.session, control, user.saved_id, row.last_move_at, now)
-    reason = ""
-    if control.fischer is not None:
-        left = bank_left(ctx.session, row, index, user.saved_id, now)
-        if left is not None and left <= timedelta():
+    idle = charged(ctx.session, control, user.saved_id, row.last_move_at, ctx.now())
+    over = [limit for limit, allowed in allowances(ctx.session, board) if idle >= allowed]
+    if over:
+        if over[0] is Limit.BANK:
             reason = phrase("forfeit_bank")
-    elif idle >= timedelta(days=control.forfeit_days):
-        reason = phrase("forfeit_idle", days=days_text(idle // DAY))
-    total_days = control.total_days
-    used = gp.seconds_used + idle.total_seconds()
-    if total_days is not None and not reason and used >= total_days * DAY_SECONDS:
-        reason = phrase("forfeit_total", days=days_text(total_days))
-    if reason:
+        elif over[0] is Limit.IDLE:
+            reason = phrase("forfeit_idle", days=days_text(idle // DAY))
+        else:
+            reason = phrase("forfeit_total", days=days_text(control.total_days or 0))
         return Due("forfeit", index, reason, draw=row.proposal == "draw")
     if (
         idle >= timedelta(days=control.nag_days)
@@ -123,19 +118,20 @@ def send_nag(ctx: Context, board: Board) -> None:
     row = board.row
     assert row.to_move is not None
     index = row.to_move
-    gp, user = board.players[index]
+    _gp, user = board.players[index]
     control = time_control(row)
     now = ctx.now()
     idle = charged(ctx.session, control, user.saved_id, row.last_move_at, now)
-    if control.fischer is not None:
-        left = bank_left(ctx.session, row, index, user.saved_id, now) or timedelta()
-        deadline = phrase("nag_deadline_bank", left=span_text(left))
+    left = {
+        limit: max(allowed - idle, timedelta()) for limit, allowed in allowances(ctx.session, board)
+    }
+    if Limit.BANK in left:
+        deadline = phrase("nag_deadline_bank", left=span_text(left[Limit.BANK]))
     else:
         deadline = phrase("nag_deadline_age", days=days_text(control.forfeit_days))
     lines = []
-    if control.total_days is not None:
-        total_left = timedelta(seconds=control.total_days * DAY_SECONDS - gp.seconds_used) - idle
-        lines.append(phrase("nag_deadline_total", left=span_text(max(total_left, timedelta()))))
+    if Limit.TOTAL in left:
+        lines.append(phrase("nag_deadline_total", left=span_text(left[Limit.TOTAL])))
     vacation = left_days(ctx.session, user, now, allowance=ctx.config.vacation_start_days)
     lines.append(phrase("nag_vacation", days=days_text(round(vacation, 1)), userid=user.userid))
     body = render(
