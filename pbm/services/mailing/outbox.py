@@ -53,16 +53,15 @@ def queue_many(session: Session, rows: Sequence[dict[str, object]]) -> None:
 
 
 def _mark(session: Session, mail_id: int, **values: object) -> None:
-    """One attempt at a mail recorded with `values`, in one UPDATE: the sender records
-    every mail it sends, and loading the row (its whole raw mail) to change four columns
-    cost more than the statement. (An ORM-enabled UPDATE: a row the session holds is
-    updated with it.)"""
-    done = session.execute(
-        update(OutboxMail)
-        .where(col(OutboxMail.id) == mail_id)
-        .values(attempts=col(OutboxMail.attempts) + 1, **values)
+    """One attempt at a mail recorded with `values`, in one UPDATE: loading the row (its
+    whole raw mail) to change a few columns cost more than the statement. Like
+    `mark_sent`, it does not update a row this session holds."""
+    done = session.connection().execute(
+        update(_OUTBOX)
+        .where(_OUTBOX.c.id == mail_id)
+        .values(attempts=_OUTBOX.c.attempts + 1, **values)
     )
-    if done.rowcount != 1:  # type: ignore[attr-defined]
+    if done.rowcount != 1:
         raise KeyError(f"no outbox mail {mail_id}")
 
 
