@@ -42,6 +42,7 @@ from pbm.app import PERIODIC_JOBS, initialize
 from pbm.clock import Clock, SystemClock
 from pbm.config import Config
 from pbm.errors import StoreUnavailable
+from pbm.fair_lock import FairLock
 from pbm.jobs import (
     PeriodicJob,
 )
@@ -104,7 +105,7 @@ class Daemon:
         )
         self.shared = claims.is_postgres(self.engine)  # other daemons may share the store
         # see pbm.mailstore: one writer at a time on SQLite, claims on PostgreSQL
-        self.write_lock: WriteLock = contextlib.nullcontext() if self.shared else threading.Lock()
+        self.write_lock: WriteLock = contextlib.nullcontext() if self.shared else FairLock()
         self.inbox = DbInbox(
             self.engine,
             self.clock,

@@ -199,12 +199,14 @@ class DbOutbox:
         self.write_lock = write_lock or threading.Lock()
         self.owner = owner  # the daemon whose claims these are (pbm.store.claims)
 
-    def _due(self, limit: int) -> list[OutgoingMail]:
+    def _due(self, limit: int, held: frozenset[int]) -> list[OutgoingMail]:
         """Claim due mail: no other daemon sends it while this one's heartbeat lasts.
         What each mail's HTML part needs is read in the claim's transaction; the boards
         are drawn after it, outside the lock (pbm.services.mailing.mail_html)."""
         with self.write_lock, unavailable_on_failure(), session_for(self.engine) as session:
-            rows = claims.claim_outbox(session, owner=self.owner, now=self.clock.now(), limit=limit)
+            rows = claims.claim_outbox(
+                session, owner=self.owner, now=self.clock.now(), limit=limit, held=held
+            )
             claimed = []
             boards: BoardsRead = {}  # each board read once for the mails of this claim
             for row in rows:
@@ -225,8 +227,8 @@ class DbOutbox:
         )
         return [replace(mail, raw=raw) for (mail, _), raw in zip(claimed, finished, strict=True)]
 
-    async def due(self, limit: int) -> list[OutgoingMail]:
-        return await asyncio.to_thread(self._due, limit)
+    async def due(self, limit: int, held: frozenset[int] = frozenset()) -> list[OutgoingMail]:
+        return await asyncio.to_thread(self._due, limit, held)
 
     def _record(self, outcomes: Sequence[SendOutcome]) -> None:
         now = self.clock.now()

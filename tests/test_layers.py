@@ -47,6 +47,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
             "pbm.app",
             "pbm.privacy_jobs",
             "pbm.mailstore",
+            "pbm.fair_lock",
             "pbm.runners",
             "pbm.daemon",
             "pbm.web",

@@ -50,7 +50,9 @@ class SendOutcome:
 class OutboxQueue(Protocol):
     """Where the sender takes mail from and records what became of it."""
 
-    async def due(self, limit: int) -> list[OutgoingMail]: ...
+    async def due(self, limit: int, held: frozenset[int] = frozenset()) -> list[OutgoingMail]:
+        """Claim up to `limit` due mails, none of `held` (the sender's, in hand)."""
+        ...
 
     async def record(self, outcomes: Sequence[SendOutcome]) -> None: ...
 
@@ -236,22 +238,28 @@ class OutboxSender:
     async def drain(self, stop: asyncio.Event | None = None) -> int:
         """Send everything due now; returns how many mails were handled."""
         handled = 0
-        while stop is None or not stop.is_set():
-            mails = await self.queue.due(self.batch)
-            if not mails:
-                break
-            for mail in mails:
-                if stop is not None and stop.is_set():
-                    return handled
-                await self._limiter.wait()
-                outcome = await self.send_one(mail)
-                # Recorded before the next mail goes out: a crash (or SIGKILL) now sends
-                # again only this mail, where recording a whole batch at its end sent
-                # every mail of it again.
-                await self.queue.record([outcome])
-                handled += 1
-            if len(mails) < self.batch:
-                break
+        mails = await self.queue.due(self.batch)
+        while mails and not (stop is not None and stop.is_set()):
+            # The next batch is claimed, and its pictures drawn, while this one goes out:
+            # the sender then never waits for drawing. Its claim leaves out the mails in
+            # hand, whose outcomes are not recorded yet.
+            ahead = asyncio.ensure_future(
+                self.queue.due(self.batch, held=frozenset(mail.id for mail in mails))
+            )
+            try:
+                for mail in mails:
+                    if stop is not None and stop.is_set():
+                        break
+                    await self._limiter.wait()
+                    outcome = await self.send_one(mail)
+                    # Recorded before the next mail goes out: a crash (or SIGKILL) now
+                    # sends again only this mail, where recording a whole batch at its end
+                    # sent every mail of it again.
+                    await self.queue.record([outcome])
+                    handled += 1
+            finally:
+                # a claim is never left running: its mails are this daemon's to send
+                mails = await ahead
         return handled
 
     async def send_one(self, mail: OutgoingMail) -> SendOutcome:

@@ -29,7 +29,7 @@ import contextlib
 import hashlib
 import json
 import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
@@ -195,7 +195,12 @@ def claim_inbound(
 
 _CLAIM_OUT = (
     sa_select(_OUT.c.id)
-    .where(_OUT.c.status == "queued", _OUT.c.next_attempt_at <= bindparam("now"), _free(_OUT))
+    .where(
+        _OUT.c.status == "queued",
+        _OUT.c.next_attempt_at <= bindparam("now"),
+        _free(_OUT),
+        _OUT.c.id.not_in(bindparam("held", expanding=True)),
+    )
     .order_by(_OUT.c.next_attempt_at, _OUT.c.id)
     .limit(bindparam("limit"))
     .with_for_update(skip_locked=True)
@@ -203,11 +208,21 @@ _CLAIM_OUT = (
 _HOLD_OUT = _hold(_OUT)
 
 
-def claim_outbox(session: Session, *, owner: int, now: datetime, limit: int) -> list[OutboxMail]:
+def claim_outbox(
+    session: Session,
+    *,
+    owner: int,
+    now: datetime,
+    limit: int,
+    held: Collection[int] = (),
+) -> list[OutboxMail]:
     """Claim up to `limit` queued mails whose next attempt is due and that no live
-    daemon holds, for daemon `owner`, oldest due first; the caller commits."""
+    daemon holds, for daemon `owner`, oldest due first; the caller commits. `held` are
+    the owner's mails in hand (claimed, outcome not recorded yet): never claimed again."""
     conn = session.connection()
-    found = conn.execute(_CLAIM_OUT, {"now": now, "owner": owner, "limit": limit})
+    found = conn.execute(
+        _CLAIM_OUT, {"now": now, "owner": owner, "limit": limit, "held": list(held)}
+    )
     ids = [int(i) for i in found.scalars()]
     if not ids:
         return []

@@ -354,7 +354,7 @@ class Journal:
         self.mails = list(mails)
         self.events: list[str] = []
 
-    async def due(self, limit: int) -> list[OutgoingMail]:
+    async def due(self, limit: int, held: frozenset[int] = frozenset()) -> list[OutgoingMail]:
         due, self.mails = self.mails[:limit], self.mails[limit:]
         return due
 

@@ -195,8 +195,8 @@ class CrashingRecord:
     def __init__(self, outbox: DbOutbox) -> None:
         self.outbox = outbox
 
-    async def due(self, limit: int):
-        return await self.outbox.due(limit)
+    async def due(self, limit: int, held: frozenset[int] = frozenset()):
+        return await self.outbox.due(limit, held)
 
     async def record(self, outcomes: list[SendOutcome]) -> None:
         raise SystemExit("killed between send and mark_sent")
@@ -241,6 +241,26 @@ def test_maildir_transport_is_the_embedded_default(tmp_path: Path, outbox: DbOut
     for path in files:
         data = path.read_bytes()
         assert b"\r" not in data and b"\n\naccepted\n" in data
+
+
+def test_batches_claimed_ahead_send_each_mail_once(tmp_path: Path, outbox: DbOutbox) -> None:
+    """The next batch is claimed while one goes out: no mail of the batch in hand is
+    claimed again, and none is left behind."""
+    subjects = [f"mail {n}" for n in range(7)]
+    for subject in subjects:
+        enqueue(outbox, "alice@example.org", subject=subject)
+    box_path = tmp_path / "var" / "outbox"
+
+    async def scenario() -> int:
+        return await OutboxSender(outbox, MaildirTransport(box_path), batch=3).drain()
+
+    assert asyncio.run(scenario()) == 7
+    box = mailbox.Maildir(box_path, create=False)
+    assert sorted(m["Subject"] for m in box) == subjects
+    state = rows(outbox).values()
+    assert {m.status for m in state} == {"sent"}
+    assert {m.attempts for m in state} == {1}
+    assert {m.claimed_by for m in state} == {None}
 
 
 def test_rate_limit_spaces_sends() -> None:

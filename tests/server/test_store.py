@@ -89,6 +89,8 @@ def test_outbox_contract(server: Server) -> None:
         assert [m.id for m in claims.claim_outbox(session, owner=1, now=START, limit=10)] == [
             mail.id
         ]
+        # the sender's mails in hand are never claimed again, even by their own daemon
+        assert claims.claim_outbox(session, owner=1, now=START, limit=10, held={mail.id}) == []
         outbox.mark_retry(session, mail.id, START, "421 busy", timedelta(minutes=5))
         session.commit()
         assert claims.claim_outbox(session, owner=1, now=START, limit=10) == []
