@@ -453,14 +453,13 @@ class _Search:
         x_then_y, y_then_x = t.then_last[x][y], t.then_last[y][x]
         for square, q, r in ((a, b, c), (b, a, c), (c, a, b)):
             after = common & keep[square]
+            # Give x, and y completes on the last square wherever x goes; or give y.
             if (
                 y_last
                 and not after & deadly_x[q][r]
                 and after & x_then_y[q][r]
                 and after & x_then_y[r][q]
-            ):
-                return True
-            if (
+            ) or (
                 x_last
                 and not after & deadly_y[q][r]
                 and after & y_then_x[q][r]

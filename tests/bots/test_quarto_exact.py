@@ -45,6 +45,16 @@ def _position(rng: random.Random, empties: int, **options: object) -> State | No
     return state if QUARTO.to_move(state) is not None else None
 
 
+def _agree_with_minimax(state: State) -> dict[Move, float]:
+    """Every move's value from the solver, each checked against plain minimax."""
+    moves = QUARTO.legal_moves(state)
+    found = QuartoExact(None, Clock(None)).values(state, moves)
+    assert found is not None and set(found) == set(moves)
+    for move in moves:
+        assert found[move] == move_value(QUARTO, state, move), QUARTO.format_move(state, move)
+    return found
+
+
 def _gives_a_win(state: State, move: Move) -> bool:
     after = QUARTO.apply(state, move)
     if QUARTO.to_move(after) is None:
@@ -71,12 +81,7 @@ def test_every_move_value_agrees_with_plain_minimax(
         state = _position(rng, empties, **options)
         if state is None:
             continue
-        moves = QUARTO.legal_moves(state)
-        found = QuartoExact(None, Clock(None)).values(state, moves)
-        assert found is not None and set(found) == set(moves)
-        for move in moves:
-            assert found[move] == move_value(QUARTO, state, move), QUARTO.format_move(state, move)
-        seen.add(max(found.values()))
+        seen.add(max(_agree_with_minimax(state).values()))
         checked += 1
     if count >= 8:
         assert len(seen) >= 2  # won and drawn (or lost) positions among them
@@ -102,13 +107,8 @@ def test_random_positions_agree_with_plain_minimax(
     """Every path of the search's last squares (written out from four down) against
     minimax, in every kind of variant."""
     state = _position(random.Random(seed), empties, **options)
-    if state is None:
-        return  # the game ended before: nothing to solve
-    moves = QUARTO.legal_moves(state)
-    found = QuartoExact(None, Clock(None)).values(state, moves)
-    assert found is not None and set(found) == set(moves)
-    for move in moves:
-        assert found[move] == move_value(QUARTO, state, move), QUARTO.format_move(state, move)
+    if state is not None:  # else the game ended before: nothing to solve
+        _agree_with_minimax(state)
 
 
 @settings(max_examples=12, deadline=None, suppress_health_check=list(HealthCheck))
@@ -117,13 +117,8 @@ def test_six_empty_squares_agree_with_plain_minimax(seed: int, options: dict[str
     """The five squares' search, written out with the four squares' inside it, is met
     from six empty squares on: every move's value against minimax there."""
     state = _position(random.Random(seed), 6, **options)
-    if state is None:
-        return
-    moves = QUARTO.legal_moves(state)
-    found = QuartoExact(None, Clock(None)).values(state, moves)
-    assert found is not None and set(found) == set(moves)
-    for move in moves:
-        assert found[move] == move_value(QUARTO, state, move), QUARTO.format_move(state, move)
+    if state is not None:
+        _agree_with_minimax(state)
 
 
 def test_table_lookups_of_children_change_no_value(monkeypatch: pytest.MonkeyPatch) -> None:
