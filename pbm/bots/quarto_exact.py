@@ -30,9 +30,9 @@ none loses. The tables start at six empty squares. Five squares, the positions m
 squares' search written out inside it; four squares without table or ordering; three
 and two written out with precomputed masks (a piece completes a group on a square, the
 other still empty; a piece on one square, then the last piece on the other, completes
-one). From eight squares on, a node first looks its children up in the tables, and
-each search reads the other's table too (a position that can be won has an escape; a
-lost one cannot be won): a subtree proved on another path is not searched again.
+one). Each search also reads the other's table (a position that can be won has an
+escape; a lost one cannot be won), and from eight squares on a node first looks its
+children up in both tables: a subtree proved on another path is not searched again.
 
 At the root the wins come first (a move wins if the opponent must lose, refuted by one
 escape: about a tenth of the work), then the losses and draws. So `solve`, out of time
