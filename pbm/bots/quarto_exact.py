@@ -22,11 +22,17 @@ for good), and which pieces are left. The solver keeps exactly that, as integers
   table's key is these four packed into one integer.
 
 A give is deadly when a group with one empty square left shares a value with the piece:
-the values of those groups fold into 8 bits, and one table lookup turns them into the
-16-bit mask of deadly pieces, so the safe gives are one AND NOT. Deadly gives are never
-searched, and a player left with none loses. The tables start at six empty squares;
-four squares are searched without table or ordering, and three and two are written out
-with precomputed masks (a piece completes a group on a square, the other still empty).
+the slots of those groups map to the 16-bit mask of deadly pieces (a dict filled as
+they are met; folding the slots into 8 values and a table of 256 masks fill it), so the
+safe gives are one AND NOT. Deadly gives are never searched, and a player left with
+none loses. The tables start at six empty squares. Five squares, the positions met most
+(about two thirds of the time from ten), are searched by one method with the four
+squares' search written out inside it; four squares without table or ordering; three
+and two written out with precomputed masks (a piece completes a group on a square, the
+other still empty; a piece on one square, then the last piece on the other, completes
+one). Each search also reads the other's table (a position that can be won has an
+escape; a lost one cannot be won), and from eight squares on a node first looks its
+children up in both tables: a subtree proved on another path is not searched again.
 
 At the root the wins come first (a move wins if the opponent must lose, refuted by one
 escape: about a tenth of the work), then the losses and draws. So `solve`, out of time
@@ -78,6 +84,9 @@ _TABLE_LIMIT = 3_000_000
 # Positions with fewer empty squares are searched without the tables (they would cost
 # more than they save).
 _TABLE_FROM = 6
+# From this many empty squares on, a node first looks its children up in the tables
+# (below, the lookups cost more than the subtrees they would save).
+_LOOK_FROM = 8
 # The classes of squares and pieces met are kept up to this many each (memory bound).
 _CACHE_LIMIT = 500_000
 _SLOT = 8  # bits per group in `common`
@@ -106,6 +115,25 @@ def _shared(common: int) -> int:
     common |= common >> 16
     common |= common >> 8
     return common & 0xFF
+
+
+class _Deadly(dict[int, int]):
+    """The slots of the groups with one empty square left (`common & lasts[empties]`)
+    -> the pieces (16-bit mask) having a value one of them shares: a give of one of
+    them loses at once. A dict, as one subscript costs less than folding the slots."""
+
+    def __init__(self, by_values: tuple[int, ...]) -> None:
+        super().__init__()
+        self.by_values = by_values
+        self[0] = 0
+
+    def __missing__(self, threats: int) -> int:
+        found = self.by_values[_shared(threats)]
+        if len(self) >= _CACHE_LIMIT:
+            self.clear()  # the tables live as long as the process
+            self[0] = 0
+        self[threats] = found
+        return found
 
 
 class _LastSquares(dict[int, int]):
@@ -160,17 +188,25 @@ class _Tables:
         # completes[p][q]: ANDed with `common`, nonzero when p on q makes a quarto, q
         # being the last empty square of the board (of every group through it).
         self.completes = tuple(tuple(everywhere[p] & full[q] for q in SQUARES) for p in PIECES)
-        # completes_beside[p][q][r]: the same with r still empty (groups through q, not r).
-        self.completes_beside = tuple(
-            tuple(tuple(everywhere[p] & full[q] & ~full[r] for r in SQUARES) for q in SQUARES)
-            for p in PIECES
-        )
         # completes_either[p][q][r]: p makes a quarto on q or on r, the two empty squares.
         self.completes_either = tuple(
             tuple(tuple(everywhere[p] & (full[q] ^ full[r]) for r in SQUARES) for q in SQUARES)
             for p in PIECES
         )
+        # then_last[p][z][q][r]: ANDed with `common`, nonzero when p on q and then z on
+        # r, the last empty square, makes a quarto there (four squares' worth of masks
+        # for the three squares' search: 65,536 integers, about 4 MB).
+        self.then_last = tuple(
+            tuple(
+                tuple(
+                    tuple(self.keep[p][q] & self.completes[z][r] for r in SQUARES) for q in SQUARES
+                )
+                for z in PIECES
+            )
+            for p in PIECES
+        )
         self.lasts = _LastSquares(tuple(sum(1 << s for s in g) for g in groups))
+        self.deadly_at = _Deadly(self.deadly)
         self.squares: dict[int, tuple[int, ...]] = {}
         self.given: dict[int, tuple[int, ...]] = {}
 
@@ -238,7 +274,7 @@ class _Search:
         """(order, common after, empties after, safe gives) of each class of placement
         of `held` that leaves a safe give, fewest safe gives first."""
         t = self.t
-        keep, lasts, deadly = t.keep[held], t.lasts, t.deadly
+        keep, lasts, deadly_at = t.keep[held], t.lasts, t.deadly_at
         live = t.live(common)
         squares = t.squares.get(live << 16 | empties)
         if squares is None:
@@ -248,7 +284,7 @@ class _Search:
             after = common & keep[square]
             rest = empties ^ (1 << square)
             # Deadly: a piece with a value shared by a group with one empty square left.
-            safe = unused & ~deadly[_shared(after & lasts[rest])]
+            safe = unused & ~deadly_at[after & lasts[rest]]
             if safe:
                 places.append((safe.bit_count() << 4 | square, after, rest, safe))
         places.sort()
@@ -263,6 +299,8 @@ class _Search:
             return self._wins3(common, empties, unused, held)
         if n == 4:
             return self._wins4(common, empties, unused, held)
+        if n == 5:
+            return self._wins5(common, empties, unused, held)
         return self._exists(common, empties, unused, held, n, self.won, self.loses, True)
 
     def loses(self, common: int, empties: int, unused: int, held: int) -> bool:
@@ -284,7 +322,8 @@ class _Search:
         if n == 4:
             return self._loses4(common, empties, unused, held)
         # Lost unless some move escapes (also when every give is deadly everywhere).
-        return not self._exists(common, empties, unused, held, n, self.escapes, self.wins, False)
+        child = self._wins5 if n == 6 else self.wins
+        return not self._exists(common, empties, unused, held, n, self.escapes, child, False)
 
     def _exists(
         self,
@@ -308,35 +347,62 @@ class _Search:
             known = table.get(key)
             if known is not None:
                 return known
+            # The other search's answer may settle this one: a position that can be won
+            # has an escape, and one that is lost cannot be won.
+            if answer:
+                if self.escapes.get(key) is False:
+                    return False
+            elif self.won.get(key):
+                return True
         t = self.t
         values = _shared(common)
         given, gives = t.given, t.gives
-        found = False
-        for _order, after, rest, safe in self._places(common, empties, unused, held):
-            classes = given.get(values << 16 | safe)
-            if classes is None:
-                classes = gives(values, safe)
-            for give in classes:
-                if child(after, rest, unused ^ (1 << give), give) == answer:
-                    found = True
+        places = self._places(common, empties, unused, held)
+        found = n >= _LOOK_FROM and self._known_child(places, values, unused, answer)
+        if not found:
+            for _order, after, rest, safe in places:
+                classes = given.get(values << 16 | safe)
+                if classes is None:
+                    classes = gives(values, safe)
+                for give in classes:
+                    if child(after, rest, unused ^ (1 << give), give) == answer:
+                        found = True
+                        break
+                if found:
                     break
-            if found:
-                break
         if n >= _TABLE_FROM:
             if len(table) >= _TABLE_LIMIT:
                 table.clear()
             table[key] = found
         return found
 
+    def _known_child(
+        self, places: list[tuple[int, int, int, int]], values: int, unused: int, answer: bool
+    ) -> bool:
+        """Whether the tables already show a move to a child where the search's answer
+        is `answer` (a lost child for a winning move, a child that cannot be won for an
+        escape): one lookup per move can save a subtree searched on another path."""
+        t, won, escapes = self.t, self.won, self.escapes
+        for _order, after, rest, safe in places:
+            classes = t.given.get(values << 16 | safe)
+            if classes is None:
+                classes = t.gives(values, safe)
+            base = after << 40 | rest << 24
+            for give in classes:
+                key = base | (unused ^ (1 << give)) << 8 | give
+                if escapes.get(key) is False or (not answer and won.get(key) is False):
+                    return True
+        return False
+
     def _loses4(self, common: int, empties: int, unused: int, held: int) -> bool:
         """Four squares left: lost when every safe give lets the opponent win (no table
         and no ordering: here they cost more than they save)."""
         t = self.t
-        keep, lasts, deadly, wins3 = t.keep[held], t.lasts, t.deadly, self._wins3
+        keep, lasts, deadly_at, wins3 = t.keep[held], t.lasts, t.deadly_at, self._wins3
         for square in _BITS[empties]:
             after = common & keep[square]
             rest = empties ^ (1 << square)
-            for give in _BITS[unused & ~deadly[_shared(after & lasts[rest])]]:
+            for give in _BITS[unused & ~deadly_at[after & lasts[rest]]]:
                 if not wins3(after, rest, unused ^ (1 << give), give):
                     return False
         return True
@@ -359,13 +425,13 @@ class _Search:
     def _wins4(self, common: int, empties: int, unused: int, held: int) -> bool:
         """Four squares left: a win is a safe give after which the opponent loses."""
         t = self.t
-        keep, lasts, deadly, loses3 = t.keep[held], t.lasts, t.deadly, self._loses3
+        keep, lasts, deadly_at, loses3 = t.keep[held], t.lasts, t.deadly_at, self._loses3
         for square in _BITS[empties]:
             after = common & keep[square]
             if not after:
                 continue
             rest = empties ^ (1 << square)
-            for give in _BITS[unused & ~deadly[_shared(after & lasts[rest])]]:
+            for give in _BITS[unused & ~deadly_at[after & lasts[rest]]]:
                 if loses3(after, rest, unused ^ (1 << give), give):
                     return True
         return False
@@ -376,26 +442,64 @@ class _Search:
         t = self.t
         x, y = _BITS[unused]
         everywhere = t.everywhere
-        pairs = []
-        if common & everywhere[y]:
-            pairs.append((x, y))
-        if common & everywhere[x]:
-            pairs.append((y, x))
-        if not pairs:
-            return False  # neither piece can be the last to complete a group
-        keep, completes, beside = t.keep, t.completes, t.completes_beside
+        y_last = common & everywhere[y]  # y, the last piece, can complete some group
+        x_last = common & everywhere[x]
+        if not (y_last or x_last):
+            return False
         a, b, c = _BITS[empties]
-        keep_held = keep[held]
+        keep = t.keep[held]
+        either = t.completes_either
+        deadly_x, deadly_y = either[x], either[y]
+        x_then_y, y_then_x = t.then_last[x][y], t.then_last[y][x]
         for square, q, r in ((a, b, c), (b, a, c), (c, a, b)):
-            after = common & keep_held[square]
-            for give, last in pairs:
-                if after & beside[give][q][r] or after & beside[give][r][q]:
-                    continue  # deadly
-                keep_give, last_completes = keep[give], completes[last]
-                if after & keep_give[q] & last_completes[r] and (
-                    after & keep_give[r] & last_completes[q]
-                ):
-                    return True
+            after = common & keep[square]
+            # Give x, and y completes on the last square wherever x goes; or give y.
+            if (
+                y_last
+                and not after & deadly_x[q][r]
+                and after & x_then_y[q][r]
+                and after & x_then_y[r][q]
+            ) or (
+                x_last
+                and not after & deadly_y[q][r]
+                and after & y_then_x[q][r]
+                and after & y_then_x[r][q]
+            ):
+                return True
+        return False
+
+    def _wins5(self, common: int, empties: int, unused: int, held: int) -> bool:
+        """Five squares left, the most numerous positions searched: a win is a safe
+        give after which the opponent loses, their four squares' search written out
+        here (`_loses4` without its calls), with the ordering but no table."""
+        self.nodes += 1
+        if not self.nodes & _CHECK_EVERY:
+            self._count()
+        t = self.t
+        keep_all, lasts, deadly_at, wins3 = t.keep, t.lasts, t.deadly_at, self._wins3
+        given, gives = t.given, t.gives
+        values = _shared(common)
+        for _order, after, rest, safe in self._places(common, empties, unused, held):
+            if not after:
+                continue  # no group can be completed: a draw
+            classes = given.get(values << 16 | safe)
+            if classes is None:
+                classes = gives(values, safe)
+            for give in classes:
+                left = unused ^ (1 << give)
+                keep = keep_all[give]
+                for square in _BITS[rest]:
+                    placed = after & keep[square]
+                    empty = rest ^ (1 << square)
+                    escaped = False
+                    for back in _BITS[left & ~deadly_at[placed & lasts[empty]]]:
+                        if not wins3(placed, empty, left ^ (1 << back), back):
+                            escaped = True
+                            break
+                    if escaped:
+                        break
+                else:
+                    return True  # no placement of `give` escapes
         return False
 
 

@@ -1,6 +1,8 @@
 """Quarto's exact search (pbm/bots/quarto_exact.py): the value of every move agrees with
 plain minimax over the game protocol on small positions, in the standard, advanced and
-beginners' games (seeded and drawn by Hypothesis), and with the generic alpha-beta
+beginners' games (seeded and drawn by Hypothesis, six empty squares among them, where
+the written-out five squares' search is met), the tables' lookups of children from
+eight squares on change no value from ten, and it agrees with the generic alpha-beta
 solver (pbm/bots/exact.py, on the game's tactics) from seven and eight empty squares,
 where the tables are used; the issue's nine-empty example is won with its single
 winning move at every seed; and out of time it reports what it proved, a draw included
@@ -10,11 +12,13 @@ from __future__ import annotations
 
 import itertools
 import random
+from typing import Any
 
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from pbm.bots import quarto_exact
 from pbm.bots.engine import DRAWN, UNCLEAR, WON, choose, tactics_for
 from pbm.bots.exact import Solver
 from pbm.bots.quarto_exact import QuartoExact
@@ -39,6 +43,16 @@ def _position(rng: random.Random, empties: int, **options: object) -> State | No
         quiet = [m for m in moves if not _gives_a_win(state, m)] or moves
         state = QUARTO.apply(state, rng.choice(quiet))
     return state if QUARTO.to_move(state) is not None else None
+
+
+def _agree_with_minimax(state: State) -> dict[Move, float]:
+    """Every move's value from the solver, each checked against plain minimax."""
+    moves = QUARTO.legal_moves(state)
+    found = QuartoExact(None, Clock(None)).values(state, moves)
+    assert found is not None and set(found) == set(moves)
+    for move in moves:
+        assert found[move] == move_value(QUARTO, state, move), QUARTO.format_move(state, move)
+    return found
 
 
 def _gives_a_win(state: State, move: Move) -> bool:
@@ -67,12 +81,7 @@ def test_every_move_value_agrees_with_plain_minimax(
         state = _position(rng, empties, **options)
         if state is None:
             continue
-        moves = QUARTO.legal_moves(state)
-        found = QuartoExact(None, Clock(None)).values(state, moves)
-        assert found is not None and set(found) == set(moves)
-        for move in moves:
-            assert found[move] == move_value(QUARTO, state, move), QUARTO.format_move(state, move)
-        seen.add(max(found.values()))
+        seen.add(max(_agree_with_minimax(state).values()))
         checked += 1
     if count >= 8:
         assert len(seen) >= 2  # won and drawn (or lost) positions among them
@@ -98,13 +107,45 @@ def test_random_positions_agree_with_plain_minimax(
     """Every path of the search's last squares (written out from four down) against
     minimax, in every kind of variant."""
     state = _position(random.Random(seed), empties, **options)
-    if state is None:
-        return  # the game ended before: nothing to solve
-    moves = QUARTO.legal_moves(state)
-    found = QuartoExact(None, Clock(None)).values(state, moves)
-    assert found is not None and set(found) == set(moves)
-    for move in moves:
-        assert found[move] == move_value(QUARTO, state, move), QUARTO.format_move(state, move)
+    if state is not None:  # else the game ended before: nothing to solve
+        _agree_with_minimax(state)
+
+
+@settings(max_examples=12, deadline=None, suppress_health_check=list(HealthCheck))
+@given(seed=st.integers(0, 2**32 - 1), options=st.sampled_from(VARIANTS))
+def test_six_empty_squares_agree_with_plain_minimax(seed: int, options: dict[str, object]) -> None:
+    """The five squares' search, written out with the four squares' inside it, is met
+    from six empty squares on: every move's value against minimax there."""
+    state = _position(random.Random(seed), 6, **options)
+    if state is not None:
+        _agree_with_minimax(state)
+
+
+def test_table_lookups_of_children_change_no_value(monkeypatch: pytest.MonkeyPatch) -> None:
+    """From eight empty squares on a node first looks its children up in both tables;
+    positions from ten squares, where such lookups settle nodes, get the same values
+    as with the lookups turned off."""
+    rng = random.Random(23)
+    settled = []
+    known_child = quarto_exact._Search._known_child
+
+    def counted(self: quarto_exact._Search, *args: Any) -> bool:
+        found = known_child(self, *args)
+        settled.append(found)
+        return found
+
+    for _ in range(2):
+        state = _position(rng, 10)
+        assert state is not None
+        moves = QUARTO.legal_moves(state)
+        with monkeypatch.context() as patch:
+            patch.setattr(quarto_exact._Search, "_known_child", counted)
+            found = QuartoExact(None, Clock(None)).values(state, moves)
+        with monkeypatch.context() as patch:
+            patch.setattr(quarto_exact, "_LOOK_FROM", 17)
+            plain = QuartoExact(None, Clock(None)).values(state, moves)
+        assert found is not None and found == plain
+    assert any(settled)  # the lookups did settle some nodes
 
 
 def _generic_values(state: State) -> dict[Move, float]:
