@@ -1,8 +1,9 @@
 """Feeds: Atom (feedgen) of a board's moves, of a player's boards and of a
 tournament's rounds, and an iCalendar (icalendar) of a player's deadlines. Each is
 bounded (FEED_ENTRIES) and shows only what the board's page shows: a hidden move stays
-hidden. A deadline's event keeps one UID per board, and its SEQUENCE is the move count,
-so a calendar app moves the event when a move comes."""
+hidden. A deadline's event keeps one UID per board, and its SEQUENCE grows with the
+move count and with the vacations of the player to move (`deadline_sequence`), so a
+calendar app moves the event when a move or a vacation moves the deadline."""
 
 from __future__ import annotations
 
@@ -15,10 +16,12 @@ from pbm.clock import as_utc
 from pbm.mail import web_links
 from pbm.services.context import Context
 from pbm.services.correspondence.clocks import forfeit_at
+from pbm.services.correspondence.vacation import span_changes
 from pbm.services.play.board_text import result_line
 from pbm.services.play.boards import Board, board_from_row
 from pbm.services.play.secrecy import shown_echo
 from pbm.store import web_queries
+from pbm.store.models import BoardRow
 from pbm.web import views
 
 FEED_ENTRIES = 50
@@ -103,6 +106,17 @@ def tournament_feed(ctx: Context, base: str, name: str) -> bytes:
     return bytes(feed.atom_str(pretty=True))
 
 
+# Vacation changes counted within one move (far more than a player makes between moves).
+_CHANGES_PER_MOVE = 1000
+
+
+def deadline_sequence(ctx: Context, row: BoardRow, mover_id: int) -> int:
+    """The version of a board's deadline: it grows with every move, and between moves
+    with every start and end of a vacation of the player to move, which moves it too."""
+    changes = span_changes(ctx.session, mover_id, row.last_move_at)
+    return row.move_count * _CHANGES_PER_MOVE + min(changes, _CHANGES_PER_MOVE - 1)
+
+
 def deadline_calendar(ctx: Context, base: str, userid: str) -> bytes:
     """One event per running board at the forfeit pbm will enforce (vacations and free
     weekends counted, pbm.services.correspondence.clocks.forfeit_at): "Your move in Quarto 101" when
@@ -131,7 +145,7 @@ def deadline_calendar(ctx: Context, base: str, userid: str) -> bytes:
         )
         event = icalendar.Event()
         event.add("uid", f"board-{board.id}-{user.saved_id}@{host}")
-        event.add("sequence", row.move_count)
+        event.add("sequence", deadline_sequence(ctx, row, mover.saved_id))
         event.add("dtstamp", as_utc(row.last_move_at))
         event.add("summary", summary)
         event.add("description", f"Forfeit on {as_utc(due):%Y-%m-%d %H:%M} UTC")

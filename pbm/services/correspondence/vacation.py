@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from datetime import datetime, timedelta
 
-from sqlalchemy import bindparam
+from sqlalchemy import bindparam, func
 from sqlalchemy import select as sa_select
 from sqlmodel import Session, col, select
 
@@ -136,6 +136,20 @@ def clipped_spans(session: Session, user_id: int) -> list[tuple[datetime, dateti
     row = session.exec(select(Vacation).where(Vacation.user_id == user_id)).first()
     end = running_end(row) if row is not None else None
     return [(started, ended or end) for started, ended in spans]
+
+
+_CHANGES_OF = sa_select(
+    func.count().filter(_SPAN.started_at >= bindparam("since")),
+    func.count().filter(_SPAN.ended_at >= bindparam("since")),
+).where(_SPAN.user_id == bindparam("user_id"))
+
+
+def span_changes(session: Session, user_id: int, since: datetime) -> int:
+    """How often the player's vacations changed since `since`, each start and each end
+    once: a vacation that starts or ends moves his deadlines without a move."""
+    params = {"user_id": user_id, "since": since}
+    started, ended = queries.core_rows(session, _CHANGES_OF, params).one()
+    return int(started) + int(ended)
 
 
 def exhausted(session: Session, now: datetime) -> list[int]:
