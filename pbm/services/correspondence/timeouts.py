@@ -11,7 +11,6 @@ from datetime import timedelta
 
 from sqlmodel import col, func, select
 
-from pbm.services.accounts.users import reply_addresses
 from pbm.services.context import Context, ReplyKind
 from pbm.services.correspondence.clocks import (
     Limit,
@@ -22,7 +21,7 @@ from pbm.services.correspondence.clocks import (
     time_control,
 )
 from pbm.services.correspondence.vacation import left_days
-from pbm.services.mailing.board_mail import board_facts, board_reply, mail_board, title_for
+from pbm.services.mailing.board_mail import board_facts, mail_board, mail_reader, title_for
 from pbm.services.play.board_text import subject_for, summary
 from pbm.services.play.boards import Board, save_board
 from pbm.services.play.endings import finish, player_leaves
@@ -152,19 +151,15 @@ def send_nag(ctx: Context, board: Board) -> None:
         ),
     )
     ctx.session.add(JobMark(kind="nag", key=_nag_key(board), at=now))
-    to = reply_addresses(ctx, user)
-    if to:
-        ctx.reply(
-            board_reply(
-                ctx,
-                board,
-                user,
-                to=to,
-                subject=phrase("subject_nag", label=board.label, userid=user.userid),
-                body=body,
-                kind=ReplyKind.NAG,
-            )
-        )
+    # a job's work: no message at hand, so the reminder is never an answer
+    mail_reader(
+        ctx,
+        board,
+        user,
+        subject=phrase("subject_nag", label=board.label, userid=user.userid),
+        body=body,
+        kind=ReplyKind.NAG,
+    )
     ctx.session.flush()
 
 

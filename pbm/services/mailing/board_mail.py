@@ -115,6 +115,35 @@ def board_reply(
     )
 
 
+def mail_reader(
+    ctx: Context,
+    board: Board,
+    reader: User,
+    *,
+    subject: str,
+    body: str,
+    kind: ReplyKind,
+    drawn: bool = True,
+) -> None:
+    """Mail `reader` about `board` at his address, if he has one (none: no mail); to the
+    sender of the message at hand it goes as an answer to it."""
+    to = reply_addresses(ctx, reader)
+    if to:
+        ctx.reply(
+            board_reply(
+                ctx,
+                board,
+                reader,
+                to=to,
+                subject=subject,
+                body=body,
+                kind=kind,
+                drawn=drawn,
+                to_sender=ctx.sender in to,
+            )
+        )
+
+
 def mail_board(
     ctx: Context,
     board: Board,

@@ -16,10 +16,9 @@ from dataclasses import dataclass
 
 from sqlmodel import col, select
 
-from pbm.services.accounts.users import reply_addresses
 from pbm.services.context import Context, ReplyKind
 from pbm.services.correspondence.clocks import charged, time_control
-from pbm.services.mailing.board_mail import board_reply, readers
+from pbm.services.mailing.board_mail import mail_reader, readers
 from pbm.services.play.boards import Board, save_board
 from pbm.store import queries
 from pbm.store.models import EndReason, Subscription
@@ -96,21 +95,9 @@ def remove(
     body = reason + "\n" + removed_counts(ctx, board, loser_id) + "\n"
     subject = phrase("subject_removed", game=board.rules.title, board=board.row.board)
     for reader in readers(ctx, board):
-        to = reply_addresses(ctx, reader)
-        if to:
-            ctx.reply(
-                board_reply(
-                    ctx,
-                    board,
-                    reader,
-                    to=to,
-                    subject=subject,
-                    body=body,
-                    kind=ReplyKind.REMOVED,
-                    drawn=False,
-                    to_sender=ctx.sender in to,
-                )
-            )
+        mail_reader(
+            ctx, board, reader, subject=subject, body=body, kind=ReplyKind.REMOVED, drawn=False
+        )
     _ended(ctx, GameEnd(board, removed=True, loser_id=loser_id))
 
 

@@ -10,11 +10,17 @@ from dataclasses import dataclass
 from pbm.errors import BoardError, NotAMoveError, PbmError
 from pbm.games import GameError, InvalidMoveError, MoveError
 from pbm.games.base import State
-from pbm.services.accounts.users import reply_addresses
 from pbm.services.context import Context, ReplyKind
 from pbm.services.correspondence.clocks import charge_move
 from pbm.services.correspondence.timeouts import forfeit_if_due
-from pbm.services.mailing.board_mail import board_facts, board_reply, mail_board, readers, title_for
+from pbm.services.mailing.board_mail import (
+    board_facts,
+    board_reply,
+    mail_board,
+    mail_reader,
+    readers,
+    title_for,
+)
 from pbm.services.play import conditional
 from pbm.services.play.board_text import summary
 from pbm.services.play.boards import Board, refusal, replay, rules_for, save_board, state_at
@@ -450,27 +456,13 @@ def chat(ctx: Context, board: Board, user: User, text: str) -> None:
     if all(u.id != user.id for u in people):
         people.append(user)
     body = phrase("chat_body", label=board.label, userid=user.userid, text=text.strip())
+    subject = phrase(
+        "subject_chat", game=board.rules.title, board=board.row.board, userid=user.userid
+    )
     for reader in people:
-        to = reply_addresses(ctx, reader)
-        if to:
-            ctx.reply(
-                board_reply(
-                    ctx,
-                    board,
-                    reader,
-                    to=to,
-                    subject=phrase(
-                        "subject_chat",
-                        game=board.rules.title,
-                        board=board.row.board,
-                        userid=user.userid,
-                    ),
-                    body=body + "\n",
-                    kind=ReplyKind.CHAT,
-                    drawn=False,
-                    to_sender=ctx.sender in to,
-                )
-            )
+        mail_reader(
+            ctx, board, reader, subject=subject, body=body + "\n", kind=ReplyKind.CHAT, drawn=False
+        )
 
 
 def replay_check(board: Board, texts: Sequence[str]) -> bool:
