@@ -19,8 +19,12 @@ the mean of the two: other load on the machine drifts during a run, and the bare
 which keeps both cores busy, feels it most.
 
 Prints moves per second, median and 99th percentile latency for each run, and the ratio;
-for each, the CPU its server used over the window (share of a core, per message) and
-how busy the whole machine was (both cores: Postfix, Dovecot and the clients too).
+for each, the CPU its server used over the window (share of a core, per message), how
+busy the whole machine was (both cores), and the machine's CPU per message split into
+the server, this script's clients, and the rest (Postfix, Dovecot, the kernel): on a
+small machine the loop is bound by the sum, so the split says what a faster server
+could still win. For pbm also where a move waited inside it (stored -> processed ->
+last reply handed to Postfix), from its database.
 Player mail lands in one real mailbox through plus-addressing (bob+p07@example.test), so
 one IMAP connection watches every reply; it polls every 25 ms rather than using IDLE,
 whose 0.5 s notification delay in Dovecot would blur the measurement.
@@ -40,12 +44,14 @@ import re
 import shutil
 import signal
 import socket
+import sqlite3
 import statistics
 import subprocess
 import sys
 import tempfile
 import time
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from email.message import EmailMessage
 from email.utils import formatdate, make_msgid
 from pathlib import Path
@@ -220,8 +226,10 @@ async def measure(
             if warm or time.monotonic() - started >= warmup:
                 window_start = time.monotonic()
                 deadline = window_start + seconds
-                cpu_start = cpu_seconds(server_pid), machine_busy()
-    cpu_end = cpu_seconds(server_pid), machine_busy()
+                cpu_start = cpu_seconds(server_pid), machine_busy(), own_cpu_seconds()
+                wall_start = time.time()
+    cpu_end = cpu_seconds(server_pid), machine_busy(), own_cpu_seconds()
+    wall_end = time.time()
     await smtp.quit()
     assert window_start is not None
     kept = [
@@ -231,6 +239,7 @@ async def measure(
         if window_start <= arrived <= deadline
     ]
     lat = sorted(kept)
+    busy = (cpu_end[1][0] - cpu_start[1][0]) / (cpu_end[1][1] - cpu_start[1][1])
     return {
         "completed": len(kept),
         "seconds": seconds,
@@ -239,7 +248,11 @@ async def measure(
         "median": statistics.median(lat) if lat else float("nan"),
         "p99": lat[min(len(lat) - 1, int(len(lat) * 0.99))] if lat else float("nan"),
         "server_cpu": (cpu_end[0] - cpu_start[0]) / seconds,
-        "machine_busy": (cpu_end[1][0] - cpu_start[1][0]) / (cpu_end[1][1] - cpu_start[1][1]),
+        "machine_busy": busy,
+        "machine_cpu": busy * (os.cpu_count() or 1),  # cores
+        "client_cpu": (cpu_end[2] - cpu_start[2]) / seconds,
+        "window_start": wall_start,
+        "window_end": wall_end,
     }
 
 
@@ -247,6 +260,13 @@ def cpu_seconds(pid: int) -> float:
     """User and system CPU seconds of process `pid` and its threads (/proc/PID/stat)."""
     fields = Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def own_cpu_seconds() -> float:
+    """User and system CPU seconds of this process (the players' and the watcher's
+    clients), its children left out."""
+    times = os.times()
+    return times.user + times.system
 
 
 def machine_busy() -> tuple[int, int]:
@@ -499,14 +519,54 @@ def run_echo(stack: Stack, args: argparse.Namespace) -> dict[str, float]:
 
 
 def report(name: str, r: dict[str, float]) -> None:
+    def per_message(cores: float) -> float:
+        return cores / max(r["per_second"], 1e-9) * 1000
+
+    rest = r["machine_cpu"] - r["server_cpu"] - r["client_cpu"]
     print(
         f"{name:5} {r['per_second']:7.1f} msg/s  ({r['completed']} in {r['seconds']:.1f} s"
         f" after {r['warmup']:.1f} s warm-up)"
         f"  median {r['median']:.3f} s  p99 {r['p99']:.3f} s\n"
         f"      server {r['server_cpu']:.0%} of a core"
-        f" ({r['server_cpu'] / max(r['per_second'], 1e-9) * 1000:.1f} ms CPU a message),"
-        f" machine {r['machine_busy']:.0%} busy",
+        f" ({per_message(r['server_cpu']):.1f} ms CPU a message),"
+        f" machine {r['machine_busy']:.0%} busy\n"
+        f"      CPU a message: server {per_message(r['server_cpu']):.1f} ms,"
+        f" clients {per_message(r['client_cpu']):.1f} ms,"
+        f" Postfix, Dovecot and the rest {per_message(rest):.1f} ms;"
+        f" all {per_message(r['machine_cpu']):.1f} ms",
         flush=True,
+    )
+
+
+def stage_waits(database: Path, start: float, end: float) -> str:
+    """Where a move waited inside pbm, for the moves stored in the measured window:
+    from stored to processed (the processor's queue and its work), and from processed
+    to its last reply handed to Postfix (the sender's queue and SMTP); medians."""
+    db = sqlite3.connect(database)
+    try:
+        rows = db.execute(
+            "SELECT i.received_at, i.processed_at, MAX(o.sent_at) FROM inbound_messages i"
+            " JOIN outbox o ON o.inbound_id = i.id WHERE o.sent_at IS NOT NULL"
+            " AND i.processed_at IS NOT NULL GROUP BY i.id"
+        ).fetchall()
+    finally:
+        db.close()
+
+    def at(text: str) -> float:
+        moment = datetime.fromisoformat(text)
+        if moment.tzinfo is None:  # stored in UTC
+            moment = moment.replace(tzinfo=UTC)
+        return moment.timestamp()
+
+    kept = [tuple(map(at, row)) for row in rows]
+    kept = [(r, p, s) for r, p, s in kept if start <= r <= end]
+    if not kept:
+        return "      inside pbm: no move of the window found in the database"
+    processing = statistics.median(p - r for r, p, _ in kept) * 1000
+    sending = statistics.median(s - p for _, p, s in kept) * 1000
+    return (
+        f"      inside pbm (medians of {len(kept)} moves): stored -> processed"
+        f" {processing:.0f} ms, processed -> last reply sent {sending:.0f} ms"
     )
 
 
@@ -547,6 +607,14 @@ def main() -> None:
         echo_after = run_echo(stack, args)
         report("echo", echo_before)
         report("pbm", pbm_result)
+        print(
+            stage_waits(
+                work / "var" / "pbm.sqlite3",
+                pbm_result["window_start"],
+                pbm_result["window_end"],
+            ),
+            flush=True,
+        )
         report("echo", echo_after)
         echo_rate = (echo_before["per_second"] + echo_after["per_second"]) / 2
         ratio = pbm_result["per_second"] / max(echo_rate, 1e-9)
