@@ -30,9 +30,12 @@ none loses. The tables start at six empty squares. Five squares, the positions m
 squares' search written out inside it; four squares without table or ordering; three
 and two written out with precomputed masks (a piece completes a group on a square, the
 other still empty; a piece on one square, then the last piece on the other, completes
-one). Each search also reads the other's table (a position that can be won has an
-escape; a lost one cannot be won), and from eight squares on a node first looks its
-children up in both tables: a subtree proved on another path is not searched again.
+one). A placement reads the empty squares it leaves and the groups then left with one
+empty square, with its square, from one table by the empty squares (`splits`), and
+the three squares' search its turns and pairs of squares by one subscript each. Each
+search also reads the other's table (a position that can be won has an escape; a lost
+one cannot be won), and from eight squares on a node first looks its children up in
+both tables: a subtree proved on another path is not searched again.
 
 At the root the wins come first (a move wins if the opponent must lose, refuted by one
 escape: about a tenth of the work), then the losses and draws. So `solve`, out of time
@@ -55,7 +58,10 @@ group still shares (one of them is given), at every node and at the root.
 Move ordering by threats, in both searches: the placements after which the fewest safe
 gives are left come first (they bring the opponent nearest to running out of safe
 pieces, which is how Quarto is won, and a move that leaves the opponent few choices is
-also the cheapest escape to prove); this halves the positions searched.
+also the cheapest escape to prove); this halves the positions searched. The orderings
+and tables measured and left out (escapes tried first by the reply they answered, by the
+opponent's safe replies, killer moves, tables at four and five squares, ...) are listed
+in docs/bots.md with what they cost.
 """
 
 from __future__ import annotations
