@@ -30,9 +30,12 @@ none loses. The tables start at six empty squares. Five squares, the positions m
 squares' search written out inside it; four squares without table or ordering; three
 and two written out with precomputed masks (a piece completes a group on a square, the
 other still empty; a piece on one square, then the last piece on the other, completes
-one). Each search also reads the other's table (a position that can be won has an
-escape; a lost one cannot be won), and from eight squares on a node first looks its
-children up in both tables: a subtree proved on another path is not searched again.
+one). A placement reads the empty squares it leaves and the groups then left with one
+empty square, with its square, from one table by the empty squares (`splits`), and
+the three squares' search its turns and pairs of squares by one subscript each. Each
+search also reads the other's table (a position that can be won has an escape; a lost
+one cannot be won), and from eight squares on a node first looks its children up in
+both tables: a subtree proved on another path is not searched again.
 
 At the root the wins come first (a move wins if the opponent must lose, refuted by one
 escape: about a tenth of the work), then the losses and draws. So `solve`, out of time
@@ -55,7 +58,10 @@ group still shares (one of them is given), at every node and at the root.
 Move ordering by threats, in both searches: the placements after which the fewest safe
 gives are left come first (they bring the opponent nearest to running out of safe
 pieces, which is how Quarto is won, and a move that leaves the opponent few choices is
-also the cheapest escape to prove); this halves the positions searched.
+also the cheapest escape to prove); this halves the positions searched. The orderings
+and tables measured and left out (escapes tried first by the reply they answered, by the
+opponent's safe replies, killer moves, tables at four and five squares, ...) are listed
+in docs/bots.md with what they cost.
 """
 
 from __future__ import annotations
@@ -105,6 +111,22 @@ class _Bits(dict[int, tuple[int, ...]]):
 _BITS = _Bits()
 
 
+class _Turns(dict[int, tuple[tuple[int, int, int], ...]]):
+    """three empty squares (a mask) -> for each of them: the square, and the other two
+    as pairs `q << 4 | r` and `r << 4 | q` (indices of the pairs' masks)."""
+
+    def __missing__(self, empties: int) -> tuple[tuple[int, int, int], ...]:
+        a, b, c = _BITS[empties]
+        found = tuple(
+            (square, q << 4 | r, r << 4 | q) for square, q, r in ((a, b, c), (b, a, c), (c, a, b))
+        )
+        self[empties] = found
+        return found
+
+
+_TURNS = _Turns()
+
+
 def _shared(common: int) -> int:
     """The attribute values (8 bits) some group of `common` still shares: every slot
     (at most 32 groups) shifted onto the first, as each slot number is a sum of distinct
@@ -152,6 +174,25 @@ class _LastSquares(dict[int, int]):
         return found
 
 
+class _Splits(dict[int, tuple[tuple[int, int, int], ...]]):
+    """empties -> (square, the empty squares after it is filled, the slots of the
+    groups with one empty square left then) for each square of `empties`: what a
+    placement needs besides the piece, in one subscript."""
+
+    def __init__(self, lasts: _LastSquares) -> None:
+        super().__init__()
+        self.lasts = lasts
+
+    def __missing__(self, empties: int) -> tuple[tuple[int, int, int], ...]:
+        found = []
+        for square in _BITS[empties]:
+            rest = empties ^ (1 << square)
+            found.append((square, rest, self.lasts[rest]))
+        split = tuple(found)
+        self[empties] = split
+        return split
+
+
 class _Tables:
     """The solver's masks for one variant (the groups and counted attributes)."""
 
@@ -188,26 +229,26 @@ class _Tables:
         # completes[p][q]: ANDed with `common`, nonzero when p on q makes a quarto, q
         # being the last empty square of the board (of every group through it).
         self.completes = tuple(tuple(everywhere[p] & full[q] for q in SQUARES) for p in PIECES)
-        # completes_either[p][q][r]: p makes a quarto on q or on r, the two empty squares.
+        # completes_either[p][q << 4 | r]: p makes a quarto on q or on r, the two empty
+        # squares.
         self.completes_either = tuple(
-            tuple(tuple(everywhere[p] & (full[q] ^ full[r]) for r in SQUARES) for q in SQUARES)
+            tuple(everywhere[p] & (full[q] ^ full[r]) for q in SQUARES for r in SQUARES)
             for p in PIECES
         )
-        # then_last[p][z][q][r]: ANDed with `common`, nonzero when p on q and then z on
-        # r, the last empty square, makes a quarto there (four squares' worth of masks
-        # for the three squares' search: 65,536 integers, about 4 MB).
+        # then_last[p][z][q << 4 | r]: ANDed with `common`, nonzero when p on q and then
+        # z on r, the last empty square, makes a quarto there (four squares' worth of
+        # masks for the three squares' search: 65,536 integers, about 4 MB).
         self.then_last = tuple(
             tuple(
-                tuple(
-                    tuple(self.keep[p][q] & self.completes[z][r] for r in SQUARES) for q in SQUARES
-                )
+                tuple(self.keep[p][q] & self.completes[z][r] for q in SQUARES for r in SQUARES)
                 for z in PIECES
             )
             for p in PIECES
         )
         self.lasts = _LastSquares(tuple(sum(1 << s for s in g) for g in groups))
         self.deadly_at = _Deadly(self.deadly)
-        self.squares: dict[int, tuple[int, ...]] = {}
+        self.splits = _Splits(self.lasts)
+        self.squares: dict[int, tuple[tuple[int, int, int], ...]] = {}
         self.given: dict[int, tuple[int, ...]] = {}
 
     def live(self, common: int) -> int:
@@ -217,12 +258,12 @@ class _Tables:
         x |= x >> 1
         return x & self.low_bits
 
-    def square_classes(self, live: int, empties: int) -> tuple[int, ...]:
+    def square_classes(self, live: int, empties: int) -> tuple[tuple[int, int, int], ...]:
         """One square of each class of `empties` (squares in the same live groups are
-        interchangeable), cached by `live << 16 | empties`."""
-        classes: dict[int, int] = {}
-        for square in _BITS[empties]:
-            classes.setdefault(live & self.on[square], square)
+        interchangeable), as in `splits`, cached by `live << 16 | empties`."""
+        classes: dict[int, tuple[int, int, int]] = {}
+        for split in self.splits[empties]:
+            classes.setdefault(live & self.on[split[0]], split)
         found = tuple(classes.values())
         if len(self.squares) >= _CACHE_LIMIT:
             self.squares.clear()  # the tables live as long as the process
@@ -274,17 +315,16 @@ class _Search:
         """(order, common after, empties after, safe gives) of each class of placement
         of `held` that leaves a safe give, fewest safe gives first."""
         t = self.t
-        keep, lasts, deadly_at = t.keep[held], t.lasts, t.deadly_at
+        keep, deadly_at = t.keep[held], t.deadly_at
         live = t.live(common)
         squares = t.squares.get(live << 16 | empties)
         if squares is None:
             squares = t.square_classes(live, empties)
         places = []
-        for square in squares:
+        for square, rest, last in squares:
             after = common & keep[square]
-            rest = empties ^ (1 << square)
             # Deadly: a piece with a value shared by a group with one empty square left.
-            safe = unused & ~deadly_at[after & lasts[rest]]
+            safe = unused & ~deadly_at[after & last]
             if safe:
                 places.append((safe.bit_count() << 4 | square, after, rest, safe))
         places.sort()
@@ -398,11 +438,10 @@ class _Search:
         """Four squares left: lost when every safe give lets the opponent win (no table
         and no ordering: here they cost more than they save)."""
         t = self.t
-        keep, lasts, deadly_at, wins3 = t.keep[held], t.lasts, t.deadly_at, self._wins3
-        for square in _BITS[empties]:
+        keep, deadly_at, wins3 = t.keep[held], t.deadly_at, self._wins3
+        for square, rest, last in t.splits[empties]:
             after = common & keep[square]
-            rest = empties ^ (1 << square)
-            for give in _BITS[unused & ~deadly_at[after & lasts[rest]]]:
+            for give in _BITS[unused & ~deadly_at[after & last]]:
                 if not wins3(after, rest, unused ^ (1 << give), give):
                     return False
         return True
@@ -413,25 +452,23 @@ class _Search:
         placement leaves both pieces deadly."""
         t = self.t
         keep, either = t.keep[held], t.completes_either
-        a, b, c = _BITS[empties]
         x, y = _BITS[unused]
         deadly_x, deadly_y = either[x], either[y]
-        for square, q, r in ((a, b, c), (b, a, c), (c, a, b)):
+        for square, qr, _rq in _TURNS[empties]:
             after = common & keep[square]
-            if not after & deadly_x[q][r] or not after & deadly_y[q][r]:
+            if not after & deadly_x[qr] or not after & deadly_y[qr]:
                 return False
         return True
 
     def _wins4(self, common: int, empties: int, unused: int, held: int) -> bool:
         """Four squares left: a win is a safe give after which the opponent loses."""
         t = self.t
-        keep, lasts, deadly_at, loses3 = t.keep[held], t.lasts, t.deadly_at, self._loses3
-        for square in _BITS[empties]:
+        keep, deadly_at, loses3 = t.keep[held], t.deadly_at, self._loses3
+        for square, rest, last in t.splits[empties]:
             after = common & keep[square]
             if not after:
                 continue
-            rest = empties ^ (1 << square)
-            for give in _BITS[unused & ~deadly_at[after & lasts[rest]]]:
+            for give in _BITS[unused & ~deadly_at[after & last]]:
                 if loses3(after, rest, unused ^ (1 << give), give):
                     return True
         return False
@@ -446,24 +483,23 @@ class _Search:
         x_last = common & everywhere[x]
         if not (y_last or x_last):
             return False
-        a, b, c = _BITS[empties]
         keep = t.keep[held]
         either = t.completes_either
         deadly_x, deadly_y = either[x], either[y]
         x_then_y, y_then_x = t.then_last[x][y], t.then_last[y][x]
-        for square, q, r in ((a, b, c), (b, a, c), (c, a, b)):
+        for square, qr, rq in _TURNS[empties]:
             after = common & keep[square]
             # Give x, and y completes on the last square wherever x goes; or give y.
             if (
                 y_last
-                and not after & deadly_x[q][r]
-                and after & x_then_y[q][r]
-                and after & x_then_y[r][q]
+                and not after & deadly_x[qr]
+                and after & x_then_y[qr]
+                and after & x_then_y[rq]
             ) or (
                 x_last
-                and not after & deadly_y[q][r]
-                and after & y_then_x[q][r]
-                and after & y_then_x[r][q]
+                and not after & deadly_y[qr]
+                and after & y_then_x[qr]
+                and after & y_then_x[rq]
             ):
                 return True
         return False
@@ -476,7 +512,7 @@ class _Search:
         if not self.nodes & _CHECK_EVERY:
             self._count()
         t = self.t
-        keep_all, lasts, deadly_at, wins3 = t.keep, t.lasts, t.deadly_at, self._wins3
+        keep_all, splits, deadly_at, wins3 = t.keep, t.splits, t.deadly_at, self._wins3
         given, gives = t.given, t.gives
         values = _shared(common)
         for _order, after, rest, safe in self._places(common, empties, unused, held):
@@ -488,11 +524,10 @@ class _Search:
             for give in classes:
                 left = unused ^ (1 << give)
                 keep = keep_all[give]
-                for square in _BITS[rest]:
+                for square, empty, last in splits[rest]:
                     placed = after & keep[square]
-                    empty = rest ^ (1 << square)
                     escaped = False
-                    for back in _BITS[left & ~deadly_at[placed & lasts[empty]]]:
+                    for back in _BITS[left & ~deadly_at[placed & last]]:
                         if not wins3(placed, empty, left ^ (1 << back), back):
                             escaped = True
                             break

@@ -1,12 +1,13 @@
 """Quarto's exact search (pbm/bots/quarto_exact.py): the value of every move agrees with
 plain minimax over the game protocol on small positions, in the standard, advanced and
 beginners' games (seeded and drawn by Hypothesis, six empty squares among them, where
-the written-out five squares' search is met), the tables' lookups of children from
-eight squares on change no value from ten, and it agrees with the generic alpha-beta
-solver (pbm/bots/exact.py, on the game's tactics) from seven and eight empty squares,
-where the tables are used; the issue's nine-empty example is won with its single
-winning move at every seed; and out of time it reports what it proved, a draw included
-once no move wins and one draws."""
+the written-out five squares' search is met), the tables a placement reads agree with
+the groups counted directly, the tables' lookups of children from eight squares on
+change no value from ten, and it agrees with the generic alpha-beta solver
+(pbm/bots/exact.py, on the game's tactics) from seven and eight empty squares, where
+the tables are used; the issue's nine-empty example is won with its single winning
+move at every seed; and out of time it reports what it proved, a draw included once no
+move wins and one draws."""
 
 from __future__ import annotations
 
@@ -146,6 +147,35 @@ def test_table_lookups_of_children_change_no_value(monkeypatch: pytest.MonkeyPat
             plain = QuartoExact(None, Clock(None)).values(state, moves)
         assert found is not None and found == plain
     assert any(settled)  # the lookups did settle some nodes
+
+
+@pytest.mark.parametrize("options", VARIANTS)
+def test_placement_tables_agree_with_the_groups(options: dict[str, object]) -> None:
+    """What a placement reads in one subscript (each empty square with the empty
+    squares after it and the groups then left with one empty square; the three
+    squares' turns with the pairs of the other two) agrees with the variant's groups
+    counted directly."""
+    var = QUARTO.new_state(**options).variant
+    tables = quarto_exact._tables(var)
+    groups = [set(squares) for _, squares in var.groups]
+    rng = random.Random(29)
+    for _ in range(300):
+        empties = rng.getrandbits(16) | 1 << rng.randrange(16)
+        squares = [s for s in range(16) if empties >> s & 1]
+        split = tables.splits[empties]
+        assert [square for square, _, _ in split] == squares
+        for square, rest, last in split:
+            assert rest == empties & ~(1 << square)
+            one_left = [
+                g for g, group in enumerate(groups) if sum(rest >> s & 1 for s in group) == 1
+            ]
+            assert last == sum(0xFF << (quarto_exact._SLOT * g) for g in one_left)
+    for three in itertools.combinations(range(16), 3):
+        turns = quarto_exact._TURNS[sum(1 << s for s in three)]
+        assert [square for square, _, _ in turns] == list(three)
+        for square, pair, back in turns:
+            others = [s for s in three if s != square]
+            assert (pair >> 4, pair & 15) == tuple(others) and back == others[1] << 4 | others[0]
 
 
 def _generic_values(state: State) -> dict[Move, float]:
