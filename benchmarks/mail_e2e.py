@@ -44,7 +44,6 @@ import re
 import shutil
 import signal
 import socket
-import sqlite3
 import statistics
 import subprocess
 import sys
@@ -527,9 +526,7 @@ def report(name: str, r: dict[str, float]) -> None:
         f"{name:5} {r['per_second']:7.1f} msg/s  ({r['completed']} in {r['seconds']:.1f} s"
         f" after {r['warmup']:.1f} s warm-up)"
         f"  median {r['median']:.3f} s  p99 {r['p99']:.3f} s\n"
-        f"      server {r['server_cpu']:.0%} of a core"
-        f" ({per_message(r['server_cpu']):.1f} ms CPU a message),"
-        f" machine {r['machine_busy']:.0%} busy\n"
+        f"      server {r['server_cpu']:.0%} of a core, machine {r['machine_busy']:.0%} busy\n"
         f"      CPU a message: server {per_message(r['server_cpu']):.1f} ms,"
         f" clients {per_message(r['client_cpu']):.1f} ms,"
         f" Postfix, Dovecot and the rest {per_message(rest):.1f} ms;"
@@ -538,34 +535,45 @@ def report(name: str, r: dict[str, float]) -> None:
     )
 
 
-def stage_waits(database: Path, start: float, end: float) -> str:
+def stage_waits(config_path: Path, start: float, end: float) -> str:
     """Where a move waited inside pbm, for the moves stored in the measured window:
     from stored to processed (the processor's queue and its work), and from processed
     to its last reply handed to Postfix (the sender's queue and SMTP); medians."""
-    db = sqlite3.connect(database)
+    from sqlalchemy import func
+    from sqlmodel import Session, col, select
+
+    from pbm.clock import as_utc
+    from pbm.config import load_config
+    from pbm.store.engine import make_engine
+    from pbm.store.models import InboundMessage, OutboxMail
+
+    config = load_config(config_path)
+    engine = make_engine(config.database_url)
+    query = (
+        select(
+            InboundMessage.received_at, InboundMessage.processed_at, func.max(OutboxMail.sent_at)
+        )
+        .join(OutboxMail, col(OutboxMail.inbound_id) == col(InboundMessage.id))
+        .where(
+            col(InboundMessage.received_at).between(
+                datetime.fromtimestamp(start, UTC), datetime.fromtimestamp(end, UTC)
+            ),
+            col(InboundMessage.processed_at).is_not(None),
+            col(OutboxMail.sent_at).is_not(None),
+        )
+        .group_by(col(InboundMessage.id))
+    )
     try:
-        rows = db.execute(
-            "SELECT i.received_at, i.processed_at, MAX(o.sent_at) FROM inbound_messages i"
-            " JOIN outbox o ON o.inbound_id = i.id WHERE o.sent_at IS NOT NULL"
-            " AND i.processed_at IS NOT NULL GROUP BY i.id"
-        ).fetchall()
+        with Session(engine) as session:
+            moves = [tuple(as_utc(t).timestamp() for t in row) for row in session.exec(query)]
     finally:
-        db.close()
-
-    def at(text: str) -> float:
-        moment = datetime.fromisoformat(text)
-        if moment.tzinfo is None:  # stored in UTC
-            moment = moment.replace(tzinfo=UTC)
-        return moment.timestamp()
-
-    kept = [tuple(map(at, row)) for row in rows]
-    kept = [(r, p, s) for r, p, s in kept if start <= r <= end]
-    if not kept:
+        engine.dispose()
+    if not moves:
         return "      inside pbm: no move of the window found in the database"
-    processing = statistics.median(p - r for r, p, _ in kept) * 1000
-    sending = statistics.median(s - p for _, p, s in kept) * 1000
+    processing = statistics.median(p - r for r, p, _ in moves) * 1000
+    sending = statistics.median(s - p for _, p, s in moves) * 1000
     return (
-        f"      inside pbm (medians of {len(kept)} moves): stored -> processed"
+        f"      inside pbm (medians of {len(moves)} moves): stored -> processed"
         f" {processing:.0f} ms, processed -> last reply sent {sending:.0f} ms"
     )
 
@@ -609,7 +617,7 @@ def main() -> None:
         report("pbm", pbm_result)
         print(
             stage_waits(
-                work / "var" / "pbm.sqlite3",
+                work / "pbm.toml",
                 pbm_result["window_start"],
                 pbm_result["window_end"],
             ),
