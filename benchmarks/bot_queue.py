@@ -34,6 +34,7 @@ from pbm.store.bot_queries import BotTurn
 from pbm.store.engine import make_engine, session_for
 from pbm.store.models import BoardRow
 from pbm.store.schema import init_db
+from tests.confirmed import confirm_every_address
 
 SERVER = "pbm@example.org"
 
@@ -68,6 +69,7 @@ def run(
 
         for user in ("alice", "bob"):
             send(f"{user}@example.org", f"signup {user} secret")
+        confirm_every_address(engine, config)  # pbm mails boards only to confirmed addresses
         with session_for(engine) as session:
             bots.add_bot(Context(session=session, clock=clock, config=config, sender=""), "pbmbot")
             session.commit()

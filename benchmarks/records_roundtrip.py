@@ -66,6 +66,7 @@ class Tally:
 
 def run_share(share: Share) -> Tally:
     """The games numbered worker, worker + workers, ... below `games`, in one process."""
+    register()  # a spawned worker starts with empty registries, as every process does
     rng = random.Random(share.seed * 1000 + share.worker)
     tally = Tally()
     all_variants = variants()

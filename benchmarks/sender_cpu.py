@@ -88,9 +88,9 @@ class TimedQueue:
         self.claim = 0.0
         self.record_cpu = 0.0
 
-    async def due(self, limit: int) -> list[OutgoingMail]:
+    async def due(self, limit: int, held: frozenset[int] = frozenset()) -> list[OutgoingMail]:
         began = time.process_time()
-        found = self.queue._due(limit)  # in this thread, so that its CPU is counted
+        found = self.queue._due(limit, held)  # in this thread, so that its CPU is counted
         self.claim += time.process_time() - began
         return found
 
