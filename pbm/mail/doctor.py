@@ -18,10 +18,12 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from enum import StrEnum
+from functools import cache
 
 import dns.exception
 import dns.resolver
 import dns.reversename
+from publicsuffixlist import PublicSuffixList
 
 from pbm.mail.dkim import record_name, record_text
 
@@ -323,16 +325,35 @@ def check_dkim(setup: DomainSetup, lookup: Dns) -> Check:
     return Check(CheckName.DKIM, Verdict.PASS, f"key at {name} matches key_file")
 
 
+@cache
+def _public_suffixes() -> PublicSuffixList:
+    # Read when the doctor first needs it: parsing the list takes about 30 ms.
+    return PublicSuffixList()
+
+
+def _ascii(domain: str) -> str:
+    """`domain` in lower case with its labels as DNS spells them (bücher.de and
+    xn--bcher-kva.de are one domain)."""
+    name = domain.lower().rstrip(".")
+    try:
+        return name.encode("idna").decode("ascii")
+    except UnicodeError:
+        return name
+
+
 def org_domain(domain: str) -> str:
-    """The last two labels: a stand-in for the public suffix list, right for most
-    domains (not for ones under co.uk and the like, where alignment is then judged
-    loosely)."""
-    return ".".join(domain.lower().rstrip(".").split(".")[-2:])
+    """The organizational domain (RFC 7489, section 3.2): one label more than the
+    public suffix, by the Public Suffix List (games.example.co.uk -> example.co.uk,
+    alice.github.io -> alice.github.io); a public suffix is its own."""
+    name = _ascii(domain)
+    return _public_suffixes().privatesuffix(name) or name
 
 
 def aligned(a: str, b: str, strict: bool) -> bool:
+    """DMARC's identifier alignment (RFC 7489, section 3.1): the same domain when
+    strict, the same organizational domain when relaxed."""
     if strict:
-        return a.lower() == b.lower()
+        return _ascii(a) == _ascii(b)
     return org_domain(a) == org_domain(b)
 
 

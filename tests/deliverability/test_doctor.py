@@ -14,6 +14,7 @@ from typer.testing import CliRunner
 
 from pbm.cli import app
 from pbm.mail.dkim import make_key, public_key_der, record_text, write_key
+from pbm.mail.doctor import aligned
 from tests.deliverability.conftest import DnsServer, Zone
 
 DOMAIN = "example.org"
@@ -214,3 +215,24 @@ def test_a_nameserver_that_is_no_address_is_refused(tmp_path: Path) -> None:
     )
     assert result.exit_code == 2
     assert "write an address, IP or IP:PORT" in result.output
+
+
+@pytest.mark.parametrize(
+    ("a", "b", "strict", "expected"),
+    [
+        ("games.example.co.uk", "mail.example.co.uk", False, True),
+        # two organisations under one public suffix: the last two labels alone (co.uk)
+        # judged these aligned
+        ("example.co.uk", "other.co.uk", False, False),
+        ("alice.github.io", "bob.github.io", False, False),
+        ("mail.example.org", "example.org", False, True),
+        ("mail.example.org", "example.org", True, False),
+        ("Example.ORG.", "example.org", True, True),
+        ("mail.bücher.de", "xn--bcher-kva.de", False, True),
+    ],
+)
+def test_dmarc_alignment_follows_the_public_suffix_list(
+    a: str, b: str, strict: bool, expected: bool
+) -> None:
+    assert aligned(a, b, strict) is expected
+    assert aligned(b, a, strict) is expected
