@@ -5,11 +5,11 @@ from __future__ import annotations
 from typing import Annotated, Any
 
 import typer
-from sqlmodel import Session
 
 from pbm.cli.common import JsonOption, admin_context, emit, fail
 from pbm.services.accounts import consent, erasure, my_data, users
 from pbm.services.accounts.users import find_user
+from pbm.services.context import Context
 from pbm.services.mailing import bounces
 from pbm.store import addresses, queries
 
@@ -133,7 +133,7 @@ def show(cli: typer.Context, userid: UseridArg, as_json: JsonOption = False) -> 
             "addresses": queries.addresses_of(ctx.session, user.saved_id),
             "games": [{"game": g.game, "board": g.board, "status": g.status} for g in games],
         }
-        data["mail"] = [_mail_health(ctx.session, a) for a in data["addresses"]]
+        data["mail"] = [_mail_health(ctx, a) for a in data["addresses"]]
     if as_json:
         emit(data, True, [], [])
         return
@@ -147,9 +147,9 @@ def show(cli: typer.Context, userid: UseridArg, as_json: JsonOption = False) -> 
         typer.echo(f"  {g.game:<12} {g.board:>6}  {g.status}")
 
 
-def _mail_health(session: Session, address: str) -> dict[str, Any]:
+def _mail_health(ctx: Context, address: str) -> dict[str, Any]:
     """Whether mail reaches `address` (pbm.services.mailing.bounces): its score and state."""
-    row = bounces.health_of(session, address)
+    row = bounces.health_of(ctx, address)
     state = "mailed"
     if row is not None and row.disabled_at is not None:
         state = f"disabled by bounces since {row.disabled_at:%Y-%m-%d}"

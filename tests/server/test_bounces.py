@@ -14,12 +14,13 @@ from sqlmodel import select
 
 from pbm.mail.bounces import verp_address
 from pbm.mail.streams import MailReason
+from pbm.services.context import Context
 from pbm.services.mailing.bounces import health_of
 from pbm.store.engine import session_for
 from pbm.store.models import OutboxMail
 from pbm.store.models_mail import BounceEvent
 from tests.bounce_mails import arf, dsn
-from tests.server.conftest import Sent, Server, cli_ok, flat, legal_texts
+from tests.server.conftest import Sent, Server, cli_ok, flat, fresh_server, legal_texts
 
 
 def _board(server: Server) -> tuple[str, str]:
@@ -56,7 +57,8 @@ def _bounce(server: Server, sent: Sent, status: str = "5.1.1", *, verp: str | No
 
 def _score(server: Server, address: str) -> tuple[float, bool]:
     with session_for(server.engine) as session:
-        row = health_of(session, address)
+        ctx = Context(session=session, clock=server.clock, config=server.config, sender="")
+        row = health_of(ctx, address)
         return (0.0, False) if row is None else (row.score, row.disabled_at is not None)
 
 
@@ -359,3 +361,32 @@ def test_a_persons_mail_to_the_feedback_address_is_an_ordinary_mail(server: Serv
     raw = server.raw("mx@players.example", "hello", to="pbm-bounces+1-abcdefgh@example.org")
     assert server.process(raw) == "ignored"
     assert server.new_mail() == []
+
+
+def test_bounces_key_a_mailbox_as_the_operator_configured_it() -> None:
+    """With `[mail] tag_separators = "+-"`, bob-pbm@ and bob@ are one mailbox to consent,
+    and so to bounces: his bouncing mailbox is disabled whichever spelling pbm would mail,
+    and a confirmation from any of its spellings enables it again. (Bounces once keyed
+    by the default rules alone: the mailbox consent confirmed was not the one bounces
+    disabled.)"""
+    with fresh_server(tag_separators="+-") as server:
+        alice = server.signup("alice")
+        bob = server.signup("bob", address="bob-pbm@players.example")
+        assert server.send(alice, "quarto challenge alice bob") == "done"
+        server.new_mail()
+        [to_bob] = server.to(bob, _move(server, alice, "alice"))
+        for _ in range(5):
+            assert _bounce(server, to_bob) == "done"
+            server.clock.advance(timedelta(days=1))
+        server.new_mail()
+        for spelling in (bob, "bob@players.example", "bob+games@players.example"):
+            assert _score(server, spelling) == (5.0, True), spelling
+        assert _score(server, "bobby@players.example") == (0.0, False)
+        # His next mail gets a fresh request; its token, sent from another spelling of
+        # the mailbox, confirms it and enables it again.
+        server.send(bob, "help")
+        [request] = [m for m in server.new_mail() if m.subject == "Confirm your address for bob"]
+        server.send("bob@players.example", f"confirm {_token(request)}")
+        [answer] = server.new_mail()
+        assert "is confirmed for bob" in flat(answer.body), answer.body
+        assert _score(server, bob) == (0.0, False)

@@ -123,9 +123,8 @@ def request_text(ctx: Context, user: User, row: UserAddress) -> str:
 
 
 def disabled(ctx: Context, to: Collection[str]) -> set[str]:
-    """Those of `to` whose mailbox bounces disabled (keyed as pbm.services.mailing.bounces keys
-    it)."""
-    keys = {a: mailbox_key(a) for a in to}
+    """Those of `to` whose mailbox bounces disabled (pbm.services.mailing.bounces)."""
+    keys = {a: mailbox(ctx, a) for a in to}
     states = mail_queries.mailbox_states(ctx.session, set(keys.values()))
     return {a for a, k in keys.items() if k in states and states[k].disabled_at is not None}
 

@@ -1,14 +1,17 @@
 """Bounce scores and spam complaints per mailbox, kept as Mailman 3 keeps them.
 
 A bounce attributed to an outbox mail (pbm.mail.bounces) counts against the mailbox of
-its recipient (pbm.mail.identity.mailbox_key): a hard failure 1, a soft one 0.5, at most
-one bounce a day, and a score is forgotten after `bounce_forget_days` without a bounce.
-At `bounce_threshold` the mailbox is disabled: pbm mails it nothing but answers to its
-own mail (pbm.services.accounts.consent.deliverable counts it unconfirmed). Its player is told at
-another address of his, or in the answer to his next mail from it, which also asks for
-a fresh confirmation; confirming enables the mailbox again. His opponents on running
-boards and the directors of his tournaments are told once that he cannot be reached by
-mail since that day.
+its recipient, under the operator's rules as consent reads it
+(pbm.services.accounts.consent.mailbox: `[mail] tag_separators`, `fold_local_case`), so
+the mailbox a bounce disables is the one a confirmation enables. A hard failure counts
+1, a soft one 0.5, at most one bounce a day, and a score is forgotten after
+`bounce_forget_days` without a bounce. At `bounce_threshold` the mailbox is disabled:
+pbm mails it nothing but answers to its own mail
+(pbm.services.accounts.consent.deliverable counts it unconfirmed). Its player is told
+at another address of his, or in the answer to his next mail from it, which also asks
+for a fresh confirmation; confirming enables the mailbox again. His opponents on
+running boards and the directors of his tournaments are told once that he cannot be
+reached by mail since that day.
 
 A spam complaint (ARF) turns off every notification to its mailbox at once; answers to
 the mailbox's own commands still go. Every bounce and complaint is logged and kept
@@ -26,7 +29,6 @@ from sqlalchemy import func
 from sqlmodel import Session, col, select
 
 from pbm.mail.bounces import BounceKind, Report
-from pbm.mail.identity import mailbox_key
 from pbm.mail.streams import MailReason
 from pbm.services.accounts import consent
 from pbm.services.accounts.users import reply_addresses
@@ -43,15 +45,16 @@ log = logging.getLogger(__name__)
 _POINTS = {BounceKind.HARD: 1.0, BounceKind.SOFT: 0.5}
 
 
-def health_of(session: Session, address: str) -> MailboxHealth | None:
-    key = mailbox_key(address)
-    return session.exec(select(MailboxHealth).where(MailboxHealth.mailbox == key)).first()
+def health_of(ctx: Context, address: str) -> MailboxHealth | None:
+    key = consent.mailbox(ctx, address)
+    query = select(MailboxHealth).where(MailboxHealth.mailbox == key)
+    return ctx.session.exec(query).first()
 
 
 def blocked(ctx: Context, addresses: Sequence[str]) -> dict[str, MailboxState]:
     """The state of those of `addresses` whose mailbox bounced or complained, by
     address: one query for all of a message's mails."""
-    keys = {a: mailbox_key(a) for a in addresses}
+    keys = {a: consent.mailbox(ctx, a) for a in addresses}
     states = mail_queries.mailbox_states(ctx.session, set(keys.values()))
     return {a: states[k] for a, k in keys.items() if k in states}
 
@@ -82,8 +85,8 @@ def record(
     own, or the report's when no mail was found)."""
     done = []
     for address in dict.fromkeys(recipients):
-        key = mailbox_key(address)
-        row = health_of(ctx.session, address) or MailboxHealth(mailbox=key)
+        key = consent.mailbox(ctx, address)
+        row = health_of(ctx, address) or MailboxHealth(mailbox=key)
         event = BounceEvent(
             at=ctx.now(),
             mailbox=key,
@@ -130,7 +133,7 @@ def _count(ctx: Context, row: MailboxHealth, kind: BounceKind) -> bool:
     return True
 
 
-def users_of_mailbox(session: Session, key: str) -> list[tuple[User, str]]:
+def users_of_mailbox(ctx: Context, key: str) -> list[tuple[User, str]]:
     """The accounts with an address of mailbox `key`, and that address."""
     domain = key.rpartition("@")[2]
     query = (
@@ -138,18 +141,19 @@ def users_of_mailbox(session: Session, key: str) -> list[tuple[User, str]]:
         .where(UserAddress.user_id == User.id)
         .where(col(UserAddress.address).like(f"%@{domain}"))
     )
-    return [(u, a.address) for u, a in session.exec(query) if mailbox_key(a.address) == key]
+    found = ctx.session.exec(query)
+    return [(u, a.address) for u, a in found if consent.mailbox(ctx, a.address) == key]
 
 
 def _tell_disabled(ctx: Context, address: str, row: MailboxHealth) -> None:
     """The player at another confirmed address of his (else his next mail from this
     one is answered with it), and once each his opponents and tournament directors."""
     since = f"{row.disabled_at:%Y-%m-%d}"
-    for user, _ in users_of_mailbox(ctx.session, row.mailbox):
+    for user, _ in users_of_mailbox(ctx, row.mailbox):
         others = [
             a
             for a in queries.addresses_of(ctx.session, user.saved_id)
-            if mailbox_key(a) != row.mailbox and health_of(ctx.session, a) is None
+            if consent.mailbox(ctx, a) != row.mailbox and health_of(ctx, a) is None
         ]
         confirmed = consent.confirmed_mailboxes(ctx, others)  # the gate drops the rest
         others = [a for a in others if consent.mailbox(ctx, a) in confirmed]
@@ -225,7 +229,7 @@ def reconfirm_on_mail(ctx: Context) -> None:
         follow = phrase("reconfirm_sent" if sent else "reconfirm_not_sent")
     else:
         follow = phrase("reconfirm_no_account")
-    log.info("mail from disabled mailbox %s", mailbox_key(ctx.sender))
+    log.info("mail from disabled mailbox %s", consent.mailbox(ctx, ctx.sender))
     since = f"{state.disabled_at:%Y-%m-%d}"
     ctx.reply(
         Reply(
@@ -245,7 +249,7 @@ def reconfirm_on_mail(ctx: Context) -> None:
 def enable(ctx: Context, address: str) -> str:
     """A confirmation from `address` proves mail reaches it: its mailbox's disabled
     state and score are cleared; returns what the answer says of it ("" if nothing)."""
-    row = health_of(ctx.session, address)
+    row = health_of(ctx, address)
     if row is None or row.disabled_at is None:
         return ""
     since = f"{row.disabled_at:%Y-%m-%d}"
