@@ -4,10 +4,9 @@ The figures in docs/ and in the issues' closing notes come from these scripts, a
 script that nothing runs breaks unseen when the code under it changes (three of them
 had: a signature changed, addresses that must now be confirmed, a spawned worker with
 empty registries). The figures themselves are not checked here: speed is the scripts'
-business, run on a quiet machine. Covered elsewhere, with checks of their own: soak.py
-(tests/mail/test_soak_smoke.py), spam_scores.py (tests/deliverability/test_spam_scores.py)
-and cli_startup.py (tests/test_cli_startup.py); process_instructions.py runs the
-processing under valgrind for two minutes and is left to be run by hand."""
+business, run on a quiet machine. soak.py runs in tests/mail/test_soak_smoke.py, with
+checks of its own; process_instructions.py runs the processing under valgrind for two
+minutes and is left to be run by hand."""
 
 from __future__ import annotations
 
@@ -25,6 +24,7 @@ QUICK = [
     ("bot_checks.py", ["--games", "1", "--plies", "12", "quarto"], "quarto"),
     ("bot_queue.py", ["--boards", "6", "--seconds", "0.02"], "round robin (pbm)"),
     ("bots.py", ["--games", "2", "--seconds", "0.02", "quarto"], "targets:"),
+    ("cli_startup.py", ["--runs", "2"], "imports of pbm.cli"),
     ("consent_attacks.py", [], "forged failures"),
     ("deliverability.py", [], "attributed to their exact mail: 75/75"),
     ("export_zip.py", ["--games", "5"], "time to make it"),
@@ -49,6 +49,7 @@ SLOW = [
         "moves by mail while board pages load",
     ),
     ("scale_out.py", ["--boards", "6", "--rounds", "1"], "SQLite, 1 daemon"),
+    ("spam_scores.py", [], "highest"),
 ]
 
 
@@ -91,7 +92,7 @@ def test_the_end_to_end_benchmark_runs_through_postfix_and_dovecot() -> None:
 def test_every_benchmark_script_is_run_or_named_here() -> None:
     """A new benchmark joins one of the lists above (or the docstring's list)."""
     named = {q[0] for q in QUICK} | {s[0] for s in SLOW} | {"mail_e2e.py"}
-    elsewhere = {"soak.py", "spam_scores.py", "cli_startup.py", "process_instructions.py"}
+    elsewhere = {"soak.py", "process_instructions.py"}
     helpers = {"cpu_clock.py"}  # imported by the others, no script of its own
     scripts = {p.name for p in BENCHMARKS.glob("*.py")}
     assert scripts - named - elsewhere - helpers == set()
