@@ -76,7 +76,7 @@ def request(
     if user.userid_key in refusers or len(refusers) >= ctx.config.refusals_block_mailbox:
         log.info("no confirmation request to %s for %s: refused", row.address, user.userid)
         return None
-    if disabled(ctx, [row.address]) and (not ctx.sender or mailbox(ctx, ctx.sender) != row.mailbox):
+    if _disabled(ctx, row.mailbox) and (not ctx.sender or mailbox(ctx, ctx.sender) != row.mailbox):
         log.info("no confirmation request to %s for %s: disabled", row.address, user.userid)
         return None
     since = ctx.now() - timedelta(days=1)
@@ -122,11 +122,10 @@ def request_text(ctx: Context, user: User, row: UserAddress) -> str:
     return f"{text.rstrip()}\n\n{link}\n"
 
 
-def disabled(ctx: Context, to: Collection[str]) -> set[str]:
-    """Those of `to` whose mailbox bounces disabled (pbm.services.mailing.bounces)."""
-    keys = {a: mailbox(ctx, a) for a in to}
-    states = mail_queries.mailbox_states(ctx.session, set(keys.values()))
-    return {a for a, k in keys.items() if k in states and states[k].disabled_at is not None}
+def _disabled(ctx: Context, key: str) -> bool:
+    """Whether bounces disabled mailbox `key` (pbm.services.mailing.bounces)."""
+    state = mail_queries.mailbox_states(ctx.session, [key]).get(key)
+    return state is not None and state.disabled_at is not None
 
 
 def pending(ctx: Context, tokens: Sequence[str]) -> UserAddress | None:

@@ -46,9 +46,11 @@ _POINTS = {BounceKind.HARD: 1.0, BounceKind.SOFT: 0.5}
 
 
 def health_of(ctx: Context, address: str) -> MailboxHealth | None:
-    key = consent.mailbox(ctx, address)
-    query = select(MailboxHealth).where(MailboxHealth.mailbox == key)
-    return ctx.session.exec(query).first()
+    return _health(ctx.session, consent.mailbox(ctx, address))
+
+
+def _health(session: Session, key: str) -> MailboxHealth | None:
+    return session.exec(select(MailboxHealth).where(MailboxHealth.mailbox == key)).first()
 
 
 def blocked(ctx: Context, addresses: Sequence[str]) -> dict[str, MailboxState]:
@@ -86,7 +88,7 @@ def record(
     done = []
     for address in dict.fromkeys(recipients):
         key = consent.mailbox(ctx, address)
-        row = health_of(ctx, address) or MailboxHealth(mailbox=key)
+        row = _health(ctx.session, key) or MailboxHealth(mailbox=key)
         event = BounceEvent(
             at=ctx.now(),
             mailbox=key,
