@@ -22,6 +22,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from email import message_from_bytes
+from email.header import Header, decode_header
 from email.message import Message
 from email.policy import compat32
 from enum import StrEnum
@@ -32,7 +33,14 @@ from pbm.mail.mailbox import AddressError, check_addr_spec
 
 _STATUS = re.compile(r"\b([245])\.(\d{1,3})\.(\d{1,3})\b")
 _VERP_TAG = re.compile(r"^(\d{1,18})-([a-z0-9]{8,32})$")
-_ORIGINAL_TYPES = ("message/rfc822", "text/rfc822-headers", "message/rfc822-headers")
+# The original as it came back; message/global* carry one in UTF-8 (RFC 6532, 6533).
+_ORIGINAL_TYPES = (
+    "message/rfc822",
+    "text/rfc822-headers",
+    "message/rfc822-headers",
+    "message/global",
+    "message/global-headers",
+)
 
 
 class BounceKind(StrEnum):
@@ -91,11 +99,24 @@ def _status(text: str) -> str:
     return ".".join(match.groups()) if match else ""
 
 
-def _address(field: str | None) -> str | None:
+def _text(field: str | Header | None) -> str:
+    """A report field as text. Reporters write an internationalised address in raw
+    UTF-8 (`utf-8; bob@bücher.example`, RFC 6533), which the compat32 parser hands back
+    as a Header of undecoded bytes."""
+    if isinstance(field, Header):
+        return "".join(
+            part.decode("utf-8", "replace") if isinstance(part, bytes) else part
+            for part, _charset in decode_header(field)
+        )
+    return field or ""
+
+
+def _address(field: str | Header | None) -> str | None:
     """The address of a DSN or ARF address field (`rfc822; alice@x.test`)."""
-    if not field:
+    text = _text(field)
+    if not text:
         return None
-    value = field.rpartition(";")[2].strip().strip("<>").strip()
+    value = text.rpartition(";")[2].strip().strip("<>").strip()
     try:
         return check_addr_spec(value)
     except AddressError:
@@ -123,13 +144,25 @@ def _message_id(original: Message | None) -> str | None:
 
 
 def _blocks(part: Message) -> list[Message]:
-    """The header blocks of a `message/*-status` or `message/feedback-report` part."""
+    """The header blocks of a `message/*-status` or `message/feedback-report` part. The
+    parser splits a `message/delivery-status` into them; a `message/global-delivery-status`
+    (RFC 6533) it reads as one message whose body holds the later blocks."""
     payload = part.get_payload()
-    if isinstance(payload, list):
-        return [p for p in payload if isinstance(p, Message)]
     if isinstance(payload, str):
-        return [message_from_bytes(payload.strip().encode("utf-8", "replace"), policy=compat32)]
-    return []
+        # compat32 keeps a part's raw bytes as surrogates: give the parser those bytes.
+        return _split(payload.encode("utf-8", "surrogateescape"))
+    if not isinstance(payload, list):
+        return []
+    blocks = [p for p in payload if isinstance(p, Message)]
+    if len(blocks) == 1 and isinstance(rest := blocks[0].get_payload(decode=True), bytes):
+        blocks += _split(rest)
+    return blocks
+
+
+def _split(raw: bytes) -> list[Message]:
+    """Header blocks separated by blank lines."""
+    blocks = raw.replace(b"\r\n", b"\n").split(b"\n\n")
+    return [message_from_bytes(b, policy=compat32) for b in blocks if b.strip()]
 
 
 def _complaint(part: Message, original: Message | None) -> Report:

@@ -42,6 +42,20 @@ def test_delay_warning_is_a_soft_bounce() -> None:
     )
 
 
+def test_a_global_dsn_names_an_internationalised_recipient() -> None:
+    """RFC 6533: a mail to an address in UTF-8 comes back as message/global-delivery-
+    status with the address raw in a `utf-8;` field and the original's headers as
+    message/global-headers."""
+    report = parse_report(fixture("postfix_global_utf8.eml"))
+    assert report is not None
+    assert (report.kind, report.recipients, report.status) == (
+        BounceKind.HARD,
+        ("jörg@bücher.example",),
+        "5.1.1",
+    )
+    assert report.original_message_id == "<pbm.abcdefgh12345678.5.0011223344556677aabb@example.org>"
+
+
 def test_non_standard_bounce_is_read_by_flufl_bounce() -> None:
     report = parse_report(fixture("exim_nonstandard.eml"))
     assert report is not None

@@ -13,6 +13,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from email.message import EmailMessage
+from email.policy import SMTPUTF8, default
 from email.utils import format_datetime
 from pathlib import Path
 
@@ -65,7 +66,8 @@ class Server:
         headers: dict[str, str] | None = None,
         message_id: str | None = None,
     ) -> bytes:
-        msg = EmailMessage()
+        # An internationalised address goes in UTF-8 (SMTPUTF8), as its mail program sends it.
+        msg = EmailMessage(policy=default if sender.isascii() else SMTPUTF8)
         msg["From"] = sender
         msg["To"] = to
         msg["Subject"] = subject

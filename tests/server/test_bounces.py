@@ -390,3 +390,22 @@ def test_bounces_key_a_mailbox_as_the_operator_configured_it() -> None:
         [answer] = server.new_mail()
         assert "is confirmed for bob" in flat(answer.body), answer.body
         assert _score(server, bob) == (0.0, False)
+
+
+def test_a_player_at_an_internationalised_domain_is_found_when_his_mailbox_is_disabled(
+    server: Server,
+) -> None:
+    """The mailbox key writes a domain as its A-label (xn--...); bob signed up with the
+    U-label, and his opponent is still told when his mailbox is disabled."""
+    alice = server.signup("alice")
+    bob = server.signup("bob", address="bob@bücher.example")
+    assert server.send(alice, "quarto challenge alice bob") == "done"
+    server.new_mail()
+    [to_bob] = server.to(bob, _move(server, alice, "alice"))
+    for _ in range(5):
+        assert _bounce(server, to_bob) == "done"
+        server.clock.advance(timedelta(days=1))
+    assert _score(server, "bob@xn--bcher-kva.example") == (5.0, True)
+    [notice] = server.to(alice, server.new_mail())
+    assert "bob cannot be reached by mail since" in notice.body
+    assert "quarto 101" in notice.body

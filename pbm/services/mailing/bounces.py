@@ -25,7 +25,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
-from sqlalchemy import func
+from sqlalchemy import func, or_
 from sqlmodel import Session, col, select
 
 from pbm.mail.bounces import BounceKind, Report
@@ -136,15 +136,31 @@ def _count(ctx: Context, row: MailboxHealth, kind: BounceKind) -> bool:
 
 
 def users_of_mailbox(ctx: Context, key: str) -> list[tuple[User, str]]:
-    """The accounts with an address of mailbox `key`, and that address."""
+    """The accounts with an address of mailbox `key`, and that address: those whose
+    stored key is `key`, and (the operator may have changed his rules since it was
+    stored) those at its domain, written as the key writes it (the A-label) or as
+    players write it (the U-label), whose address keys to it now."""
     domain = key.rpartition("@")[2]
+    spellings = {domain, _u_label(domain)}
     query = (
         select(User, UserAddress)
         .where(UserAddress.user_id == User.id)
-        .where(col(UserAddress.address).like(f"%@{domain}"))
+        .where(
+            or_(
+                col(UserAddress.mailbox) == key,
+                *(col(UserAddress.address).like(f"%@{d}") for d in spellings),
+            )
+        )
     )
     found = ctx.session.exec(query)
     return [(u, a.address) for u, a in found if consent.mailbox(ctx, a.address) == key]
+
+
+def _u_label(domain: str) -> str:
+    try:
+        return domain.encode("ascii").decode("idna")
+    except UnicodeError:
+        return domain
 
 
 def _tell_disabled(ctx: Context, address: str, row: MailboxHealth) -> None:
