@@ -7,6 +7,7 @@ from pbm.commands.answers import answer, mail_show
 from pbm.commands.base import Command, Invocation
 from pbm.commands.helptext import game_help
 from pbm.errors import NotFoundError, PbmError, UsageError
+from pbm.games import Game
 from pbm.services.accounts import settings
 from pbm.services.accounts.users import authenticate, find_user, sender_account
 from pbm.services.context import Context, ReplyKind
@@ -57,7 +58,7 @@ class Show(Command):
                 try:
                     board = load_board(ctx, rules, board_text)
                 except NotFoundError:
-                    missing.append(echoed(word))
+                    missing.append(_misplaced(ctx, rules, word, as_board=True))
                     continue
                 number = int(upto) if upto.isdigit() else None
                 if number is not None and not 0 <= number <= board.row.move_count:
@@ -70,7 +71,7 @@ class Show(Command):
                 try:
                     users.append(find_user(ctx, userid))
                 except NotFoundError:
-                    missing.append(echoed(userid))
+                    missing.append(_misplaced(ctx, rules, userid, as_board=False))
             boards = lists.boards_of_users(ctx, rules, users, selector or "active")
             for board in boards:
                 mail_show(ctx, board, reader, None)
@@ -83,6 +84,24 @@ class Show(Command):
                 phrase("show_not_found", game=rules.title, items="\n\t".join(missing)),
                 ReplyKind.LIST,
             )
+
+
+def _misplaced(ctx: Context, rules: Game, word: str, *, as_board: bool) -> str:
+    """A word `show` did not find, with a hint when it is the other kind (a player's
+    userid among boards, a board among players): one line shows one kind."""
+    if as_board and not word.isdigit() and _is_user(ctx, word):
+        return phrase("show_player_among_boards", word=echoed(word), game=rules.name)
+    if not as_board and board_exists(ctx, rules, word.split("#")[0]):
+        return phrase("show_board_among_players", word=echoed(word), game=rules.name)
+    return echoed(word)
+
+
+def _is_user(ctx: Context, userid: str) -> bool:
+    try:
+        find_user(ctx, userid)
+    except NotFoundError:
+        return False
+    return True
 
 
 class Games(Command):

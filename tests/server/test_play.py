@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.server.conftest import Server, board_row, legal_texts, play_first_moves
+from tests.server.conftest import Server, board_row, flat, legal_texts, play_first_moves
 
 
 @pytest.fixture
@@ -257,6 +257,14 @@ def test_show_games_history_standings(server: Server, pair: tuple[str, str]) -> 
     [both] = server.new_mail()  # the board and the note, as one answer
     assert both.subject == "Quadrature Board 101 alice ** (and 1 more answers)"
     assert "== 2. Show summary ==" in both.body and "555" in both.body
+    # A line names boards or players: a word of the other kind says how to ask for it.
+    server.send(alice, "quadrature show 101 bob")
+    [mixed] = server.new_mail()
+    assert "bob is a player: a line quadrature show bob shows his boards" in flat(mixed.body)
+    server.send(alice, "quadrature show bob 101#1 carol")
+    [mixed] = server.new_mail()
+    assert "101#1 is a board: a line quadrature show 101#1 shows it" in flat(mixed.body)
+    assert "\tcarol" in mixed.body
     server.send(alice, "quadrature games")
     [games] = server.new_mail()
     assert games.subject == "List of Quadrature games"
