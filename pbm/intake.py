@@ -36,6 +36,7 @@ from pbm.commands.order import order_keys
 from pbm.config import Config
 from pbm.errors import StoreUnavailable
 from pbm.logfmt import kv
+from pbm.mail.identity import MailboxRules, operator_rules
 from pbm.mail.inbound import parse_message
 from pbm.pipeline import StoredMessage, handle_message
 from pbm.services.context import Context
@@ -110,10 +111,17 @@ def message_id_of(raw: bytes) -> str:
 
 
 def store_inbound(
-    session: Session, raw: bytes, *, via: str, now: datetime, message_id: str | None = None
+    session: Session,
+    raw: bytes,
+    *,
+    via: str,
+    now: datetime,
+    rules: MailboxRules,
+    message_id: str | None = None,
 ) -> tuple[int, bool]:
     """Add the message unless its Message-ID (`message_id_of`, unless given) is known,
-    with what it is about (its order keys); returns (id, created). The caller commits.
+    with what it is about (its order keys, its sender keyed by the operator's `rules`);
+    returns (id, created). The caller commits.
     """
     message_id = message_id or message_id_of(raw)
     values = {
@@ -125,7 +133,7 @@ def store_inbound(
     }
     inbound_id, created = queries.add_inbound(session, values)
     if created:
-        queries.add_inbound_keys(session, inbound_id, order_keys(parse_message(raw)))
+        queries.add_inbound_keys(session, inbound_id, order_keys(parse_message(raw), rules))
     return inbound_id, created
 
 
@@ -209,18 +217,23 @@ def _process(
         # The first line says what happened (`pbm mail failed` shows it).
         trace = f"{type(exc).__name__}: {exc}".splitlines()[0]
         trace += "\n" + traceback.format_exc()
-    _mark_failed(engine, stored, via, trace, clock.now())
+    _mark_failed(engine, stored, via, trace, clock.now(), operator_rules(config))
     return "failed"
 
 
 def _mark_failed(
-    engine: Engine, stored: StoredMessage, via: str, trace: str, now: datetime
+    engine: Engine,
+    stored: StoredMessage,
+    via: str,
+    trace: str,
+    now: datetime,
+    rules: MailboxRules,
 ) -> None:
     """Keep a failed message with its traceback (storing it again if the failure rolled
     its storing back). Raises StoreUnavailable when the store fails meanwhile."""
     with unavailable_on_failure(), session_for(engine) as session:
         inbound_id, _ = store_inbound(
-            session, stored.raw, via=via, now=now, message_id=stored.message_id
+            session, stored.raw, via=via, now=now, rules=rules, message_id=stored.message_id
         )
         row = session.get(InboundMessage, inbound_id)
         assert row is not None
@@ -309,7 +322,12 @@ def process_message(engine: Engine, raw: bytes, *, via: str, clock: Clock, confi
 
     def begin(session: Session) -> StoredMessage | str:
         inbound_id, created = store_inbound(
-            session, raw, via=via, now=clock.now(), message_id=message_id
+            session,
+            raw,
+            via=via,
+            now=clock.now(),
+            rules=operator_rules(config),
+            message_id=message_id,
         )
         if created:
             return StoredMessage(inbound_id, message_id, raw)

@@ -34,6 +34,7 @@ from pbm.config import Config
 from pbm.errors import StoreUnavailable
 from pbm.intake import process_inbound, store_inbound
 from pbm.mail.bounces import verp_address
+from pbm.mail.identity import operator_rules
 from pbm.mail.smtp_out import OutgoingMail, SendOutcome
 from pbm.output_limits import ANSWER_MAX_BYTES
 from pbm.services.mailing.mail_html import BoardsRead, html_inputs, with_html_parts
@@ -82,6 +83,7 @@ class DbInbox:
         self.engine = engine
         self.clock = clock
         self.config = config
+        self.rules = operator_rules(config)
         self.write_lock = write_lock or threading.Lock()
         self.watch = watch
         # the daemon (pbm.store.claims) whose claims these are; 0 for none registered
@@ -93,7 +95,9 @@ class DbInbox:
         the store failed, or when the database file was replaced meanwhile (the commit
         may have gone into the old file: the sender must deliver it again)."""
         with self.write_lock, unavailable_on_failure(), session_for(self.engine) as session:
-            inbound_id, created = store_inbound(session, raw, via=via, now=self.clock.now())
+            inbound_id, created = store_inbound(
+                session, raw, via=via, now=self.clock.now(), rules=self.rules
+            )
             claims.notify(session, "inbound")
             session.commit()
             if self.watch is not None:
@@ -107,7 +111,9 @@ class DbInbox:
         """Store and commit several messages in one transaction (a fetched IMAP batch)."""
         with self.write_lock, unavailable_on_failure(), session_for(self.engine) as session:
             now = self.clock.now()
-            results = [store_inbound(session, raw, via=via, now=now) for raw in raws]
+            results = [
+                store_inbound(session, raw, via=via, now=now, rules=self.rules) for raw in raws
+            ]
             claims.notify(session, "inbound")
             session.commit()
             if self.watch is not None:

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from pbm.commands.finder import find_commands
 from pbm.commands.registry import game_and_variant
-from pbm.mail.identity import mailbox_key
+from pbm.mail.identity import MailboxRules, mailbox_key
 from pbm.mail.inbound import InboundMail
 
 # Keys kept per message: a `multiple` message of many lines orders by its first boards.
@@ -22,11 +22,12 @@ MAX_KEYS = 20
 KEY_CHARS = 255
 
 
-def order_keys(mail: InboundMail) -> list[str]:
-    """`from:MAILBOX` for a sender, `board:GAME:BOARD` per board named, each once."""
+def order_keys(mail: InboundMail, rules: MailboxRules) -> list[str]:
+    """`from:MAILBOX` for a sender (its mailbox under the operator's `rules`, as consent
+    and budgets key it), `board:GAME:BOARD` per board named, each once."""
     keys: list[str] = []
     if mail.sender:
-        keys.append(f"from:{mailbox_key(mail.sender)}")
+        keys.append(f"from:{mailbox_key(mail.sender, rules)}")
     for line in find_commands(mail.command_subject, mail.fresh_text):
         words = line.text.split()
         found = game_and_variant(words[0]) if len(words) >= 3 else None

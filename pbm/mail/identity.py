@@ -23,6 +23,8 @@ from __future__ import annotations
 import unicodedata
 from dataclasses import dataclass
 
+from pbm.config import Config
+
 
 @dataclass(frozen=True)
 class MailboxRules:
@@ -38,6 +40,11 @@ class MailboxRules:
 
 
 DEFAULT_RULES = MailboxRules()
+
+
+def operator_rules(config: Config) -> MailboxRules:
+    """The rules of `[mail] tag_separators` and `fold_local_case`."""
+    return MailboxRules(config.tag_separators, config.fold_local_case)
 
 
 def _domain_key(domain: str) -> str:

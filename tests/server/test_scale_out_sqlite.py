@@ -3,6 +3,7 @@ on the same file refuses to start and names the first; once the first stops, it 
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 from pathlib import Path
@@ -101,3 +102,31 @@ def test_a_starting_daemon_takes_its_killed_predecessors_claims_and_keeps_the_or
         assert restarted.inbox.pending_ids(10) == ids[1:]  # its own claim on ids[3] too
     finally:
         stop(restarted)
+
+
+def test_a_senders_mail_is_ordered_by_his_mailbox_under_the_operators_rules(
+    config: Config,
+) -> None:
+    """With `[mail] tag_separators = "+-"`, alice-games@ and alice@ are one mailbox (as
+    consent and budgets key it): her second message waits for her first, whichever
+    spelling each came from; with the default rules they are two senders."""
+    for separators, waits in (("+-", True), ("+", False)):
+        daemon = Daemon(dataclasses.replace(config, tag_separators=separators))
+        daemon.prepare_store()
+        try:
+            ids = [
+                daemon.inbox.store_now(
+                    f"From: {who}\r\nSubject: help\r\nMessage-ID: <{separators}{n}@x>\r\n"
+                    "\r\n\r\n".encode(),
+                    "smtp",
+                )[0]
+                for n, who in enumerate(["alice-games@example.org", "Alice@example.org"])
+            ]
+            assert daemon.inbox.pending_ids(10) == (ids[:1] if waits else ids), separators
+            with session_for(daemon.engine) as session:
+                session.connection().exec_driver_sql(
+                    f"UPDATE inbound_messages SET status = 'done' WHERE id IN {tuple(ids)}"
+                )
+                session.commit()
+        finally:
+            stop(daemon)

@@ -17,6 +17,7 @@ from sqlmodel import SQLModel
 
 from pbm.games import get_game
 from pbm.intake import message_id_of, store_inbound
+from pbm.mail.identity import DEFAULT_RULES
 from pbm.mailstore import DbInbox
 from pbm.services.mailing import outbox
 from pbm.services.play.boards import replay
@@ -62,8 +63,8 @@ def test_sqlite_uses_wal_and_a_busy_timeout(tmp_path: Path) -> None:
 def test_store_inbound_is_idempotent(server: Server) -> None:
     raw = server.raw("a@b.example", "help", message_id="<same@b.example>")
     with session_for(server.engine) as session:
-        first = store_inbound(session, raw, via="imap", now=START)
-        again = store_inbound(session, raw, via="lmtp", now=START)
+        first = store_inbound(session, raw, via="imap", now=START, rules=DEFAULT_RULES)
+        again = store_inbound(session, raw, via="lmtp", now=START, rules=DEFAULT_RULES)
         session.commit()
     assert first[1] is True and again == (first[0], False)
     no_id = b"From: a@b.example\r\nSubject: help\r\n\r\nhi\r\n"

@@ -23,7 +23,7 @@ from datetime import timedelta
 
 from pbm.errors import PbmError
 from pbm.mail import web_links
-from pbm.mail.identity import MailboxRules, mailbox_key
+from pbm.mail.identity import mailbox_key, operator_rules
 from pbm.services.context import Context, Reply, ReplyKind
 from pbm.store import addresses, mail_queries, queries
 from pbm.store.models import User, UserAddress
@@ -37,13 +37,9 @@ _TOKEN_BYTES = 15  # 24 base32 characters: an addressing token (8 to 40 a-z0-9)
 _REFUSALS = frozenset({"not me", "notme", "no", "refuse", "stop"})
 
 
-def rules(ctx: Context) -> MailboxRules:
-    return MailboxRules(ctx.config.tag_separators, ctx.config.fold_local_case)
-
-
 def mailbox(ctx: Context, address: str) -> str:
     """The mailbox `address` reaches, under the operator's rules."""
-    return mailbox_key(address, rules(ctx))
+    return mailbox_key(address, operator_rules(ctx.config))
 
 
 def is_refusal(first_line: str) -> bool:
