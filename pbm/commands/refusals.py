@@ -8,7 +8,7 @@ import logging
 
 from pbm.commands.base import Invocation
 from pbm.commands.masking import mask_line
-from pbm.errors import BoardError
+from pbm.errors import AuthError, BoardError, UsageError
 from pbm.games import GameError
 from pbm.services.context import Context, Reply, ReplyKind
 from pbm.services.mailing import reply_budget
@@ -31,6 +31,8 @@ def error_reply(ctx: Context, exc: Exception, inv: Invocation | None, line: str)
     board = None
     reader = None
     body = wrap(refusal(exc) if isinstance(exc, GameError) else str(exc))
+    if ctx.sender_token and isinstance(exc, UsageError | AuthError):
+        body += "\n\n" + phrase("token_board_only")
     if isinstance(exc, BoardError):
         board = board_by_id(ctx, exc.board_id)
         token_user = inv.token_user if inv else None

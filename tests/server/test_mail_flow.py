@@ -12,7 +12,7 @@ from sqlmodel import select
 from pbm.intake import process_inbound, process_message, retry_failed
 from pbm.store.engine import session_for
 from pbm.store.models import InboundMessage
-from tests.server.conftest import SERVER, Server, board_row, legal_texts
+from tests.server.conftest import SERVER, Server, board_row, flat, legal_texts
 
 
 @pytest.fixture
@@ -48,6 +48,27 @@ def test_reply_with_just_the_move(server: Server, game: tuple[str, str]) -> None
     assert board_row(server, "quadrature").move_count == 1
     assert "alice writes:\nYour turn, Bob." in mails[0].body
     assert mails[0].subject == "Quadrature Board 101 bob **"
+
+
+def test_an_account_command_in_a_reply_says_the_reply_vouches_for_its_board_alone(
+    server: Server, game: tuple[str, str]
+) -> None:
+    """A reply to a board mail stands for its player's userid and password on that board
+    only: an account command without them is refused with why, and sent in full it runs."""
+    alice, _ = game
+    hint = "it stands for your userid and password on that board alone"
+    for line in ("vacation", "set format text"):
+        assert _reply(server, alice, f"{line}\n") == "done"
+        [refused] = server.new_mail()
+        assert refused.subject == "PBeM Server error"
+        assert hint in flat(refused.body), line
+    assert _reply(server, alice, "vacation alice secret\n") == "done"
+    [answer] = server.new_mail()
+    assert answer.subject == "Vacation alice"
+    # The same line in a mail that is no reply gets the usage alone.
+    server.send(alice, "vacation")
+    [plain] = server.new_mail()
+    assert "Usage: vacation userid password" in plain.body and hint not in flat(plain.body)
 
 
 def test_reply_token_in_references_only(server: Server, game: tuple[str, str]) -> None:
