@@ -156,6 +156,28 @@ def test_draw_proposal_and_acceptance(server: Server, pair: tuple[str, str]) -> 
     assert board_row(server, "quadrature").result == "tie"
 
 
+def test_a_move_ends_a_pending_proposal_and_says_so(server: Server, pair: tuple[str, str]) -> None:
+    """pbmserv: a proposal stands "until one person rejects (or a move is made)"; the
+    board mail of that move says it lapsed, so nobody answers a proposal long gone."""
+    alice, bob = pair
+    play_first_moves(server, "quadrature", count=2)
+    server.send(alice, "quadrature move 101 alice secret propose")
+    server.new_mail()
+    move = legal_texts(server, "quadrature")[0]
+    server.send(alice, f"quadrature move 101 alice secret {move}")
+    mails = server.new_mail()
+    assert sorted(m.to[0] for m in mails) == [alice, bob]
+    assert all("The draw proposal lapsed with alice's move." in m.body for m in mails)
+    assert board_row(server, "quadrature").proposal is None
+    server.send(bob, "quadrature move 101 bob secret accept")
+    [err] = server.new_mail()
+    assert "Nothing has been proposed" in err.body
+    # A move with nothing pending says nothing of proposals.
+    move = legal_texts(server, "quadrature")[0]
+    server.send(bob, f"quadrature move 101 bob secret {move}")
+    assert not any("lapsed" in m.body for m in server.new_mail())
+
+
 def test_undo_by_agreement(server: Server, pair: tuple[str, str]) -> None:
     alice, bob = pair
     play_first_moves(server, "quadrature", count=2)

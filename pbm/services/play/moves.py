@@ -209,9 +209,12 @@ def make_move(
     notes = conditional.Notes()
     _play_one(ctx, board, index, request.text, auto=False, notes=notes)
     _change(board.players[index][0], submitted_move=None)
+    lapsed = board.row.proposal
     _change(board.row, proposal=None, proposal_votes=None)
     _set_comment(board, user, comment)
     events = _play_queued(ctx, board, notes)
+    if lapsed and board.active:
+        events.insert(0, phrase("proposal_lapsed", kind=lapsed, userid=user.userid))
     save_board(ctx, board)
     mail_board(ctx, board, events=events, private=notes.by_user)
 
