@@ -9,6 +9,8 @@ tournament list
 
 from __future__ import annotations
 
+import difflib
+
 from pbm.commands.answers import answer
 from pbm.commands.base import Command, Invocation
 from pbm.errors import UsageError
@@ -17,9 +19,18 @@ from pbm.services.context import Context, ReplyKind
 from pbm.services.tournaments import describe, entry, lookup, rounds
 from pbm.store.models import User
 from pbm.store.models_tournament import Tournament
-from pbm.texts import phrase, render
+from pbm.texts import echoed, phrase, render
 
 SETTINGS = ("type", "rounds", "nagtime", "forfeittime", "bots")
+ACTIONS = ("create", "join", "leave", "start", "standings", "pairings", "list")
+
+
+def _unknown_action(word: str) -> str:
+    """What a `tournament` line with no known action gets: which actions there are, and
+    the nearest when the word looks like a misspelt one."""
+    near = difflib.get_close_matches(word, ACTIONS, n=1, cutoff=0.6)
+    text = phrase("tournament_action_unknown", word=echoed(word), actions=", ".join(ACTIONS))
+    return text + (" " + phrase("tournament_near", action=near[0]) if near else "")
 
 
 class TournamentCommand(Command):
@@ -49,7 +60,7 @@ class TournamentCommand(Command):
             "list": self._list,
         }.get(action)
         if handler is None:
-            raise UsageError(phrase("tournament_usage"), self.full_usage())
+            raise UsageError(_unknown_action(action), self.full_usage())
         handler(ctx, rest)
 
     def _create(self, ctx: Context, words: list[str]) -> None:

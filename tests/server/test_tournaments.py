@@ -14,7 +14,7 @@ from pbm.jobs import run_due
 from pbm.store.engine import make_engine, session_for
 from pbm.store.models import BoardRow, User
 from pbm.store.models_tournament import Tournament, TournamentEntry, TournamentPairing
-from tests.server.conftest import Server, legal_texts, seated
+from tests.server.conftest import Server, flat, legal_texts, seated
 
 GAME = "quarto"
 
@@ -267,6 +267,25 @@ def test_bad_creations_are_refused(server: Server, command: str) -> None:
     assert len(reply) == 1 and "error" in reply[0].subject.lower()
     with session_for(server.engine) as session:
         assert session.exec(select(Tournament)).first() is None
+
+
+@pytest.mark.parametrize(
+    ("command", "says"),
+    [
+        ("tournament show spring", "'show' is no tournament command."),
+        ("tournament standing spring", "Did you mean standings?"),
+    ],
+)
+def test_an_unknown_tournament_action_says_which_there_are(
+    server: Server, command: str, says: str
+) -> None:
+    people = signup_all(server, ["ann"])
+    server.send(people["ann"], command)
+    [reply] = server.new_mail()
+    assert says in flat(reply.body)
+    assert "one of these: create, join, leave, start, standings, pairings, list." in flat(
+        reply.body
+    )
 
 
 def test_decline_loses_abort_draws_and_a_withdrawn_bye_winner(server: Server) -> None:
