@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from pbm.texts import phrase
+
 
 class PbmError(Exception):
     """A problem with what a player asked for; the message is mailed back."""
@@ -26,7 +28,7 @@ class UsageError(PbmError):
     """A command written with the wrong arguments; carries the command's usage."""
 
     def __init__(self, message: str, usage: str) -> None:
-        super().__init__(f"{message}\nUsage: {usage}")
+        super().__init__(f"{message}\n{phrase('usage_line', usage=usage)}")
         self.usage = usage
 
 
@@ -34,11 +36,10 @@ class UnknownCommandError(PbmError):
     """A word that is no command; carries the closest known commands."""
 
     def __init__(self, word: str, suggestions: Sequence[str]) -> None:
-        text = f"Unknown command '{word}'."
+        text = phrase("unknown_command", word=word)
         if suggestions:
-            text += " Did you mean: " + ", ".join(suggestions) + "?"
-        text += "\nSend 'help' for the list of commands."
-        super().__init__(text)
+            text += " " + phrase("unknown_command_near", suggestions=", ".join(suggestions))
+        super().__init__(f"{text}\n{phrase('unknown_command_help')}")
         self.suggestions = tuple(suggestions)
 
 

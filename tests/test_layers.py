@@ -18,7 +18,6 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
         (
             "pbm",
             "pbm.clock",
-            "pbm.errors",
             "pbm.logfmt",
             "pbm.timecontrol",
             "pbm.games",
@@ -28,7 +27,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
             "pbm.pictures",
         ),
     ),
-    ("settings", ("pbm.config", "pbm.texts")),
+    ("settings", ("pbm.config", "pbm.texts", "pbm.errors")),
     ("transport", ("pbm.mail",)),
     ("store", ("pbm.store",)),
     ("services", ("pbm.services",)),
