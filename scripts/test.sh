@@ -40,7 +40,8 @@ if ! [ -f .cache/axe/node_modules/axe-core/axe.min.js ]; then
 fi
 .venv/bin/ruff check .
 .venv/bin/ruff format --check .
-bash scripts/check.sh  # mypy (strict on games, ratings, tournaments, store, services) and vulture
+# mypy (pbm and tests; strict on games, ratings, tournaments, store, services), vulture.
+bash scripts/check.sh
 # The PostgreSQL tests fail, not skip, when PostgreSQL cannot start (tests/pg_cluster.py).
 export PBM_TEST_POSTGRES="${PBM_TEST_POSTGRES:-required}"
 exec .venv/bin/python -m pytest "$@"

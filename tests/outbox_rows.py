@@ -24,8 +24,8 @@ def queue_mail(
     message_id: str,
     inbound_id: int | None = None,
 ) -> OutboxMail:
-    mail = OutboxMail(**outbox_values(now, envelope_from, recipients, subject, body, raw))
-    mail.message_id = message_id
-    mail.inbound_id = inbound_id
+    values = outbox_values(now, envelope_from, recipients, subject, body, raw)
+    # outbox_values is an untyped row for a Core insert: validating it makes the ORM row.
+    mail = OutboxMail.model_validate({**values, "message_id": message_id, "inbound_id": inbound_id})
     session.add(mail)
     return mail

@@ -81,6 +81,7 @@ def test_to_move_and_outcome_agree_and_running_games_have_moves(game: Game, opti
         else:
             ended += 1
             result = game.outcome(state)
+            assert result is not None
             assert result.reason
             assert result.winner is None or 0 <= result.winner < len(game.seats)
     assert ended == PLAYOUTS

@@ -8,7 +8,7 @@ import dataclasses
 import re
 import tomllib
 from pathlib import Path
-from typing import Any, get_args
+from typing import Any, get_args, get_type_hints
 
 from pbm.config import PLACES, TABLE_SETTINGS, Config, config_from_table, load_config
 from pbm.mail.settings import mail_settings
@@ -57,7 +57,7 @@ def model_settings() -> set[tuple[str, str]]:
     found: set[tuple[str, str]] = set()
     for name, place in PLACES.items():
         if name in TABLE_SETTINGS:
-            model = get_args(Config.__pydantic_fields__[name].annotation)[0]
+            model = get_args(get_type_hints(Config)[name])[0]
             found |= {(f"{place.table}.{place.key}", key) for key in model.model_fields}
         else:
             found.add((place.table, place.key))

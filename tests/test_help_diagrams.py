@@ -9,6 +9,7 @@ import re
 import pytest
 
 from pbm.games import IllegalMoveError, get_game
+from pbm.games.quadrature import QuadratureState
 
 FILES = "abcdefghijkl"
 
@@ -48,7 +49,7 @@ FILLERS = {sq: "#" for sq in ("a1", "b1", "j1", "k1")} | {
 }
 
 
-def quadrature_state(board: dict[str, str]):  # type: ignore[no-untyped-def]
+def quadrature_state(board: dict[str, str]) -> QuadratureState:
     cells = {**FILLERS, **{sq: c for sq, c in board.items() if c in "#O"}}
     ranks = []
     for rank in range(11, 0, -1):
@@ -56,7 +57,7 @@ def quadrature_state(board: dict[str, str]):  # type: ignore[no-untyped-def]
     return QUADRATURE.load("/".join(ranks) + " b 0 0 threefold")
 
 
-def quadrature_cells(state) -> dict[str, str]:  # type: ignore[no-untyped-def]
+def quadrature_cells(state: QuadratureState) -> dict[str, str]:
     text = QUADRATURE.render(state)
     [board] = panels(text, "a b c d e f g h i j k")
     return {sq: c.replace(",", ".") for sq, c in board.items()}

@@ -123,11 +123,9 @@ def _targets(module: str, node: ast.Import | ast.ImportFrom) -> set[str]:
 _DYNAMIC = {"import_module", "__import__"}
 
 
-def _dynamic(node: ast.AST) -> str | None:
+def _dynamic(node: ast.Call) -> str | None:
     """The module a call imports by name ("" when the name is not a constant), or None
     when the call imports nothing."""
-    if not isinstance(node, ast.Call):
-        return None
     func = node.func
     name = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
     if name not in _DYNAMIC:
@@ -154,7 +152,7 @@ def parse_imports(module: str, source: str) -> tuple[set[str], list[tuple[str, i
     for node in ast.walk(tree):
         if isinstance(node, ast.Import | ast.ImportFrom):
             targets = _targets(module, node)
-        else:
+        elif isinstance(node, ast.Call):
             named = _dynamic(node)
             if named is None:
                 continue
@@ -162,6 +160,8 @@ def parse_imports(module: str, source: str) -> tuple[set[str], list[tuple[str, i
                 unknown.append(node.lineno)
                 continue
             targets = _load(named) - {module}
+        else:
+            continue
         if id(node) in inside:
             late.extend((t, node.lineno) for t in targets)
         else:

@@ -25,7 +25,10 @@ CASES = [
 
 def declared_types(game: AnyGame) -> tuple[object, object]:
     """The (state, move) type arguments of the game's `Game[...]` base class."""
-    for base in type(game).__orig_bases__:
+    # Python 3.11 has no types.get_original_bases; a class without the attribute has
+    # no generic base, which the AssertionError below reports.
+    bases: tuple[object, ...] = getattr(type(game), "__orig_bases__", ())
+    for base in bases:
         if typing.get_origin(base) is Game:
             state, move = typing.get_args(base)
             return state, move

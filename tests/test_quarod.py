@@ -130,8 +130,8 @@ class Reference:
             )
         return "/".join(ranks)
 
-    def group_counts(self) -> dict[str, Counter]:
-        counts = {"B": Counter(), "W": Counter()}
+    def group_counts(self) -> dict[str, Counter[int]]:
+        counts: dict[str, Counter[int]] = {"B": Counter(), "W": Counter()}
         seen = set()
         for start, (colour, _) in self.pieces.items():
             if start in seen:
@@ -175,6 +175,7 @@ def test_the_engine_agrees_with_the_reference_on_random_games(size: int):
             ref.play(pick)
         assert GAME.to_move(state) is None
         result = GAME.outcome(state)
+        assert result is not None
         assert result.scores == ref.scores()
         black, white = ref.scores()
         # With as many black pieces as white ones, one zero score means both are zero.

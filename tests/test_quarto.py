@@ -162,7 +162,9 @@ def test_a_line_sharing_an_attribute_wins_for_the_placer_who_placed_only_the_las
 )
 def test_columns_and_both_diagonals_win(board: str, square: str, group: str):
     state = play(position(board, "TLQF"), square)
-    assert GAME.outcome(state).reason == f"quarto: {group} all tall and light"
+    result = GAME.outcome(state)
+    assert result is not None
+    assert result.reason == f"quarto: {group} all tall and light"
 
 
 def test_a_full_line_without_a_shared_attribute_does_not_win():

@@ -4,6 +4,7 @@ threats are known, answered as the mail says it (pbm.services.play.threats)."""
 from __future__ import annotations
 
 import re
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -11,6 +12,9 @@ import pytest
 
 from pbm.commands.ask import Ask
 from pbm.games import GAMES, get_game
+from pbm.games.quad import Quad
+from pbm.games.quadrature import Quadrature
+from pbm.games.quadrupel import Quadrupel
 from pbm.services.play import threats
 from pbm.services.play.boards import Board
 from pbm.store.models import BoardRow, GamePlayer, User
@@ -25,15 +29,20 @@ QUADRUPEL = "variant={variant} black={black} white={white} turn=black ply=6"
 # Move phase, White to move: White a1 b1 c1 d2 (d2-d1 makes a four), Black f8 g8 h8 e7.
 QUAD = "12 30/1000 o 0/0 5XXX/4X3/8/8/8/8/3O4/OOO5 -"
 DOC = Path(__file__).resolve().parent.parent / "docs" / "accessibility.md"
+NOW = datetime(2024, 1, 1, tzinfo=UTC)
 
 
 def board_of(name: str, state: Any) -> Board:
     """A board with alice in the first seat and bob in the second, as the mail has it."""
     players = [
-        (GamePlayer(game_id=1, user_id=n + 1, position=n), User(userid=userid))
+        (
+            GamePlayer(game_id=1, user_id=n + 1, position=n),
+            User(userid=userid, userid_key=userid, password_hash="x", created_at=NOW),
+        )
         for n, userid in enumerate(("alice", "bob"))
     ]
-    return Board(BoardRow(game=name, board="101"), get_game(name), players, state)
+    row = BoardRow(game=name, board="101", created_at=NOW, last_move_at=NOW)
+    return Board(row, get_game(name), players, state)
 
 
 def said(name: str, state: Any) -> str:
@@ -42,6 +51,7 @@ def said(name: str, state: Any) -> str:
 
 def test_quadrature_points_that_square_and_the_corners_the_enemy_must_avoid() -> None:
     game = get_game("quadrature")
+    assert isinstance(game, Quadrature)
     state = game.load(QUADRATURE)
     squaring = game.squaring_points(state, 0)
     assert [(p.point, p.squared, p.steps_from) for p in squaring] == [
@@ -64,6 +74,7 @@ def test_quadrature_points_that_square_and_the_corners_the_enemy_must_avoid() ->
 
 def test_quadrupel_shapes_one_move_short() -> None:
     game = get_game("quadrupel")
+    assert isinstance(game, Quadrupel)
     state = game.load(QUADRUPEL.format(variant="basic", black="a1,b1,c1,d2", white="a6,b6,c5,f3"))
     assert [tuple(m) for m in game.shape_moves(state, 0)] == [("d2-d1", "Straight", None)]
     assert game.shape_moves(state, 1) == []
@@ -95,6 +106,7 @@ def test_quadrupel_threats_never_show_a_secret_setup() -> None:
 
 def test_quad_fours_in_reach_for_both_sides() -> None:
     game = get_game("quad")
+    assert isinstance(game, Quad)
     state = game.load(QUAD)
     assert [game.format_move(state, m) for m in game.fours_in_reach(state, 0)] == ["d2-d1"]
     assert [game.format_move(state, m) for m in game.fours_in_reach(state, 1)] == ["e7-e8"]
@@ -104,6 +116,7 @@ def test_quad_fours_in_reach_for_both_sides() -> None:
 
 def test_quad_drops_that_make_a_four() -> None:
     game = get_game("quad")
+    assert isinstance(game, Quad)
     state = game.new_state()
     for move in ("a1", "h8", "b1", "h7", "c1", "a8"):
         state = game.apply(state, game.parse_move(state, move))

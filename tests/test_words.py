@@ -94,6 +94,7 @@ def status_names_the_player(name: str, state: Any, status: str) -> None:
     if game.outcome(state) is not None:
         assert status.startswith("Game over"), status
     else:
+        assert seat is not None  # a running game has a player to move
         order = list(game.player_seats(state))
         assert status.startswith(PLAYERS[order.index(seat)] + " to "), status
 

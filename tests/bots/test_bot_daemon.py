@@ -18,7 +18,7 @@ from email.message import EmailMessage
 from email.utils import formatdate, make_msgid
 from pathlib import Path
 
-from sqlmodel import select
+from sqlmodel import col, select
 from typer.testing import CliRunner
 
 from pbm.cli import app
@@ -111,10 +111,10 @@ def moves(config: Path, tmp_path: Path) -> list[Move]:
         with session_for(engine) as session:
             query = (
                 select(Move)
-                .join(BoardRow, BoardRow.id == Move.game_id)
+                .join(BoardRow, col(BoardRow.id) == Move.game_id)
                 .where(BoardRow.board == "101")
             )
-            return list(session.exec(query.order_by(Move.number)))  # type: ignore[arg-type]
+            return list(session.exec(query.order_by(col(Move.number))))
     finally:
         engine.dispose()
 

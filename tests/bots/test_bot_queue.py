@@ -16,7 +16,7 @@ from pbm.services.play.challenges import ChallengeError, NewBoard, create_game
 from pbm.store.bot_queries import BotTurn
 from pbm.store.engine import session_for
 from tests.bots.helpers import add_bot, play
-from tests.server.conftest import Server, board_row
+from tests.server.conftest import Server, board_row, find_board
 
 
 def _turn(board: int, waiting: int | None) -> BotTurn:
@@ -74,17 +74,17 @@ def test_challenges_past_a_players_limit_of_bot_boards_are_refused(server: Serve
     (refusal,) = [m for m in mails if m.subject == "Invalid challenge"]
     assert "alice has 5 active boards against computer players, the most a" in refusal.body
     assert "(Your command: quarto challenge alice otherbot)" in refusal.body
-    assert board_row(server, "quarto", "105") is None
+    assert find_board(server, "quarto", "105") is None
     # Other players, and boards between players, are not limited by alice's.
     assert server.send(bob, "quarto challenge bob pbmbot") == "done"
     assert server.send(alice, "quarto challenge alice bob") == "done"
-    assert board_row(server, "quarto", "105") is not None
-    assert board_row(server, "quarto", "106") is not None
+    assert find_board(server, "quarto", "105") is not None
+    assert find_board(server, "quarto", "106") is not None
     # When one of alice's bot boards ends, she may challenge a bot again.
     assert server.send(alice, "quarto resign 101 alice secret") == "done"
     server.new_mail()
     assert server.send(alice, "quarto challenge alice pbmbot") == "done"
-    assert board_row(server, "quarto", "107") is not None
+    assert find_board(server, "quarto", "107") is not None
 
 
 def test_a_tournaments_pairings_are_not_refused_by_the_limit(server: Server) -> None:

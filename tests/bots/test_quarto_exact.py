@@ -46,10 +46,15 @@ def _position(rng: random.Random, empties: int, **options: object) -> State | No
     return state if QUARTO.to_move(state) is not None else None
 
 
+def _solver(max_nodes: int | None = None) -> QuartoExact:
+    """An exact solver without a deadline, made as the engine makes it."""
+    return QuartoExact(tactics_for(QUARTO), Clock(None), max_nodes)
+
+
 def _agree_with_minimax(state: State) -> dict[Move, float]:
     """Every move's value from the solver, each checked against plain minimax."""
     moves = QUARTO.legal_moves(state)
-    found = QuartoExact(None, Clock(None)).values(state, moves)
+    found = _solver().values(state, moves)
     assert found is not None and set(found) == set(moves)
     for move in moves:
         assert found[move] == move_value(QUARTO, state, move), QUARTO.format_move(state, move)
@@ -88,7 +93,7 @@ def test_every_move_value_agrees_with_plain_minimax(
         assert len(seen) >= 2  # won and drawn (or lost) positions among them
 
 
-VARIANTS = (
+VARIANTS: tuple[dict[str, object], ...] = (
     {},
     {"advanced": True},
     {"attributes": "height,colour"},
@@ -141,10 +146,10 @@ def test_table_lookups_of_children_change_no_value(monkeypatch: pytest.MonkeyPat
         moves = QUARTO.legal_moves(state)
         with monkeypatch.context() as patch:
             patch.setattr(quarto_exact._Search, "_known_child", counted)
-            found = QuartoExact(None, Clock(None)).values(state, moves)
+            found = _solver().values(state, moves)
         with monkeypatch.context() as patch:
             patch.setattr(quarto_exact, "_LOOK_FROM", 17)
-            plain = QuartoExact(None, Clock(None)).values(state, moves)
+            plain = _solver().values(state, moves)
         assert found is not None and found == plain
     assert any(settled)  # the lookups did settle some nodes
 
@@ -205,7 +210,7 @@ def test_seven_and_eight_empty_squares_agree_with_the_generic_solver(
     for empties in (7, 8, 7, 8):
         state = _position(rng, empties, **options)
         assert state is not None
-        found = QuartoExact(None, Clock(None)).values(state, QUARTO.legal_moves(state))
+        found = _solver().values(state, QUARTO.legal_moves(state))
         assert found == _generic_values(state)
         seen |= set(found.values())
     assert len(seen) >= 2
@@ -217,7 +222,7 @@ def _drawn_position(empties: int) -> State:
         state = _position(rng, empties)
         if state is None:
             continue
-        found = QuartoExact(None, Clock(None)).values(state, QUARTO.legal_moves(state))
+        found = _solver().values(state, QUARTO.legal_moves(state))
         assert found is not None
         if max(found.values()) == DRAW:
             return state
@@ -228,17 +233,19 @@ def test_out_of_time_a_draw_is_kept_by_the_drawing_moves_proved() -> None:
     gives the value, with the drawing moves proved by then (and none that loses)."""
     state = _drawn_position(9)
     moves = QUARTO.legal_moves(state)
-    whole = QuartoExact(None, Clock(None))
+    whole = _solver()
     found = whole.values(state, moves)
     assert found is not None
     draws = {m for m, v in found.items() if v == DRAW}
     nodes = whole.nodes
-    assert QuartoExact(None, Clock(None), max_nodes=50).solve(state, moves) is None
-    solved = QuartoExact(None, Clock(None), max_nodes=nodes // 2).solve(state, moves)
+    assert _solver(max_nodes=50).solve(state, moves) is None
+    solved = _solver(max_nodes=nodes // 2).solve(state, moves)
     assert solved is not None
     value, kept = solved
     assert value == DRAW and kept and set(kept) <= draws
-    decision = choose(QUARTO, state, QUARTO.to_move(state), level=4, seconds=60, iterations=200)
+    seat = QUARTO.to_move(state)
+    assert seat is not None
+    decision = choose(QUARTO, state, seat, level=4, seconds=60, iterations=200)
     assert decision.verdict == DRAWN and decision.move in draws
 
 
@@ -252,7 +259,7 @@ def _example() -> State:
 def test_the_nine_empty_example_has_one_winning_move() -> None:
     state = _example()
     assert len(state.empties) == 9
-    found = QuartoExact(None, Clock(None)).values(state, QUARTO.legal_moves(state))
+    found = _solver().values(state, QUARTO.legal_moves(state))
     assert found is not None
     winning = [QUARTO.format_move(state, m) for m, v in found.items() if v == 1.0]
     assert winning == ["c3 TLRH"]
@@ -264,6 +271,7 @@ def test_level_4_wins_the_nine_empty_example_at_every_seed() -> None:
     17,000, a few tenths of a second of CPU; benchmarks/quarto_exact.py times it)."""
     state = _example()
     seat = QUARTO.to_move(state)
+    assert seat is not None
     for seed in range(20):
         decision = choose(QUARTO, state, seat, level=4, seconds=60, seed=seed, iterations=2000)
         assert decision.text == "c3 TLRH" and decision.verdict == WON, seed
@@ -275,10 +283,12 @@ def test_out_of_time_the_verdict_says_what_was_proved() -> None:
     state = _position(random.Random(5), 12)
     assert state is not None
     moves = QUARTO.legal_moves(state)
-    solver = QuartoExact(None, Clock(None), max_nodes=2000)
+    solver = _solver(max_nodes=2000)
     assert solver.solve(state, moves) is None
     assert len(solver.proved) < len(moves)
-    decision = choose(QUARTO, state, QUARTO.to_move(state), level=4, seconds=60, iterations=40)
+    seat = QUARTO.to_move(state)
+    assert seat is not None
+    decision = choose(QUARTO, state, seat, level=4, seconds=60, iterations=40)
     assert decision.verdict == UNCLEAR
     proved, considered = decision.proved
     assert proved < considered and considered > 0
@@ -335,13 +345,13 @@ def test_symmetric_positions_have_the_same_values(options: dict[str, object]) ->
     for _ in range(4):
         state = _position(rng, 8, **options)
         assert state is not None
-        found = QuartoExact(None, Clock(None)).values(state, QUARTO.legal_moves(state))
+        found = _solver().values(state, QUARTO.legal_moves(state))
         assert found is not None
         squares = rng.choice(maps[1:])
         pieces = _piece_map(tuple(rng.sample(range(4), 4)), rng.randrange(1, 16))
         other = _image(state, squares, pieces)
         assert other.board != state.board
-        mapped = QuartoExact(None, Clock(None)).values(other, QUARTO.legal_moves(other))
+        mapped = _solver().values(other, QUARTO.legal_moves(other))
         assert mapped is not None
         for move, value in found.items():
             square, give = move >> 5, move & 31

@@ -35,10 +35,10 @@ def wins_surely(game: AnyGame, state: State, move: Move) -> bool:
     that the opponent cannot match in his extra turns."""
     if wins(game, state, move):
         return True
+    seat = game.to_move(state)
+    assert seat is not None  # `move` is legal, so someone is to move
     after = game.apply(state, move)
-    return getattr(after, "extra", None) is not None and (
-        _extra_value(game, after, game.to_move(state)) == 1.0
-    )
+    return getattr(after, "extra", None) is not None and _extra_value(game, after, seat) == 1.0
 
 
 def loses(game: AnyGame, state: State, move: Move) -> bool:
@@ -285,6 +285,7 @@ def test_quadrupel_builds_only_quadrupels_whose_extra_turns_it_survives(name: st
         if state.pending or state.extra is not None:
             continue
         seat = game.to_move(state)
+        assert seat is not None  # positions() yields running games only
         starters = {}
         for move in game.legal_moves(state):
             after = game.apply(state, move)

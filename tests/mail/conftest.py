@@ -379,7 +379,7 @@ def sign_up(server: PbmServer, *users: str) -> dict[str, Postbox]:
     for user in users:
         server.stack.send(user, "pbm@example.test", f"signup {user} secret")
     for user, box in boxes.items():
-        welcome = box.wait_for(lambda m, u=user: str(m["Subject"]).endswith(f", {u}"), timeout=60)
+        welcome = box.wait_for(subject_ends(f", {user}"), timeout=60)
         assert welcome, f"no welcome for {user}: {box.subjects()} {server.log()}"
         server.stack.send(
             user,
@@ -396,11 +396,17 @@ def sign_up(server: PbmServer, *users: str) -> dict[str, Postbox]:
     return boxes
 
 
+def subject_ends(suffix: str) -> Callable[[email.message.EmailMessage], bool]:
+    """Whether a mail's Subject ends with `suffix` (a predicate made outside any loop,
+    so that it holds its own `suffix`)."""
+    return lambda mail: str(mail["Subject"]).endswith(suffix)
+
+
 def plain_text(mail: email.message.EmailMessage) -> str:
     """The text part of a mail pbm sent (the first part of its multipart/alternative)."""
     body = mail.get_body(preferencelist=("plain",))
     assert body is not None
-    return str(body.get_content())  # type: ignore[attr-defined]
+    return str(body.get_content())
 
 
 def wait_until(predicate: Callable[[], bool], timeout: float = 30.0) -> bool:

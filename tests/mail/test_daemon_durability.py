@@ -26,6 +26,7 @@ import time
 from collections.abc import Iterator, Sequence
 from contextlib import closing, contextmanager
 from datetime import UTC, datetime
+from functools import partial
 from pathlib import Path
 
 import aiosmtplib
@@ -278,6 +279,10 @@ class Sink:
         with self._lock:
             return len(self.received)
 
+    def holds(self, n: int) -> bool:
+        """Whether at least `n` mails have arrived."""
+        return self.count() >= n
+
 
 def queue(database: Path, count: int) -> list[str]:
     engine = make_engine(f"sqlite:///{database}")
@@ -325,7 +330,7 @@ def test_sigkills_of_the_sender_resend_at_most_the_mail_in_flight() -> None:
         for _ in range(3):
             before = sink.count()
             daemon.start()
-            assert wait_until(lambda b=before: sink.count() >= b + 8, 30), daemon.log()
+            assert wait_until(partial(sink.holds, before + 8), 30), daemon.log()
             assert daemon.stop(signal.SIGKILL) == -signal.SIGKILL
             kills += 1
         daemon.start()

@@ -11,11 +11,12 @@ import signal
 import sqlite3
 import threading
 import time
+from email.message import EmailMessage
 
 import pytest
 from sqlmodel import func, select
 
-from pbm.games import GAMES
+from pbm.games import GAMES, AnyGame
 from pbm.store.engine import session_for
 from pbm.store.models import BoardRow, InboundMessage, OutboxMail, User
 from pbm.store.models_mail import BounceEvent
@@ -28,7 +29,7 @@ MOVE_TIMEOUT = 30.0
 MAX_MOVES = 250
 
 
-def choose(game: BoardRow, state: object, rng: random.Random) -> object:
+def choose(game: AnyGame, state: object, rng: random.Random) -> object:
     """A legal move that ends the game when one does (keeps games short), else a random one."""
     moves = list(game.legal_moves(state))
     finishing = [m for m in moves[:300] if game.outcome(game.apply(state, m)) is not None]
@@ -46,17 +47,21 @@ def play_by_mail(
     new_board = re.compile(rf"New {title} Board (\d+)\b")
     found = boxes[first].wait_for(lambda m: bool(new_board.search(str(m["Subject"]))))
     assert found, f"no new {name} board: {boxes[first].subjects()}"
-    board = new_board.search(str(found[0]["Subject"])).group(1)  # type: ignore[union-attr]
+    named = new_board.search(str(found[0]["Subject"]))
+    assert named is not None  # the predicate found it
+    board = named.group(1)
     about_board = re.compile(rf"\b{title} Board {board}\b")
 
-    def board_mail(m: object) -> bool:
-        return bool(about_board.search(str(m["Subject"])))  # type: ignore[index]
+    def board_mail(m: EmailMessage) -> bool:
+        return bool(about_board.search(str(m["Subject"])))
 
     rng = random.Random(seed)
     state = game.new_state()
     moves = 0
     while game.outcome(state) is None and moves < MAX_MOVES:
-        mover = players[game.to_move(state)]  # type: ignore[index]
+        seat = game.to_move(state)
+        assert seat is not None  # the game is not over
+        mover = players[seat]
         move = choose(game, state, rng)
         text = game.format_move(state, move)
         server.stack.send(mover, "pbm@example.test", f"{name} move {board} {mover} secret {text}")

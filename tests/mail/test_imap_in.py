@@ -9,7 +9,7 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 
 import pytest
-from sqlmodel import select
+from sqlmodel import col, select
 
 from pbm.clock import SystemClock
 from pbm.config import Config
@@ -59,11 +59,11 @@ def inbox(tmp_path: Path) -> DbInbox:
 
 def stored_rows(inbox: DbInbox) -> list[InboundMessage]:
     with session_for(inbox.engine) as session:
-        return list(session.exec(select(InboundMessage).order_by(InboundMessage.id)))
+        return list(session.exec(select(InboundMessage).order_by(col(InboundMessage.id))))
 
 
 def test_fetched_messages_keys_on_literals() -> None:
-    lines = [
+    lines: list[bytes | bytearray] = [
         b"1 FETCH (UID 7 BODY[] {5}",
         bytearray(b"hello"),
         b")",

@@ -9,7 +9,7 @@ import time
 from pathlib import Path
 
 import pytest
-from sqlmodel import select
+from sqlmodel import col, select
 
 from pbm.clock import SystemClock
 from pbm.config import Config
@@ -32,7 +32,7 @@ def inbox(tmp_path: Path) -> DbInbox:
 
 def rows(inbox: DbInbox) -> list[InboundMessage]:
     with session_for(inbox.engine) as session:
-        return list(session.exec(select(InboundMessage).order_by(InboundMessage.id)))
+        return list(session.exec(select(InboundMessage).order_by(col(InboundMessage.id))))
 
 
 RAW = (

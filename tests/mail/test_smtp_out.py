@@ -6,6 +6,7 @@ import asyncio
 import json
 import mailbox
 import time
+from collections.abc import Sequence
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
@@ -19,6 +20,7 @@ from pbm.mail.settings import RelaySettings
 from pbm.mail.smtp_out import (
     MaildirTransport,
     OutboxSender,
+    OutgoingMail,
     RateLimiter,
     RetryPolicy,
     SendOutcome,
@@ -195,10 +197,10 @@ class CrashingRecord:
     def __init__(self, outbox: DbOutbox) -> None:
         self.outbox = outbox
 
-    async def due(self, limit: int, held: frozenset[int] = frozenset()):
+    async def due(self, limit: int, held: frozenset[int] = frozenset()) -> list[OutgoingMail]:
         return await self.outbox.due(limit, held)
 
-    async def record(self, outcomes: list[SendOutcome]) -> None:
+    async def record(self, outcomes: Sequence[SendOutcome]) -> None:
         raise SystemExit("killed between send and mark_sent")
 
 

@@ -47,6 +47,8 @@ class Recorder:
     async def handle_DATA(self, server: SMTP, session: Session, envelope: Envelope) -> str:
         if not session.authenticated:
             return "530 5.7.0 authentication required"
+        # At DATA a connection is open and MAIL FROM was given.
+        assert server.transport is not None and envelope.mail_from is not None
         encrypted = server.transport.get_extra_info("ssl_object") is not None
         self.received.append((envelope.mail_from, list(envelope.rcpt_tos), encrypted))
         return "250 2.0.0 ok"

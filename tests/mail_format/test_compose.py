@@ -168,7 +168,7 @@ def test_email_package_reads_it_without_defects() -> None:
 
 
 text_strategy = st.text(
-    alphabet=st.characters(blacklist_categories=("Cs",), blacklist_characters="\x00"),
+    alphabet=st.characters(exclude_categories=["Cs"], exclude_characters="\x00"),
     max_size=400,
 )
 long_lines = st.lists(st.text(alphabet="ab .,-|", min_size=0, max_size=1500), max_size=4)
@@ -287,7 +287,7 @@ mailboxes = st.one_of(
 )
 bodies = st.one_of(
     st.text(alphabet=st.characters(max_codepoint=126), max_size=300),
-    st.text(alphabet=st.characters(blacklist_categories=("Cs",)), max_size=300),
+    st.text(alphabet=st.characters(exclude_categories=["Cs"]), max_size=300),
     st.lists(st.text("ab é", max_size=120), max_size=5).map("\n".join),
 )
 

@@ -5,7 +5,7 @@ references, stream headers and bodies."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from datetime import UTC, datetime, timedelta, timezone
 from email.message import EmailMessage
 
@@ -150,7 +150,7 @@ def test_the_same_bytes_as_the_email_package(
     assert written == outcome(by_the_email_package, given_)
 
 
-def outcome(write: Callable[..., bytes], given_: dict[str, object]) -> bytes | str:
+def outcome(write: Callable[..., bytes], given_: Mapping[str, object]) -> bytes | str:
     """The bytes written, or "refused" where the package's header parser gives up on
     garbage (a lone "<" as a Message-ID): then both must (each may meet another of
     the bad headers first, so the exceptions may differ)."""

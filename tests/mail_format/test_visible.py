@@ -95,5 +95,5 @@ def test_composed_text_and_html_parts_carry_none(char: str) -> None:
     assert len(parts) == 2  # text and HTML
     assert all("goodluck" in part for part in parts)
     unseen = [c for c in char if unicodedata.category(c)[0] == "C"]
-    for text in [*parts, str(msg["Subject"])]:
-        assert not any(c in text for c in unseen), text
+    for shown in [*parts, str(msg["Subject"])]:
+        assert not any(c in shown for c in unseen), shown

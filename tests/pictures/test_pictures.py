@@ -92,11 +92,15 @@ def occupied(game: AnyGame, state: Any) -> dict[str, str]:
 
 def pixels_near(png: bytes, colour: tuple[int, int, int], within: int = 10) -> int:
     image = Image.open(io.BytesIO(png)).convert("RGB")
-    return sum(
-        count
-        for count, rgb in image.getcolors(1 << 20) or []
-        if max(abs(a - b) for a, b in zip(rgb, colour, strict=True)) <= within
-    )
+    # No image has more colours than pixels, so this bound never gives None.
+    colours = image.getcolors(image.width * image.height)
+    assert colours is not None
+    total = 0
+    for count, rgb in colours:
+        assert isinstance(rgb, tuple)  # an RGB image's colours are (r, g, b)
+        if max(abs(a - b) for a, b in zip(rgb, colour, strict=True)) <= within:
+            total += count
+    return total
 
 
 def test_every_game_has_a_picture() -> None:
@@ -161,6 +165,7 @@ def test_the_last_move_is_marked_and_echoed(game: AnyGame, options: dict[str, An
     states = playout(game, options, seed=11)
     previous, state = states[len(states) // 2 - 1], states[len(states) // 2]
     seat = game.to_move(previous)
+    assert seat is not None  # a move was played from `previous`
     marked = draw(game, state, seat=seat, previous=previous)
     plain = draw(game, state, seat=seat)
     move = next(m for m in game.legal_moves(previous) if game.apply(previous, m) == state)

@@ -16,6 +16,7 @@ from email.message import EmailMessage
 from email.policy import SMTPUTF8, default
 from email.utils import format_datetime
 from pathlib import Path
+from typing import Any
 
 import pytest
 from sqlalchemy.engine import Engine
@@ -87,12 +88,16 @@ class Server:
     def outbox(self, after: int = 0) -> list[Sent]:
         """Queued replies (with an outbox id above `after`), parsed."""
         with session_for(self.engine) as session:
-            query = select(OutboxMail).where(OutboxMail.id > after).order_by(OutboxMail.id)
+            query = (
+                select(OutboxMail).where(col(OutboxMail.id) > after).order_by(col(OutboxMail.id))
+            )
             rows = list(session.exec(query))
         sent = []
         for r in rows:
             mail = parse_message(r.raw)
-            sent.append(Sent(json.loads(r.recipients), r.subject, mail.text, r.raw, mail, r.id))
+            sent.append(
+                Sent(json.loads(r.recipients), r.subject, mail.text, r.raw, mail, r.saved_id)
+            )
         return sent
 
     def new_mail(self) -> list[Sent]:
@@ -139,19 +144,18 @@ def flat(text: str) -> str:
 
 
 @contextmanager
-def fresh_server(**settings: object) -> Iterator[Server]:
+def fresh_server(**settings: Any) -> Iterator[Server]:
     """A server on a new SQLite database in a temporary directory (for property tests,
     whose examples each need one), with `settings` over the test defaults."""
     with tempfile.TemporaryDirectory() as tmp:
-        config = Config(
-            **{
-                "data_dir": Path(tmp),
-                "database_url": f"sqlite:///{tmp}/p.sqlite3",
-                "server_address": SERVER,
-                "password_cost": 1,
-                **settings,
-            }
-        )
+        # Any setting of any type: Config checks each one as it does a file's.
+        defaults: dict[str, Any] = {
+            "data_dir": Path(tmp),
+            "database_url": f"sqlite:///{tmp}/p.sqlite3",
+            "server_address": SERVER,
+            "password_cost": 1,
+        }
+        config = Config(**(defaults | settings))
         engine = make_engine(config.database_url)
         SQLModel.metadata.create_all(engine)
         try:
@@ -271,7 +275,7 @@ def play_first_moves(
     mails: list[Sent] = []
     played = 0
     while board_row(server, game, board).status == "active" and (count is None or played < count):
-        userid = ("alice", "bob")[board_row(server, game, board).to_move]
+        userid = ("alice", "bob")[seat_to_move(board_row(server, game, board))]
         move = legal_texts(server, game, board)[0]
         sender = f"{userid}@players.example"
         assert server.send(sender, f"{game} move {board} {userid} secret {move}") == "done"
@@ -294,12 +298,26 @@ def seated(session: Session, rows: Iterable[BoardRow]) -> list[tuple[str, list[s
     return found
 
 
-def board_row(server: Server, game: str, board: str = "101"):  # type: ignore[no-untyped-def]
+def find_board(server: Server, game: str, board: str = "101") -> BoardRow | None:
+    """The row of `game`'s board `board`, or None when there is no such board."""
     from pbm.games import get_game
     from pbm.store import queries
 
     with session_for(server.engine) as session:
         return queries.game_by_board(session, get_game(game).name, board)
+
+
+def board_row(server: Server, game: str, board: str = "101") -> BoardRow:
+    """The row of `game`'s board `board`, which the test expects to exist."""
+    row = find_board(server, game, board)
+    assert row is not None, f"there is no {game} board {board}"
+    return row
+
+
+def seat_to_move(row: BoardRow) -> int:
+    """The seat to move on `row`, a board the test expects to be running."""
+    assert row.to_move is not None, f"board {row.board} is over: no one is to move"
+    return row.to_move
 
 
 @contextmanager

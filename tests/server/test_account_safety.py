@@ -6,7 +6,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import logging
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from datetime import timedelta
 from pathlib import Path
 
@@ -15,7 +15,7 @@ from sqlmodel import Session, func, select
 
 from pbm.config import load_config
 from pbm.services.accounts import users
-from pbm.services.accounts.passwords import hash_password
+from pbm.services.accounts.passwords import hash_password, verify_password
 from pbm.store import queries
 from pbm.store.engine import make_engine, session_for
 from pbm.store.models import BoardRow, RateEvent, User, UserAddress
@@ -29,11 +29,10 @@ def checked(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[str]]:
     """The passwords pbm actually checked (ran scrypt for), in order: the real
     verify_password, watched."""
     seen: list[str] = []
-    real: Callable[[str, str], bool] = users.verify_password
 
     def watch(password: str, stored: str) -> bool:
         seen.append(password)
-        return real(password, stored)
+        return verify_password(password, stored)
 
     monkeypatch.setattr(users, "verify_password", watch)
     yield seen

@@ -151,6 +151,7 @@ def test_token_only_in_a_message_id_pbm_issued(server: Server) -> None:
     bob = server.signup("bob")
     server.send(alice, "quarto challenge alice bob")
     board_mail = server.to(alice, server.new_mail())[0].mail
+    assert board_mail.reply_to is not None and board_mail.message_id is not None
     token = board_mail.reply_to.split("+", 1)[1].split("@", 1)[0]
     move = legal_texts(server, "quarto")[0]
     # Our shape and our host, but never issued: not a token.

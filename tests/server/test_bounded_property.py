@@ -33,7 +33,7 @@ subjects = st.one_of(
     word_lines,
     repeated.map(lambda t: " ".join([t[0]] + [t[1]] * t[2])),
     # Any text a Subject can hold: no line breaks (the email package refuses them).
-    st.text(st.characters(blacklist_categories=("Cc", "Cs", "Zl", "Zp")), max_size=60),
+    st.text(st.characters(exclude_categories=["Cc", "Cs", "Zl", "Zp"]), max_size=60),
     st.just("multiple"),
 )
 headers = st.lists(

@@ -17,7 +17,7 @@ from datetime import timedelta
 from pathlib import Path
 
 import pytest
-from sqlmodel import select
+from sqlmodel import col, select
 
 from pbm.clock import FrozenClock
 from pbm.config import Config
@@ -93,7 +93,7 @@ class Table:
         """(player, text, auto) of the board's moves, in order."""
         row = board_row(self.server, self.game, self.board)
         with session_for(self.server.engine) as session:
-            query = select(Move).where(Move.game_id == row.id).order_by(Move.number)
+            query = select(Move).where(Move.game_id == row.id).order_by(col(Move.number))
             return [(m.player, m.text, m.auto) for m in session.exec(query)]
 
     def player(self, index: int) -> GamePlayer:
@@ -480,7 +480,9 @@ def test_a_conditional_answer_completes_a_tournament_round(server: Server, game:
 def tournament_boards(server: Server) -> list[tuple[str, list[str]]]:
     """(board, userids in seat order) of the active tournament boards."""
     with session_for(server.engine) as session:
-        query = select(BoardRow).join(TournamentPairing, TournamentPairing.game_id == BoardRow.id)
+        query = select(BoardRow).join(
+            TournamentPairing, col(TournamentPairing.game_id) == BoardRow.id
+        )
         rows = session.exec(query.where(BoardRow.status == "active")).all()
         return seated(session, rows)
 

@@ -24,7 +24,7 @@ from typing import Any
 import pytest
 from sqlalchemy import event, text
 from sqlalchemy.exc import DBAPIError, IntegrityError, OperationalError
-from sqlmodel import select
+from sqlmodel import col, select
 from typer.testing import CliRunner
 
 from pbm.app import initialize
@@ -84,7 +84,7 @@ def db_path(server: Server) -> Path:
 
 def inbound(server: Server) -> list[InboundMessage]:
     with session_for(server.engine) as session:
-        return list(session.exec(select(InboundMessage).order_by(InboundMessage.id)))
+        return list(session.exec(select(InboundMessage).order_by(col(InboundMessage.id))))
 
 
 def move_count(server: Server) -> int:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.server.conftest import DATA, Server, board_row, legal_texts
+from tests.server.conftest import DATA, Sent, Server, board_row, legal_texts
 
 
 def load(name: str, **values: str) -> bytes:
@@ -23,7 +23,7 @@ def started(server: Server) -> Server:
     return server
 
 
-def _last_board_mail(server: Server, address: str):  # type: ignore[no-untyped-def]
+def _last_board_mail(server: Server, address: str) -> Sent:
     return [m for m in server.outbox() if m.to == [address] and "Board 101" in m.subject][-1]
 
 
@@ -64,6 +64,7 @@ def test_rfc2047_subject(started: Server) -> None:
 
 def test_token_replies_with_quotes_signatures_and_top_posting(started: Server) -> None:
     alice_mail = _last_board_mail(started, "alice@players.example").mail
+    assert alice_mail.reply_to is not None and alice_mail.message_id is not None
     token = alice_mail.reply_to.split("+", 1)[1].split("@", 1)[0]
     move = legal_texts(started, "quadrature")[0]
     raw = load(
@@ -74,6 +75,7 @@ def test_token_replies_with_quotes_signatures_and_top_posting(started: Server) -
     assert row.move_count == 1 and row.comment == "Your turn, Bob."
     bob_mail = _last_board_mail(started, "bob@players.example").mail
     reply = bob_mail.message_id
+    assert reply is not None
     move = legal_texts(started, "quadrature")[0]
     raw = load("outlook_topost_token_reply.eml", REPLY_ID=reply, MOVE=move)
     assert started.process(raw) == "done"
@@ -84,6 +86,7 @@ def test_token_replies_with_quotes_signatures_and_top_posting(started: Server) -
 
 def test_autoreplies_and_bounces_are_ignored(started: Server) -> None:
     bob_mail = _last_board_mail(started, "bob@players.example").mail
+    assert bob_mail.reply_to is not None and bob_mail.message_id is not None
     token = bob_mail.reply_to.split("+", 1)[1].split("@", 1)[0]
     started.new_mail()
     raw = load("vacation_autoreply.eml", TOKEN=token, REPLY_ID=bob_mail.message_id)

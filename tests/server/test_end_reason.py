@@ -45,7 +45,8 @@ def test_a_board_the_rules_ended_says_so_as_a_sentence(
     server.send(alice, "quarto challenge alice bob")
     mails = play_first_moves(server, "quarto")
     row = board_row(server, "quarto")
-    assert row.end_reason is EndReason.RULES and row.result_reason.startswith("quarto: ")
+    assert row.end_reason is EndReason.RULES
+    assert row.result_reason is not None and row.result_reason.startswith("quarto: ")
     [line] = [x for x in mails[0].body.splitlines() if "Game won by" in x]
     assert line.startswith("Quarto: row 1 ")
 

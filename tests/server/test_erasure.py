@@ -11,8 +11,7 @@ from datetime import timedelta
 from typing import Any
 
 import pytest
-from sqlalchemy import select
-from sqlmodel import SQLModel
+from sqlmodel import Session, SQLModel, select
 
 from pbm.jobs import run_due
 from pbm.outgoing import queue_replies
@@ -67,11 +66,11 @@ def _everything(server: Server) -> dict[str, str]:
     return people
 
 
-def _texts(session: Any) -> list[tuple[str, str, str]]:
+def _texts(session: Session) -> list[tuple[str, str, str]]:
     """(table, column, text) of every text or bytes value in the database."""
     found = []
     for table in SQLModel.metadata.sorted_tables:
-        for row in session.connection().execute(select(table)):
+        for row in session.connection().execute(table.select()):
             for column, value in row._mapping.items():
                 if isinstance(value, bytes):
                     value = value.decode("utf-8", "replace")
@@ -99,12 +98,9 @@ def _before(server: Server, people: dict[str, str]) -> Before:
         return Before(
             {
                 g.id: (g.status, g.result, g.winner, g.position)
-                for g in session.exec(select(BoardRow)).scalars()
+                for g in session.exec(select(BoardRow))
             },
-            {
-                (r.user_id, r.game): (r.value, r.glicko)
-                for r in session.exec(select(PlayerRating)).scalars()
-            },
+            {(r.user_id, r.game): (r.value, r.glicko) for r in session.exec(select(PlayerRating))},
         )
 
 
@@ -122,7 +118,7 @@ def _nothing_of_him(server: Server, people: dict[str, str], before: Before, uid:
         assert data["log_lines"] == []
         kept = {"users", *KEPT_TABLES}
         assert {t: rows for t, rows in data["tables"].items() if rows and t not in kept} == {}
-        games = list(session.exec(select(BoardRow)).scalars())
+        games = list(session.exec(select(BoardRow)))
         for game in games:
             assert rules_for(game.game).dump(replay_row(ctx, game)) == game.position
             if before.boards[game.id][0] != "active":
@@ -133,7 +129,7 @@ def _nothing_of_him(server: Server, people: dict[str, str], before: Before, uid:
                 assert game.status in ("finished", "removed") and not game.rated
         after = {
             (r.user_id, r.game): (r.value, r.glicko)
-            for r in session.exec(select(PlayerRating)).scalars()
+            for r in session.exec(select(PlayerRating))
             if r.user_id != uid
         }
         assert after == {k: v for k, v in before.ratings.items() if k[0] != uid}

@@ -8,7 +8,7 @@ import random
 import pytest
 
 from pbm.games import GAMES
-from tests.server.conftest import Server, board_row, legal_texts
+from tests.server.conftest import Server, board_row, legal_texts, seat_to_move
 
 MAX_PLIES = 80
 
@@ -30,7 +30,7 @@ def test_full_game(server: Server, name: str) -> None:
         row = board_row(server, name)
         if row.status != "active":
             break
-        mover = userids[row.to_move]
+        mover = userids[seat_to_move(row)]
         move = rng.choice(legal_texts(server, name))
         if ply % 3 == 0:  # every third move as a bare reply carrying the token
             mail = last[people[mover]].mail
@@ -47,11 +47,11 @@ def test_full_game(server: Server, name: str) -> None:
             assert m.subject.startswith(f"{rules.title} Board 101")
             assert f"{ply} " in m.body
             if row.status == "active":
-                assert f"It is {userids[row.to_move]}'s turn." in m.body
-                assert m.subject.split()[3] == userids[row.to_move]
+                assert f"It is {userids[seat_to_move(row)]}'s turn." in m.body
+                assert m.subject.split()[3] == userids[seat_to_move(row)]
     row = board_row(server, name)
     if row.status == "active":
-        loser = userids[row.to_move]
+        loser = userids[seat_to_move(row)]
         server.send(people[loser], f"{name} resign 101 {loser} secret")
         last.update({m.to[0]: m for m in server.new_mail()})
     row = board_row(server, name)

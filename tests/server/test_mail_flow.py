@@ -5,14 +5,18 @@ from __future__ import annotations
 
 import logging
 from datetime import timedelta
+from typing import Any
 
 import pytest
 from sqlmodel import select
 
+from pbm.commands.base import Invocation
 from pbm.intake import process_inbound, process_message, retry_failed
+from pbm.services.context import Context
+from pbm.services.play.boards import Board
 from pbm.store.engine import session_for
 from pbm.store.models import InboundMessage
-from tests.server.conftest import SERVER, Server, board_row, flat, legal_texts
+from tests.server.conftest import SERVER, Sent, Server, board_row, flat, legal_texts
 
 
 @pytest.fixture
@@ -24,14 +28,13 @@ def game(server: Server) -> tuple[str, str]:
     return alice, bob
 
 
-def _board_mail_for(server: Server, address: str) -> object:
+def _board_mail_for(server: Server, address: str) -> Sent:
     every = [m for m in server.outbox() if address in m.to and "Board 101" in m.subject]
     return every[-1]
 
 
 def _reply(server: Server, address: str, body: str, *, via_reply_to: bool = True) -> str:
-    board_mail = _board_mail_for(server, address)
-    mail = board_mail.mail  # type: ignore[attr-defined]
+    mail = _board_mail_for(server, address).mail
     to = mail.reply_to if via_reply_to else SERVER
     headers = {"In-Reply-To": mail.message_id, "References": mail.message_id}
     return server.send(address, "Re: " + mail.subject, body, to=to, headers=headers)
@@ -91,7 +94,7 @@ def test_reply_any_command_about_the_board(server: Server, game: tuple[str, str]
 def test_token_from_another_address_is_refused(server: Server, game: tuple[str, str]) -> None:
     alice, _ = game
     mallory = "mallory@evil.example"
-    board_mail = _board_mail_for(server, alice).mail  # type: ignore[attr-defined]
+    board_mail = _board_mail_for(server, alice).mail
     move = legal_texts(server, "quadrature")[0]
     server.send(mallory, "Re: " + board_mail.subject, move, to=board_mail.reply_to)
     assert board_row(server, "quadrature").move_count == 0
@@ -223,7 +226,7 @@ def test_crash_marks_failed_and_retry_runs_it(
     alice = server.signup("alice")
     import pbm.commands.account as account
 
-    def boom(self, ctx, inv):  # type: ignore[no-untyped-def]
+    def boom(self: account.Help, ctx: Context, inv: Invocation) -> None:
         raise RuntimeError("bug")
 
     monkeypatch.setattr(account.Help, "run", boom)
@@ -233,7 +236,7 @@ def test_crash_marks_failed_and_retry_runs_it(
     with session_for(server.engine) as session:
         row = session.exec(select(InboundMessage).where(InboundMessage.status == "failed")).one()
         assert "RuntimeError: bug" in (row.error or "")
-        failed_id, raw = row.id, row.raw
+        failed_id, raw = row.saved_id, row.raw
     monkeypatch.undo()
     # The same message delivered again stays failed (and unanswered) until a retry.
     again = process_message(
@@ -264,16 +267,16 @@ def _fail_after_the_writes(monkeypatch: pytest.MonkeyPatch) -> None:
     """The next board mail raises: the move has written its board and clock by then."""
     import pbm.services.play.moves as play
     from pbm.errors import BoardError
+    from pbm.services.mailing.board_mail import mail_board as real
 
-    real = play.mail_board
     calls = iter([True])
     kept = []  # held, as any cache might: the session keeps loaded rows only while in use
 
-    def mail_board(ctx, board, **kw):  # type: ignore[no-untyped-def]
+    def mail_board(ctx: Context, board: Board, **kw: Any) -> None:
         if next(calls, False):
             kept.append(board)
             raise BoardError("refused after writing", board.id)
-        return real(ctx, board, **kw)
+        real(ctx, board, **kw)
 
     monkeypatch.setattr(play, "mail_board", mail_board)
 
@@ -285,8 +288,8 @@ def _untouched(server: Server, game: str = "quadrature") -> None:
     row = board_row(server, game)
     assert row.move_count == 0 and row.position == get_game(game).dump(get_game(game).new_state())
     with session_for(server.engine) as session:
-        assert all(gp.seconds_used == 0 for gp, _ in queries.players_of(session, row.id))
-        assert queries.moves_of(session, row.id) == []
+        assert all(gp.seconds_used == 0 for gp, _ in queries.players_of(session, row.saved_id))
+        assert queries.moves_of(session, row.saved_id) == []
 
 
 @pytest.mark.parametrize("multiple", [False, True])

@@ -8,18 +8,21 @@ from __future__ import annotations
 
 import asyncio
 import re
+from collections.abc import Sequence
 from email import message_from_bytes, policy
 from email.message import EmailMessage
 
 import pytest
 from sqlmodel import col, select
 
-from pbm.games import GAMES
+from pbm.games import GAMES, AnyGame
+from pbm.games.base import State
 from pbm.mail.html_text import html_to_text
 from pbm.mail.inbound import parse_message
 from pbm.mail.smtp_out import SendOutcome
 from pbm.mailstore import DbOutbox
 from pbm.services.mailing import mail_html
+from pbm.services.play.boards import replay
 from pbm.store.engine import session_for
 from pbm.store.models import Move, OutboxMail
 from tests.server.conftest import Sent, Server, legal_texts
@@ -271,11 +274,10 @@ def test_the_next_position_replays_one_move(monkeypatch: pytest.MonkeyPatch) -> 
         moves.append(game.format_move(state, move))
         state = game.apply(state, move)
     replayed: list[int] = []
-    replay = mail_html.replay
 
-    def counted(rules: object, options: object, texts: tuple[str, ...]) -> object:
+    def counted(rules: AnyGame, options: dict[str, str], texts: Sequence[str]) -> State:
         replayed.append(len(texts))
-        return replay(rules, options, texts)  # type: ignore[arg-type]
+        return replay(rules, options, texts)
 
     monkeypatch.setattr(mail_html, "replay", counted)
     pictures = mail_html.Pictures()

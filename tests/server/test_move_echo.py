@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 from sqlmodel import col, select
@@ -16,7 +17,7 @@ from pbm.services.play import records
 from pbm.services.play.boards import load_board, rules_for
 from pbm.store.engine import session_for
 from pbm.store.models import Move
-from tests.server.conftest import Server, board_row, legal_texts
+from tests.server.conftest import Server, board_row, legal_texts, seat_to_move
 
 GOLDEN = Path(__file__).resolve().parent.parent / "golden"
 
@@ -39,13 +40,13 @@ def _play(server: Server, game: str, moves: list[str]) -> str:
     """Play `moves` by mail, each by the player to move; returns the last mover."""
     userid = ""
     for text in moves:
-        userid = ("alice", "bob")[board_row(server, game).to_move]
+        userid = ("alice", "bob")[seat_to_move(board_row(server, game))]
         address = f"{userid}@players.example"
         assert server.send(address, f"{game} move 101 {userid} secret {text}") == "done"
     return userid
 
 
-def _spec(name: str) -> dict:  # type: ignore[type-arg]
+def _spec(name: str) -> dict[str, Any]:
     return json.loads((GOLDEN / f"{name}.moves").read_text())
 
 

@@ -115,8 +115,9 @@ def run_stream(stream: list[tuple[str, int, int, int]], tmp: Path, url: str) -> 
                 m for m in server.outbox() if m.to == [f"{mover}@p.example"] and m.mail.reply_to
             ]
             if mine:
-                reply = mine[-1].mail
-                send(server.raw(f"{mover}@p.example", "Re: x", move, to=reply.reply_to))
+                reply_to = mine[-1].mail.reply_to
+                assert reply_to  # only mails with a Reply-To were kept
+                send(server.raw(f"{mover}@p.example", "Re: x", move, to=reply_to))
         elif kind == "queue":
             send(server.raw(address, f"{game} queue {board} {userid} pw {move}"))
         elif kind == "bad-move":

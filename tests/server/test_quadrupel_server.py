@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from tests.server.conftest import Server, board_row
+from tests.server.conftest import Sent, Server, board_row, find_board
 from tests.server.conftest import cli_ok as ok
 
 BLACK_SETUP = "setup c4=2 d4=1 d5=4 c3=3"  # canonical: setup c3=3 c4=2 d4=1 d5=4
@@ -50,7 +50,7 @@ def test_variant_name_conflicting_with_an_option_is_refused(
     assert err.subject == "Invalid challenge"
     assert "quadrupel-zone2-ban means zone2=ban" in err.body
     assert "-zone2=placement" in err.body
-    assert board_row(server, "quadrupel", "101") is None
+    assert find_board(server, "quadrupel", "101") is None
 
 
 def test_every_command_accepts_a_variant_name(server: Server, pair: tuple[str, str]) -> None:
@@ -139,7 +139,7 @@ def test_cli_game_new_and_show_by_variant_name_hide_the_setup() -> None:
 MATCH_LINE = ["d5-b5", "d3-e3", "b5-d3"]
 
 
-def _play_match_game(server: Server, board: str, black: str, white: str) -> list:  # type: ignore[type-arg]
+def _play_match_game(server: Server, board: str, black: str, white: str) -> list[Sent]:
     """Both setups and the 30-point Square for Black; returns the mails of the last move."""
     server.send(f"{black}@players.example", f"quadrupel move {board} {black} secret {BLACK_SETUP}")
     server.send(f"{white}@players.example", f"quadrupel move {board} {white} secret {WHITE_SETUP}")
@@ -195,7 +195,7 @@ def test_maximum_points_match_with_a_tie_and_a_third_game(
         assert "Points so far: alice 60, bob 30." in m.body
         assert "alice wins the match." in m.body
     assert not any(m.subject.startswith("New ") for m in mails)
-    assert board_row(server, "quadrupel", "104") is None
+    assert find_board(server, "quadrupel", "104") is None
 
 
 def test_resigning_a_match_game_gives_the_match(server: Server, pair: tuple[str, str]) -> None:
@@ -207,7 +207,7 @@ def test_resigning_a_match_game_gives_the_match(server: Server, pair: tuple[str,
     server.send(alice, "quadrupel resign 101 alice secret")
     mails = server.new_mail()
     assert mails and all("bob wins the match." in m.body for m in mails)
-    assert board_row(server, "quadrupel", "102") is None
+    assert find_board(server, "quadrupel", "102") is None
 
 
 def test_a_minimum_points_game_is_no_match(server: Server, pair: tuple[str, str]) -> None:

@@ -3,6 +3,7 @@ the standings/ratings/history replies, recompute, and game records' round trip."
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from datetime import timedelta
 
 import pytest
@@ -54,9 +55,9 @@ def test_pbmserv_sample_numbers_through_mail(server: Server, people: dict[str, s
     assert all("alice's rating is 1737 (provisional)." in m.body for m in ended)
     assert all("carol's rating is 1436 (provisional)." in m.body for m in ended)
     server.send(bob, "quadrature standings")
-    [table] = server.new_mail()
-    assert table.subject == "Quadrature Standings"
-    lines = table.body.splitlines()
+    [standings] = server.new_mail()
+    assert standings.subject == "Quadrature Standings"
+    lines = standings.body.splitlines()
     assert lines[:4] == [
         "                Provisionals",
         "                ============",
@@ -205,8 +206,8 @@ def test_record_by_mail_reads_back_and_imports(server: Server, people: dict[str,
     ],
 )
 def test_damaged_records_are_refused(
-    server: Server, people: dict[str, str], damage, problem
-) -> None:  # type: ignore[no-untyped-def]
+    server: Server, people: dict[str, str], damage: Callable[[str], str], problem: str
+) -> None:
     alice, bob = people["alice"], people["bob"]
     server.send(alice, "quadrature challenge alice bob")
     play_two(server, (alice, "alice"), (bob, "bob"), "101")

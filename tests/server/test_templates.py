@@ -64,7 +64,10 @@ def _resolve(expr: ast.expr, scope: Scope, tree: ast.Module) -> set[str] | None:
         return None if body is None or orelse is None else body | orelse
     if isinstance(expr, ast.JoinedStr):
         parts = [
-            re.escape(v.value) if isinstance(v, ast.Constant) else "[a-z_]+" for v in expr.values
+            re.escape(v.value)
+            if isinstance(v, ast.Constant) and isinstance(v.value, str)
+            else "[a-z_]+"
+            for v in expr.values
         ]
         return {"".join(parts)}
     if isinstance(expr, ast.Name):
@@ -122,8 +125,10 @@ def registry_phrases() -> set[str]:
     answers of the commands that answer with a fixed phrase (`done`)."""
     used = set(registry.HELP_GROUPS)
     for command in [*registry.ACCOUNT_COMMANDS, *registry.GAME_COMMANDS]:
-        if getattr(command, "done", ""):
-            used.add(command.done)
+        # Only the commands that answer with a fixed phrase have `done`.
+        done = getattr(command, "done", "")
+        if done:
+            used.add(done)
     return used
 
 

@@ -12,7 +12,7 @@ import pytest
 from pbm import jobs
 from pbm.config import Config
 from pbm.store.engine import make_engine
-from tests.server.conftest import Server, board_row, legal_texts
+from tests.server.conftest import Server, board_row, legal_texts, seat_to_move
 
 DAY = timedelta(days=1)
 HOUR = timedelta(hours=1)
@@ -328,7 +328,7 @@ def test_a_whole_game_on_the_clock(server: Server) -> None:
     nags_expected = 0
     ply = 0
     while (row := board_row(server, "quarto")).status == "active":
-        mover = ["alice", "bob"][row.to_move]
+        mover = ["alice", "bob"][seat_to_move(row)]
         wait = timedelta(days=rng.choice([0.5, 2, 8]))
         if mover == "bob" and ply == 1:
             server.send(bob, "vacation bob secret start")
@@ -351,6 +351,6 @@ def test_a_whole_game_on_the_clock(server: Server) -> None:
     from pbm.store.engine import session_for
 
     with session_for(server.engine) as session:
-        players = queries.players_of(session, row.id)
+        players = queries.players_of(session, row.saved_id)
         got = {u.userid: timedelta(seconds=gp.seconds_used) for gp, u in players}
     assert got == used

@@ -8,7 +8,7 @@ import random
 from datetime import timedelta
 
 import pytest
-from sqlmodel import select
+from sqlmodel import col, select
 
 from pbm.jobs import run_due
 from pbm.store.engine import make_engine, session_for
@@ -34,7 +34,9 @@ def active_boards(server: Server, name: str) -> list[tuple[str, list[str]]]:
     """(board name, userids in seat order) of the tournament's boards being played."""
     with session_for(server.engine) as session:
         t = session.exec(select(Tournament).where(Tournament.name == name)).one()
-        query = select(BoardRow).join(TournamentPairing, TournamentPairing.game_id == BoardRow.id)
+        query = select(BoardRow).join(
+            TournamentPairing, col(TournamentPairing.game_id) == BoardRow.id
+        )
         rows = session.exec(
             query.where(TournamentPairing.tournament_id == t.id, BoardRow.status == "active")
         ).all()
@@ -79,7 +81,11 @@ def results(server: Server, name: str) -> list[tuple[int, str, str | None, float
         rows = session.exec(
             select(TournamentPairing)
             .where(TournamentPairing.tournament_id == t.id)
-            .order_by(TournamentPairing.round, TournamentPairing.slot, TournamentPairing.leg)
+            .order_by(
+                col(TournamentPairing.round),
+                col(TournamentPairing.slot),
+                col(TournamentPairing.leg),
+            )
         ).all()
         return [
             (p.round, names[p.first_id], names.get(p.second_id), p.score, p.how or "") for p in rows

@@ -60,8 +60,7 @@ def _add_user(ctx: Context) -> str:
 
 
 def test_work_commits_once_with_its_replies(server: Server) -> None:
-    kw = {"clock": server.clock, "config": server.config}
-    assert run_work(server.engine, _add_user, **kw) == "added"
+    assert run_work(server.engine, _add_user, clock=server.clock, config=server.config) == "added"
     with session_for(server.engine) as session:
         assert [u.userid for u in session.exec(select(User))] == ["dora"]
         assert [m.subject for m in session.exec(select(OutboxMail))] == ["Hello"]

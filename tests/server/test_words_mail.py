@@ -12,7 +12,7 @@ from datetime import timedelta
 
 import pytest
 
-from tests.server.conftest import Sent, Server, board_row, legal_texts
+from tests.server.conftest import Sent, Server, board_row, legal_texts, seat_to_move
 
 
 def flat(mail: Sent) -> str:
@@ -139,7 +139,7 @@ def test_every_game_answers_every_question(server: Server) -> None:
         name = game.partition("-")[0]
         for _ in range(4):
             row = board_row(server, name, str(board))
-            userid = ("alice", "bob")[row.to_move]
+            userid = ("alice", "bob")[seat_to_move(row)]
             move = legal_texts(server, name, str(board))[0]
             assert (
                 server.send(addresses[userid], f"{name} move {board} {userid} secret {move}")

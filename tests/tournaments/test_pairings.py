@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import itertools
 import random
+from collections.abc import Hashable
 
 import pytest
 
 from pbm.tournaments.knockout import first_round, next_round, seed_order
 from pbm.tournaments.roundrobin import berger_rounds, round_robin
 from pbm.tournaments.standings import Result, standings
-from pbm.tournaments.swiss import PairingError, SwissPlayer, pair_round
+from pbm.tournaments.swiss import PairingError, SwissPlayer, SwissRound, pair_round
 
 
 def test_berger_tables_match_the_published_six_player_table():
@@ -76,17 +77,21 @@ def test_standings_with_tiebreaks():
     assert standings(list("abcde"), results)[0].player == "c"
 
 
-def _play_swiss(n: int, rounds: int, seed: int, withdraw: dict[int, str] | None = None):
+def _play_swiss(
+    n: int, rounds: int, seed: int, withdraw: dict[int, list[str]] | None = None
+) -> tuple[dict[Hashable, SwissPlayer], list[SwissRound]]:
     rng = random.Random(seed)
-    state = {f"p{i}": SwissPlayer(f"p{i}", rating=2000 - i) for i in range(n)}
-    history = []
+    state: dict[Hashable, SwissPlayer] = {
+        f"p{i}": SwissPlayer(f"p{i}", rating=2000 - i) for i in range(n)
+    }
+    history: list[SwissRound] = []
     for r in range(rounds):
         for pid in (withdraw or {}).get(r, []):
             state.pop(pid)
         result = pair_round(list(state.values()))
         history.append(result)
         seen = [x for pair in result.pairs for x in pair] + ([result.bye] if result.bye else [])
-        assert sorted(seen) == sorted(state)
+        assert sorted(map(str, seen)) == sorted(map(str, state))
         for w, b in result.pairs:
             assert b not in state[w].opponents
             s = rng.choice([0.0, 0.5, 1.0])

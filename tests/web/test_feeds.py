@@ -44,7 +44,11 @@ def events(client: TestClient, userid: str) -> dict[str, icalendar.Event]:
     answer = client.get(f"/player/{userid}/deadlines.ics")
     assert answer.headers["content-type"].startswith("text/calendar")
     cal = icalendar.Calendar.from_ical(answer.content)
-    return {str(e["uid"]): e for e in cal.walk("VEVENT")}
+    found: dict[str, icalendar.Event] = {}
+    for event in cal.walk("VEVENT"):
+        assert isinstance(event, icalendar.Event)
+        found[str(event["uid"])] = event
+    return found
 
 
 def test_a_move_updates_the_feed_and_moves_the_deadline(site: Server, client: TestClient) -> None:
@@ -62,7 +66,7 @@ def test_a_move_updates_the_feed_and_moves_the_deadline(site: Server, client: Te
     assert uid_after == uid
     assert str(moved["summary"]) == "bob's move in Quarto Board 101"
     assert moved.decoded("dtend") > due
-    assert int(moved["sequence"]) > int(event["sequence"])
+    assert sequence(moved) > sequence(event)
     [bobs] = events(client, "bob").values()
     assert str(bobs["summary"]) == "Your move in Quarto Board 101"
 
@@ -94,9 +98,16 @@ def deadline_of(client: TestClient, userid: str) -> datetime:
     return due
 
 
+def sequence(event: icalendar.Event) -> int:
+    """The event's SEQUENCE, which icalendar reads as an int (its vInt)."""
+    value = event["sequence"]
+    assert isinstance(value, int)
+    return value
+
+
 def sequence_of(client: TestClient, userid: str) -> int:
     [event] = events(client, userid).values()
-    return int(event["sequence"])
+    return sequence(event)
 
 
 def test_the_deadline_is_the_forfeit_the_job_enforces_with_vacation_and_free_weekends(

@@ -42,7 +42,9 @@ def test_the_daemon_serves_pages_metrics_and_a_confirmation_link(serving: Servin
     msg.set_content("\n")
     with smtplib.SMTP("127.0.0.1", smtp, timeout=10) as client:
         client.send_message(msg)
-    request = waited(lambda: (mails_to(outbox, "carol") or [None])[-1], "confirmation request")
+    request = waited(
+        lambda: next(reversed(mails_to(outbox, "carol")), None), "confirmation request"
+    )
     body = request
     path = re.search(rf"{re.escape(base)}(/confirm/\w+)", body)
     assert path, body
