@@ -44,6 +44,12 @@ def phrase(key: str, **values: object) -> str:
     return Template(_phrases(_directory)[key]).substitute(values)
 
 
+def prose(key: str, **values: object) -> str:
+    """`phrase` folded to the mail's width: a long userid, name or address filled into a
+    sentence must not run past it (a phrase's own lines fit: tests/server/test_help.py)."""
+    return wrap(phrase(key, **values), reflow=True)
+
+
 def render(name: str, **values: object) -> str:
     """A reply body template (templates/NAME.txt) with its placeholders filled."""
     return _template(_directory, name).substitute(values)

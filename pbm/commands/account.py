@@ -15,7 +15,7 @@ from pbm.services.mailing import bounces, mail_html, streams
 from pbm.services.play import lists
 from pbm.services.play.boards import boards_of_type, rules_for
 from pbm.store.models import User, UserAddress
-from pbm.texts import echoed, phrase, render
+from pbm.texts import echoed, phrase, prose, render
 
 
 class Signup(Command):
@@ -73,7 +73,7 @@ class _RequestAnswer(Command):
         user = consent.owner(ctx, row)
         address = row.address
         more = self.act(ctx, user, row)
-        text = phrase(self.done, userid=user.userid, address=address)
+        text = prose(self.done, userid=user.userid, address=address)
         answer(
             ctx,
             phrase("subject_account", userid=user.userid),
@@ -135,9 +135,9 @@ class Change(Command):
             user = users.authenticate(ctx, userid, password)
             addresses, added = users.set_user_addresses(ctx, user, rest or [ctx.sender])
             asked = [row.address for row in added if consent.request(ctx, user, row)]
-            text = phrase("address_changed", userid=user.userid, addresses=" ".join(addresses))
+            text = prose("address_changed", userid=user.userid, addresses=" ".join(addresses))
             if asked:
-                text += "\n\n" + phrase("address_to_confirm", addresses=" ".join(asked))
+                text += "\n\n" + prose("address_to_confirm", addresses=" ".join(asked))
         else:
             raise UsageError(phrase("change_what", word=echoed(what)), self.full_usage())
         answer(ctx, phrase("subject_account", userid=user.userid), text, ReplyKind.ACCOUNT)
@@ -155,7 +155,7 @@ class Signoff(Command):
         answer(
             ctx,
             phrase("subject_account", userid=user.userid),
-            phrase("signed_off", userid=user.userid),
+            prose("signed_off", userid=user.userid),
             ReplyKind.ACCOUNT,
         )
 

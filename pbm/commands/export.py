@@ -14,7 +14,7 @@ from pbm.services.accounts import bulk_export, export_parts, my_data
 from pbm.services.accounts.bulk_export import ExportRequest, Which
 from pbm.services.context import Attachment, Context, ReplyKind
 from pbm.store.models import User
-from pbm.texts import phrase
+from pbm.texts import phrase, prose
 
 
 def _day(text: str) -> datetime:
@@ -80,7 +80,7 @@ class MyData(Command):
         user, _ = self.user_only(ctx, inv)
         file = Attachment(f"pbm-{user.userid}-data.zip", my_data.personal_zip(ctx, user))
         subject = phrase("subject_mydata", userid=user.userid)
-        body = phrase("mydata_body", userid=user.userid)
+        body = prose("mydata_body", userid=user.userid)
         told_elsewhere(
             ctx, user, subject, bulk_export.mail_to_confirmed(ctx, user, subject, body, file)
         )

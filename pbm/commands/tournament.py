@@ -19,7 +19,7 @@ from pbm.services.context import Context, ReplyKind
 from pbm.services.tournaments import describe, entry, lookup, rounds
 from pbm.store.models import User
 from pbm.store.models_tournament import Tournament
-from pbm.texts import echoed, phrase, render
+from pbm.texts import echoed, phrase, prose, render
 
 SETTINGS = ("type", "rounds", "nagtime", "forfeittime", "bots")
 ACTIONS = ("create", "join", "leave", "start", "standings", "pairings", "list")
@@ -111,13 +111,13 @@ class TournamentCommand(Command):
         t, user = self._named_user(ctx, words)
         entry.join(ctx, t, user)
         count = len(lookup.entries(ctx.session, t))
-        text = phrase("tournament_joined", userid=user.userid, name=t.name, count=count)
+        text = prose("tournament_joined", userid=user.userid, name=t.name, count=count)
         answer(ctx, phrase("subject_tournament", name=t.name), text, ReplyKind.TOURNAMENT)
 
     def _leave(self, ctx: Context, words: list[str]) -> None:
         t, user = self._named_user(ctx, words)
         if entry.leave(ctx, t, user) == "left":
-            text = phrase("tournament_left", userid=user.userid, name=t.name)
+            text = prose("tournament_left", userid=user.userid, name=t.name)
             answer(ctx, phrase("subject_tournament", name=t.name), text, ReplyKind.TOURNAMENT)
         # A withdrawal mails the player itself (pbm.services.tournaments.results.withdraw).
 
@@ -125,7 +125,7 @@ class TournamentCommand(Command):
         t, user = self._named_user(ctx, words)
         entry.may_manage(t, user)
         rounds.start(ctx, t)
-        text = phrase("tournament_started", name=t.name)
+        text = prose("tournament_started", name=t.name)
         answer(ctx, phrase("subject_tournament", name=t.name), text, ReplyKind.TOURNAMENT)
 
     def _standings(self, ctx: Context, words: list[str]) -> None:

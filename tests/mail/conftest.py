@@ -389,7 +389,9 @@ def sign_up(server: PbmServer, *users: str) -> dict[str, Postbox]:
             headers={"In-Reply-To": str(welcome[0]["Message-ID"])},
         )
     for user, box in boxes.items():
-        done = box.wait_for(lambda m: "is confirmed for" in plain_text(m), timeout=60)
+        done = box.wait_for(
+            lambda m: "is confirmed for" in " ".join(plain_text(m).split()), timeout=60
+        )
         assert done, f"{user} not confirmed: {box.subjects()} {server.log()}"
         # The box holds the welcome, as before consent; the confirmation is the helper's.
         box.mail = [m for m in box.mail if m not in done]

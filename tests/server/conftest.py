@@ -134,7 +134,7 @@ class Server:
         headers = {"In-Reply-To": request.message_id} if request.message_id else {}
         assert self.send(address, "Re: confirm", "\n", to=reply_to, headers=headers) == "done"
         answer = [m for m in self.outbox(after=requests[-1].id) if mine in map(str.lower, m.to)]
-        assert answer and "is confirmed for" in answer[-1].body, answer and answer[-1].body
+        assert answer and "is confirmed for" in flat(answer[-1].body), answer and answer[-1].body
 
 
 def flat(text: str) -> str:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import re
 from datetime import timedelta
 from pathlib import Path
 
@@ -154,7 +155,8 @@ def _disable(server: Server) -> tuple[str, str]:
 
 
 def _token(request: Sent) -> str:
-    return request.body.split('"confirm ')[1].split('"')[0]
+    [token] = re.findall(r"^ +confirm (\w+)$", request.body, re.MULTILINE)
+    return token
 
 
 def test_confirm_token_from_the_disabled_mailbox_enables_it(server: Server) -> None:

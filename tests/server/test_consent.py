@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import email
 import logging
+import re
 from datetime import timedelta
 from email.message import EmailMessage
 from email.policy import SMTPUTF8
@@ -310,3 +311,28 @@ def test_a_board_sends_at_most_two_reminders_a_day(server: Server) -> None:
         move = legal_texts(server, "quarto")[0]
         assert server.send(address, f"quarto move 101 {player} secret {move}") == "done"
     assert nags == 2  # of the 4 moves each waited long enough for its own
+
+
+def test_long_names_and_addresses_are_folded_in_the_account_mails(server: Server) -> None:
+    """A long userid or address filled into the welcome, its confirmation request, an
+    address change or a tournament notice is folded at 72 columns; the lines a player
+    copies (`confirm TOKEN`, `notme TOKEN`) stand alone."""
+    long_a = "alexandra.longname-for-testing@mail.some-university.example.org"
+    long_b = "second.address.longname@another-domain.example.net"
+    server.send(long_a, "signup alexandra_the_great secret")
+    [welcome] = server.new_mail()
+    [token] = re.findall(r"^    confirm (\w+)$", welcome.body, re.MULTILINE)
+    assert re.search(rf"^    notme {token}$", welcome.body, re.MULTILINE)
+    server.send(long_a, f"confirm {token}")
+    server.send(long_a, f"change address alexandra_the_great secret {long_a} {long_b}")
+    server.send(long_a, "tournament create alexandra_the_great secret springtournament quarto")
+    server.send(long_a, "tournament join springtournament alexandra_the_great secret")
+    mails = [welcome, *server.new_mail()]
+    assert len(mails) == 6
+    for mail in mails:
+        body = mail.body.split("\n> ")[0]  # the quoted original is the player's own
+        # A command to copy may run long with long names: it is one line on purpose.
+        prose = [line for line in body.splitlines() if not line.startswith("Start it with:")]
+        assert [line for line in prose if len(line) > 72 and len(line.split()) > 1] == [], (
+            mail.subject
+        )

@@ -1,12 +1,12 @@
 """Every phrase and template the code names exists (a missing one would crash a reply).
 
-The keys are read from the code's calls of `pbm.texts.phrase`, `render` and
-`render_html` (their syntax trees, not a text search) and from the registry of mail
-commands (`pbm.commands.registry`: help groups' titles, the phrase a command answers
-with). A key the code computes is resolved where it is chosen: a choice of literals
-(`"a" if x else "b"`), a variable or parameter given literals in its function or at its
-callers, or an f-string (some phrase must fit it). A call whose key cannot be resolved
-fails the test, so none is skipped silently."""
+The keys are read from the code's calls of `pbm.texts.phrase`, `prose` (a phrase
+folded), `render` and `render_html` (their syntax trees, not a text search) and from
+the registry of mail commands (`pbm.commands.registry`: help groups' titles, the
+phrase a command answers with). A key the code computes is resolved where it is
+chosen: a choice of literals (`"a" if x else "b"`), a variable or parameter given
+literals in its function or at its callers, or an f-string (some phrase must fit it).
+A call whose key cannot be resolved fails the test, so none is skipped silently."""
 
 from __future__ import annotations
 
@@ -21,7 +21,9 @@ from pbm.commands import registry
 from pbm.config import PACKAGE_TEMPLATES
 
 SOURCES = Path(__file__).resolve().parents[2] / "pbm"
-FUNCTIONS = ("phrase", "render", "render_html")
+# The functions that take a phrase's key; the others take a template's name.
+PHRASE_FUNCTIONS = ("phrase", "prose")
+FUNCTIONS = (*PHRASE_FUNCTIONS, "render", "render_html")
 Scope = ast.FunctionDef | ast.AsyncFunctionDef | ast.Module
 
 
@@ -160,7 +162,7 @@ def test_every_call_names_its_phrase_so_it_can_be_checked() -> None:
 
 def test_every_phrase_exists() -> None:
     phrases = _phrases()
-    calls = [c for c in code_calls() if c.function == "phrase" and c.keys is not None]
+    calls = [c for c in code_calls() if c.function in PHRASE_FUNCTIONS and c.keys is not None]
     missing = sorted(
         f"{c.where}: {key}"
         for c in calls
@@ -174,7 +176,7 @@ def test_every_phrase_exists() -> None:
 
 def test_every_template_exists() -> None:
     names = {f.stem for f in PACKAGE_TEMPLATES.iterdir()}
-    calls = [c for c in code_calls() if c.function != "phrase" and c.keys is not None]
+    calls = [c for c in code_calls() if c.function not in PHRASE_FUNCTIONS and c.keys is not None]
     assert {"board", "error", "help", "welcome"} <= {k for c in calls for k in c.keys or ()}
     missing = [c.where for c in calls if not all(k in names for k in c.keys or ())]
     assert missing == []

@@ -27,7 +27,7 @@ from pbm.mail.identity import mailbox_key, operator_rules
 from pbm.services.context import Context, Reply, ReplyKind
 from pbm.store import addresses, mail_queries, queries
 from pbm.store.models import User, UserAddress
-from pbm.texts import phrase, render
+from pbm.texts import phrase, render, wrap
 
 log = logging.getLogger(__name__)
 
@@ -102,6 +102,7 @@ def request(
 def request_text(ctx: Context, user: User, row: UserAddress) -> str:
     """The request's words; a confirmed address's fresh one says why it is asked again.
     With web pages, the confirmation link follows (a button there confirms)."""
+    # Filled in, a long address or userid would run past the mail's 72 columns.
     text = render(
         "confirm" if row.confirmed_at is None else "reconfirm",
         userid=user.userid,
@@ -111,6 +112,7 @@ def request_text(ctx: Context, user: User, row: UserAddress) -> str:
         token=row.confirm_token,
         days=f"{ctx.config.unconfirmed_days:g}",
     )
+    text = wrap(text, reflow=True)
     web = ctx.config.web_url
     if not web or row.confirm_token is None:
         return text

@@ -15,7 +15,7 @@ from pbm.services.tournaments.notices import tell
 from pbm.services.tournaments.rounds import advance
 from pbm.store.models import EndReason, User
 from pbm.store.models_tournament import Tournament, TournamentPairing
-from pbm.texts import phrase
+from pbm.texts import phrase, prose
 
 
 def game_ended(ctx: Context, end: GameEnd) -> None:
@@ -74,7 +74,7 @@ def withdraw(ctx: Context, t: Tournament, user: User) -> None:
         t,
         [user],
         phrase("subject_tournament", name=t.name),
-        phrase("tournament_withdrawn", name=t.name, userid=user.userid) + "\n",
+        prose("tournament_withdrawn", name=t.name, userid=user.userid) + "\n",
     )
     # Waiting pairings of the round may now be settled (a knockout bye-winner withdrawn).
     if t.status == "running":
@@ -99,7 +99,7 @@ def cancel(ctx: Context, t: Tournament) -> None:
         t,
         [u for _, u in entries(ctx.session, t)],
         phrase("subject_tournament", name=t.name),
-        phrase("tournament_cancelled", name=t.name) + "\n",
+        prose("tournament_cancelled", name=t.name) + "\n",
     )
 
 
