@@ -24,8 +24,8 @@ from tests.bounce_mails import arf, dsn
 from tests.server.conftest import Sent, Server, cli_ok, flat, fresh_server, legal_texts
 
 
-def _board(server: Server) -> tuple[str, str]:
-    alice, bob = server.signup("alice"), server.signup("bob")
+def _board(server: Server, bob_address: str = "") -> tuple[str, str]:
+    alice, bob = server.signup("alice"), server.signup("bob", address=bob_address)
     assert server.send(alice, "quarto challenge alice bob") == "done"
     server.new_mail()
     return alice, bob
@@ -142,14 +142,20 @@ def test_hard_bounces_disable_the_mailbox_and_tell_the_opponent_once(server: Ser
     assert len(server.to(bob, _move(server, alice, "alice"))) == 1
 
 
+def _bounced_for_five_days(server: Server, alice: str, bob: str) -> list[Sent]:
+    """alice moves, and her board mail to bob bounces once a day for five days (enough
+    to disable his mailbox); returns what pbm mailed meanwhile."""
+    [to_bob] = server.to(bob, _move(server, alice, "alice"))
+    for _ in range(5):
+        assert _bounce(server, to_bob) == "done"
+        server.clock.advance(timedelta(days=1))
+    return server.new_mail()
+
+
 def _disable(server: Server) -> tuple[str, str]:
     """alice and bob on a board, bob's mailbox disabled by five days of hard bounces."""
     alice, bob = _board(server)
-    [to_bob] = server.to(bob, _move(server, alice, "alice"))
-    for _ in range(5):
-        _bounce(server, to_bob)
-        server.clock.advance(timedelta(days=1))
-    server.new_mail()
+    _bounced_for_five_days(server, alice, bob)
     assert _score(server, bob) == (5.0, True)
     return alice, bob
 
@@ -372,15 +378,8 @@ def test_bounces_key_a_mailbox_as_the_operator_configured_it() -> None:
     by the default rules alone: the mailbox consent confirmed was not the one bounces
     disabled.)"""
     with fresh_server(tag_separators="+-") as server:
-        alice = server.signup("alice")
-        bob = server.signup("bob", address="bob-pbm@players.example")
-        assert server.send(alice, "quarto challenge alice bob") == "done"
-        server.new_mail()
-        [to_bob] = server.to(bob, _move(server, alice, "alice"))
-        for _ in range(5):
-            assert _bounce(server, to_bob) == "done"
-            server.clock.advance(timedelta(days=1))
-        server.new_mail()
+        alice, bob = _board(server, "bob-pbm@players.example")
+        _bounced_for_five_days(server, alice, bob)
         for spelling in (bob, "bob@players.example", "bob+games@players.example"):
             assert _score(server, spelling) == (5.0, True), spelling
         assert _score(server, "bobby@players.example") == (0.0, False)
@@ -399,15 +398,9 @@ def test_a_player_at_an_internationalised_domain_is_found_when_his_mailbox_is_di
 ) -> None:
     """The mailbox key writes a domain as its A-label (xn--...); bob signed up with the
     U-label, and his opponent is still told when his mailbox is disabled."""
-    alice = server.signup("alice")
-    bob = server.signup("bob", address="bob@bücher.example")
-    assert server.send(alice, "quarto challenge alice bob") == "done"
-    server.new_mail()
-    [to_bob] = server.to(bob, _move(server, alice, "alice"))
-    for _ in range(5):
-        assert _bounce(server, to_bob) == "done"
-        server.clock.advance(timedelta(days=1))
+    alice, bob = _board(server, "bob@bücher.example")
+    told = _bounced_for_five_days(server, alice, bob)
     assert _score(server, "bob@xn--bcher-kva.example") == (5.0, True)
-    [notice] = server.to(alice, server.new_mail())
+    [notice] = server.to(alice, told)
     assert "bob cannot be reached by mail since" in notice.body
     assert "quarto 101" in notice.body
