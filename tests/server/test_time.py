@@ -62,7 +62,7 @@ def test_default_nag_at_7_days_forfeit_at_21_once_each(server: Server) -> None:
     assert "ages to 21 days, you will forfeit the game." in nag.body
     assert "Subject: Quadrature Board 101 bob" in nag.body
     assert "Nag of Quadrature Board 101" in nag.body
-    assert "vacation bob PASSWORD start" in nag.body
+    assert "\n    vacation bob PASSWORD start\n" in nag.body  # a line to copy
     # The nag can be answered like a board mail: it carries bob's reply token.
     assert nag.mail.reply_to is not None and nag.mail.reply_to.startswith("pbm+")
     # Run again the same day and after a daemon restart: no second nag for this move.
