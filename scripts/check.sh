@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Static checks: mypy (configured by [tool.mypy] in pyproject.toml: plain checking of
-# pbm and tests/, strict for the pbm modules listed there) and vulture (dead code in pbm,
-# with the framework hooks of scripts/vulture_whitelist.py). Runs both; fails if either
-# fails.
+# pbm and tests/, the bodies of unannotated functions included, strict for the pbm modules
+# listed there) and vulture (dead code in pbm, with the framework hooks of
+# scripts/vulture_whitelist.py). Runs both; fails if either fails.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 status=0

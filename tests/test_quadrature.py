@@ -448,6 +448,7 @@ def test_three_men_on_the_enemy_home_plate_win():
     state = play(state, "f10-f11")
     assert same_board(state, HOME_PLATE_WIN)
     result = GAME.outcome(state)
+    assert result is not None
     assert result.winner == 0 and "home plate" in result.reason
     assert GAME.to_move(state) is None and GAME.legal_moves(state) == []
 
@@ -467,6 +468,7 @@ def test_reducing_the_enemy_to_two_men_wins():
     state = GAME.apply(state, move)
     assert same_board(state, REDUCTION_WIN)
     result = GAME.outcome(state)
+    assert result is not None
     assert result.winner == 0 and "two men or fewer" in result.reason
     assert "Game over: Black wins" in GAME.render(state)
 
@@ -560,6 +562,7 @@ def test_option_any_repetition_draws_at_the_first_repeat_of_the_men():
     assert GAME.outcome(state) is None
     state = play(state, CYCLE_MOVES[3])
     result = GAME.outcome(state)
+    assert result is not None
     assert result.winner is None and "repeated" in result.reason
 
 
@@ -870,7 +873,8 @@ def test_an_empty_reserve_removes_the_rest_without_replacement():
     assert GAME.describe_move(state, move) == "f7-f8 converts d8 removes h8"
     state = GAME.apply(state, move)
     assert qb.count(state.black) == 16 and names(state.white) == {"k11"}
-    assert GAME.outcome(state).winner == 0
+    result = GAME.outcome(state)
+    assert result is not None and result.winner == 0
 
 
 def test_men_on_the_sides_or_inside_the_rectangle_do_not_matter():
@@ -915,6 +919,7 @@ def test_white_wins_on_blacks_home_plate():
     )
     state = play(state, "f2-f1")
     result = GAME.outcome(state)
+    assert result is not None
     assert result.winner == 1 and result.reason == "White holds Black's home plate"
 
 

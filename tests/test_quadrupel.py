@@ -56,6 +56,14 @@ def moves_text(state: QuadrupelState) -> list[str]:
     return sorted(GAME.format_move(state, m) for m in GAME.legal_moves(state))
 
 
+def board_moves(state: QuadrupelState) -> list[int]:
+    """The legal moves of a position past the setups: board moves (`from * 36 + to`) only."""
+    moves = GAME.legal_moves(state)
+    board = [m for m in moves if isinstance(m, int)]
+    assert board == moves, "a setup among the moves"
+    return board
+
+
 # -- an independent move generator on (file, rank) pairs, to cross-check the tables -----
 
 ALL_DIRECTIONS = [(dx, dy) for dx in (-1, 0, 1) for dy in (-1, 0, 1) if dx or dy]
@@ -179,7 +187,7 @@ def test_move_generation_agrees_with_an_independent_generator():
                 expected = reference_moves(_pairs(state, seat), _pairs(state, 0) | _pairs(state, 1))
                 got = {
                     ((m // 36) % 6, (m // 36) // 6, (m % 36) % 6, (m % 36) // 6)
-                    for m in GAME.legal_moves(state)
+                    for m in board_moves(state)
                 }
                 assert got == {(a[0], a[1], b[0], b[1]) for a, b in expected}
                 checked += 1
@@ -277,8 +285,9 @@ def test_back_and_forth_ban_is_lifted_when_it_is_the_only_move():
 def test_a_player_without_a_legal_move_loses():
     # Unreachable with four stones each (see above); a bare board shows the rule.
     blocked = _bare_state(["a1"], ["b1", "c1", "b2", "c3", "a3", "c2"], turn=1)
-    over = play(blocked, "c2-a2")
-    assert GAME.outcome(over).winner == 1 and "no legal move" in GAME.outcome(over).reason
+    result = GAME.outcome(play(blocked, "c2-a2"))
+    assert result is not None
+    assert result.winner == 1 and "no legal move" in result.reason
 
 
 def test_passing_is_not_allowed_and_bad_text_is_reported():
@@ -331,6 +340,7 @@ def test_each_quadrupel_shape_wins_for_its_builder(black, move, shape):
     state = GAME.load(position(black, "a6,f6,f5,e6"))
     after = play(state, move)
     result = GAME.outcome(after)
+    assert result is not None
     assert result.winner == 0 and shape in result.reason and GAME.to_move(after) is None
     assert f"QUADRUPEL: {shape}" in GAME.describe_move(state, GAME.parse_move(state, move))
     assert GAME.legal_moves(after) == []
@@ -340,6 +350,7 @@ def test_a_diamond_may_hold_an_enemy_stone_in_its_centre():
     state = GAME.load(position("c2,b3,d3,c5", "c3,a6,e6,f1"))
     assert GAME.outcome(state) is None
     result = GAME.outcome(play(state, "c5-c4"))
+    assert result is not None
     assert result.winner == 0 and "Diamond" in result.reason
 
 
@@ -348,7 +359,8 @@ def test_only_the_position_after_the_move_counts():
     state = GAME.load(position("a1,b4,c4,b3", "b2,d4,f6,f1"))
     after = play(state, "a1-c3-e5")
     assert GAME.outcome(after) is None
-    assert GAME.outcome(play(state, "a1-c3")).winner == 0
+    result = GAME.outcome(play(state, "a1-c3"))
+    assert result is not None and result.winner == 0
 
 
 # -- pbm's draw rules ---------------------------------------------------------------------------
@@ -362,6 +374,7 @@ def test_third_repetition_is_a_draw():
     assert GAME.outcome(state) is None
     state = play(state, "f4-e4")  # third time, Black to move
     result = GAME.outcome(state)
+    assert result is not None
     assert result.winner is None and "third time" in result.reason
     assert GAME.load(GAME.dump(state)) == state
 
@@ -372,11 +385,14 @@ def test_ply_cap_draws_and_is_an_option():
     while GAME.to_move(state) is not None:
         state = GAME.apply(state, rng.choice(GAME.legal_moves(state)))
     assert state.ply == 20  # this seeded game makes no QUADRUPEL
-    assert GAME.outcome(state).winner is None and "ply cap of 20" in GAME.outcome(state).reason
+    result = GAME.outcome(state)
+    assert result is not None
+    assert result.winner is None and "ply cap of 20" in result.reason
     # One move before the cap the game runs; the next board move ends it.
     before = GAME.load(GAME.dump(state).replace("ply=20", "ply=19").split(" line=")[0])
     assert GAME.outcome(before) is None
-    assert "ply cap" in GAME.outcome(play(before, "e6-d6")).reason
+    result = GAME.outcome(play(before, "e6-d6"))
+    assert result is not None and "ply cap" in result.reason
     with pytest.raises(OptionError):
         GAME.new_state(plycap=5)
     assert GAME.new_state().rules.plycap == 400
@@ -426,22 +442,27 @@ FIRST = {  # White completes this shape with the move given; Black's stones are 
 }
 
 
-@pytest.mark.parametrize(("shape", "turns"), [("Square", 3), ("Straight", 2), ("Diamond", 1)])
-def test_added_first_quadrupel_freezes_the_builder(shape, turns):
+@pytest.mark.parametrize(
+    ("shape", "code", "turns"),
+    [("Square", SQUARE, 3), ("Straight", STRAIGHT, 2), ("Diamond", DIAMOND, 1)],
+)
+def test_added_first_quadrupel_freezes_the_builder(shape, code, turns):
     state = _added_after_first(FIRST[shape])
     assert GAME.outcome(state) is None and GAME.to_move(state) == 0
-    assert state.extra == ExtraTurns(1, state.extra.shape, 0, state.extra.shape, 0, turns)
+    # White built it, worth the shape's value (1 to 3) and no points.
+    assert state.extra == ExtraTurns(1, code, 0, code, 0, turns)
     board = GAME.render(state)
     assert "White completed a" in board and "is frozen" in board
     assert f"{turns} extra turn" in board
     # The builder's stones never move: Black moves again and again.
-    assert all(m // 36 in state.stones[0] for m in GAME.legal_moves(state))
+    assert all(m // 36 in state.stones[0] for m in board_moves(state))
     assert GAME.load(GAME.dump(state)) == state
 
 
 def test_added_first_diagonal_wins_at_once():
     state = _added_after_first(FIRST["Diagonal"])
     result = GAME.outcome(state)
+    assert result is not None
     assert result.winner == 1 and result.scores == (0, 4) and "cannot be beaten" in result.reason
 
 
@@ -478,7 +499,7 @@ def test_added_value_table_cell_by_cell(first, black, moves, winner, second):
     assert result is not None and second in result.reason
     assert result.winner == winner, result.reason
     if winner is None:
-        assert result.scores[0] == result.scores[1]
+        assert result.scores is not None and result.scores[0] == result.scores[1]
 
 
 def test_added_lower_second_quadrupel_loses_and_no_quadrupel_loses():
@@ -486,15 +507,18 @@ def test_added_lower_second_quadrupel_loses_and_no_quadrupel_loses():
     state = _chase("Square", "a6,b6,f6,f5", ["a6-a5", "a5-a4"])
     assert GAME.outcome(state) is None
     result = GAME.outcome(play(state, "a4-a3"))
+    assert result is not None
     assert result.winner == 1 and "completed no QUADRUPEL in 3 extra turns" in result.reason
     assert result.scores == (0, 1)
     # Square first; a Square in 1 extra turn is worth 1 - 1 = 0 < 1.
     state = _chase("Square", "a4,b4,b5,a6", ["a6-a5"])
     result = GAME.outcome(state)
+    assert result is not None
     assert result.winner == 1 and "less than" in result.reason and result.scores == (0, 1)
     # Diamond first: a Diamond in the one extra turn scores 3 - 1 = 2 < 3.
     state = _chase("Diamond", "e6,d5,f5,f4", ["f4-e4"])
     result = GAME.outcome(state)
+    assert result is not None
     assert result.winner == 1 and result.scores == (2, 3)
 
 
@@ -507,6 +531,7 @@ def test_rule_sheet_point_example_diamond_scores_21():
                                variant="points"))  # fmt: skip
     after = play(state, "e3-e2")
     result = GAME.outcome(after)
+    assert result is not None
     assert result.winner == 1 and "worth 21 points" in result.reason and result.scores == (0, 21)
 
 
@@ -514,10 +539,12 @@ def test_point_bounds_30_and_10():
     state = GAME.load(position("c3:1,c4:2,d4:3,d2:4", "a1:1,a2:2,b1:3,f1:4", variant="points",
                                threshold=30))  # fmt: skip
     result = GAME.outcome(play(state, "d2-d3"))
+    assert result is not None
     assert result.winner == 0 and "30 points" in result.reason
     state = GAME.load(position("a1:1,b1:2,c1:3,d2:4", "c3:1,c4:2,d4:3,f6:4", variant="points",
                                threshold=10))  # fmt: skip
     result = GAME.outcome(play(state, "d2-d1"))
+    assert result is not None
     assert result.winner == 0 and "10 points" in result.reason
 
 
@@ -525,9 +552,11 @@ def test_point_minimum_below_threshold_loses():
     black = "c3:1,c4:2,d4:3,d2:4"
     state = GAME.load(position(black, "a1:1,a2:2,b1:3,f1:4", variant="points"))
     result = GAME.outcome(play(state, "d2-d3"))
+    assert result is not None
     assert result.winner == 0 and result.scores == (30, 0)
     low = GAME.load(position("a1:1,b1:2,c1:3,d2:4", "c3:1,c4:2,d4:3,f6:4", variant="points"))
     result = GAME.outcome(play(low, "d2-d1"))
+    assert result is not None
     assert result.winner == 1 and "below 20" in result.reason and result.scores == (10, 0)
 
 
@@ -535,6 +564,7 @@ def test_point_maximum_scores_the_builder_and_the_match_helper():
     state = GAME.load(position("a1:1,b1:2,c1:3,d2:4", "c3:1,c4:2,d4:3,f6:4", variant="points",
                                goal="maximum"))  # fmt: skip
     result = GAME.outcome(play(state, "d2-d1"))
+    assert result is not None
     assert result.winner == 0 and result.scores == (10, 0)
     assert match_result([(10, 0)]) is None
     assert match_result([(10, 0), (0, 12)]) == 1
@@ -638,6 +668,7 @@ def test_combination_penalty_comes_off_the_shape_factor():
     assert ex is not None and ex.shape == SQUARE and ex.points == points == 22
     assert ex.value == 22 and ex.limit == 3
     result = GAME.outcome(play(state, "d2-d1"))  # Straight on the edge: 10 points
+    assert result is not None
     assert result.winner == 1 and result.scores == (10, 22) and "(2 - 1) x 10 = 10" in result.reason
 
 
@@ -647,6 +678,7 @@ def test_combination_extra_turn_limit():
     state = GAME.load(position("a6:1,b6:2,f1:3,f2:4", white, turn="white",
                                variant="combination"))  # fmt: skip
     result = GAME.outcome(play(state, "e4-d4"))
+    assert result is not None
     assert result.winner == 1 and result.scores == (0, 4 * (1 + 4 + 12 + 9))
 
 
@@ -659,7 +691,8 @@ def test_dump_and_load_of_hand_positions():
     assert GAME.dump(state) == text
     extra = position("a6,b6,f6,f5", "c3,c4,d4,d3", extra="white,square,0,1,1,3", variant="added")
     state = GAME.load(extra)
-    assert GAME.dump(state) == extra and state.extra.used == 1 and GAME.to_move(state) == 0
+    assert GAME.dump(state) == extra and GAME.to_move(state) == 0
+    assert state.extra is not None and state.extra.used == 1
     for bad in (
         "variant=basic",
         position("c3,c4,d4", "d3,b4,e4,c5"),
@@ -687,7 +720,8 @@ def test_extra_turns_are_played_out_past_the_ply_cap():
     text = position("a6,b6,f6,f5", "c3,c4,d4,d3", extra="white,square,0,1,0,3", variant="added")
     state = GAME.load(text.replace("plycap=400", "plycap=20").replace("ply=10", "ply=30"))
     state = play(state, "a6-a5")
-    assert GAME.outcome(state) is None and state.extra.used == 1
+    assert GAME.outcome(state) is None
+    assert state.extra is not None and state.extra.used == 1
 
 
 def test_find_game_resolves_variant_names_and_setups_stay_hidden_in_move_lists():

@@ -21,8 +21,8 @@ from pbm.games.base import (
     PositionError,
 )
 from pbm.games.playout import perft
+from pbm.games.quarod import GAME
 
-GAME = get_game("quarod")
 PIE_TEXT = "swap"
 
 
@@ -232,6 +232,10 @@ def picture_position(rows: list[str], turn: str = "b", sides: str = "kept") -> s
 
 
 # -- options and the start -------------------------------------------------------------
+
+
+def test_registered_under_its_name():
+    assert get_game("Quarod") is GAME
 
 
 def test_default_board_is_empty_eight_by_eight_with_black_to_move():
@@ -515,10 +519,11 @@ def test_higher_score_wins_a_finished_game():
     # Black {6, 6, 5, 1}, White {7, 6, 5}: White 7 (a group of 7 Black lacks), Black 6.
     state = GAME.load(picture_position(WHITE_WINS_7_6))
     result = GAME.outcome(state)
+    assert result is not None
     assert result.scores == (6, 7) and result.winner == 1
     assert result.reason == "higher score: Black 6, White 7"
-    flipped = GAME.load(picture_position(swap_colours(WHITE_WINS_7_6)))
-    assert GAME.outcome(flipped).winner == 0
+    flipped = GAME.outcome(GAME.load(picture_position(swap_colours(WHITE_WINS_7_6))))
+    assert flipped is not None and flipped.winner == 0
 
 
 # -- "If both players are tied at zero points, whoever made the last move loses." ----------
@@ -529,6 +534,7 @@ def test_zero_zero_tie_is_lost_by_whoever_made_the_last_move(turn, winner, loser
     state = GAME.load(picture_position(ALL_TIED, turn=turn))
     assert GAME.render(state).count("7x1 5x2 1x1") == 2
     result = GAME.outcome(state)
+    assert result is not None
     assert result.scores == (0, 0)
     assert result.winner == winner
     assert result.reason == f"both scores are zero; {loser} made the last move"
@@ -541,12 +547,13 @@ def test_the_last_move_is_the_last_placement_or_swap_in_a_played_game():
     for _ in range(40):
         state = GAME.new_state(size=5)
         movers = []
-        while GAME.to_move(state) is not None:
+        while (mover := GAME.to_move(state)) is not None:
             move = rng.choice(GAME.legal_moves(state))
             if GAME.format_move(state, move) != PIE_TEXT:
-                movers.append(GAME.to_move(state))
+                movers.append(mover)
             state = GAME.apply(state, move)
         result = GAME.outcome(state)
+        assert result is not None
         if result.scores == (0, 0):
             assert result.winner == 1 - movers[-1]
             return

@@ -178,12 +178,13 @@ def test_characteristics_accumulate_and_several_lines_can_complete_at_once():
     board = "...TDRH/...SDRH/...TDRF/TLQFTLQHTLRH."
     state = play(position(board, "TLRF"), "d1")
     result = GAME.outcome(state)
+    assert result is not None
     assert result.winner == SECOND
     assert result.reason == "quarto: row 1 all tall and light; column d all round"
-    board = GAME.render(state).splitlines()
-    assert max(len(line) for line in board) <= 72
-    at = board.index("  QUARTO! Second wins:")
-    assert board[at + 1 : at + 3] == ["    row 1 all tall and light", "    column d all round"]
+    lines = GAME.render(state).splitlines()
+    assert max(len(line) for line in lines) <= 72
+    at = lines.index("  QUARTO! Second wins:")
+    assert lines[at + 1 : at + 3] == ["    row 1 all tall and light", "    column d all round"]
 
 
 def test_all_sixteen_placed_without_a_quarto_is_a_draw():
@@ -218,8 +219,10 @@ BLOCK_THREAT = "..../..../TLQF.../TLRHTDQF.."  # a1, b1, a2 share only "tall"
 
 def test_advanced_variant_makes_the_2x2_squares_win():
     advanced = play(position(BLOCK_THREAT, "TDRH", "advanced=yes"), "b2")
-    assert GAME.outcome(advanced).reason == "quarto: square a1-b2 all tall"
-    assert GAME.outcome(advanced).winner == FIRST
+    result = GAME.outcome(advanced)
+    assert result is not None
+    assert result.reason == "quarto: square a1-b2 all tall"
+    assert result.winner == FIRST
 
 
 def test_without_the_advanced_variant_a_2x2_square_does_not_win():
@@ -234,7 +237,9 @@ def test_beginners_variant_counts_only_the_chosen_attributes():
     assert "d1" not in texts(shape)
     assert GAME.outcome(play(shape, "d1 SDQF")) is None
     colour = play(position(ROW_THREAT, "TLQF", "attributes=colour"), "d1")
-    assert GAME.outcome(colour).reason == "quarto: row 1 all light"  # tall is not counted
+    result = GAME.outcome(colour)
+    assert result is not None
+    assert result.reason == "quarto: row 1 all light"  # tall is not counted
 
 
 def test_options_combine():
@@ -407,7 +412,9 @@ def test_load_is_case_insensitive_and_options_default():
 
 def test_loaded_finished_games_know_their_result():
     won = GAME.load("..../..../..../TLRHTLRFTLQHTLQF - attributes=colour")
-    assert GAME.outcome(won).winner == FIRST  # 4 placements: the 4th was First's
+    result = GAME.outcome(won)
+    assert result is not None
+    assert result.winner == FIRST  # 4 placements: the 4th was First's
     assert GAME.to_move(won) is None
 
 
@@ -456,5 +463,6 @@ def test_random_games_agree_with_the_plain_line_test():
                 state = GAME.apply(state, rng.choice(GAME.legal_moves(state)))
                 assert state.sums == state.variant.counters(state.board, -1)
             result = GAME.outcome(state)
+            assert result is not None
             assert (result.winner is None) == (not plain_quartos(state))
             assert all(name in result.reason for name in plain_quartos(state))
