@@ -23,7 +23,7 @@ from pbm.web.server import run
 
 log = logging.getLogger("pbm.daemon")
 
-RESTARTS = 5  # deaths in a row after which the daemon leaves the pages off (logged)
+RESTARTS = 5  # quick restarts in a row; the death after them leaves the pages off (logged)
 STEADY_SECONDS = 60.0  # a child that served this long starts the count anew
 RESTART_MAX_SECONDS = 30.0  # the longest wait before a restart (1, 2, 4, ... s)
 STOP_SECONDS = 15.0  # a child's graceful stop (uvicorn's takes at most 10 s), then a kill
@@ -60,7 +60,7 @@ class Web(Runner):
                 break
             deaths = 1 if time.monotonic() - began >= STEADY_SECONDS else deaths + 1
             if deaths > RESTARTS:
-                log.error(kv("web_given_up", exitcode=code, deaths=RESTARTS))
+                log.error(kv("web_given_up", exitcode=code, deaths=deaths))
                 return
             delay = min(2.0 ** (deaths - 1), RESTART_MAX_SECONDS)
             log.warning(kv("web_died", exitcode=code, restart_in=delay))
