@@ -168,11 +168,14 @@ def _tell_disabled(ctx: Context, address: str, row: MailboxHealth) -> None:
     one is answered with it), and once each his opponents and tournament directors."""
     since = f"{row.disabled_at:%Y-%m-%d}"
     for user, _ in users_of_mailbox(ctx, row.mailbox):
-        others = [
+        mine = [
             a
             for a in queries.addresses_of(ctx.session, user.saved_id)
-            if consent.mailbox(ctx, a) != row.mailbox and health_of(ctx, a) is None
+            if consent.mailbox(ctx, a) != row.mailbox
         ]
+        # Not one that bounced or complained itself: their states in one query.
+        known = blocked(ctx, mine)
+        others = [a for a in mine if a not in known]
         confirmed = consent.confirmed_mailboxes(ctx, others)  # the gate drops the rest
         others = [a for a in others if consent.mailbox(ctx, a) in confirmed]
         if others:
