@@ -4,11 +4,13 @@ with each password written `******`.
 
 Which words are passwords comes from the command's usage (pbm.commands.registry): the
 words in the password places (`password`, `current-password`, `new-password` after a
-`userid`) of the first usage form the words fit. A line whose verb is misspelt or
-unknown still carries the password where every command puts it: it is tried against
-the nearest command's forms, then against every form of its scope (`quarto plce 103
-frank secret a1` masks `secret`). A word fits a `userid` place only when it could be a
-userid, so a move such as `setup c5=1 d4=2 d5=3 c3=4` is never masked.
+`userid`) of the first usage form the words fit. A misspelt verb reads as the nearest
+command when the words fit one of its forms (`quarto chalenge alice bob` has no
+password); otherwise, and when the verb is unknown, the line still carries the
+password where every command puts it, so it is tried against every form of the verb's
+scope (`quarto plce 103 frank secret a1` masks `secret`). A word fits a `userid` place
+only when it could be a userid, so a move such as `setup c5=1 d4=2 d5=3 c3=4` is never
+masked.
 """
 
 from __future__ import annotations
@@ -52,14 +54,15 @@ def mask_line(line: str) -> str:
     found = _commands_of([m.group() for m in spans])
     if found is None:
         return line
-    commands, start = found
+    named, others, start = found
     args = [m.group() for m in spans[start:]]
-    places: set[int] = set()
-    for command in commands:
-        places = password_places(command, args)
-        if places:
-            break
-    for place in sorted(places, reverse=True):
+    places = _places(named, args) if named is not None else None
+    if places is None:
+        for command in others:
+            places = _places(command, args)
+            if places:
+                break
+    for place in sorted(places or (), reverse=True):
         span = spans[start + place]
         line = line[: span.start()] + MASK + line[span.end() :]
     return line
@@ -81,35 +84,38 @@ def mask_text(text: str) -> str:
     return "\n".join(lines)
 
 
-def password_places(command: Command, args: Sequence[str]) -> set[int]:
-    """The indexes of `args` (the words after the verb) that are passwords."""
+def _places(command: Command, args: Sequence[str]) -> set[int] | None:
+    """The indexes of `args` (the words after the verb) that are passwords in the first
+    usage form of `command` they fit, or None when they fit none."""
     for form in usage_forms(command.usage):
         places = _fit(form.split(), args)
         if places is not None:
             return places
-    return set()
+    return None
 
 
-def _commands_of(words: Sequence[str]) -> tuple[list[Command], int] | None:
-    """The commands a line's words may name, the likeliest first, and where their
-    arguments begin. An exact verb names one command; a misspelt or unknown verb after
-    a game's name, or a misspelt verb alone, names its nearest command and then every
-    command of its scope, since the password sits in the same place in each."""
+def _commands_of(words: Sequence[str]) -> tuple[Command | None, list[Command], int] | None:
+    """The command a line's words name (None when its verb is unknown), the other
+    commands it may be, and where their arguments begin. An exact or misspelt verb
+    names its command: when the words fit one of its forms, its password places are
+    the line's, even none (`quarto chalenge alice bob` has none). When they fit none
+    of them, or the verb is unknown, the password sits where every command of the
+    verb's scope puts it, so those are tried in turn."""
     if not words:
         return None
     first = words[0].lower()
     if first in ACCOUNT_VERBS:
-        return [ACCOUNT_VERBS[first]], 1
+        return ACCOUNT_VERBS[first], [], 1
     if first in GAME_VERBS:  # the game left out
-        return [GAME_VERBS[first]], 1
+        return GAME_VERBS[first], [], 1
     second = words[1].lower() if len(words) > 1 else ""
     if second in GAME_VERBS:
-        return [GAME_VERBS[second]], 2
+        return GAME_VERBS[second], [], 2
     if second and (game_named(first) is not None or _near(first, game_names(), _NEAR_FIRST)):
-        return _nearest_first(second, GAME_VERBS, GAME_COMMANDS), 2
+        return _nearest(second, GAME_VERBS), list(GAME_COMMANDS), 2
     if _near(first, [*ACCOUNT_VERBS, *GAME_VERBS], _NEAR_FIRST):
         verbs = {**GAME_VERBS, **ACCOUNT_VERBS}
-        return _nearest_first(first, verbs, [*ACCOUNT_COMMANDS, *GAME_COMMANDS]), 1
+        return _nearest(first, verbs), [*ACCOUNT_COMMANDS, *GAME_COMMANDS], 1
     return None
 
 
@@ -118,10 +124,9 @@ def _near(word: str, known: Sequence[str], cutoff: float = _NEAR) -> str | None:
     return near[0] if near else None
 
 
-def _nearest_first(word: str, verbs: dict[str, Command], every: Sequence[Command]) -> list[Command]:
+def _nearest(word: str, verbs: dict[str, Command]) -> Command | None:
     near = _near(word, list(verbs))
-    first = [verbs[near]] if near else []
-    return [*first, *(command for command in every if command not in first)]
+    return verbs[near] if near else None
 
 
 def _is_userid(word: str) -> bool:
@@ -130,26 +135,46 @@ def _is_userid(word: str) -> bool:
 
 
 def _fit(tokens: Sequence[str], args: Sequence[str]) -> set[int] | None:
-    """The password places of one usage form, or None when the words do not fit it (a
-    word after the last password may differ: the passwords are found by then)."""
+    """The password places of one usage form, or None when the words do not fit it.
+
+    Each token takes one word, a token with `...` every word that fits it, and an
+    optional one (`[userid...]`, `[-option=value...]`) none when the word does not fit.
+    The words fit when they run out first or when every one was taken; after a password
+    the rest may differ (the passwords are found by then). An optional part of several
+    words (`[since YYYY-MM-DD]`) is not followed: the words from there on fit."""
     places: set[int] = set()
     after_userid = False
-    for i, token in enumerate(tokens):
-        if i >= len(args) or token.startswith(("[", "(")):
-            break
-        word = args[i].lower()
-        if "password" in token and after_userid:
-            places.add(i)
-            continue
-        if "userid" in token:
-            fits = _is_userid(word)
-            after_userid = True
-        elif token.startswith("board"):
-            fits = bool(BOARD_WORD.fullmatch(word)) or (token.endswith("|all") and word == "all")
-        elif _LITERAL.fullmatch(token) and token not in _PLACEHOLDERS:
-            fits = word in token.split("|")
-        else:
-            continue  # a placeholder that takes any word: NAME, GAME, move, N
-        if not fits:
-            return places or None
-    return places
+    at = 0
+    for token in tokens:
+        if token.startswith(("[", "(")) and not token.endswith("]"):
+            return places
+        optional = token.startswith("[")
+        element = token.strip("[]")
+        repeats = element.endswith("...")
+        element = element.removesuffix("...")
+        taken = 0
+        while at < len(args) and (repeats or not taken):
+            if "password" in element and after_userid:
+                places.add(at)
+            elif not _takes(element, args[at].lower()):
+                break
+            after_userid = after_userid or "userid" in element
+            at += 1
+            taken += 1
+        if not taken and not optional:
+            return places if at >= len(args) or places else None
+    return places if at >= len(args) or places else None
+
+
+def _takes(element: str, word: str) -> bool:
+    """Whether a word fits one element of a usage (a placeholder such as `move` or
+    `NAME` takes any word)."""
+    if "userid" in element:
+        return _is_userid(word)
+    if element.startswith("board"):
+        return bool(BOARD_WORD.fullmatch(word)) or (element.endswith("|all") and word == "all")
+    if element.startswith("-"):
+        return word.startswith("-")
+    if _LITERAL.fullmatch(element) and element not in _PLACEHOLDERS:
+        return word in element.split("|")
+    return True

@@ -49,6 +49,13 @@ from tests.server.test_reply_moves import answer
         ("quarto show 101 102", "quarto show 101 102"),
         ("help quarto move", "help quarto move"),
         ("quarto shw 101 102", "quarto shw 101 102"),
+        # a misspelt verb whose own form the words fit: its places, even none
+        ("quarto chalenge alice bob", "quarto chalenge alice bob"),
+        ("chalenge -advanced=yes alice bob", "chalenge -advanced=yes alice bob"),
+        ("quarto gmes alice bob", "quarto gmes alice bob"),
+        ("quarto histroy alice bob", "quarto histroy alice bob"),
+        # ... and one whose form they do not fit: where the scope puts the password
+        ("quarto chalenge alice pw bob", "quarto chalenge alice ****** bob"),
         ("hello there friend", "hello there friend"),
         # moves and reply forms of every game: never a password in them
         ("b2 SDQF", "b2 SDQF"),
