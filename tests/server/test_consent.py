@@ -329,10 +329,14 @@ def test_long_names_and_addresses_are_folded_in_the_account_mails(server: Server
     server.send(long_a, "tournament join springtournament alexandra_the_great secret")
     mails = [welcome, *server.new_mail()]
     assert len(mails) == 6
+    created = next(mail for mail in mails if "is open for entries" in mail.body)
+    assert "\n    tournament start springtournament alexandra_the_great password\n" in (
+        created.body
+    )
     for mail in mails:
         body = mail.body.split("\n> ")[0]  # the quoted original is the player's own
-        # A command to copy may run long with long names: it is one line on purpose.
-        prose = [line for line in body.splitlines() if not line.startswith("Start it with:")]
+        # A command to copy stands alone on its line (longest names may run past 72).
+        prose = [line for line in body.splitlines() if not line.startswith("    tournament ")]
         assert [line for line in prose if len(line) > 72 and len(line.split()) > 1] == [], (
             mail.subject
         )

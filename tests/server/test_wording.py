@@ -267,3 +267,19 @@ def test_a_new_account_has_its_vacation_allowance(server: Server, pair: tuple[st
     assert "You are not on vacation; 7 days of vacation are banked" in said["status"]
     assert said["start"].startswith("Your vacation has started")
     assert "7 days of vacation are left" in said["start"]
+
+
+def test_the_games_table_with_the_longest_names_fits_72_columns(server: Server) -> None:
+    """Two userids of 20 letters: the board's status goes under the players."""
+    first, second = "alexandra_the_great1", "bartholomew_simpson2"
+    address = server.signup(first)
+    server.signup(second)
+    assert server.send(address, f"quarto challenge {first} {second}") == "done"
+    server.new_mail()
+    server.send(address, f"quarto games {first}")
+    [table] = server.new_mail()
+    lines = table.body.split("\n\n")[0].splitlines()
+    assert [line for line in lines if len(line) > 72] == []
+    row = next(i for i, line in enumerate(lines) if line.lstrip().startswith("101 "))
+    assert lines[row].split() == ["101", "0", first, second]
+    assert lines[row + 1] == " " * 11 + f"{first} to start"

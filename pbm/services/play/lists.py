@@ -16,7 +16,7 @@ from pbm.services.play.boards import Board, board_from_row, state_at
 from pbm.services.play.bots import label
 from pbm.store import queries
 from pbm.store.models import User
-from pbm.texts import phrase
+from pbm.texts import WIDTH, phrase
 
 SELECTORS = ("all", "active", "inactive", "next")
 
@@ -98,7 +98,12 @@ def games_table(boards: Sequence[Board]) -> str:
     lines = []
     for b in boards:
         names = " ".join(u.ljust(width) for u in b.labels + [""] * (players - len(b.userids)))
-        lines.append(f"{b.row.board:>5} {b.row.move_count:>4} {names} {status_text(b)}".rstrip())
+        row = f"{b.row.board:>5} {b.row.move_count:>4} {names}"
+        status = status_text(b)
+        if len(f"{row} {status}".rstrip()) <= WIDTH:
+            lines.append(f"{row} {status}".rstrip())
+        else:  # long names: the status goes under the players, so no line runs past 72
+            lines.extend([row.rstrip(), " " * 11 + status])
     return "\n".join([h.rstrip() for h in head] + lines)
 
 
