@@ -22,14 +22,15 @@ from pbm.store.models_tournament import Tournament
 from pbm.texts import echoed, phrase, prose, render
 
 SETTINGS = ("type", "rounds", "nagtime", "forfeittime", "bots")
-ACTIONS = ("create", "join", "leave", "start", "standings", "pairings", "list")
+# Other words players write for an action.
+ALIASES = {"enter": "join", "withdraw": "leave"}
 
 
-def _unknown_action(word: str) -> str:
+def _unknown_action(word: str, actions: list[str]) -> str:
     """What a `tournament` line with no known action gets: which actions there are, and
     the nearest when the word looks like a misspelt one."""
-    near = difflib.get_close_matches(word, ACTIONS, n=1, cutoff=0.6)
-    text = phrase("tournament_action_unknown", word=echoed(word), actions=", ".join(ACTIONS))
+    near = difflib.get_close_matches(word, actions, n=1, cutoff=0.6)
+    text = phrase("tournament_action_unknown", word=echoed(word), actions=", ".join(actions))
     return text + (" " + phrase("tournament_near", action=near[0]) if near else "")
 
 
@@ -48,19 +49,18 @@ class TournamentCommand(Command):
         self.need(inv, 1)
         action, *rest = inv.words
         action = action.lower()
-        handler = {
+        handlers = {
             "create": self._create,
             "join": self._join,
-            "enter": self._join,
             "leave": self._leave,
-            "withdraw": self._leave,
             "start": self._start,
             "standings": self._standings,
             "pairings": self._pairings,
             "list": self._list,
-        }.get(action)
+        }
+        handler = handlers.get(ALIASES.get(action, action))
         if handler is None:
-            raise UsageError(_unknown_action(action), self.full_usage())
+            raise UsageError(_unknown_action(action, list(handlers)), self.full_usage())
         handler(ctx, rest)
 
     def _create(self, ctx: Context, words: list[str]) -> None:

@@ -294,6 +294,18 @@ def test_an_unknown_tournament_action_says_which_there_are(
     )
 
 
+def test_enter_and_withdraw_are_join_and_leave(server: Server) -> None:
+    people = signup_all(server, ["ann", "bob"])
+    server.send(people["ann"], f"tournament create ann secret spring {GAME}")
+    server.new_mail()
+    server.send(people["bob"], "tournament enter spring bob secret")
+    [entered] = server.new_mail()
+    assert "bob has entered tournament spring (entrants so far: 1)." in flat(entered.body)
+    server.send(people["bob"], "tournament withdraw spring bob secret")
+    [left] = server.new_mail()
+    assert "bob has left tournament spring." in flat(left.body)
+
+
 def test_decline_loses_abort_draws_and_a_withdrawn_bye_winner(server: Server) -> None:
     """Six in a knockout: k1 and k2 have byes; k6 resigns before moving (he loses the
     board), k4-k5 is aborted by the administrator (a draw: replayed), and k1 withdraws
