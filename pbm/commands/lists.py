@@ -9,7 +9,7 @@ from pbm.commands.helptext import game_help
 from pbm.errors import NotFoundError, PbmError, UsageError
 from pbm.games import Game
 from pbm.services.accounts import settings
-from pbm.services.accounts.users import authenticate, find_user, sender_account
+from pbm.services.accounts.users import authenticate, find_user, sender_account, user_named
 from pbm.services.context import Context, ReplyKind
 from pbm.services.play import lists
 from pbm.services.play import moves as play
@@ -89,19 +89,11 @@ class Show(Command):
 def _misplaced(ctx: Context, rules: Game, word: str, *, as_board: bool) -> str:
     """A word `show` did not find, with a hint when it is the other kind (a player's
     userid among boards, a board among players): one line shows one kind."""
-    if as_board and not word.isdigit() and _is_user(ctx, word):
+    if as_board and not word.isdigit() and user_named(ctx, word) is not None:
         return phrase("show_player_among_boards", word=echoed(word), game=rules.name)
     if not as_board and board_exists(ctx, rules, word.split("#")[0]):
         return phrase("show_board_among_players", word=echoed(word), game=rules.name)
     return echoed(word)
-
-
-def _is_user(ctx: Context, userid: str) -> bool:
-    try:
-        find_user(ctx, userid)
-    except NotFoundError:
-        return False
-    return True
 
 
 class Games(Command):

@@ -145,9 +145,18 @@ def password_problem(password: str) -> str | None:
     return None
 
 
-def find_user(ctx: Context, userid: str) -> User:
+def user_named(ctx: Context, userid: str) -> User | None:
+    """The account `userid` names, or None (a deleted account keeps its userid for
+    the history, disabled with no password: it is nobody's now)."""
     user = queries.user_by_userid(ctx.session, userid)
     if user is None or (user.disabled and not user.password_hash):
+        return None
+    return user
+
+
+def find_user(ctx: Context, userid: str) -> User:
+    user = user_named(ctx, userid)
+    if user is None:
         raise NotFoundError(phrase("unknown_userid", userid=echoed(shown(userid))))
     return user
 
