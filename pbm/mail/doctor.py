@@ -26,6 +26,7 @@ import dns.reversename
 from publicsuffixlist import PublicSuffixList
 
 from pbm.mail.dkim import record_name, record_text
+from pbm.mail.identity import a_label
 
 # RFC 7208 section 4.6.4: at most 10 terms that cause DNS lookups per evaluation.
 SPF_LOOKUP_LIMIT = 10
@@ -331,21 +332,11 @@ def _public_suffixes() -> PublicSuffixList:
     return PublicSuffixList()
 
 
-def _ascii(domain: str) -> str:
-    """`domain` in lower case with its labels as DNS spells them (bücher.de and
-    xn--bcher-kva.de are one domain)."""
-    name = domain.lower().rstrip(".")
-    try:
-        return name.encode("idna").decode("ascii")
-    except UnicodeError:
-        return name
-
-
 def org_domain(domain: str) -> str:
     """The organizational domain (RFC 7489, section 3.2): one label more than the
     public suffix, by the Public Suffix List (games.example.co.uk -> example.co.uk,
     alice.github.io -> alice.github.io); a public suffix is its own."""
-    name = _ascii(domain)
+    name = a_label(domain)
     return _public_suffixes().privatesuffix(name) or name
 
 
@@ -353,7 +344,7 @@ def aligned(a: str, b: str, strict: bool) -> bool:
     """DMARC's identifier alignment (RFC 7489, section 3.1): the same domain when
     strict, the same organizational domain when relaxed."""
     if strict:
-        return _ascii(a) == _ascii(b)
+        return a_label(a) == a_label(b)
     return org_domain(a) == org_domain(b)
 
 

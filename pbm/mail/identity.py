@@ -47,13 +47,24 @@ def operator_rules(config: Config) -> MailboxRules:
     return MailboxRules(config.tag_separators, config.fold_local_case)
 
 
-def _domain_key(domain: str) -> str:
+def a_label(domain: str) -> str:
+    """`domain` as DNS spells it, in lower case (bücher.de and xn--bcher-kva.de are one
+    domain)."""
     text = unicodedata.normalize("NFC", domain.strip().rstrip(".")).lower()
     try:
         return text.encode("idna").decode("ascii").lower()
     except UnicodeError:
         # Labels the codec refuses (too long, odd characters) still key consistently.
         return text
+
+
+def u_label(domain: str) -> str:
+    """`domain` as players write it (xn--bcher-kva.de is bücher.de); a domain the codec
+    refuses as it is."""
+    try:
+        return domain.encode("ascii").decode("idna")
+    except UnicodeError:
+        return domain
 
 
 def _local_key(local: str, rules: MailboxRules) -> str:
@@ -70,4 +81,4 @@ def mailbox_key(address: str, rules: MailboxRules = DEFAULT_RULES) -> str:
     local, at, domain = address.strip().rpartition("@")
     if not at:
         return _local_key(address.strip(), rules)
-    return f"{_local_key(local, rules)}@{_domain_key(domain)}"
+    return f"{_local_key(local, rules)}@{a_label(domain)}"

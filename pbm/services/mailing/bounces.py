@@ -29,6 +29,7 @@ from sqlalchemy import func, or_
 from sqlmodel import Session, col, select
 
 from pbm.mail.bounces import BounceKind, Report
+from pbm.mail.identity import u_label
 from pbm.mail.streams import MailReason
 from pbm.services.accounts import consent
 from pbm.services.accounts.users import reply_addresses
@@ -141,7 +142,7 @@ def users_of_mailbox(ctx: Context, key: str) -> list[tuple[User, str]]:
     stored) those at its domain, written as the key writes it (the A-label) or as
     players write it (the U-label), whose address keys to it now."""
     domain = key.rpartition("@")[2]
-    spellings = {domain, _u_label(domain)}
+    spellings = {domain, u_label(domain)}
     query = (
         select(User, UserAddress)
         .where(UserAddress.user_id == User.id)
@@ -154,13 +155,6 @@ def users_of_mailbox(ctx: Context, key: str) -> list[tuple[User, str]]:
     )
     found = ctx.session.exec(query)
     return [(u, a.address) for u, a in found if consent.mailbox(ctx, a.address) == key]
-
-
-def _u_label(domain: str) -> str:
-    try:
-        return domain.encode("ascii").decode("idna")
-    except UnicodeError:
-        return domain
 
 
 def _tell_disabled(ctx: Context, address: str, row: MailboxHealth) -> None:
