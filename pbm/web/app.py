@@ -29,6 +29,7 @@ from pbm.services.mailing import one_click
 from pbm.services.play import records, records_json
 from pbm.services.play.boards import state_at
 from pbm.store.engine import session_for
+from pbm.texts import phrase
 from pbm.web import feeds, views
 from pbm.web.chart import rating_chart
 from pbm.web.guard import Buckets, Guard
@@ -128,6 +129,10 @@ def _page(request: Request) -> int:
         return 1
 
 
+def _after(label: str, upto: object) -> str:
+    return phrase("web_after_move", label=label, number=upto)
+
+
 def make_app(config: Config, reader: Reader, writer: Writer) -> Guard:
     """The pages as one ASGI app, behind the headers and the rate bound."""
     env = jinja2.Environment(
@@ -143,7 +148,7 @@ def make_app(config: Config, reader: Reader, writer: Writer) -> Guard:
         return HTMLResponse(text, status_code=status)
 
     def not_found(what: str) -> HTMLResponse:
-        return page("missing.html", 404, title="Not found", what=what)
+        return page("missing.html", 404, title=phrase("web_not_found"), what=what)
 
     def reading(make: Callable[[Context], Response]) -> Response:
         try:
@@ -204,7 +209,7 @@ def make_app(config: Config, reader: Reader, writer: Writer) -> Guard:
             url = web_links.board_url("", data.game, data.board)
             return page(
                 "board.html",
-                title=data.label if upto is None else f"{data.label} after move {upto}",
+                title=data.label if upto is None else _after(data.label, upto),
                 b=data,
                 url=url,
                 picture=f"{url}/{data.upto}/picture.png",
@@ -219,7 +224,7 @@ def make_app(config: Config, reader: Reader, writer: Writer) -> Guard:
         def make(ctx: Context) -> Response:
             found = views.find_board(ctx, game, name)
             if not 0 <= upto <= found.row.move_count:
-                raise NotFoundError(f"{found.label} has no move {upto}")
+                raise NotFoundError(phrase("web_board_no_move", label=found.label, number=upto))
             # the position after `upto` moves never changes: only its players' names can
             tag = etag(views.picture_version(found, upto))
             if held(request, tag):
@@ -231,7 +236,7 @@ def make_app(config: Config, reader: Reader, writer: Writer) -> Guard:
                 state,
                 seat=None,
                 previous=previous,
-                heading=f"{found.label} after move {upto}" if upto else found.label,
+                heading=_after(found.label, upto) if upto else found.label,
                 players=found.userids,
             )
             return Response(
@@ -252,9 +257,8 @@ def make_app(config: Config, reader: Reader, writer: Writer) -> Guard:
                 return page(
                     "missing.html",
                     403,
-                    title="Record not yet public",
-                    what="This board hides moves from non-players until it ends; "
-                    "its record can be downloaded then.",
+                    title=phrase("web_record_hidden_title"),
+                    what=phrase("web_record_hidden"),
                 )
             if as_json:
                 text = json.dumps(records_json.to_json(ctx, found), indent=2) + "\n"
@@ -269,10 +273,13 @@ def make_app(config: Config, reader: Reader, writer: Writer) -> Guard:
 
         def make(ctx: Context) -> Response:
             data = views.player_page(ctx, userid, number)
-            charts = [(r, rating_chart(f"{r.title} rating", r.history)) for r in data.ratings]
+            charts = [
+                (r, rating_chart(phrase("web_rating", game=r.title), r.history))
+                for r in data.ratings
+            ]
             return page(
                 "player.html",
-                title=f"Player {data.userid}",
+                title=phrase("web_player", userid=data.userid),
                 p=data,
                 charts=charts,
                 url=web_links.player_url("", data.userid),
@@ -297,7 +304,7 @@ def make_app(config: Config, reader: Reader, writer: Writer) -> Guard:
             data = views.tournament_page(ctx, name)
             return page(
                 "tournament.html",
-                title=f"Tournament {data.name}",
+                title=phrase("web_tournament", name=data.name),
                 t=data,
                 url=web_links.tournament_url("", data.name),
             )
@@ -309,32 +316,30 @@ def make_app(config: Config, reader: Reader, writer: Writer) -> Guard:
         if request.method == "POST":
             found = writer(lambda ctx: one_click.unsubscribe(ctx, code))
             if found is None:
-                return not_found("No mail stream has this link: it may be mistyped.")
-            return page("stopped.html", title="Stopped", link=found)
+                return not_found(phrase("web_no_stream"))
+            return page("stopped.html", title=phrase("web_stopped"), link=found)
         with reader() as ctx:
             link = one_click.stream_link(ctx, code)
         if link is None:
-            return not_found("No mail stream has this link: it may be mistyped.")
-        return page("unsubscribe.html", title="Stop these mails", link=link, code=code)
+            return not_found(phrase("web_no_stream"))
+        return page("unsubscribe.html", title=phrase("web_unsubscribe"), link=link, code=code)
 
     def confirm(request: Request) -> Response:
         token = request.path_params["token"]
-        missing = (
-            "No confirmation request carries this link: it was answered already, or it is mistyped."
-        )
+        missing = phrase("web_no_confirmation")
         if request.method == "POST":
             try:
                 found = writer(lambda ctx: one_click.confirm(ctx, token))
             except PbmError as exc:
-                return page("missing.html", 409, title="Not confirmed", what=str(exc))
+                return page("missing.html", 409, title=phrase("web_not_confirmed"), what=str(exc))
             if found is None:
                 return not_found(missing)
-            return page("confirmed.html", title="Confirmed", link=found)
+            return page("confirmed.html", title=phrase("web_confirmed"), link=found)
         with reader() as ctx:
             address = one_click.address_link(ctx, token)
         if address is None:
             return not_found(missing)
-        return page("confirm.html", title="Confirm your address", link=address, token=token)
+        return page("confirm.html", title=phrase("web_confirm"), link=address, token=token)
 
     # Every page and feed answers a GET with an ETag, and 304 to a client whose copy is
     # current; the pictures and the board feed know theirs before they are made.

@@ -22,6 +22,7 @@ from pbm.services.play.boards import Board, board_from_row
 from pbm.services.play.secrecy import shown_echo
 from pbm.store import web_queries
 from pbm.store.models import BoardRow
+from pbm.texts import phrase
 from pbm.web import views
 
 FEED_ENTRIES = 50
@@ -56,7 +57,15 @@ def board_feed(ctx: Context, base: str, game: str, name: str) -> bytes:
         entry = feed.add_entry(order="append")
         entry.id(f"{url}/{move.number}")
         who = board.userids[move.player]
-        entry.title(f"{board.label}, move {move.number}: {who} {shown_echo(move, hidden)}")
+        entry.title(
+            phrase(
+                "feed_move",
+                label=board.label,
+                number=move.number,
+                userid=who,
+                move=shown_echo(move, hidden),
+            )
+        )
         entry.link(href=f"{url}/{move.number}")
         made = stored.get(move.number)
         entry.updated(as_utc(made.made_at if made is not None else board.row.last_move_at))
@@ -64,13 +73,18 @@ def board_feed(ctx: Context, base: str, game: str, name: str) -> bytes:
 
 
 def _latest(ctx: Context, board: Board) -> str:
+    """A player feed's entry for a board: its last move, or its result."""
     moves, hidden = views.shown_moves(ctx, board)
-    if not board.active:
-        return result_line(board)
-    if not moves:
-        return result_line(board)
+    if not board.active or not moves:
+        return phrase("feed_latest_result", label=board.label, result=result_line(board))
     last = moves[-1]
-    return f"move {last.number}: {board.userids[last.player]} {shown_echo(last, hidden)}"
+    return phrase(
+        "feed_latest",
+        label=board.label,
+        number=last.number,
+        userid=board.userids[last.player],
+        move=shown_echo(last, hidden),
+    )
 
 
 def player_feed(ctx: Context, base: str, userid: str) -> bytes:
@@ -78,13 +92,13 @@ def player_feed(ctx: Context, base: str, userid: str) -> bytes:
     url = web_links.player_url(base, user.userid)
     rows = web_queries.recent_boards(ctx.session, user.saved_id, FEED_ENTRIES)
     updated = rows[0].last_move_at if rows else user.created_at
-    feed = _feed(ctx, url, f"{user.userid}'s boards", updated)
+    feed = _feed(ctx, url, phrase("feed_player", userid=user.userid), updated)
     for row in rows:
         board = board_from_row(ctx, row)
         board_url = web_links.board_url(base, board.rules.name, row.board)
         entry = feed.add_entry(order="append")
         entry.id(f"{board_url}/{row.move_count}")
-        entry.title(f"{board.label}: {_latest(ctx, board)}")
+        entry.title(_latest(ctx, board))
         entry.link(href=board_url)
         entry.updated(as_utc(row.ended_at or row.last_move_at))
     return bytes(feed.atom_str(pretty=True))
@@ -94,15 +108,19 @@ def tournament_feed(ctx: Context, base: str, name: str) -> bytes:
     t = views.find_tournament(ctx, name)
     page = views.tournament_page(ctx, name)
     url = web_links.tournament_url(base, t.name)
-    feed = _feed(ctx, url, f"Tournament {t.name}", t.ended_at or t.started_at or t.created_at)
+    updated = t.ended_at or t.started_at or t.created_at
+    feed = _feed(ctx, url, phrase("web_tournament", name=t.name), updated)
     lines = [(number, p) for number, pairs in page.rounds for p in pairs]
     for number, p in list(reversed(lines))[:FEED_ENTRIES]:
         entry = feed.add_entry(order="append")
         entry.id(f"{url}#r{number}s{p.slot}{'-' + p.result if p.result else ''}")
-        versus = f"{p.first} - {p.second}" if p.second else f"{p.first} (bye)"
-        entry.title(f"Round {number}, table {p.slot}: {versus} {p.result}".rstrip())
+        key = "feed_table" if p.second else "feed_table_bye"
+        line = phrase(
+            key, number=number, table=p.slot, first=p.first, second=p.second, result=p.result
+        )
+        entry.title(line.rstrip())
         entry.link(href=f"{base}{p.board_url}" if p.board_url else url)
-        entry.updated(as_utc(t.ended_at or t.started_at or t.created_at))
+        entry.updated(as_utc(updated))
     return bytes(feed.atom_str(pretty=True))
 
 
@@ -125,7 +143,7 @@ def deadline_calendar(ctx: Context, base: str, userid: str) -> bytes:
     cal = icalendar.Calendar()
     cal.add("prodid", "-//pbm//deadlines//EN")
     cal.add("version", "2.0")
-    cal.add("x-wr-calname", f"{user.userid}'s deadlines")
+    cal.add("x-wr-calname", phrase("calendar_name", userid=user.userid))
     host = ctx.config.server_host
     rows, _total = web_queries.games_page(
         ctx.session,
@@ -141,14 +159,16 @@ def deadline_calendar(ctx: Context, base: str, userid: str) -> bytes:
             continue
         mine = mover.id == user.id
         summary = (
-            f"Your move in {board.label}" if mine else f"{mover.userid}'s move in {board.label}"
+            phrase("calendar_your_move", label=board.label)
+            if mine
+            else phrase("calendar_their_move", userid=mover.userid, label=board.label)
         )
         event = icalendar.Event()
         event.add("uid", f"board-{board.id}-{user.saved_id}@{host}")
         event.add("sequence", deadline_sequence(ctx, row, mover.saved_id))
         event.add("dtstamp", as_utc(row.last_move_at))
         event.add("summary", summary)
-        event.add("description", f"Forfeit on {as_utc(due):%Y-%m-%d %H:%M} UTC")
+        event.add("description", phrase("calendar_forfeit", when=f"{as_utc(due):%Y-%m-%d %H:%M}"))
         event.add("dtstart", as_utc(due) - timedelta(minutes=EVENT_MINUTES))
         event.add("dtend", as_utc(due))
         event.add("url", web_links.board_url(base, board.rules.name, row.board))

@@ -12,6 +12,8 @@ from collections.abc import Callable
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from pbm.texts import phrase
+
 CSP = (
     "default-src 'none'; img-src 'self'; style-src 'self'; form-action 'self'; "
     "base-uri 'none'; frame-ancestors 'none'"
@@ -72,9 +74,8 @@ class Guard:
                     ],
                 }
             )
-            await send(
-                {"type": "http.response.body", "body": b"Too many requests: wait a moment.\n"}
-            )
+            body = phrase("web_too_many") + "\n"
+            await send({"type": "http.response.body", "body": body.encode()})
             return
 
         async def with_headers(message: Message) -> None:

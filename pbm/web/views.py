@@ -27,7 +27,7 @@ from pbm.store import queries, web_queries
 from pbm.store.models import BoardRow, User
 from pbm.store.models_tournament import Tournament
 from pbm.store.web_queries import Slice
-from pbm.texts import phrase
+from pbm.texts import echoed, phrase
 
 PAGE_SIZE = 50  # rows of any list on one page
 HISTORY_POINTS = 200  # rating changes one chart draws
@@ -139,7 +139,7 @@ def board_page(ctx: Context, game: str, name: str, upto: int | None = None) -> B
     row = board.row
     total = row.move_count
     if upto is not None and not 0 <= upto <= total:
-        raise NotFoundError(f"{board.label} has no move {upto}")
+        raise NotFoundError(phrase("web_board_no_move", label=board.label, number=upto))
     moves, hidden = shown_moves(ctx, board)
     shown_upto = total if upto is None else upto
     state: State = board.state if upto is None else state_at(ctx, board, upto)
@@ -237,7 +237,7 @@ def find_player(ctx: Context, userid: str) -> User:
     """The account named `userid` with a public page (hidden ones are not found)."""
     user = queries.user_by_userid(ctx.session, userid)
     if user is None or user.disabled or profile_hidden(ctx, user):
-        raise NotFoundError(userid)
+        raise NotFoundError(phrase("web_unknown_player", userid=echoed(userid)))
     return user
 
 
@@ -366,7 +366,7 @@ def _score_text(score: float | None, how: str | None) -> str:
 def find_tournament(ctx: Context, name: str) -> Tournament:
     from_store = web_queries.tournament_named(ctx.session, name.lower())
     if not from_store:
-        raise NotFoundError(name)
+        raise NotFoundError(phrase("web_unknown_tournament", name=echoed(name)))
     return from_store[0]
 
 

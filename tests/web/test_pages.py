@@ -200,6 +200,13 @@ def test_unknown_links_say_so(client: TestClient) -> None:
         assert client.get(path).status_code == 404
         answer = client.post(path)
         assert answer.status_code == 404 and "mistyped" in answer.text
+    for path, says in [
+        ("/player/nobody", "No player called &#39;nobody&#39; has a page here."),
+        ("/tournament/nothing", "There is no tournament called &#39;nothing&#39; here."),
+        ("/quarto/999", "Quarto board 999 not found"),
+    ]:
+        answer = client.get(path)
+        assert answer.status_code == 404 and f"<p>{says}</p>" in answer.text, path
 
 
 def test_rate_is_bounded_per_client(site: Server) -> None:
