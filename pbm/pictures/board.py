@@ -238,6 +238,7 @@ class View(ABC):
 def frame(
     view: View,
     heading: str,
+    status_line: str,
     echo: str | None,
     marks: Mapping[str, Mark],
     legend: Sequence[str] = (),
@@ -248,7 +249,7 @@ def frame(
     width = max(body_width + 2 * MARGIN, 360)
     text_width = width - 2 * MARGIN
     top = wrap(heading, text_width, HEAD_SIZE)
-    status = wrap(view.status, text_width)
+    status = wrap(status_line, text_width)
     below = [*([f"Last move: {echo}"] if echo else []), *legend, *view.footer()]
     bottom = [line for note in below for line in wrap(note, text_width)]
     head_height = len(top) * line_height(HEAD_SIZE) + len(status) * line_height()

@@ -52,6 +52,7 @@ def draw(
     heading: str | None = None,
     players: Sequence[str] = (),
     move: Move | None = None,
+    ended: str | None = None,
 ) -> Picture:
     """The picture of `state` for the viewer at `seat` (None: an observer).
 
@@ -60,7 +61,9 @@ def draw(
     after move 9"; the game's title by default); `players`, the userids by challenge
     order, name who moves, moved and won as the text board does ("alice wins"; the
     seats' names, "Black wins", without them); `move`, the move from `previous` to
-    `state` where the caller knows it (else it is found among the legal moves).
+    `state` where the caller knows it (else it is found among the legal moves);
+    `ended`, how a finished board ended, said instead of the rules' status (a resigned
+    board's rules would still say who is to move).
     """
     make = VIEWS[game.name]
     now = make(game, state, seat, seat_names(game, state, players))
@@ -71,9 +74,10 @@ def draw(
         before = make(game, previous, seat, seat_names(game, previous, players))
         marks, echo = last_move(game, previous, state, seat, before, now, move)
     legend = _legend(game, now) if players else []
-    canvas = frame(now, title, echo, marks, legend)
-    alt = f"{title}: {now.status}" + (f"; last move: {echo}" if echo else "")
-    words = [*now.words(), *legend, *now.notes(), now.status]
+    status = ended or now.status
+    canvas = frame(now, title, status, echo, marks, legend)
+    alt = f"{title}: {status}" + (f"; last move: {echo}" if echo else "")
+    words = [*now.words(), *legend, *now.notes(), status]
     if echo:
         words.append(f"Last move: {echo}")
     return Picture(canvas.png(), canvas.width, canvas.height, alt, words)

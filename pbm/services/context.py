@@ -20,11 +20,13 @@ from pbm.mail.streams import MailReason
 class PictureOrder:
     """A board to draw in a mail's HTML part (pbm.services.mailing.mail_html): the position
     after `upto` moves, seen from `seat` (None: as an observer sees it, which is every
-    seat's view where the game hides nothing)."""
+    seat's view where the game hides nothing). `ended`: the result line of a finished
+    board, said in its last position's picture instead of whose turn it is."""
 
     game_id: int
     upto: int
     seat: int | None
+    ended: str | None = None
 
 
 class ReplyKind(Enum):

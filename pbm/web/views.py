@@ -157,7 +157,13 @@ def board_page(ctx: Context, game: str, name: str, upto: int | None = None) -> B
         upto=shown_upto,
         total=total,
         text=lists.show_text(ctx, board, None, upto),
-        words=words.position(board.rules, state, seat=None, players=board.userids),
+        words=words.position(
+            board.rules,
+            state,
+            seat=None,
+            players=board.userids,
+            headline=board.active or upto is not None,
+        ),
         moves=[
             MoveLine(m.number, board.userids[m.player], shown_echo(m, hidden), None, m.auto)
             for m in moves

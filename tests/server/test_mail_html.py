@@ -113,6 +113,31 @@ def test_board_mails_carry_the_drawn_board(server: Server) -> None:
         assert 'alt="Quarto Board 101 after move 1' in html
 
 
+def test_a_resigned_boards_picture_says_its_result_not_whose_turn(server: Server) -> None:
+    """The rules of a resigned board still have a player to move: the picture of its
+    last position says how it ended, as the text does; an earlier position's picture
+    (show 101#1) still says who is to move in it."""
+    alice = server.signup("alice")
+    bob = server.signup("bob")
+    server.send(alice, "quarto challenge alice bob")
+    for userid, address in [("alice", alice), ("bob", bob)]:
+        move = legal_texts(server, "quarto")[0]
+        assert server.send(address, f"quarto move 101 {userid} secret {move}") == "done"
+    sent_mail(server)
+    assert server.send(alice, "quarto resign 101 alice secret") == "done"
+    mails = sent_mail(server)
+    assert sorted(m.to[0] for m in mails) == [alice, bob]
+    for sent in mails:
+        html = html_of(check_html_mail(sent, pictures=1))
+        [alt] = re.findall(r'alt="([^"]*)"', html)
+        assert alt.startswith("Quarto Board 101 after move 2: alice resigns. Game won by bob.")
+        assert "to place" not in alt
+    server.send(bob, "quarto show 101#1")
+    [shown] = sent_mail(server)
+    [alt] = re.findall(r'alt="([^"]*)"', html_of(check_html_mail(shown, pictures=1)))
+    assert "bob to place" in alt
+
+
 def test_errors_and_help_have_an_html_part_without_pictures(server: Server) -> None:
     alice = server.signup("alice")
     server.send(alice, "help")

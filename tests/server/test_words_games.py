@@ -296,9 +296,11 @@ def test_a_whole_game_from_the_words_alone(server: Server, game: str) -> None:
         assert time.monotonic() - started < 900, f"{game}: {played} moves ran away"
         read_mail()
         text = flat(newest[addresses["alice"]])
-        ended = re.search(r"Game over, [^.]*", text.partition("Moves: ")[2])
-        if ended is not None:
-            assert "ply" not in ended.group(0), ended.group(0)  # ended by the rules
+        # A finished board's mail says its result above the moves, and its words no
+        # longer say who is to move.
+        status, _, words = text.partition("Moves: ")
+        if re.search(r"\. Game (won by \w+[^.]*|was a tie)\.", status):
+            assert STATUS.search(words) is None, text
             break
         mover = read_position(text).mover
         mine = newest[addresses[mover]]  # each player reads his own mail
@@ -307,4 +309,5 @@ def test_a_whole_game_from_the_words_alone(server: Server, game: str) -> None:
         played += 1
     row = board_row(server, game.partition("-")[0])
     assert row.status == "finished", (game, row.status, row.move_count)
+    assert "ply" not in (row.result_reason or ""), row.result_reason  # ended by the rules
     assert row.move_count == played

@@ -243,3 +243,28 @@ def test_pages_read_in_parallel(site: Server) -> None:
         with ThreadPoolExecutor(POOL_SIZE * 3) as pool:
             statuses = list(pool.map(read, range(POOL_SIZE * 12)))
     assert set(statuses) == {"It is alice's turn."}
+
+
+def test_a_resigned_board_says_its_result_not_whose_turn(site: Server, client: TestClient) -> None:
+    """Board 102 was resigned by alice with bob to place a piece: the page's words and
+    the picture of its last position say how it ended; an earlier position says who
+    was to move in it."""
+    with_everything(site)
+    page = client.get("/quarto/102").text
+    assert '<p class="status">alice resigns. Game won by bob.</p>' in page
+    words = page.split('<ul class="words">')[1].split("</ul>")[0]
+    assert "to place" not in words and "Pieces on the board, 3" in words
+    with session_for(site.engine) as session:
+        ctx = Context(session=session, clock=site.clock, config=site.config, sender="")
+        board = load_board(ctx, rules_for("quarto"), "102")
+        final = draw(
+            board.rules,
+            board.state,
+            seat=None,
+            previous=state_at(ctx, board, 3),
+            heading="Quarto Board 102 after move 4",
+            players=board.userids,
+            ended="alice resigns. Game won by bob.",
+        )
+    assert client.get("/quarto/102/4/picture.png").content == final.png
+    assert "alice to place" in client.get("/quarto/102/3").text

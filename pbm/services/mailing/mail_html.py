@@ -31,6 +31,7 @@ from pbm.games.base import State
 from pbm.mail.compose import InlinePicture, with_html
 from pbm.pictures.picture import draw
 from pbm.services.context import PictureOrder
+from pbm.services.play.board_text import ended_line
 from pbm.services.play.boards import Board, board_label, replay, rules_for
 from pbm.services.play.secrecy import may_hide
 from pbm.store import queries
@@ -80,13 +81,17 @@ def picture_order(board: Board, reader: User | None, upto: int | None = None) ->
     index = board.index_of(reader.id) if reader is not None else None
     seat = board.seat_of(index) if index is not None and may_hide(board.rules) else None
     count = board.row.move_count if upto is None else min(upto, board.row.move_count)
-    return PictureOrder(board.id, count, seat)
+    ended = ended_line(board) if count == board.row.move_count else None
+    return PictureOrder(board.id, count, seat, ended)
 
 
 def html_order(reader_id: int | None, pictures: Sequence[PictureOrder]) -> str:
     """What the outbox keeps for a mail's HTML part (the `outbox.html` column)."""
     return json.dumps(
-        {"reader": reader_id, "pictures": [[p.game_id, p.upto, p.seat] for p in pictures]}
+        {
+            "reader": reader_id,
+            "pictures": [[p.game_id, p.upto, p.seat, p.ended] for p in pictures],
+        }
     )
 
 
@@ -97,8 +102,8 @@ Options = tuple[tuple[str, str], ...]
 class Drawing:
     """What one picture needs, read from the store: the rules, the options (as sorted
     pairs, so that equal drawings are equal and drawn once), the move texts up to the
-    position drawn, the seat, the heading and the players' userids (by challenge
-    order, to name them as the text does)."""
+    position drawn, the seat, the heading, the players' userids (by challenge order,
+    to name them as the text does) and how a finished board ended (PictureOrder)."""
 
     rules: AnyGame
     options: Options
@@ -106,6 +111,7 @@ class Drawing:
     seat: int | None
     heading: str
     players: tuple[str, ...] = ()
+    ended: str | None = None
 
 
 # What the pictures of one board after some moves need, read once per claim of the
@@ -147,13 +153,14 @@ def _inputs(
         if not TEXT_ONLY.isdisjoint(formats):
             return None
     drawings: list[Drawing] = []
-    for game_id, upto, seat in wanted.get("pictures", []):
+    # A mail queued before `ended` was kept has three fields.
+    for game_id, upto, seat, *ended in wanted.get("pictures", []):
         key = (int(game_id), int(upto))
         if key not in boards:
             boards[key] = _board(session, *key)
         found = boards[key]
         if found is not None:  # else a board removed since: its picture is left out
-            drawings.append(replace(found, seat=seat))
+            drawings.append(replace(found, seat=seat, ended=ended[0] if ended else None))
     return drawings
 
 
@@ -261,6 +268,7 @@ class Pictures:
             heading=drawing.heading,
             players=drawing.players,
             move=move,
+            ended=drawing.ended,
         )
         return InlinePicture(
             png=drawn.png,

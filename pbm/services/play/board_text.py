@@ -155,6 +155,13 @@ def result_line(board: Board) -> str:
     return _result(board)
 
 
+def ended_line(board: Board) -> str | None:
+    """A finished board's result line on one line, for the picture of its last
+    position (the rules of a resigned board would still say who is to move); None while
+    it runs."""
+    return None if board.active else " ".join(result_line(board).split("\n"))
+
+
 def _result(board: Board) -> str:
     row = board.row
     if row.status == "removed":
@@ -258,7 +265,15 @@ def summary(
             ),
             board=(
                 wrap(
-                    "\n".join(words.position(board.rules, state, seat=seat, players=board.userids))
+                    "\n".join(
+                        words.position(
+                            board.rules,
+                            state,
+                            seat=seat,
+                            players=board.userids,
+                            headline=not final,
+                        )
+                    )
                 )
                 if in_words
                 else drawing(board, state, seat, final=final)

@@ -23,12 +23,19 @@ LISTED_MAX = 40  # items one sentence lists before it says how many more
 
 
 def position(
-    game: AnyGame, state: State, *, seat: int | None, players: Sequence[str] = ()
+    game: AnyGame,
+    state: State,
+    *,
+    seat: int | None,
+    players: Sequence[str] = (),
+    headline: bool = True,
 ) -> list[str]:
     """The position for the viewer at `seat` (None: an observer), one sentence a line:
-    the status, each group of pieces, who holds which side, the notes."""
+    the status, each group of pieces, who holds which side, the notes. Without
+    `headline`, no status: a finished board's mail or page says its result, and the
+    rules of a resigned board would still say who is to move."""
     shown = view(game, state, seat=seat, players=players)
-    lines = [sentence(shown.status)]
+    lines = [sentence(shown.status)] if headline else []
     lines += [group_line(shown, group) for group in shown.groups]
     if shown.shows_sides and players:
         sides = ", ".join(f"{game.seat_name(s)}: {n}" for s, n in enumerate(shown.names))
