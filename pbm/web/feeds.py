@@ -79,7 +79,7 @@ def _latest(ctx: Context, board: Board) -> str:
         return phrase("feed_latest_result", label=board.label, result=result_line(board))
     last = moves[-1]
     return phrase(
-        "feed_latest",
+        "feed_move",
         label=board.label,
         number=last.number,
         userid=board.userids[last.player],

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from pbm.errors import NotFoundError
-from pbm.games import GAMES
+from pbm.games import GAMES, AnyGame
 from pbm.games.base import State
 from pbm.mail import web_links
 from pbm.services.accounts import profile
@@ -21,6 +21,7 @@ from pbm.services.play.board_text import position_line, result_line
 from pbm.services.play.boards import Board, board_from_row, rules_for, state_at
 from pbm.services.play.echoes import with_echoes
 from pbm.services.play.secrecy import ShownMove, hidden_moves, shown_echo
+from pbm.services.tournaments import describe
 from pbm.services.tournaments.lookup import entries, pairings
 from pbm.services.tournaments.lookup import table as tournament_table
 from pbm.store import queries, web_queries
@@ -101,12 +102,21 @@ class BoardPage:
     tournament: str | None = None
 
 
+def game_named(game: str) -> AnyGame:
+    """The rules a link's game word names; NotFoundError naming the games played."""
+    try:
+        return rules_for(game)
+    except NotFoundError:
+        games = ", ".join(GAMES)
+        raise NotFoundError(phrase("web_unknown_game", game=echoed(game), games=games)) from None
+
+
 def find_board(ctx: Context, game: str, board: str) -> Board:
     """The board `board` of the game `game` names; NotFoundError for either unknown."""
-    rules = rules_for(game)
+    rules = game_named(game)
     row = web_queries.board_named(ctx.session, rules.name, board)
     if row is None:
-        raise NotFoundError(phrase("unknown_board", game=rules.title, board=board))
+        raise NotFoundError(phrase("unknown_board", game=rules.title, board=echoed(board)))
     return board_from_row(ctx, row, rules)
 
 
@@ -318,7 +328,7 @@ class GamePage:
 
 
 def game_page(ctx: Context, game: str, page: int = 1) -> GamePage:
-    rules = rules_for(game)
+    rules = game_named(game)
     rows, total = web_queries.games_page(
         ctx.session, part(page), game=rules.name, statuses=("active",)
     )
@@ -353,9 +363,8 @@ class PairingLine:
 class TournamentPage:
     name: str
     title: str
-    kind: str
-    status: str
-    current_round: int
+    kind: str  # "double round robin"
+    progress: str  # "running, round 2 of 5"
     standings: list[tuple[int, str, str | None, float, float, float, int, int, int, int]]
     crosstable: list[tuple[str, list[str]]]
     rounds: list[tuple[int, list[PairingLine]]]
@@ -424,9 +433,8 @@ def tournament_page(ctx: Context, name: str) -> TournamentPage:
     return TournamentPage(
         name=t.name,
         title=_game_title(t.game),
-        kind=t.kind,
-        status=t.status,
-        current_round=t.current_round,
+        kind=describe.kind_text(t),
+        progress=describe.progress_text(t),
         standings=standings,
         crosstable=crosstable,
         rounds=sorted(rounds.items()),

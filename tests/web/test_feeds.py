@@ -35,6 +35,9 @@ def test_every_feed_parses(site: Server, client: TestClient) -> None:
     assert "bob" in finished.entries[0].title and finished.entries[0].id.endswith("#result")
     player = parsed(client, "/player/alice/feed.atom")
     assert {e.link for e in player.entries} >= {f"{BASE}/quarto/101", f"{BASE}/quarto/102"}
+    latest = {e.link: e.title for e in player.entries}
+    assert latest[f"{BASE}/quarto/101"].startswith("Quarto Board 101, move 4: bob ")
+    assert latest[f"{BASE}/quarto/102"] == "Quarto Board 102: alice resigns. Game won by bob."
     tournament = parsed(client, "/tournament/cup/feed.atom")
     titles = [e.title for e in tournament.entries]
     assert all(t.startswith("Round ") for t in titles) and any("Round 1," in t for t in titles)

@@ -68,8 +68,11 @@ def test_every_page_kind_answers_with_its_content(site: Server, client: TestClie
     assert 'href="/quarto/101"' in player and 'href="/quarto/102"' in player
     assert 'href="/tournament/cup"' in player
     assert "<svg" in player and "Quarto rating: from 1600" in player  # the chart
+    assert "after 1 game: 0 won, 1 lost, 0 tied." in player
     tournament = client.get("/tournament/cup").text
     assert "Standings" in tournament and "Crosstable" in tournament and "Round 1" in tournament
+    # in words, and truthfully: a round robin plays all its rounds at once
+    assert "<p>Quarto, round robin, running, all 3 rounds at once. <a" in tournament
 
 
 def test_board_page_has_the_mailed_board_and_every_position(
@@ -204,9 +207,10 @@ def test_unknown_links_say_so(client: TestClient) -> None:
         ("/player/nobody", "No player called &#39;nobody&#39; has a page here."),
         ("/tournament/nothing", "There is no tournament called &#39;nothing&#39; here."),
         ("/quarto/999", "Quarto board 999 not found"),
+        ("/nope/101", "No game called &#39;nope&#39; is played here.\nThe games played here:"),
     ]:
         answer = client.get(path)
-        assert answer.status_code == 404 and f"<p>{says}</p>" in answer.text, path
+        assert answer.status_code == 404 and f"<p>{says}" in answer.text, path
 
 
 def test_rate_is_bounded_per_client(site: Server) -> None:
