@@ -17,7 +17,7 @@ from pbm.services.accounts import profile
 from pbm.services.context import Context
 from pbm.services.correspondence.clocks import forfeit_at, timing_lines
 from pbm.services.play import lists, words
-from pbm.services.play.board_text import position_line, result_line
+from pbm.services.play.board_text import ended_line, position_line, result_line
 from pbm.services.play.boards import Board, board_from_row, rules_for, state_at
 from pbm.services.play.echoes import with_echoes
 from pbm.services.play.secrecy import ShownMove, hidden_moves, shown_echo
@@ -135,8 +135,14 @@ def board_version(board: Board, *more: str) -> str:
 
 def picture_version(board: Board, upto: int) -> str:
     """A digest of what the picture after `upto` moves shows: that position never changes,
-    only its heading's and players' names can."""
-    return _digest(repr((board.id, upto, board.label, *board.userids)))
+    only its heading's and players' names can, and the last one's status when the board
+    ends."""
+    return _digest(repr((board.id, upto, board.label, *board.userids, picture_ended(board, upto))))
+
+
+def picture_ended(board: Board, upto: int) -> str | None:
+    """How the board ended, said by the picture of its last position (else None)."""
+    return ended_line(board) if upto == board.row.move_count else None
 
 
 def _digest(text: str) -> str:

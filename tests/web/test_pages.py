@@ -272,3 +272,18 @@ def test_a_resigned_board_says_its_result_not_whose_turn(site: Server, client: T
         )
     assert client.get("/quarto/102/4/picture.png").content == final.png
     assert "alice to place" in client.get("/quarto/102/3").text
+
+
+def test_the_last_pictures_tag_changes_when_the_board_ends(
+    site: Server, client: TestClient
+) -> None:
+    """A cached picture of a board's last position is stale once the board ends: its
+    status line now says the result."""
+    play(site)
+    path = "/quarto/101/4/picture.png"
+    before = client.get(path)
+    earlier = client.get("/quarto/101/3/picture.png").headers["etag"]
+    assert site.send("alice@players.example", "quarto resign 101 alice secret") == "done"
+    after = client.get(path, headers={"if-none-match": before.headers["etag"]})
+    assert after.status_code == 200 and after.content != before.content
+    assert client.get("/quarto/101/3/picture.png").headers["etag"] == earlier
