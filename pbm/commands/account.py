@@ -162,9 +162,10 @@ class Signoff(Command):
 
 class Set(Command):
     name = "set"
+    # Each form whole: a player copies one line of `help` and must find his userid in it.
     usage = (
-        "userid password format html|text|words | messages players|anyone | mail STREAM on|off"
-        " | profile hidden|shown"
+        "userid password format html|text|words | userid password messages players|anyone"
+        " | userid password mail STREAM on|off | userid password profile hidden|shown"
     )
     summary = (
         "How your mails come: html (the default) adds a drawn board and the text in a "

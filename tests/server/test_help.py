@@ -214,3 +214,20 @@ def test_the_tutorial_is_what_a_first_game_brings(server: Server) -> None:
     moved = server.new_mail()
     assert any(m.subject in subjects and "It is bob's turn." in m.body for m in moved)
     assert "b2 TLRH" in tutorial and "b2 TLRH" in legal_texts(server, "quarto")
+
+
+def test_every_line_of_help_set_works_as_written(server: Server) -> None:
+    """Each usage line of `help set` names the userid and password: copied with them
+    filled in, every one is obeyed."""
+    alice = server.signup("alice")
+    server.send(alice, "help set")
+    [page] = server.new_mail()
+    lines = [line for line in page.body.splitlines() if line.startswith("set ")]
+    assert len(lines) == 4
+    choices = {"format": "text", "messages": "anyone", "mail": "reminders off", "profile": "shown"}
+    for line in lines:
+        assert line.startswith("set userid password "), line
+        what = line.split()[3]
+        server.send(alice, f"set alice secret {what} {choices[what]}")
+        [done] = server.new_mail()
+        assert "error" not in done.subject.lower(), done.body
