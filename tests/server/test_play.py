@@ -188,9 +188,27 @@ def test_undo_by_agreement(server: Server, pair: tuple[str, str]) -> None:
     server.send(bob, "quadrature move 101 bob secret undo")
     server.send(alice, "quadrature move 101 alice secret accept")
     mails = server.new_mail()
-    assert "UNDO Successful!" in mails[-1].body
+    # The server signs its word once ("PBeM Server writes:" was doubled).
+    assert "\nPBeM Server writes:\nUNDO Successful!\n" in mails[-1].body
+    assert mails[-1].body.count("PBeM Server writes:") == 1
     row = board_row(server, "quadrature")
     assert row.move_count == 1 and row.to_move == 1
+
+
+def test_an_accepted_undo_keeps_the_accepting_players_comment(
+    server: Server, pair: tuple[str, str]
+) -> None:
+    alice, bob = pair
+    play_first_moves(server, "quadrature", count=2)
+    server.send(bob, "quadrature move 101 bob secret undo", "Sorry, my mouse slipped.")
+    server.new_mail()
+    server.send(alice, "quadrature move 101 alice secret accept", "No problem, take it back.")
+    mails = server.new_mail()
+    assert sorted(m.to[0] for m in mails) == [alice, bob]
+    for m in mails:
+        assert "UNDO Successful!" in m.body
+        assert "alice writes:\nNo problem, take it back." in m.body
+    assert board_row(server, "quadrature").move_count == 1
 
 
 def test_queued_move_is_played_when_the_turn_comes(server: Server, pair: tuple[str, str]) -> None:

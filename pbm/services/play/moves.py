@@ -284,6 +284,7 @@ def accept(ctx: Context, board: Board, user: User, comment: str = "") -> None:
         raise BoardError(phrase("nothing_proposed"), board.id)
     votes = set(board.row.proposal_votes or []) | {index}
     _set_comment(board, user, comment)
+    events: list[str] = []
     if len(votes) < len(board.players):
         board.row.proposal_votes = sorted(votes)
     elif board.row.proposal == "draw":
@@ -292,10 +293,14 @@ def accept(ctx: Context, board: Board, user: User, comment: str = "") -> None:
         _undo_last(ctx, board)
         board.row.proposal = None
         board.row.proposal_votes = None
-        board.row.comment = phrase("undo_done")
-        board.row.comment_by = ctx.config.server_name
+        if board.row.comment:
+            # The accepting player's comment stays; the server says its word beside it.
+            events.append(phrase("undo_done"))
+        else:
+            board.row.comment = phrase("undo_done")
+            board.row.comment_by = ctx.config.server_name
     save_board(ctx, board)
-    mail_board(ctx, board)
+    mail_board(ctx, board, events=events)
 
 
 def _undo_last(ctx: Context, board: Board) -> None:
