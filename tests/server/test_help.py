@@ -13,6 +13,7 @@ import pytest
 
 from pbm.commands import registry
 from pbm.commands.helptext import (
+    PROPOSAL_TOPICS,
     TOPICS,
     closest_topics,
     commands_help,
@@ -35,7 +36,13 @@ def too_wide(text: str) -> list[str]:
 
 
 def every_topic() -> list[str]:
-    words = [*TOPICS, *registry.ACCOUNT_VERBS, *registry.GAME_VERBS, *registry.game_names()]
+    words = [
+        *TOPICS,
+        *PROPOSAL_TOPICS,
+        *registry.ACCOUNT_VERBS,
+        *registry.GAME_VERBS,
+        *registry.game_names(),
+    ]
     return [*words, *(rules.title for rules in GAMES.values()), "nosuchtopic", "chalenge"]
 
 
@@ -231,3 +238,16 @@ def test_every_line_of_help_set_works_as_written(server: Server) -> None:
         server.send(alice, f"set alice secret {what} {choices[what]}")
         [done] = server.new_mail()
         assert "error" not in done.subject.lower(), done.body
+
+
+@pytest.mark.parametrize("topic", ["draw", "propose", "undo", "takeback"])
+def test_help_on_draws_and_undos_says_how_to_offer_and_answer(server: Server, topic: str) -> None:
+    """A player who wants a draw or to take a move back asks help by that word."""
+    server.send("new@x.example", f"help {topic}")
+    [page] = server.new_mail()
+    assert "There is no help" not in page.body
+    assert "GAME move board userid password propose\n" in page.body
+    assert "GAME move board userid password undo\n" in page.body
+    assert "GAME accept board userid password\n" in page.body
+    assert too_wide(page.body) == []
+    assert "propose" in closest_topics("proposal")
