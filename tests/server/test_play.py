@@ -156,6 +156,27 @@ def test_draw_proposal_and_acceptance(server: Server, pair: tuple[str, str]) -> 
     assert board_row(server, "quadrature").result == "tie"
 
 
+def test_the_player_a_proposal_waits_for_is_told_how_to_answer_it(
+    server: Server, pair: tuple[str, str]
+) -> None:
+    """bob, not to move, owes a vote on alice's draw offer: his board mail says how to
+    give it; alice's, who made it, does not ask her."""
+    alice, bob = pair
+    play_first_moves(server, "quadrature", count=2)
+    server.send(alice, "quadrature move 101 alice secret propose")
+    mails = {m.to[0]: m.body for m in server.new_mail()}
+    ask = "Reply accept or reject to answer the draw proposal (help draw)"
+    assert mails[bob].rstrip().endswith(ask)
+    assert ask not in mails[alice]
+    assert mails[alice].rstrip().endswith("(help quadrature)")  # she is to move
+    # bob asks to take his last move back: alice, to move, owes the vote now.
+    server.send(alice, "quadrature move 101 alice secret reject")
+    server.send(bob, "quadrature move 101 bob secret undo")
+    mails = {m.to[0]: m.body for m in server.new_mail()}
+    assert "answer the undo proposal (help undo)" in mails[alice]
+    assert "answer the undo proposal" not in mails[bob]
+
+
 def test_a_move_ends_a_pending_proposal_and_says_so(server: Server, pair: tuple[str, str]) -> None:
     """pbmserv: a proposal stands "until one person rejects (or a move is made)"; the
     board mail of that move says it lapsed, so nobody answers a proposal long gone."""
