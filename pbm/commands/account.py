@@ -288,6 +288,13 @@ class ListCommand(Command):
             )
 
 
+def _unsent(key: str, people: list[User]) -> str:
+    """Why `people` got no message, in the singular for one player."""
+    return phrase(
+        key if len(people) > 1 else f"{key}_one", userids=" ".join(p.userid for p in people)
+    )
+
+
 class Message(Command):
     name = "message"
     aliases = ("msg",)
@@ -313,7 +320,7 @@ class Message(Command):
         people = [p for p in found if p not in refused and users.reply_addresses(ctx, p)]
         unmailed = [p for p in found if p not in people]
         if not people:
-            raise PbmError(phrase("message_nobody", userids=" ".join(p.userid for p in unmailed)))
+            raise PbmError(_unsent("message_nobody", unmailed))
         for person in people:
             to = users.reply_addresses(ctx, person)
             ctx.reply(
@@ -341,11 +348,7 @@ class Message(Command):
             ctx,
             phrase("subject_message_sent"),
             phrase("message_sent", userids=" ".join(p.userid for p in people))
-            + (
-                "\n\n" + phrase("message_not_sent", userids=" ".join(p.userid for p in unmailed))
-                if unmailed
-                else ""
-            ),
+            + ("\n\n" + _unsent("message_not_sent", unmailed) if unmailed else ""),
             ReplyKind.MESSAGE,
         )
 
