@@ -391,3 +391,27 @@ def test_challenge_errors(server: Server) -> None:
     server.send(alice, "quarto challenge -nosuch=1 alice bob")
     [err] = server.new_mail()
     assert err.subject == "Invalid challenge" and "nosuch" in err.body
+
+
+@pytest.mark.parametrize(
+    ("written", "told"),
+    [
+        ("draw", "'draw' is not a move: to offer a draw, write propose (help draw)."),
+        ("offer draw", "'offer draw' is not a move: to offer a draw, write propose"),
+        ("takeback", "'takeback' is not a move: to ask to take back the last move, write undo"),
+        ("decline", "'decline' is not a move: to turn down a draw or undo offer, write reject"),
+    ],
+)
+def test_a_draw_or_undo_asked_in_other_words_is_told_the_word(
+    server: Server, pair: tuple[str, str], written: str, told: str
+) -> None:
+    """bob, not to move, writes what he means in his own words: he learns pbm's word,
+    not "It is not your move"."""
+    _, bob = pair
+    play_first_moves(server, "quadrature", count=2)
+    server.send(bob, f"quadrature move 101 bob secret {written}")
+    [err] = server.new_mail()
+    assert err.to == [bob]
+    assert told in flat(err.body)
+    assert "It is not your move" not in err.body
+    assert board_row(server, "quadrature").proposal is None

@@ -34,6 +34,16 @@ from pbm.texts import echoed, phrase, wrap
 log = logging.getLogger(__name__)
 
 EVENTS = ("resign", "propose", "undo", "accept", "reject")
+# Words players write for an event, answered with the event's own word rather than
+# read as a move (which failed with "not your move" or a notation error).
+EVENT_WORDS_NEAR = {
+    "draw": "propose",
+    "offer draw": "propose",
+    "draw offer": "propose",
+    "takeback": "undo",
+    "take back": "undo",
+    "decline": "reject",
+}
 
 
 @dataclass(frozen=True)
@@ -197,6 +207,9 @@ def make_move(
             "reject": reject,
         }[word](ctx, board, user, comment)
         return
+    near = EVENT_WORDS_NEAR.get(" ".join(word.split()))
+    if near and word not in board.rules.move_words:
+        raise BoardError(phrase(f"event_near_{near}", word=echoed(request.text)), board.id)
     _require_active(board)
     index = _player_index(board, user)
     if board.index_to_move() != index:
