@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import difflib
 import re
+from collections.abc import Sequence
 
 from pbm.commands.base import Command, Invocation
 from pbm.errors import NotFoundError, UnknownCommandError, UsageError
@@ -127,11 +128,25 @@ def game_verb_without_game(line: str) -> bool:
     if first in ACCOUNT_VERBS or first in MULTIPLE or game_named(first) is not None:
         return False
     command = GAME_VERBS.get(verb)
-    if command is None:
+    return command is not None and _fits_usage(command, words[2:])
+
+
+def game_verb_first(line: str) -> bool:
+    """Whether a line reads `VERB ...` with a game verb first and its words after it
+    fitting the verb's usage (`move 101 alice pw e3-e4`, `show 101`): a command that
+    left out its game, to be answered with the game names rather than not at all."""
+    words = line.split()
+    if not words or words[0].lower() in ACCOUNT_VERBS:
         return False
+    command = GAME_VERBS.get(words[0].lower())
+    return command is not None and _fits_usage(command, words[1:])
+
+
+def _fits_usage(command: Command, rest: Sequence[str]) -> bool:
+    """Whether `rest` has the words the first form of a usage needs (a board number where
+    it starts with one), so that a Subject such as "my move" is no command."""
     # The first form of the usage, up to `|`: its required words (not in brackets).
     needed = [t for t in command.usage.split(" | ")[0].split() if not t.startswith(("[", "("))]
-    rest = words[2:]
     if len(rest) < len(needed):
         return False
     return not needed or not needed[0].startswith("board") or bool(BOARD_WORD.fullmatch(rest[0]))

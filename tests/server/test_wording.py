@@ -28,6 +28,25 @@ def test_an_unknown_game_gets_the_games_played_here(server: Server, pair: tuple[
     assert "quarto" in near.body.split("(Your command")[0]
 
 
+@pytest.mark.parametrize(
+    "subject", ["move 101 alice secret b3-b4", "resign 101 alice secret", "show 101", "games"]
+)
+def test_a_command_without_its_game_is_told_to_name_it(
+    server: Server, pair: tuple[str, str], subject: str
+) -> None:
+    """A game command with the game left out was answered at most once a day with "no
+    command found", and not at all after that; each now says what is missing."""
+    alice, _ = pair
+    server.send(alice, "my move")  # the day's "no command found" note
+    server.new_mail()
+    for _ in range(2):
+        server.send(alice, subject)
+        [reply] = server.new_mail()
+        verb = subject.split()[0]
+        assert f"'{verb}' needs a game name first, e.g. 'quarto {verb} ...'." in reply.body
+        assert "secret" not in reply.body
+
+
 def test_my_move_in_a_subject_is_no_command(server: Server, pair: tuple[str, str]) -> None:
     alice, _ = pair
     server.send(alice, "my move")
