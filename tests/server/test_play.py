@@ -125,6 +125,17 @@ def test_resign_before_everyone_moved_removes_the_board(
     assert row.status == "removed" and not row.rated
 
 
+def test_declining_a_board_passes_on_the_players_comment(
+    server: Server, pair: tuple[str, str]
+) -> None:
+    alice, bob = pair
+    server.send(bob, "quadrature resign 101 bob secret", "Sorry, no time this month.")
+    mails = server.new_mail()
+    assert sorted(m.to[0] for m in mails) == [alice, bob]
+    for m in mails:
+        assert m.body.endswith("not rated.\n\nbob writes:\nSorry, no time this month.\n")
+
+
 def test_resign_after_moves_gives_the_win(server: Server, pair: tuple[str, str]) -> None:
     alice, bob = pair
     play_first_moves(server, "quadrature", count=2)

@@ -256,18 +256,26 @@ def resign(ctx: Context, board: Board, user: User, comment: str = "") -> None:
     movers = {m.player for m in queries.moves_of(ctx.session, board.id)}
     _set_comment(board, user, comment)
     if len(movers) < len(board.players):
-        decline(ctx, board, user)
+        decline(ctx, board, user, comment)
         return
     player_leaves(ctx, board, index, EndReason.RESIGNED, phrase("resigned", userid=user.userid))
     save_board(ctx, board)
     mail_board(ctx, board)
 
 
-def decline(ctx: Context, board: Board, user: User) -> None:
+def decline(ctx: Context, board: Board, user: User, comment: str = "") -> None:
     """pbmserv: a resignation before everyone has moved removes the board, unrated."""
     log.info("%s removed: %s declined", board.label, user.userid)
     reason = phrase("declined", userid=user.userid)
-    remove(ctx, board, EndReason.DECLINED, reason, loser_id=user.id)
+    said = "\n".join([phrase("comment_by", userid=user.userid), comment.strip()])
+    remove(
+        ctx,
+        board,
+        EndReason.DECLINED,
+        reason,
+        loser_id=user.id,
+        note=said if comment.strip() else "",
+    )
 
 
 def _start_vote(ctx: Context, board: Board, user: User, kind: str, comment: str) -> None:
