@@ -270,6 +270,27 @@ def test_vacation_needs_days(server: Server) -> None:
     assert "You have no vacation days left: you have taken them." in again.body
 
 
+@pytest.mark.parametrize(
+    ("command", "told"),
+    [
+        ("vacation alice secret begin", "'begin' is not start, stop or status."),
+        ("digest alice secret yes", "'yes' is not on, off or status."),
+    ],
+)
+def test_a_wrong_word_for_vacation_or_digest_is_named(
+    server: Server, command: str, told: str
+) -> None:
+    """The refusal said "Write: X" above "Usage: X", the same line twice, and not what
+    was wrong."""
+    alice = server.signup("alice")
+    server.send(alice, command)
+    [err] = server.new_mail()
+    refusal = err.body.split("\n\n")[0].splitlines()
+    verb = command.split()[0]
+    assert len(refusal) == 2 and refusal[0] == told
+    assert refusal[1].startswith(f"Usage: {verb} userid password ")
+
+
 def test_digest_mode_sends_one_mail_a_day(server: Server) -> None:
     alice, bob = challenge(server)
     server.send(bob, "digest bob secret on")
