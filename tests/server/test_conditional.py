@@ -683,3 +683,19 @@ def test_an_owner_in_digest_mode_hears_at_once_that_his_answer_was_played(
     # Without a conditional answer his copy waits for the digest, as before.
     a2 = step(rules, table.state(), rng)
     assert "bob" not in table.move("alice", a2)
+
+
+def test_a_line_cut_at_every_space_says_how_to_separate_moves(server: Server) -> None:
+    """Quarto's moves hold a space: written with spaces alone, `give SDQF` was read as
+    the moves `give` and `SDQF`, and the refusal did not say why."""
+    alice, bob = server.signup("alice"), server.signup("bob")
+    assert server.send(alice, "quarto challenge alice bob") == "done"
+    server.new_mail()
+    server.send(bob, "quarto conditional 101 bob secret", "give SDQF b2 TLRH\n")
+    [err] = server.new_mail()
+    assert "line 1, ply 1:\n  give SDQF b2 TLRH\n" in err.body
+    assert "Each word of this line was read as a move." in err.body
+    assert "separate the moves with ; or , (give TLRH; b2 SDQF)" in " ".join(err.body.split())
+    server.send(bob, "quarto conditional 101 bob secret", "give SDQF; b2 TLRH\n")
+    [done] = server.new_mail()
+    assert "Your conditional moves are set (lines: 1, plies: 2)." in done.body
