@@ -142,6 +142,18 @@ def game_verb_first(line: str) -> bool:
     return command is not None and _fits_usage(command, words[1:])
 
 
+def board_verb_by_token(line: str) -> bool:
+    """Whether a reply's first line is a board command by its token that the account
+    command of the same name cannot be: `confirm` alone plays the submitted move, as
+    the account's `confirm` needs a token."""
+    words = line.split()
+    verb = words[0].lower() if words else ""
+    command, account = GAME_VERBS.get(verb), ACCOUNT_VERBS.get(verb)
+    if command is None or account is None or not command.token_verb:
+        return False
+    return not _fits_usage(account, words[1:])
+
+
 def _fits_usage(command: Command, rest: Sequence[str]) -> bool:
     """Whether `rest` has the words the first form of a usage needs (a board number where
     it starts with one), so that a Subject such as "my move" is no command."""
