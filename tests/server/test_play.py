@@ -99,6 +99,8 @@ def test_wrong_password_and_unknown_board(server: Server, pair: tuple[str, str])
     server.send(alice, f"quadrature move 999 alice secret {move}")
     [err] = server.new_mail()
     assert "Quadrature board 999 not found" in err.body
+    # ... and how to find the number of his board.
+    assert "Send 'quadrature games YOURID' for the numbers of your boards" in err.body
     server.send(alice, f"quadrature move 101 nobody secret {move}")
     [err] = server.new_mail()
     assert "Invalid userid entered: nobody" in err.body
