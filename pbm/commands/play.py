@@ -142,6 +142,19 @@ class Resign(_FixedMove):
     summary = "Resign the game; before everyone has moved this declines and removes the board."
 
 
+class Propose(_FixedMove):
+    name = "propose"
+    summary = "Offer a draw (the same as `move ... propose`); the other players accept or reject."
+
+
+class Undo(_FixedMove):
+    name = "undo"
+    summary = (
+        "Ask to take back the last move (the same as `move ... undo`); the other players "
+        "accept or reject."
+    )
+
+
 class Swap(_FixedMove):
     name = "swap"
     summary = "Take the pie-rule swap where the game allows it (the same as `move ... swap`)."
@@ -250,6 +263,8 @@ COMMANDS = (
     Queue(),
     Conditional(),
     Resign(),
+    Propose(),
+    Undo(),
     Swap(),
     Pass(),
     Submit(),

@@ -246,8 +246,8 @@ def test_help_on_draws_and_undos_says_how_to_offer_and_answer(server: Server, to
     server.send("new@x.example", f"help {topic}")
     [page] = server.new_mail()
     assert "There is no help" not in page.body
-    assert "GAME move board userid password propose\n" in page.body
-    assert "GAME move board userid password undo\n" in page.body
+    assert "GAME propose board userid password\n" in page.body
+    assert "GAME undo board userid password\n" in page.body
     assert "GAME accept board userid password\n" in page.body
     assert too_wide(page.body) == []
     assert "propose" in closest_topics("proposal")

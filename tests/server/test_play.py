@@ -428,3 +428,24 @@ def test_a_draw_or_undo_asked_in_other_words_is_told_the_word(
     assert told in flat(err.body)
     assert "It is not your move" not in err.body
     assert board_row(server, "quadrature").proposal is None
+
+
+def test_propose_and_undo_are_commands_like_accept_and_reject(
+    server: Server, pair: tuple[str, str]
+) -> None:
+    """`quadrature accept 101 ...` worked but `quadrature propose 101 ...` was an
+    unknown command: each proposal now has its command too."""
+    alice, bob = pair
+    play_first_moves(server, "quadrature", count=2)
+    server.send(alice, "quadrature propose 101 alice secret", "A draw?")
+    mails = server.new_mail()
+    assert sorted(m.to[0] for m in mails) == [alice, bob]
+    assert all("alice has proposed a draw." in m.body for m in mails)
+    assert all("alice writes:\nA draw?" in m.body for m in mails)
+    server.send(bob, "quadrature reject 101 bob secret")
+    server.send(bob, "quadrature undo 101 bob secret")
+    mails = server.new_mail()
+    assert any("bob has asked to undo the last move." in m.body for m in mails)
+    server.send(alice, "quadrature accept 101 alice secret")
+    assert any("UNDO Successful!" in m.body for m in server.new_mail())
+    assert board_row(server, "quadrature").move_count == 1
