@@ -449,3 +449,18 @@ def test_propose_and_undo_are_commands_like_accept_and_reject(
     server.send(alice, "quadrature accept 101 alice secret")
     assert any("UNDO Successful!" in m.body for m in server.new_mail())
     assert board_row(server, "quadrature").move_count == 1
+
+
+def test_pass_or_swap_in_a_game_without_it_says_so(server: Server, pair: tuple[str, str]) -> None:
+    """Read as a move, `quarto pass` was refused with "PASS is not a piece"."""
+    alice, _ = pair
+    server.send(alice, "quarto challenge alice bob")
+    server.new_mail()
+    server.send(alice, "quarto pass 101 alice secret")
+    [err] = server.new_mail()
+    assert "Quarto has no pass: it is a move of quadrature only." in err.body
+    assert "not a piece" not in err.body
+    server.send(alice, "quadrature swap 101 alice secret")
+    [err] = server.new_mail()
+    assert "Quadrature has no swap: it is a move of quarod only." in err.body
+    assert board_row(server, "quarto").move_count == 0
