@@ -251,3 +251,20 @@ def test_help_on_draws_and_undos_says_how_to_offer_and_answer(server: Server, to
     assert "GAME accept board userid password\n" in page.body
     assert too_wide(page.body) == []
     assert "propose" in closest_topics("proposal")
+
+
+def test_the_quarod_page_says_a_placement_needs_a_colour(server: Server) -> None:
+    """It said "c3 c4" alone is a placement on empty squares; pbm refuses it there."""
+    alice, _ = server.signup("alice"), server.signup("bob")
+    server.send(alice, "help quarod")
+    [page] = server.new_mail()
+    said = " ".join(page.body.split())
+    assert 'One colour is enough: "c3 Wc4".' in said
+    assert "on two empty squares it is refused, as it could be either placement" in said
+    assert server.send(alice, "quarod challenge alice bob") == "done"
+    server.new_mail()
+    server.send(alice, "quarod move 101 alice secret c3 c4")
+    [err] = server.new_mail()
+    assert "'c3 c4' is ambiguous: it could mean Bc3+Wc4 or Bc4+Wc3" in err.body
+    server.send(alice, "quarod move 101 alice secret c3 Wc4")
+    assert all("alice Bc3+Wc4" in m.body for m in server.new_mail())
