@@ -62,7 +62,10 @@ class Show(Command):
                     continue
                 number = int(upto) if upto.isdigit() else None
                 if number is not None and not 0 <= number <= board.row.move_count:
-                    missing.append(echoed(word))
+                    count = board.row.move_count
+                    missing.append(
+                        phrase("show_past_end", word=echoed(word), board=board_text, last=count)
+                    )
                     continue
                 mail_show(ctx, board, reader, number)
         else:

@@ -368,6 +368,18 @@ def test_show_old_position(server: Server, pair: tuple[str, str]) -> None:
     assert "   1 " in shown.body and "2 " not in shown.body.split("alice")[2][:40]
 
 
+def test_show_past_the_last_move_says_how_far_the_board_is(
+    server: Server, pair: tuple[str, str]
+) -> None:
+    """`show 101#5` on a board at move 2 was listed under "were not found", as if
+    there were no board 101."""
+    alice, _ = pair
+    play_first_moves(server, "quadrature", count=2)
+    server.send(alice, "quadrature show 101#5")
+    [err] = server.new_mail()
+    assert "101#5: board 101 is at move 2 (show #0 to #2)" in err.body
+
+
 def test_limit_and_seek(server: Server) -> None:
     alice = server.signup("alice")
     bob = server.signup("bob")
