@@ -6,6 +6,7 @@ from __future__ import annotations
 from pbm.commands.answers import answer, mail_show
 from pbm.commands.base import Command, Invocation
 from pbm.commands.helptext import general_help, topic_help
+from pbm.commands.registry import game_named, unknown_game
 from pbm.errors import NotFoundError, PbmError, UsageError
 from pbm.mail.streams import MailReason, Stream
 from pbm.services.accounts import consent, profile, users
@@ -13,7 +14,7 @@ from pbm.services.accounts.users import find_user, sender_account
 from pbm.services.context import Context, Reply, ReplyKind
 from pbm.services.mailing import bounces, mail_html, streams
 from pbm.services.play import lists
-from pbm.services.play.boards import boards_of_type, rules_for
+from pbm.services.play.boards import boards_of_type
 from pbm.store.models import User, UserAddress
 from pbm.texts import echoed, phrase, prose, render
 
@@ -278,7 +279,9 @@ class ListCommand(Command):
             answer(ctx, phrase("subject_list"), lists.game_catalogue(), ReplyKind.LIST)
             return
         for word in inv.words:
-            rules = rules_for(word)
+            rules = game_named(word)
+            if rules is None:
+                raise unknown_game(word)  # worded as for `chess challenge ...`
             boards = boards_of_type(ctx, rules)
             answer(
                 ctx,

@@ -47,6 +47,21 @@ def test_a_command_without_its_game_is_told_to_name_it(
         assert "secret" not in reply.body
 
 
+def test_list_of_an_unknown_game_is_worded_as_a_challenge_of_it(
+    server: Server, pair: tuple[str, str]
+) -> None:
+    """`list chess` said "there is no game called 'chess'; the games are: ...", in other
+    words than `chess challenge`, and without the closest name."""
+    alice, _ = pair
+    server.send(alice, "list chess")
+    [reply] = server.new_mail()
+    assert "No game called 'chess' is played here." in reply.body
+    assert "Send 'list' for the games and their variant names" in " ".join(reply.body.split())
+    server.send(alice, "list quatro")
+    [near] = server.new_mail()
+    assert "The closest names: quarto" in " ".join(near.body.split())
+
+
 def test_my_move_in_a_subject_is_no_command(server: Server, pair: tuple[str, str]) -> None:
     alice, _ = pair
     server.send(alice, "my move")
