@@ -476,3 +476,17 @@ def test_pass_or_swap_in_a_game_without_it_says_so(server: Server, pair: tuple[s
     [err] = server.new_mail()
     assert "Quadrature has no swap: it is a move of quarod only." in err.body
     assert board_row(server, "quarto").move_count == 0
+
+
+def test_a_player_named_twice_hears_each_reason_once(server: Server) -> None:
+    """`quarto challenge carol carol` from an unconfirmed carol said twice that she has
+    no confirmed address, then that nobody plays himself."""
+    carol = "carol@players.example"
+    assert server.send(carol, "signup carol secret") == "done"
+    server.new_mail()
+    server.send(carol, "quarto challenge carol carol")
+    [err] = server.new_mail()
+    assert err.subject == "Invalid challenge"
+    refusal = err.body.split("(Your command")[0]
+    assert refusal.count("carol has no confirmed address yet") == 1
+    assert "A player cannot play against himself." in refusal
