@@ -79,7 +79,10 @@ class Queue(Command):
     name = "queue"
     aliases = ("qmove", "qboard", "moveq", "boardq")
     usage = "board userid password move"
-    summary = "Play a move now if it is your turn, else keep it to play when your turn comes."
+    summary = (
+        "Play a move now if it is your turn, else keep it to play when your turn comes "
+        "(it is checked then; text that is no move at all is refused at once)."
+    )
     token_verb = True
 
     def run(self, ctx: Context, inv: Invocation) -> None:

@@ -490,3 +490,24 @@ def test_a_player_named_twice_hears_each_reason_once(server: Server) -> None:
     refusal = err.body.split("(Your command")[0]
     assert refusal.count("carol has no confirmed address yet") == 1
     assert "A player cannot play against himself." in refusal
+
+
+def test_a_queued_move_that_is_no_move_is_refused_and_the_queue_kept(
+    server: Server, pair: tuple[str, str]
+) -> None:
+    """`queue ... zz` replaced bob's queued move with "zz" without a word; it failed
+    only when his turn came, in front of everyone."""
+    _, bob = pair
+    server.send(bob, "quadrature queue 101 bob secret c9-c8")
+    [kept] = server.new_mail()
+    assert "You have the following move queued: c9-c8" in kept.body
+    server.send(bob, "quadrature queue 101 bob secret zz")
+    [err] = server.new_mail()
+    assert err.subject == "Quadrature Board 101 Error"
+    assert "'zz' is not a move" in err.body and "How moves are written:" in err.body
+    assert "You have the following move queued: c9-c8" in err.body
+    # A move that is only illegal now (a White man's step, Black to move) is kept: its
+    # turn comes in another position.
+    server.send(bob, "quadrature queue 101 bob secret d9-d8")
+    [queued] = server.new_mail()
+    assert "You have the following move queued: d9-d8" in queued.body

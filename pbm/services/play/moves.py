@@ -120,6 +120,17 @@ def _parse(board: Board, state: State, text: str) -> object:
         raise BoardError(refusal(exc), board.id) from None
 
 
+def _check_notation(board: Board, text: str) -> None:
+    """Refuse what is no move at all in the game's notation; legality waits for the
+    position it is played in (a queued move is checked by `_parse` when its turn comes)."""
+    try:
+        _parse(board, board.state, text)
+    except NotAMoveError:
+        raise
+    except BoardError:
+        pass
+
+
 def _play_one(
     ctx: Context,
     board: Board,
@@ -243,6 +254,7 @@ def queue_move(
         return
     if not request.text:
         raise BoardError(phrase("no_move_given"), board.id)
+    _check_notation(board, request.text)
     gp = board.players[index][0]
     gp.queued_move = request.text
     ctx.session.add(gp)
