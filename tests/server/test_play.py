@@ -511,3 +511,22 @@ def test_a_queued_move_that_is_no_move_is_refused_and_the_queue_kept(
     server.send(bob, "quadrature queue 101 bob secret d9-d8")
     [queued] = server.new_mail()
     assert "You have the following move queued: d9-d8" in queued.body
+
+
+def test_the_proposer_accepting_is_told_and_rejecting_withdraws(
+    server: Server, pair: tuple[str, str]
+) -> None:
+    """alice accepting her own draw offer mailed both players the same board again;
+    her reject read "alice has rejected the draw"."""
+    alice, bob = pair
+    server.send(alice, "quadrature propose 101 alice secret")
+    server.new_mail()
+    server.send(alice, "quadrature accept 101 alice secret")
+    [err] = server.new_mail()
+    assert err.to == [alice]
+    assert "You have accepted this draw proposal already" in err.body
+    server.send(alice, "quadrature reject 101 alice secret")
+    mails = server.new_mail()
+    assert sorted(m.to[0] for m in mails) == [alice, bob]
+    assert all("alice has withdrawn the draw proposal." in m.body for m in mails)
+    assert board_row(server, "quadrature").proposal is None

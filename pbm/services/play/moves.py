@@ -315,6 +315,9 @@ def accept(ctx: Context, board: Board, user: User, comment: str = "") -> None:
     index = _player_index(board, user)
     if not board.row.proposal:
         raise BoardError(phrase("nothing_proposed"), board.id)
+    if index in (board.row.proposal_votes or []):
+        # Accepting again changes nothing: say so rather than mail everyone the board.
+        raise BoardError(phrase("proposal_voted", kind=board.row.proposal), board.id)
     votes = set(board.row.proposal_votes or []) | {index}
     _set_comment(board, user, comment)
     events: list[str] = []
@@ -347,15 +350,17 @@ def _undo_last(ctx: Context, board: Board) -> None:
 
 
 def reject(ctx: Context, board: Board, user: User, comment: str = "") -> None:
-    _player_index(board, user)
+    index = _player_index(board, user)
     if not board.row.proposal:
         raise BoardError(phrase("nothing_proposed"), board.id)
     kind = board.row.proposal
+    # A player who made or accepted the proposal takes his word back.
+    key = "withdrawn" if index in (board.row.proposal_votes or []) else "rejected"
     board.row.proposal = None
     board.row.proposal_votes = None
     _set_comment(board, user, comment)
     save_board(ctx, board)
-    mail_board(ctx, board, events=[phrase("rejected", userid=user.userid, kind=kind)])
+    mail_board(ctx, board, events=[phrase(key, userid=user.userid, kind=kind)])
 
 
 def submit(ctx: Context, board: Board, user: User, request: MoveRequest) -> None:
