@@ -46,6 +46,21 @@ def test_format_words_writes_the_board_in_sentences(server: Server) -> None:
     assert "+---" in mails[bob].body or "|" in mails[bob].body
 
 
+def test_a_refusal_shows_a_words_reader_his_board_in_words(server: Server) -> None:
+    """The board under an error mail was drawn in characters for a player who asked
+    for every board in sentences."""
+    alice = server.signup("alice")
+    server.signup("bob")
+    server.send(alice, "set alice secret format words")
+    server.send(alice, "quarto challenge alice bob")
+    server.new_mail()
+    server.send(alice, "quarto move 101 alice secret zz")
+    [err] = server.new_mail()
+    assert err.subject == "Quarto Board 101 Error"
+    assert "Pieces on the board, 0: none." in err.body
+    assert "+---" not in err.body
+
+
 def test_ask_from_the_subject_and_from_a_reply(server: Server) -> None:
     alice = server.signup("alice")
     server.signup("bob")
