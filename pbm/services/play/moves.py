@@ -13,6 +13,7 @@ from pbm.games.base import State
 from pbm.services.context import Context, ReplyKind
 from pbm.services.correspondence.clocks import charge_move
 from pbm.services.correspondence.timeouts import forfeit_if_due
+from pbm.services.mailing import mail_html
 from pbm.services.mailing.board_mail import (
     board_facts,
     board_reply,
@@ -465,6 +466,7 @@ def _mail_preview(
         events=[where, note] if note else [where],
         state=state,
         now=board.state,
+        in_words=mail_html.in_words(ctx.session, reader),
     )
     ctx.reply(
         board_reply(
