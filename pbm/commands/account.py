@@ -3,6 +3,9 @@ delete, help, list, message, all."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from typing import NoReturn
+
 from pbm.commands.answers import answer, mail_show
 from pbm.commands.base import Command, Invocation
 from pbm.commands.helptext import general_help, topic_help
@@ -186,27 +189,26 @@ class Set(Command):
         if what == "mail":
             self._stream(ctx, user, rest[1:])
             return
-        if what not in ("format", "messages", "profile") or len(rest) > 2:
-            raise UsageError(phrase("set_usage"), self.full_usage())
+        if what not in ("format", "messages", "profile"):
+            self._refuse(phrase("set_what", word=echoed(what)) if what else phrase("set_none"))
+        if len(rest) > 2:
+            self._refuse(phrase("set_usage"))
         value = rest[1].lower() if len(rest) == 2 else None
         if what == "profile":
             if value is not None:
-                if value not in profile.STATES:
-                    raise UsageError(phrase("set_usage"), self.full_usage())
+                self._check(value, profile.STATES)
                 profile.set_hidden(ctx, user, value == "hidden")
             state = "hidden" if profile.hidden(ctx.session, user.saved_id) else "shown"
             text = phrase(f"profile_{state}")
         elif what == "messages":
             if value is not None:
-                if value not in ("players", "anyone"):
-                    raise UsageError(phrase("set_usage"), self.full_usage())
+                self._check(value, ("players", "anyone"))
                 consent.set_messages_anyone(ctx, user, value == "anyone")
             state = "anyone" if consent.messages_anyone(ctx, user) else "players"
             text = phrase(f"messages_{state}")
         else:
             if value is not None:
-                if value not in mail_html.FORMATS:
-                    raise UsageError(phrase("set_usage"), self.full_usage())
+                self._check(value, mail_html.FORMATS)
                 mail_html.set_format(ctx.session, user, value)
             text = phrase(f"format_{mail_html.mail_format(ctx.session, user.saved_id)}")
         answer(ctx, phrase("subject_set", userid=user.userid), text, ReplyKind.ACCOUNT)
@@ -214,16 +216,23 @@ class Set(Command):
     def _stream(self, ctx: Context, user: User, words: list[str]) -> None:
         """`set ... mail STREAM on|off`: the stop address's switch, with the password."""
         names = [s.value for s in Stream]
-        if (
-            len(words) != 2
-            or words[0].lower() not in names
-            or words[1].lower() not in ("on", "off")
-        ):
-            raise UsageError(phrase("set_stream_usage", streams="|".join(names)), self.full_usage())
+        if len(words) != 2:
+            self._refuse(phrase("set_stream_usage", streams="|".join(names)))
+        self._check(words[0].lower(), names)
+        self._check(words[1].lower(), ("on", "off"))
         stream, on = Stream(words[0].lower()), words[1].lower() == "on"
         streams.switch(ctx, user, stream, on)
         text = phrase("stream_state", stream=stream.value, state="on" if on else "off")
         answer(ctx, phrase("subject_set", userid=user.userid), text, ReplyKind.ACCOUNT)
+
+    def _check(self, value: str, choices: Sequence[str]) -> None:
+        """Refuse a value that is none of `choices`, naming them."""
+        if value not in choices:
+            listed = ", ".join(choices)
+            self._refuse(phrase("set_value", value=echoed(value), choices=listed))
+
+    def _refuse(self, problem: str) -> NoReturn:
+        raise UsageError(problem, self.full_usage())
 
 
 class Delete(Command):
