@@ -28,6 +28,9 @@ GAME_VERBS: dict[str, Command] = {}
 # The help groups (the phrase naming each) and their commands, in registration order.
 HELP_GROUPS: dict[str, list[Command]] = {}
 MULTIPLE = ("multiple", "mult")
+# Words players write for a game command that spells them differently (`quarto decline
+# 101 ...`): suggested with the misspellings, never run in its place.
+VERBS_MEANT = {"decline": "reject", "draw": "propose", "offer": "propose", "takeback": "undo"}
 
 
 def register(group: str, *commands: Command) -> None:
@@ -202,7 +205,8 @@ def parse_line(line: str, comment: str = "") -> tuple[Command, Invocation]:
         raise UsageError(phrase("verb_missing", game=rules.title), f"{rules.name} help")
     verb = words[1].lower()
     if verb not in GAME_VERBS:
-        suggestions = [f"{rules.name} {v}" for v in _closest(verb, _verb_names(GAME_VERBS))]
+        near = _closest(verb, {**_verb_names(GAME_VERBS), **VERBS_MEANT})
+        suggestions = [f"{rules.name} {v}" for v in near]
         raise UnknownCommandError(f"{rules.name} {echoed(words[1])}", suggestions)
     command = GAME_VERBS[verb]
     inv = Invocation(

@@ -62,6 +62,20 @@ def test_list_of_an_unknown_game_is_worded_as_a_challenge_of_it(
     assert "The closest names: quarto" in " ".join(near.body.split())
 
 
+@pytest.mark.parametrize(
+    ("verb", "meant"), [("decline", "reject"), ("draw", "propose"), ("takeback", "undo")]
+)
+def test_a_verb_in_other_words_suggests_pbms_word(
+    server: Server, pair: tuple[str, str], verb: str, meant: str
+) -> None:
+    """`quarto decline 101 ...` was an unknown command with no suggestion."""
+    alice, _ = pair
+    server.send(alice, f"quarto {verb} 101 alice secret")
+    [reply] = server.new_mail()
+    assert f"Unknown command 'quarto {verb}'. Did you mean: quarto {meant}?" in reply.body
+    assert "secret" not in reply.body
+
+
 def test_my_move_in_a_subject_is_no_command(server: Server, pair: tuple[str, str]) -> None:
     alice, _ = pair
     server.send(alice, "my move")
