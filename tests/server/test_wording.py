@@ -302,8 +302,32 @@ def test_a_hidden_setup_mail_shows_a_setup(server: Server, pair: tuple[str, str]
     server.send(alice, "quadrupel-points challenge alice bob")
     [first] = [m for m in server.new_mail() if m.to == [alice]]
     last = first.body.rstrip("\n").splitlines()[-1]
-    assert last == "Reply with your move, e.g. setup c4=1 d4=2 d5=3 c3=4 (help quadrupel)"
+    assert last == "Reply with your move, e.g. setup c3=1 c4=2 d4=3 d5=4 (help quadrupel)"
     assert len(last) <= 72
+
+
+@pytest.mark.parametrize(
+    ("variant", "black", "white"),
+    [
+        ("points", "setup c3=1 c4=2 d4=3 d5=4", "setup d3=1 b4=2 e4=3 c5=4"),
+        ("position", "setup d4=1 d5=1", "setup e4=1 c5=1"),
+    ],
+)
+def test_the_setup_example_is_one_the_player_may_send(
+    server: Server, pair: tuple[str, str], variant: str, black: str, white: str
+) -> None:
+    """White was shown Black's squares, and in the position game four dots where two
+    1-stones are asked: sent as written, the example was refused."""
+    alice, bob = pair
+    server.send(alice, f"quadrupel-{variant} challenge alice bob")
+    [first] = [m for m in server.new_mail() if m.to == [alice]]
+    assert first.body.rstrip("\n").endswith(f"e.g. {black} (help quadrupel)")
+    server.send(alice, f"quadrupel move 101 alice secret {black}")
+    [second] = [m for m in server.new_mail() if m.to == [bob]]
+    assert second.body.rstrip("\n").endswith(f"e.g. {white} (help quadrupel)")
+    server.send(bob, f"quadrupel move 101 bob secret {white}")
+    assert all("Error" not in m.subject for m in server.new_mail())
+    assert board_row(server, "quadrupel").move_count == 2
 
 
 def test_a_new_account_has_its_vacation_allowance(server: Server, pair: tuple[str, str]) -> None:
