@@ -619,7 +619,7 @@ shown yet."""
         if state.pending:
             # A setup names the mover's own squares and the dots his variant gives.
             return self.format_move(state, self.legal_moves(state)[0])
-        return "c3-c2"
+        return self.legal_example(state, ("c3-c2", "d3-e3"), "c3-c2")
 
     def format_move(self, state: QuadrupelState, move: QuadrupelMove) -> str:
         if isinstance(move, tuple):

@@ -283,7 +283,7 @@ There is no pass to type: when no move exists the game is over."""
 
     # -- notation -----------------------------------------------------------------
     def answer_example(self, state: QuarodState) -> str:
-        return "Bc3+Wc4"
+        return self.legal_example(state, ("Bc3+Wc4",), "Bc3+Wc4", skip=("swap",))
 
     def format_move(self, state: QuarodState, move: QuarodMove) -> str:
         if move == PIE:

@@ -289,12 +289,36 @@ def test_the_board_mail_to_the_player_to_move_says_how_to_answer(
     assert "Reply with your move" not in mails[bob]  # not his turn
     server.send(alice, "quarto move 101 alice secret give SDQF")
     mails = {m.to[0]: m.body for m in server.new_mail()}
-    assert mails[bob].endswith("\nReply with your move, e.g. b2 SDQF (help quarto)\n")
+    # bob holds SDQF: "b2 SDQF" would give away the piece he places, and be refused.
+    assert mails[bob].endswith("\nReply with your move, e.g. b2 TLRH (help quarto)\n")
     assert "Reply with your move" not in mails[alice]
     # `show` may answer for many boards in one mail: no reply there plays on one board.
     server.send(bob, "quarto show 101")
     [shown] = server.new_mail()
     assert "It is bob's turn." in shown.body and "Reply with your move" not in shown.body
+
+
+@pytest.mark.parametrize(
+    ("game", "first", "second"),
+    [("quadrature", "b3-b4", "b9-b8"), ("quarto", "give TLRH", "b2 SDQF"), ("quad", "d4", "a1")],
+)
+def test_the_example_of_each_answer_may_be_sent_as_written(
+    server: Server, pair: tuple[str, str], game: str, first: str, second: str
+) -> None:
+    """White was shown Black's `b3-b4`, a Quarto player `b2 SDQF` while placing SDQF,
+    Quad's drop `d4` on a taken d4: each refused when copied."""
+    alice, bob = pair
+    server.send(alice, f"{game} challenge alice bob")
+    [mail] = [m for m in server.new_mail() if m.to == [alice]]
+    assert mail.body.endswith(f"e.g. {first} (help {game})\n")
+    for player, example in (("alice", first), ("bob", second)):
+        server.send(f"{player}@players.example", f"{game} move 101 {player} secret {example}")
+        mails = server.new_mail()
+        assert all("Error" not in m.subject for m in mails), mails[0].body
+        if player == "alice":
+            [mail] = [m for m in mails if m.to == [bob]]
+            assert mail.body.endswith(f"e.g. {second} (help {game})\n")
+    assert board_row(server, game).move_count == 2
 
 
 def test_a_hidden_setup_mail_shows_a_setup(server: Server, pair: tuple[str, str]) -> None:
