@@ -12,7 +12,7 @@ import pytest
 from pbm import jobs
 from pbm.config import Config
 from pbm.store.engine import make_engine
-from tests.server.conftest import Server, board_row, legal_texts, seat_to_move
+from tests.server.conftest import Server, board_row, flat, legal_texts, seat_to_move
 
 DAY = timedelta(days=1)
 HOUR = timedelta(hours=1)
@@ -235,6 +235,24 @@ def test_vacation_pauses_the_clocks(server: Server) -> None:
     assert "You have 10.2 days of vacation" in nag.body  # two more days accrued
     server.clock.advance(14 * DAY)
     assert run_jobs(server)["forfeits"] == 1
+
+
+def test_a_move_on_vacation_reminds_the_mover_that_it_runs_on(server: Server) -> None:
+    """A player who moved while away was not told his vacation days were still
+    running out; only his own copy says so."""
+    alice, bob = challenge(server, member=30 * DAY)
+    server.send(alice, "vacation alice secret start")
+    server.new_mail()
+    move(server, alice, "alice")
+    mails = {m.to[0]: flat(m.body) for m in server.new_mail()}
+    told = "You are on vacation: your clocks stay stopped and your vacation days run out"
+    assert told in mails[alice] and "'vacation alice PASSWORD stop'" in mails[alice]
+    assert told not in mails[bob]
+    server.send(alice, "vacation alice secret stop")
+    server.new_mail()
+    move(server, bob, "bob")
+    move(server, alice, "alice")
+    assert all(told not in flat(m.body) for m in server.new_mail())
 
 
 def test_vacation_ends_when_its_days_run_out(server: Server) -> None:

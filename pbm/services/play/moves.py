@@ -11,6 +11,7 @@ from pbm.errors import BoardError, NotAMoveError, PbmError
 from pbm.games import GameError, InvalidMoveError, MoveError
 from pbm.games.base import State
 from pbm.services.context import Context, ReplyKind
+from pbm.services.correspondence import vacation
 from pbm.services.correspondence.clocks import charge_move
 from pbm.services.correspondence.timeouts import forfeit_if_due
 from pbm.services.mailing import mail_html
@@ -233,6 +234,9 @@ def make_move(
         return  # too late: time ran out before this move came (the forfeit is mailed)
     notes = conditional.Notes()
     _play_one(ctx, board, index, request.text, auto=False, notes=notes)
+    if vacation.on_vacation(ctx.session, user, ctx.now()):
+        # A move does not end a vacation: its days keep running out unless he stops it.
+        notes.add(user, phrase("moved_on_vacation", userid=user.userid))
     _change(board.players[index][0], submitted_move=None)
     lapsed = board.row.proposal
     _change(board.row, proposal=None, proposal_votes=None)
