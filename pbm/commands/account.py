@@ -382,7 +382,7 @@ class All(Command):
             raise UsageError(phrase("bad_selector", word=echoed(selector)), self.full_usage())
         boards = lists.boards_of_users(ctx, None, [user], selector)
         if not boards:
-            raise NotFoundError(phrase("no_boards_for", userids=user.userid))
+            raise NotFoundError(phrase(f"show_none_{selector}", userids=user.userid, of_game=""))
         reader = sender_account(ctx)
         for board in boards:
             mail_show(ctx, board, reader, None)

@@ -79,7 +79,15 @@ class Show(Command):
             for board in boards:
                 mail_show(ctx, board, reader, None)
             if users and not boards:
-                missing.append(phrase("no_boards_for", userids=" ".join(u.userid for u in users)))
+                # The players were found: saying so under "not found" misled.
+                named = " ".join(u.userid for u in users)
+                which = selector or "active"
+                answer(
+                    ctx,
+                    phrase("subject_show_summary"),
+                    phrase(f"show_none_{which}", userids=named, of_game=f"{rules.title} "),
+                    ReplyKind.LIST,
+                )
         if missing:
             answer(
                 ctx,

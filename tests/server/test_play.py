@@ -326,7 +326,17 @@ def test_show_games_history_standings(server: Server, pair: tuple[str, str]) -> 
     assert "Game started.... Nov 22 02:41" in shown.body
     server.send(alice, "quadrature show bob next")
     [note] = server.new_mail()  # bob is not to move: no board, a summary note
-    assert note.subject == "Show summary" and "no boards for bob" in note.body
+    assert note.subject == "Show summary"
+    # bob was found: his name under "not found" misled.
+    assert note.body.startswith("bob: no Quadrature board waits for their move.")
+    assert "not found" not in note.body
+    server.signup("dave")
+    server.send(alice, "quadrature show dave")
+    [note] = server.new_mail()
+    assert "dave: no active Quadrature boards (add all for the finished ones)." in note.body
+    server.send(alice, "all show dave")
+    [note] = server.new_mail()
+    assert "dave: no active boards (add all for the finished ones)." in note.body
     server.send(alice, "quadrature show 101 555")
     [both] = server.new_mail()  # the board and the note, as one answer
     assert both.subject == "Quadrature Board 101 alice ** (and 1 more answers)"
