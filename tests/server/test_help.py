@@ -268,3 +268,22 @@ def test_the_quarod_page_says_a_placement_needs_a_colour(server: Server) -> None
     assert "'c3 c4' is ambiguous: it could mean Bc3+Wc4 or Bc4+Wc3" in err.body
     server.send(alice, "quarod move 101 alice secret c3 Wc4")
     assert all("alice Bc3+Wc4" in m.body for m in server.new_mail())
+
+
+def test_the_tutorial_says_how_to_decline_a_challenge_and_it_works(server: Server) -> None:
+    """A challenged player read nowhere in the tutorial that the board starts at once
+    and how to decline it."""
+    tutorial = " ".join(topic_help("tutorial", CONFIG).split())
+    assert "There is nothing to accept: the board starts at once." in tutorial
+    assert 'To decline it, answer "resign" before your first move' in tutorial
+    assert '"quarto limit bob PASSWORD 0" refuses Quarto challenges.' in tutorial
+    alice, bob = server.signup("alice"), server.signup("bob")
+    assert server.send(alice, "quarto challenge alice bob") == "done"
+    [mail] = [m for m in server.new_mail() if m.to == [bob]]
+    server.send(bob, "Re: " + mail.subject, "resign\n", to=mail.mail.reply_to)
+    assert all("has been removed" in m.subject for m in server.new_mail())
+    server.send(bob, "quarto limit bob secret 0")
+    server.new_mail()
+    server.send(alice, "quarto challenge alice bob")
+    [refused] = server.new_mail()
+    assert refused.subject == "Invalid challenge"
