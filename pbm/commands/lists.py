@@ -205,14 +205,18 @@ class Notify(Command):
         rules = self.rules_of(inv)
         user, rest = self.user_only(ctx, inv)
         if rest:
-            boards = [load_board(ctx, rules, w) for w in rest]
-            settings.subscribe(ctx, user, boards, "notify")
-            text = phrase(
-                "notify_boards", game=rules.title, boards=" ".join(b.row.board for b in boards)
-            )
+            on, off = settings.toggle_notify(ctx, user, [load_board(ctx, rules, w) for w in rest])
+            lines = []
+            if on:
+                named = " ".join(b.row.board for b in on)
+                lines.append(phrase("notify_boards", game=rules.title, boards=named))
+            if off:
+                named = " ".join(b.row.board for b in off)
+                lines.append(phrase("notify_boards_off", game=rules.title, boards=named))
+            text = "\n".join(lines)
         else:
-            on = settings.toggle_notify_all(ctx, user, rules)
-            text = phrase("notify_on" if on else "notify_off", game=rules.title)
+            all_on = settings.toggle_notify_all(ctx, user, rules)
+            text = phrase("notify_on" if all_on else "notify_off", game=rules.title)
         answer(ctx, phrase("subject_notify", game=rules.title), text, ReplyKind.LIST)
 
 
