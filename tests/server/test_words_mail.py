@@ -86,6 +86,20 @@ def test_preview_reminder_and_digest_write_the_board_in_words_too(server: Server
     assert "Pieces on the board, 0: none." in digest.body
 
 
+def test_ask_without_the_board_says_it_comes_first(server: Server) -> None:
+    """`quarto ask threats` said only "Quarto board threats not found"."""
+    alice = server.signup("alice")
+    server.signup("bob")
+    server.send(alice, "quarto challenge alice bob")
+    server.new_mail()
+    server.send(alice, "quarto ask threats")
+    [err] = server.new_mail()
+    said = flat(err)
+    assert "Quarto board threats not found: the board number comes first, e.g." in said
+    assert '"quarto ask 101 threats".' in said
+    assert "Usage: quarto ask board QUESTION..." in said
+
+
 def test_ask_from_the_subject_and_from_a_reply(server: Server) -> None:
     alice = server.signup("alice")
     server.signup("bob")
