@@ -617,6 +617,10 @@ def test_show_clear_preview_and_the_refusals(server: Server) -> None:
     cleared = table.send("bob", f"{game} conditional 101 bob secret clear")["bob"].body
     assert "Your conditional moves on this board are cleared." in cleared
     assert tree_of(table, 1) is None
+    # preview with no tree says so ("no conditional line 1 (you have 0)" before).
+    body = table.send("bob", f"{game} conditional 101 bob secret preview 1")["bob"].body
+    assert "You have no conditional moves on this board." in body
+    assert "you have 0" not in body
     table.conditional("bob", [[a1, b1]])
     assert tree_of(table, 1) is not None
     table.conditional("bob", [])
