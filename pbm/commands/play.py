@@ -126,7 +126,9 @@ class Conditional(Command):
             moves = conditional.line_moves(board, user, int(line))
             play.preview(ctx, board, None, moves, user)
             return
-        conditional.set_conditions(ctx, board, user, " ".join(rest), inv.comment, number)
+        # The line as he wrote it: its `if` is quoted back when a ply of it is refused.
+        first = " ".join(["if", *rest] if inv.verb == "if" and rest else rest)
+        conditional.set_conditions(ctx, board, user, first, inv.comment, number)
 
 
 class _FixedMove(Command):

@@ -703,3 +703,15 @@ def test_a_line_cut_at_every_space_says_how_to_separate_moves(server: Server) ->
     server.send(bob, "quarto conditional 101 bob secret", "give SDQF; b2 TLRH\n")
     [done] = server.new_mail()
     assert "Your conditional moves are set (lines: 1, plies: 2)." in done.body
+
+
+def test_a_refused_if_then_line_is_quoted_as_written(server: Server) -> None:
+    """A refused reply line `if give SDQF then b2 SDQF` came back without its `if`."""
+    alice, bob = server.signup("alice"), server.signup("bob")
+    assert server.send(alice, "quarto challenge alice bob") == "done"
+    [mail] = [m for m in server.new_mail() if m.to == [bob]]
+    body = "if give SDQF then b2 SDQF\n"
+    server.send(bob, "Re: " + mail.subject, body, to=mail.mail.reply_to)
+    [err] = server.new_mail()
+    assert "line 1, ply 2:\n  if give SDQF then b2 SDQF\n" in err.body
+    assert "SDQF is the piece you are placing" in err.body
