@@ -393,3 +393,17 @@ def test_a_whole_game_on_the_clock(server: Server) -> None:
         players = queries.players_of(session, row.saved_id)
         got = {u.userid: timedelta(seconds=gp.seconds_used) for gp, u in players}
     assert got == used
+
+
+def test_digest_on_says_what_still_comes_at_once_and_it_does(server: Server) -> None:
+    """The answer to `digest ... on` named nags and game ends only: a player could not
+    tell that a new board still comes at once."""
+    alice, bob = server.signup("alice"), server.signup("bob")
+    server.send(bob, "digest bob secret on")
+    [answer] = server.new_mail()
+    said = flat(answer.body)
+    assert "New boards, reminders, the ends of games and the answers to your own" in said
+    assert server.send(alice, "quadrature challenge alice bob") == "done"
+    assert any(bob in m.to and m.subject.startswith("New Quadrature") for m in server.new_mail())
+    move(server, alice, "alice")
+    assert all(bob not in m.to for m in server.new_mail())  # a move waits for the digest
