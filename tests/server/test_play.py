@@ -396,6 +396,8 @@ def test_limit_and_seek(server: Server) -> None:
     server.send(bob, "quarto limit bob secret 0")
     [note] = server.new_mail()
     assert "do not accept Quarto challenges" in note.body
+    # Its subject said "Quarto challenges now limited", also when no limit was left.
+    assert note.subject == "Your Quarto challenge limit"
     server.send(alice, "quarto challenge alice bob")
     [err] = server.new_mail()
     assert err.subject == "Invalid challenge"
