@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 from pbm.commands.base import Command, Invocation
 from pbm.commands.finder import CommandLine, first_line_and_rest
-from pbm.commands.registry import starts_command, token_invocation
+from pbm.commands.registry import board_verb_by_token, starts_command, token_invocation
 from pbm.config import Config
 from pbm.errors import AuthError
 from pbm.mail.addressing import FoundToken, tokens_in
@@ -79,7 +79,7 @@ def token_work(
         return None
     verdict = trust.verdict
     ctx.sender_token = not verdict.failed
-    if first and starts_command(first):
+    if first and starts_command(first) and not board_verb_by_token(first):
         return [CommandLine(first, rest)]
     if verdict.failed:
         log.warning(

@@ -3,9 +3,13 @@ delete, help, list, message, all."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from typing import NoReturn
+
 from pbm.commands.answers import answer, mail_show
 from pbm.commands.base import Command, Invocation
 from pbm.commands.helptext import general_help, topic_help
+from pbm.commands.registry import game_named, unknown_game
 from pbm.errors import NotFoundError, PbmError, UsageError
 from pbm.mail.streams import MailReason, Stream
 from pbm.services.accounts import consent, profile, users
@@ -13,7 +17,7 @@ from pbm.services.accounts.users import find_user, sender_account
 from pbm.services.context import Context, Reply, ReplyKind
 from pbm.services.mailing import bounces, mail_html, streams
 from pbm.services.play import lists
-from pbm.services.play.boards import boards_of_type, rules_for
+from pbm.services.play.boards import boards_of_type
 from pbm.store.models import User, UserAddress
 from pbm.texts import echoed, phrase, prose, render
 
@@ -162,9 +166,10 @@ class Signoff(Command):
 
 class Set(Command):
     name = "set"
+    # Each form whole: a player copies one line of `help` and must find his userid in it.
     usage = (
-        "userid password format html|text|words | messages players|anyone | mail STREAM on|off"
-        " | profile hidden|shown"
+        "userid password format html|text|words | userid password messages players|anyone"
+        " | userid password mail STREAM on|off | userid password profile hidden|shown"
     )
     summary = (
         "How your mails come: html (the default) adds a drawn board and the text in a "
@@ -184,27 +189,26 @@ class Set(Command):
         if what == "mail":
             self._stream(ctx, user, rest[1:])
             return
-        if what not in ("format", "messages", "profile") or len(rest) > 2:
-            raise UsageError(phrase("set_usage"), self.full_usage())
+        if what not in ("format", "messages", "profile"):
+            self._refuse(phrase("set_what", word=echoed(what)) if what else phrase("set_none"))
+        if len(rest) > 2:
+            self._refuse(phrase("set_usage"))
         value = rest[1].lower() if len(rest) == 2 else None
         if what == "profile":
             if value is not None:
-                if value not in profile.STATES:
-                    raise UsageError(phrase("set_usage"), self.full_usage())
+                self._check(value, profile.STATES)
                 profile.set_hidden(ctx, user, value == "hidden")
             state = "hidden" if profile.hidden(ctx.session, user.saved_id) else "shown"
             text = phrase(f"profile_{state}")
         elif what == "messages":
             if value is not None:
-                if value not in ("players", "anyone"):
-                    raise UsageError(phrase("set_usage"), self.full_usage())
+                self._check(value, ("players", "anyone"))
                 consent.set_messages_anyone(ctx, user, value == "anyone")
             state = "anyone" if consent.messages_anyone(ctx, user) else "players"
             text = phrase(f"messages_{state}")
         else:
             if value is not None:
-                if value not in mail_html.FORMATS:
-                    raise UsageError(phrase("set_usage"), self.full_usage())
+                self._check(value, mail_html.FORMATS)
                 mail_html.set_format(ctx.session, user, value)
             text = phrase(f"format_{mail_html.mail_format(ctx.session, user.saved_id)}")
         answer(ctx, phrase("subject_set", userid=user.userid), text, ReplyKind.ACCOUNT)
@@ -212,16 +216,23 @@ class Set(Command):
     def _stream(self, ctx: Context, user: User, words: list[str]) -> None:
         """`set ... mail STREAM on|off`: the stop address's switch, with the password."""
         names = [s.value for s in Stream]
-        if (
-            len(words) != 2
-            or words[0].lower() not in names
-            or words[1].lower() not in ("on", "off")
-        ):
-            raise UsageError(phrase("set_stream_usage", streams="|".join(names)), self.full_usage())
+        if len(words) != 2:
+            self._refuse(phrase("set_stream_usage", streams="|".join(names)))
+        self._check(words[0].lower(), names)
+        self._check(words[1].lower(), ("on", "off"))
         stream, on = Stream(words[0].lower()), words[1].lower() == "on"
         streams.switch(ctx, user, stream, on)
         text = phrase("stream_state", stream=stream.value, state="on" if on else "off")
         answer(ctx, phrase("subject_set", userid=user.userid), text, ReplyKind.ACCOUNT)
+
+    def _check(self, value: str, choices: Sequence[str]) -> None:
+        """Refuse a value that is none of `choices`, naming them."""
+        if value not in choices:
+            listed = ", ".join(choices)
+            self._refuse(phrase("set_value", value=echoed(value), choices=listed))
+
+    def _refuse(self, problem: str) -> NoReturn:
+        raise UsageError(problem, self.full_usage())
 
 
 class Delete(Command):
@@ -277,7 +288,9 @@ class ListCommand(Command):
             answer(ctx, phrase("subject_list"), lists.game_catalogue(), ReplyKind.LIST)
             return
         for word in inv.words:
-            rules = rules_for(word)
+            rules = game_named(word)
+            if rules is None:
+                raise unknown_game(word)  # worded as for `chess challenge ...`
             boards = boards_of_type(ctx, rules)
             answer(
                 ctx,
@@ -285,6 +298,13 @@ class ListCommand(Command):
                 lists.games_table(boards) if boards else phrase("no_games", game=rules.title),
                 ReplyKind.LIST,
             )
+
+
+def _unsent(key: str, people: list[User]) -> str:
+    """Why `people` got no message, in the singular for one player."""
+    return phrase(
+        key if len(people) > 1 else f"{key}_one", userids=" ".join(p.userid for p in people)
+    )
 
 
 class Message(Command):
@@ -312,7 +332,7 @@ class Message(Command):
         people = [p for p in found if p not in refused and users.reply_addresses(ctx, p)]
         unmailed = [p for p in found if p not in people]
         if not people:
-            raise PbmError(phrase("message_nobody", userids=" ".join(p.userid for p in unmailed)))
+            raise PbmError(_unsent("message_nobody", unmailed))
         for person in people:
             to = users.reply_addresses(ctx, person)
             ctx.reply(
@@ -340,11 +360,7 @@ class Message(Command):
             ctx,
             phrase("subject_message_sent"),
             phrase("message_sent", userids=" ".join(p.userid for p in people))
-            + (
-                "\n\n" + phrase("message_not_sent", userids=" ".join(p.userid for p in unmailed))
-                if unmailed
-                else ""
-            ),
+            + ("\n\n" + _unsent("message_not_sent", unmailed) if unmailed else ""),
             ReplyKind.MESSAGE,
         )
 
@@ -366,7 +382,7 @@ class All(Command):
             raise UsageError(phrase("bad_selector", word=echoed(selector)), self.full_usage())
         boards = lists.boards_of_users(ctx, None, [user], selector)
         if not boards:
-            raise NotFoundError(phrase("no_boards_for", userids=user.userid))
+            raise NotFoundError(phrase(f"show_none_{selector}", userids=user.userid, of_game=""))
         reader = sender_account(ctx)
         for board in boards:
             mail_show(ctx, board, reader, None)

@@ -5,11 +5,12 @@ from __future__ import annotations
 from pbm.commands.answers import answer
 from pbm.commands.base import Command, Invocation
 from pbm.commands.lists import reader_of
+from pbm.errors import NotFoundError, UsageError
 from pbm.services.context import Context, ReplyKind
 from pbm.services.mailing.board_mail import board_facts
 from pbm.services.play import questions
-from pbm.services.play.boards import board_by_id, load_board
-from pbm.texts import phrase, wrap
+from pbm.services.play.boards import Board, board_by_id, load_board
+from pbm.texts import echoed, phrase, wrap
 
 
 class Ask(Command):
@@ -32,6 +33,16 @@ class Ask(Command):
     changes_state = False
     token_verb = True
 
+    def _board(self, ctx: Context, inv: Invocation) -> Board:
+        """The board named first; a question written first (`ask threats`) is told so."""
+        rules = self.rules_of(inv)
+        try:
+            return load_board(ctx, rules, inv.words[0])
+        except NotFoundError:
+            word = echoed(inv.words[0])
+            text = phrase("ask_board_first", game=rules.title, name=rules.name, word=word)
+            raise UsageError(text, self.full_usage(rules)) from None
+
     def run(self, ctx: Context, inv: Invocation) -> None:
         reader = reader_of(ctx, inv)
         if inv.by_token:
@@ -39,7 +50,7 @@ class Ask(Command):
             board, rest = board_by_id(ctx, inv.token_board_id), list(inv.words)
         else:
             self.need(inv, 1)
-            board, rest = load_board(ctx, self.rules_of(inv), inv.words[0]), inv.words[1:]
+            board, rest = self._board(ctx, inv), inv.words[1:]
         asked = questions.parse(rest)
         index = board.index_of(reader.id) if reader is not None else None
         moves = board_facts(ctx, board, timing=False, results=False).moves

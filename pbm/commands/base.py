@@ -5,12 +5,13 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import ClassVar
 
-from pbm.errors import UsageError
+from pbm.errors import NotFoundError, UsageError
 from pbm.games import Game as Rules
 from pbm.services.accounts.users import authenticate
 from pbm.services.context import Context
 from pbm.services.play.boards import Board, board_by_id, load_board
 from pbm.store.models import User
+from pbm.texts import phrase
 
 
 @dataclass
@@ -80,7 +81,14 @@ class Command:
             return board_by_id(ctx, inv.token_board_id), inv.token_user, list(inv.words)
         self.need(inv, 3)
         board_text, userid, password, *rest = inv.words
-        board = load_board(ctx, self.rules_of(inv), board_text)
+        rules = self.rules_of(inv)
+        try:
+            board = load_board(ctx, rules, board_text)
+        except NotFoundError as exc:
+            # A player who mistyped his board learns how to find its number.
+            raise NotFoundError(
+                f"{exc}\n{phrase('unknown_board_lists', name=rules.name)}"
+            ) from None
         user = authenticate(ctx, userid, password, [u for _, u in board.players])
         return board, user, rest
 

@@ -16,7 +16,7 @@ from pbm.services.play.echoes import last_moves
 from pbm.services.play.lists import games_table
 from pbm.services.play.rating_lists import history_boards, ratings_table, standings_text
 from pbm.store.models import User
-from pbm.texts import phrase, wrap
+from pbm.texts import echoed, phrase, wrap
 
 
 class Vacation(Command):
@@ -50,7 +50,7 @@ class Vacation(Command):
             else:
                 text = phrase("vacation_status_off", left=_days(ctx, user))
         else:
-            raise UsageError(phrase("vacation_usage"), self.full_usage())
+            raise UsageError(phrase("vacation_usage", word=echoed(rest[0])), self.full_usage())
         answer(ctx, phrase("subject_vacation", userid=user.userid), text, ReplyKind.ACCOUNT)
 
 
@@ -81,7 +81,7 @@ class Digest(Command):
             on = digest.wants_digest(ctx.session, user.saved_id)
             text = phrase("digest_status_on" if on else "digest_status_off")
         else:
-            raise UsageError(phrase("digest_usage"), self.full_usage())
+            raise UsageError(phrase("digest_usage", word=echoed(rest[0])), self.full_usage())
         answer(ctx, phrase("subject_digest_on", userid=user.userid), text, ReplyKind.ACCOUNT)
 
 

@@ -5,7 +5,8 @@
   are that command's comment.
 - A subject that is no command, with a body whose first line is one: that line.
 - A subject whose first word is a misspelt command: answered with suggestions; one that
-  names a game not played here (`chess challenge alice bob`): answered with the games.
+  names a game not played here (`chess challenge alice bob`), or none (`move 101 ...`):
+  answered with the games.
 - A subject pbm wrote itself (`Re: Quad Board 101 carol`, `Quad chat 101 carol`) is no
   command, though its words start like one: the reply's body is looked at instead.
 - A reply carrying a valid token is handled by the pipeline first (its first line).
@@ -19,6 +20,7 @@ from functools import cache
 
 from pbm.commands.registry import (
     MULTIPLE,
+    game_verb_first,
     game_verb_without_game,
     near_command,
     starts_command,
@@ -92,6 +94,8 @@ def find_commands(command_subject: str, fresh_text: str) -> list[CommandLine]:
         if words[0].lower() in MULTIPLE:
             return multiple_lines(rest)
         return [CommandLine(first, rest)]
-    if subject and (near_command(subject) or game_verb_without_game(subject)):
+    if subject and (
+        near_command(subject) or game_verb_without_game(subject) or game_verb_first(subject)
+    ):
         return [CommandLine(subject, fresh_text.strip("\n"))]
     return []

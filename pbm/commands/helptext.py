@@ -25,6 +25,8 @@ from pbm.texts import WIDTH, echoed, phrase, render, wrap
 
 # Topics that are neither a command nor a game (pbmserv's `help commands`, `help tutorial`).
 TOPICS = ("commands", "tutorial")
+# Words a player asks help about that are move words of `move`, not commands.
+PROPOSAL_TOPICS = ("propose", "draw", "undo", "takeback")
 
 
 def usage_forms(usage: str) -> list[str]:
@@ -148,6 +150,8 @@ def topic_help(topic: str, config: Config) -> str:
     rules = game_named(word)
     if rules is not None:
         return game_help(rules)
+    if word in PROPOSAL_TOPICS:
+        return wrap(phrase("help_proposals"))
     command = ACCOUNT_VERBS.get(word) or GAME_VERBS.get(word)
     if command is not None:
         lines = usage_lines(command, indent="")
@@ -168,7 +172,7 @@ def closest_topics(word: str) -> list[str]:
             names.setdefault(verb, command.name)
     for game_word, name in game_name_map().items():
         names.setdefault(game_word, name)
-    for topic in TOPICS:
+    for topic in (*TOPICS, *PROPOSAL_TOPICS):
         names.setdefault(topic, topic)
     found: list[str] = []
     for near in difflib.get_close_matches(word.lower(), list(names), n=6, cutoff=0.6):

@@ -62,7 +62,10 @@ class Show(Command):
                     continue
                 number = int(upto) if upto.isdigit() else None
                 if number is not None and not 0 <= number <= board.row.move_count:
-                    missing.append(echoed(word))
+                    count = board.row.move_count
+                    missing.append(
+                        phrase("show_past_end", word=echoed(word), board=board_text, last=count)
+                    )
                     continue
                 mail_show(ctx, board, reader, number)
         else:
@@ -76,7 +79,15 @@ class Show(Command):
             for board in boards:
                 mail_show(ctx, board, reader, None)
             if users and not boards:
-                missing.append(phrase("no_boards_for", userids=" ".join(u.userid for u in users)))
+                # The players were found: saying so under "not found" misled.
+                named = " ".join(u.userid for u in users)
+                which = selector or "active"
+                answer(
+                    ctx,
+                    phrase("subject_show_summary"),
+                    phrase(f"show_none_{which}", userids=named, of_game=f"{rules.title} "),
+                    ReplyKind.LIST,
+                )
         if missing:
             answer(
                 ctx,
@@ -186,14 +197,18 @@ class Notify(Command):
         rules = self.rules_of(inv)
         user, rest = self.user_only(ctx, inv)
         if rest:
-            boards = [load_board(ctx, rules, w) for w in rest]
-            settings.subscribe(ctx, user, boards, "notify")
-            text = phrase(
-                "notify_boards", game=rules.title, boards=" ".join(b.row.board for b in boards)
-            )
+            on, off = settings.toggle_notify(ctx, user, [load_board(ctx, rules, w) for w in rest])
+            lines = []
+            if on:
+                named = " ".join(b.row.board for b in on)
+                lines.append(phrase("notify_boards", game=rules.title, boards=named))
+            if off:
+                named = " ".join(b.row.board for b in off)
+                lines.append(phrase("notify_boards_off", game=rules.title, boards=named))
+            text = "\n".join(lines)
         else:
-            on = settings.toggle_notify_all(ctx, user, rules)
-            text = phrase("notify_on" if on else "notify_off", game=rules.title)
+            all_on = settings.toggle_notify_all(ctx, user, rules)
+            text = phrase("notify_on" if all_on else "notify_off", game=rules.title)
         answer(ctx, phrase("subject_notify", game=rules.title), text, ReplyKind.LIST)
 
 

@@ -8,6 +8,7 @@ import re
 from pbm.commands.answers import answer
 from pbm.commands.base import Command, Invocation
 from pbm.errors import BoardError, NotAMoveError, NotFoundError, UsageError
+from pbm.games import GAMES
 from pbm.services.context import Context, ReplyKind
 from pbm.services.play import conditional, records
 from pbm.services.play import moves as play
@@ -78,7 +79,10 @@ class Queue(Command):
     name = "queue"
     aliases = ("qmove", "qboard", "moveq", "boardq")
     usage = "board userid password move"
-    summary = "Play a move now if it is your turn, else keep it to play when your turn comes."
+    summary = (
+        "Play a move now if it is your turn, else keep it to play when your turn comes "
+        "(it is checked then; text that is no move at all is refused at once)."
+    )
     token_verb = True
 
     def run(self, ctx: Context, inv: Invocation) -> None:
@@ -122,7 +126,9 @@ class Conditional(Command):
             moves = conditional.line_moves(board, user, int(line))
             play.preview(ctx, board, None, moves, user)
             return
-        conditional.set_conditions(ctx, board, user, " ".join(rest), inv.comment, number)
+        # The line as he wrote it: its `if` is quoted back when a ply of it is refused.
+        first = " ".join(["if", *rest] if inv.verb == "if" and rest else rest)
+        conditional.set_conditions(ctx, board, user, first, inv.comment, number)
 
 
 class _FixedMove(Command):
@@ -133,6 +139,13 @@ class _FixedMove(Command):
 
     def run(self, ctx: Context, inv: Invocation) -> None:
         board, user, rest = self.board_user(ctx, inv)
+        if self.move_word and self.name not in board.rules.move_words:
+            # Read as a move, the word failed as notation ("PASS is not a piece").
+            games = ", ".join(sorted(r.name for r in GAMES.values() if self.name in r.move_words))
+            raise BoardError(
+                phrase("move_word_absent", game=board.rules.title, word=self.name, games=games),
+                board.id,
+            )
         text = " ".join([self.name, *rest]) if self.name == "swap" else self.name
         play.make_move(ctx, board, user, play.split_move_number(text), inv.comment)
 
@@ -140,6 +153,19 @@ class _FixedMove(Command):
 class Resign(_FixedMove):
     name = "resign"
     summary = "Resign the game; before everyone has moved this declines and removes the board."
+
+
+class Propose(_FixedMove):
+    name = "propose"
+    summary = "Offer a draw (the same as `move ... propose`); the other players accept or reject."
+
+
+class Undo(_FixedMove):
+    name = "undo"
+    summary = (
+        "Ask to take back the last move (the same as `move ... undo`); the other players "
+        "accept or reject."
+    )
 
 
 class Swap(_FixedMove):
@@ -250,6 +276,8 @@ COMMANDS = (
     Queue(),
     Conditional(),
     Resign(),
+    Propose(),
+    Undo(),
     Swap(),
     Pass(),
     Submit(),

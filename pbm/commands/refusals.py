@@ -11,7 +11,7 @@ from pbm.commands.masking import mask_line
 from pbm.errors import AuthError, BoardError, UsageError
 from pbm.games import GameError
 from pbm.services.context import Context, Reply, ReplyKind
-from pbm.services.mailing import reply_budget
+from pbm.services.mailing import mail_html, reply_budget
 from pbm.services.mailing.board_mail import board_facts, board_reply
 from pbm.services.play.board_text import summary
 from pbm.services.play.boards import board_by_id, player_writing_from, refusal
@@ -43,6 +43,7 @@ def error_reply(ctx: Context, exc: Exception, inv: Invocation | None, line: str)
             board_facts(ctx, board, timing=False),
             title=phrase("title_kind", kind="Summary", label=board.label),
             reader=reader,
+            in_words=mail_html.in_words(ctx.session, reader),
         )
         body = f"{body}\n\n{shown}"
     elif isinstance(exc, ChallengeError):

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import difflib
 import re
+from collections.abc import Sequence
 
 from pbm.commands.base import Command, Invocation
 from pbm.errors import NotFoundError, UnknownCommandError, UsageError
@@ -27,6 +28,9 @@ GAME_VERBS: dict[str, Command] = {}
 # The help groups (the phrase naming each) and their commands, in registration order.
 HELP_GROUPS: dict[str, list[Command]] = {}
 MULTIPLE = ("multiple", "mult")
+# Words players write for a game command that spells them differently (`quarto decline
+# 101 ...`): suggested with the misspellings, never run in its place.
+VERBS_MEANT = {"decline": "reject", "draw": "propose", "offer": "propose", "takeback": "undo"}
 
 
 def register(group: str, *commands: Command) -> None:
@@ -127,11 +131,37 @@ def game_verb_without_game(line: str) -> bool:
     if first in ACCOUNT_VERBS or first in MULTIPLE or game_named(first) is not None:
         return False
     command = GAME_VERBS.get(verb)
-    if command is None:
+    return command is not None and _fits_usage(command, words[2:])
+
+
+def game_verb_first(line: str) -> bool:
+    """Whether a line reads `VERB ...` with a game verb first and its words after it
+    fitting the verb's usage (`move 101 alice pw e3-e4`, `show 101`): a command that
+    left out its game, to be answered with the game names rather than not at all."""
+    words = line.split()
+    if not words or words[0].lower() in ACCOUNT_VERBS:
         return False
+    command = GAME_VERBS.get(words[0].lower())
+    return command is not None and _fits_usage(command, words[1:])
+
+
+def board_verb_by_token(line: str) -> bool:
+    """Whether a reply's first line is a board command by its token that the account
+    command of the same name cannot be: `confirm` alone plays the submitted move, as
+    the account's `confirm` needs a token."""
+    words = line.split()
+    verb = words[0].lower() if words else ""
+    command, account = GAME_VERBS.get(verb), ACCOUNT_VERBS.get(verb)
+    if command is None or account is None or not command.token_verb:
+        return False
+    return not _fits_usage(account, words[1:])
+
+
+def _fits_usage(command: Command, rest: Sequence[str]) -> bool:
+    """Whether `rest` has the words the first form of a usage needs (a board number where
+    it starts with one), so that a Subject such as "my move" is no command."""
     # The first form of the usage, up to `|`: its required words (not in brackets).
     needed = [t for t in command.usage.split(" | ")[0].split() if not t.startswith(("[", "("))]
-    rest = words[2:]
     if len(rest) < len(needed):
         return False
     return not needed or not needed[0].startswith("board") or bool(BOARD_WORD.fullmatch(rest[0]))
@@ -175,7 +205,8 @@ def parse_line(line: str, comment: str = "") -> tuple[Command, Invocation]:
         raise UsageError(phrase("verb_missing", game=rules.title), f"{rules.name} help")
     verb = words[1].lower()
     if verb not in GAME_VERBS:
-        suggestions = [f"{rules.name} {v}" for v in _closest(verb, _verb_names(GAME_VERBS))]
+        near = _closest(verb, {**_verb_names(GAME_VERBS), **VERBS_MEANT})
+        suggestions = [f"{rules.name} {v}" for v in near]
         raise UnknownCommandError(f"{rules.name} {echoed(words[1])}", suggestions)
     command = GAME_VERBS[verb]
     inv = Invocation(

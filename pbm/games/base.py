@@ -230,8 +230,19 @@ class Game(Generic[StateT, MoveT]):
     def answer_example(self, state: StateT) -> str:
         """A move as a player writes it in positions of `state`'s kind (a give or a
         placement, a setup or a move), for the line of a board mail that says how to
-        answer: the notation, not advice (it need not be legal in `state`)."""
+        answer: the notation, not advice (legal in `state` where the game can tell, so
+        that a player who copies it is not refused; always readable)."""
         raise NotImplementedError
+
+    def legal_example(
+        self, state: StateT, preferred: Sequence[str], fallback: str, skip: Sequence[str] = ()
+    ) -> str:
+        """The first of `preferred` that is a legal move in `state`, else the first legal
+        move not in `skip` (a choice such as the pie swap is no example), else
+        `fallback`: an `answer_example` the reader may send as written."""
+        texts = [self.format_move(state, m) for m in self.legal_moves(state)]
+        texts = [t for t in texts if t not in skip]
+        return next((t for t in preferred if t in texts), texts[0] if texts else fallback)
 
     def apply(self, state: StateT, move: MoveT) -> StateT:
         raise NotImplementedError

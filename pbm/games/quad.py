@@ -373,7 +373,8 @@ Letters may be in any case."""
 
     # -- notation ---------------------------------------------------------------
     def answer_example(self, state: QuadState) -> str:
-        return "d4" if state.hands[state.side] else "d4-d5"
+        kind = "d4" if state.hands[state.side] else "d4-d5"
+        return self.legal_example(state, (kind,), kind)
 
     def format_move(self, state: QuadState, move: QuadMove) -> str:
         if move < SQUARES:

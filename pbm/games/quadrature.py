@@ -464,7 +464,7 @@ b6-b7 converts d7 f7."""
 
     # -- move text -------------------------------------------------------------------
     def answer_example(self, state: QuadratureState) -> str:
-        return "b3-b4"
+        return self.legal_example(state, ("b3-b4", "b9-b8"), "b3-b4", skip=("pass",))
 
     def format_move(self, state: QuadratureState, move: QuadratureMove) -> str:
         if move == qb.PASS:

@@ -616,7 +616,10 @@ shown yet."""
 
     # -- notation -----------------------------------------------------------------------
     def answer_example(self, state: QuadrupelState) -> str:
-        return "setup c4=1 d4=2 d5=3 c3=4" if state.pending else "c3-c2"
+        if state.pending:
+            # A setup names the mover's own squares and the dots his variant gives.
+            return self.format_move(state, self.legal_moves(state)[0])
+        return self.legal_example(state, ("c3-c2", "d3-e3"), "c3-c2")
 
     def format_move(self, state: QuadrupelState, move: QuadrupelMove) -> str:
         if isinstance(move, tuple):

@@ -179,9 +179,9 @@ players exchange colours (the first player now holds White) and White
 moves next."""
     notation = """\
 Placement: Bc3+Wc4 (Black on c3, White on c4; in either order; also
-  "place Bc3 Wc4", X/O for B/W). "c3 c4" alone is a placement when
-  both squares are empty (name one colour to choose which square gets
-  Black), or a swap when both hold pieces.
+  "place Bc3 Wc4", X/O for B/W). One colour is enough: "c3 Wc4".
+  "c3 c4" with no colour is a swap when both squares hold pieces; on
+  two empty squares it is refused, as it could be either placement.
 Swap: c3<>c4 (also "swap c3 c4").
 Pie switch (White's first turn only): swap
 There is no pass to type: when no move exists the game is over."""
@@ -283,7 +283,7 @@ There is no pass to type: when no move exists the game is over."""
 
     # -- notation -----------------------------------------------------------------
     def answer_example(self, state: QuarodState) -> str:
-        return "Bc3+Wc4"
+        return self.legal_example(state, ("Bc3+Wc4",), "Bc3+Wc4", skip=("swap",))
 
     def format_move(self, state: QuarodState, move: QuarodMove) -> str:
         if move == PIE:

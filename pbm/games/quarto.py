@@ -273,7 +273,13 @@ in the same order also work (1 = the first letter: 1111 = TLRH,
 
     # -- notation --------------------------------------------------------------
     def answer_example(self, state: QuartoState) -> str:
-        return "give TLRH" if state.held == EMPTY else "b2 SDQF"
+        if state.held == EMPTY:
+            return "give TLRH"
+        # A placement that gives a piece still free (never the one being placed).
+        texts = (self.format_move(state, m) for m in self.legal_moves(state))
+        gives = [t for t in texts if " " in t]
+        preferred = ("b2 SDQF", "b2 TLRH")
+        return next((t for t in preferred if t in gives), gives[0] if gives else "b2 SDQF")
 
     def format_move(self, state: QuartoState, move: QuartoMove) -> str:
         square, give = move >> 5, move & 31

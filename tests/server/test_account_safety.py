@@ -238,7 +238,7 @@ def test_admin_game_new_still_pairs_anyone(cfg: Path) -> None:
         ("\x00carol", "<U+0000>carol", "it holds U+0000"),
         ("\u202eevil", "<U+202E>evil", "it holds U+202E RIGHT-TO-LEFT OVERRIDE."),
         ("a\u200bb", "a<U+200B>b", "it holds U+200B ZERO WIDTH SPACE."),
-        ("a", "a", "it is 1 characters long"),
+        ("a", "a", "it is a single character."),
         ("abcdefghij0123456789k", "abcdefghij0123456789k", "it is 21 characters long"),
         ("-size", "-size", "it begins with '-'"),
         ("2024", "2024", "it holds no letter"),

@@ -9,7 +9,7 @@ from datetime import timedelta
 import pytest
 
 from pbm.services.accounts.passwords import hash_password, verify_password
-from tests.server.conftest import Server
+from tests.server.conftest import Server, flat
 
 
 def test_password_hashes() -> None:
@@ -113,10 +113,19 @@ def test_signoff_refuses_challenges_and_delete_needs_no_games(server: Server) ->
     [err] = server.new_mail()
     assert "Finish or resign these boards first: quarto 101" in err.body
     server.send(alice, "signoff alice secret")
-    server.new_mail()
+    [done] = server.new_mail()
+    # It spoke of alice and "your boards" in one breath, and not of the way back.
+    assert "alice is signed off: you refuse every challenge" in flat(done.body)
+    assert "'GAME accept alice PASSWORD' takes challenges of a game again." in flat(done.body)
     server.send(bob, "quadrature challenge alice bob")
     [err] = server.new_mail()
     assert err.subject == "Invalid challenge"
+    server.send(alice, "quad accept alice secret")
+    server.new_mail()
+    assert server.send(bob, "quad challenge alice bob") == "done"
+    assert len(server.new_mail()) == 2  # the new board, to each player
+    server.send(alice, "quad resign 101 alice secret")
+    server.new_mail()
     server.send(alice, "quarto resign 101 alice secret")
     server.new_mail()
     server.send(alice, "delete alice secret")

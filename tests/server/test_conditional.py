@@ -617,6 +617,10 @@ def test_show_clear_preview_and_the_refusals(server: Server) -> None:
     cleared = table.send("bob", f"{game} conditional 101 bob secret clear")["bob"].body
     assert "Your conditional moves on this board are cleared." in cleared
     assert tree_of(table, 1) is None
+    # preview with no tree says so ("no conditional line 1 (you have 0)" before).
+    body = table.send("bob", f"{game} conditional 101 bob secret preview 1")["bob"].body
+    assert "You have no conditional moves on this board." in body
+    assert "you have 0" not in body
     table.conditional("bob", [[a1, b1]])
     assert tree_of(table, 1) is not None
     table.conditional("bob", [])
@@ -683,3 +687,31 @@ def test_an_owner_in_digest_mode_hears_at_once_that_his_answer_was_played(
     # Without a conditional answer his copy waits for the digest, as before.
     a2 = step(rules, table.state(), rng)
     assert "bob" not in table.move("alice", a2)
+
+
+def test_a_line_cut_at_every_space_says_how_to_separate_moves(server: Server) -> None:
+    """Quarto's moves hold a space: written with spaces alone, `give SDQF` was read as
+    the moves `give` and `SDQF`, and the refusal did not say why."""
+    alice, bob = server.signup("alice"), server.signup("bob")
+    assert server.send(alice, "quarto challenge alice bob") == "done"
+    server.new_mail()
+    server.send(bob, "quarto conditional 101 bob secret", "give SDQF b2 TLRH\n")
+    [err] = server.new_mail()
+    assert "line 1, ply 1:\n  give SDQF b2 TLRH\n" in err.body
+    assert "Each word of this line was read as a move." in err.body
+    assert "separate the moves with ; or , (give TLRH; b2 SDQF)" in " ".join(err.body.split())
+    server.send(bob, "quarto conditional 101 bob secret", "give SDQF; b2 TLRH\n")
+    [done] = server.new_mail()
+    assert "Your conditional moves are set (lines: 1, plies: 2)." in done.body
+
+
+def test_a_refused_if_then_line_is_quoted_as_written(server: Server) -> None:
+    """A refused reply line `if give SDQF then b2 SDQF` came back without its `if`."""
+    alice, bob = server.signup("alice"), server.signup("bob")
+    assert server.send(alice, "quarto challenge alice bob") == "done"
+    [mail] = [m for m in server.new_mail() if m.to == [bob]]
+    body = "if give SDQF then b2 SDQF\n"
+    server.send(bob, "Re: " + mail.subject, body, to=mail.mail.reply_to)
+    [err] = server.new_mail()
+    assert "line 1, ply 2:\n  if give SDQF then b2 SDQF\n" in err.body
+    assert "SDQF is the piece you are placing" in err.body

@@ -134,6 +134,30 @@ def test_message_goes_only_to_acquaintances_at_most_ten(server: Server) -> None:
     assert got == ["m0@players.example", "m1@players.example"]
 
 
+def test_a_message_refused_for_one_player_is_told_in_the_singular(server: Server) -> None:
+    alice = server.signup("alice")
+    server.signup("bob")
+    server.signup("carol")
+    server.send(alice, "message alice secret bob", "hi bob")
+    [refused] = server.new_mail()
+    assert "Not sent: bob shares no board or tournament with you and takes no messages" in flat(
+        refused.body
+    )
+    assert "or has no confirmed address." in flat(refused.body)
+    server.send("carol@players.example", "set carol secret messages anyone")
+    server.new_mail()
+    server.send(alice, "message alice secret bob carol", "hi both")
+    answer = server.to(alice, server.new_mail())[-1]
+    assert "Not sent to bob: this player shares no board" in flat(answer.body)
+    server.send(alice, "message alice secret bob dave", "hi")
+    [unknown] = server.new_mail()
+    assert "dave" in unknown.body
+    server.signup("dave")
+    server.send(alice, "message alice secret bob dave", "hi")
+    [both] = server.new_mail()
+    assert "Not sent: bob dave share no board" in flat(both.body)
+
+
 def test_unconfirmed_accounts_go_after_seven_days(server: Server) -> None:
     server.signup("alice")
     server.send("ghost@nowhere.example", "signup ghost pw")

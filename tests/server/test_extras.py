@@ -50,6 +50,33 @@ def test_notify_all_and_per_board(server: Server) -> None:
     assert all("Game won by bob." in m.body for m in notes)
 
 
+def test_notify_with_a_board_toggles_as_its_help_says(server: Server) -> None:
+    """`notify ... 101` a second time said again "You will be told": a board's
+    notification could never be taken back."""
+    alice = server.signup("alice")
+    server.signup("bob")
+    dave = server.signup("dave")
+    server.send(alice, "quadrature challenge alice bob")
+    server.send(alice, "quadrature challenge alice bob")
+    server.new_mail()
+    server.send(dave, "quadrature notify dave secret 101")
+    [on] = server.new_mail()
+    assert "You will be told when these Quadrature boards end: 101" in on.body
+    server.send(dave, "quadrature notify dave secret 101 102")
+    [both] = server.new_mail()
+    assert "You will be told when these Quadrature boards end: 102" in both.body
+    assert "You will no longer be told when these Quadrature boards end: 101" in both.body
+    for board in ("101", "102"):
+        for player in ("alice", "bob"):
+            move = legal_texts(server, "quadrature", board)[0]
+            server.send(
+                f"{player}@players.example", f"quadrature move {board} {player} secret {move}"
+            )
+        server.send(alice, f"quadrature resign {board} alice secret")
+    told = [m.subject for m in server.new_mail() if dave in m.to]
+    assert told == ["Notification of Quadrature Board 102"]
+
+
 def test_oversized_mail_is_ignored(server: Server) -> None:
     server.config = dataclasses.replace(server.config, max_message_bytes=2000)
     assert server.send("big@x.example", "help", "x" * 5000) == "ignored"

@@ -13,6 +13,7 @@ import pytest
 
 from pbm.commands import registry
 from pbm.commands.helptext import (
+    PROPOSAL_TOPICS,
     TOPICS,
     closest_topics,
     commands_help,
@@ -35,7 +36,13 @@ def too_wide(text: str) -> list[str]:
 
 
 def every_topic() -> list[str]:
-    words = [*TOPICS, *registry.ACCOUNT_VERBS, *registry.GAME_VERBS, *registry.game_names()]
+    words = [
+        *TOPICS,
+        *PROPOSAL_TOPICS,
+        *registry.ACCOUNT_VERBS,
+        *registry.GAME_VERBS,
+        *registry.game_names(),
+    ]
     return [*words, *(rules.title for rules in GAMES.values()), "nosuchtopic", "chalenge"]
 
 
@@ -214,3 +221,69 @@ def test_the_tutorial_is_what_a_first_game_brings(server: Server) -> None:
     moved = server.new_mail()
     assert any(m.subject in subjects and "It is bob's turn." in m.body for m in moved)
     assert "b2 TLRH" in tutorial and "b2 TLRH" in legal_texts(server, "quarto")
+
+
+def test_every_line_of_help_set_works_as_written(server: Server) -> None:
+    """Each usage line of `help set` names the userid and password: copied with them
+    filled in, every one is obeyed."""
+    alice = server.signup("alice")
+    server.send(alice, "help set")
+    [page] = server.new_mail()
+    lines = [line for line in page.body.splitlines() if line.startswith("set ")]
+    assert len(lines) == 4
+    choices = {"format": "text", "messages": "anyone", "mail": "reminders off", "profile": "shown"}
+    for line in lines:
+        assert line.startswith("set userid password "), line
+        what = line.split()[3]
+        server.send(alice, f"set alice secret {what} {choices[what]}")
+        [done] = server.new_mail()
+        assert "error" not in done.subject.lower(), done.body
+
+
+@pytest.mark.parametrize("topic", ["draw", "propose", "undo", "takeback"])
+def test_help_on_draws_and_undos_says_how_to_offer_and_answer(server: Server, topic: str) -> None:
+    """A player who wants a draw or to take a move back asks help by that word."""
+    server.send("new@x.example", f"help {topic}")
+    [page] = server.new_mail()
+    assert "There is no help" not in page.body
+    assert "GAME propose board userid password\n" in page.body
+    assert "GAME undo board userid password\n" in page.body
+    assert "GAME accept board userid password\n" in page.body
+    assert too_wide(page.body) == []
+    assert "propose" in closest_topics("proposal")
+
+
+def test_the_quarod_page_says_a_placement_needs_a_colour(server: Server) -> None:
+    """It said "c3 c4" alone is a placement on empty squares; pbm refuses it there."""
+    alice, _ = server.signup("alice"), server.signup("bob")
+    server.send(alice, "help quarod")
+    [page] = server.new_mail()
+    said = " ".join(page.body.split())
+    assert 'One colour is enough: "c3 Wc4".' in said
+    assert "on two empty squares it is refused, as it could be either placement" in said
+    assert server.send(alice, "quarod challenge alice bob") == "done"
+    server.new_mail()
+    server.send(alice, "quarod move 101 alice secret c3 c4")
+    [err] = server.new_mail()
+    assert "'c3 c4' is ambiguous: it could mean Bc3+Wc4 or Bc4+Wc3" in err.body
+    server.send(alice, "quarod move 101 alice secret c3 Wc4")
+    assert all("alice Bc3+Wc4" in m.body for m in server.new_mail())
+
+
+def test_the_tutorial_says_how_to_decline_a_challenge_and_it_works(server: Server) -> None:
+    """A challenged player read nowhere in the tutorial that the board starts at once
+    and how to decline it."""
+    tutorial = " ".join(topic_help("tutorial", CONFIG).split())
+    assert "There is nothing to accept: the board starts at once." in tutorial
+    assert 'To decline it, answer "resign" before your first move' in tutorial
+    assert '"quarto limit bob PASSWORD 0" refuses Quarto challenges.' in tutorial
+    alice, bob = server.signup("alice"), server.signup("bob")
+    assert server.send(alice, "quarto challenge alice bob") == "done"
+    [mail] = [m for m in server.new_mail() if m.to == [bob]]
+    server.send(bob, "Re: " + mail.subject, "resign\n", to=mail.mail.reply_to)
+    assert all("has been removed" in m.subject for m in server.new_mail())
+    server.send(bob, "quarto limit bob secret 0")
+    server.new_mail()
+    server.send(alice, "quarto challenge alice bob")
+    [refused] = server.new_mail()
+    assert refused.subject == "Invalid challenge"

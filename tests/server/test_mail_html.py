@@ -172,10 +172,18 @@ def test_format_text_sends_the_text_alone(server: Server) -> None:
 
 def test_set_refuses_what_it_does_not_know(server: Server) -> None:
     alice = server.signup("alice")
-    for line in ("set alice secret format rtf", "set alice secret colour blue"):
+    # Each refusal says what was wrong, not the forms twice ("Write: ..." above "Usage:").
+    for line, said in (
+        ("set alice secret format rtf", "'rtf' is not one of html, text, words."),
+        ("set alice secret colour blue", "'colour' is not a setting: write format, messages"),
+        ("set alice secret mail junk off", "'junk' is not one of boards, reminders,"),
+        ("set alice secret mail boards maybe", "'maybe' is not one of on, off."),
+    ):
         server.send(alice, line)
         (error,) = sent_mail(server)
+        assert said in error.body
         assert "set userid password format html|text|words" in error.body
+        assert "Write:" not in error.body
     server.send(alice, "set alice secret format")
     (status,) = sent_mail(server)
     assert "HTML part" in status.body

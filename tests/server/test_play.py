@@ -99,6 +99,8 @@ def test_wrong_password_and_unknown_board(server: Server, pair: tuple[str, str])
     server.send(alice, f"quadrature move 999 alice secret {move}")
     [err] = server.new_mail()
     assert "Quadrature board 999 not found" in err.body
+    # ... and how to find the number of his board.
+    assert "Send 'quadrature games YOURID' for the numbers of your boards" in err.body
     server.send(alice, f"quadrature move 101 nobody secret {move}")
     [err] = server.new_mail()
     assert "Invalid userid entered: nobody" in err.body
@@ -123,6 +125,17 @@ def test_resign_before_everyone_moved_removes_the_board(
     assert "bob has decided not to play." in mails[0].body
     row = board_row(server, "quadrature")
     assert row.status == "removed" and not row.rated
+
+
+def test_declining_a_board_passes_on_the_players_comment(
+    server: Server, pair: tuple[str, str]
+) -> None:
+    alice, bob = pair
+    server.send(bob, "quadrature resign 101 bob secret", "Sorry, no time this month.")
+    mails = server.new_mail()
+    assert sorted(m.to[0] for m in mails) == [alice, bob]
+    for m in mails:
+        assert m.body.endswith("not rated.\n\nbob writes:\nSorry, no time this month.\n")
 
 
 def test_resign_after_moves_gives_the_win(server: Server, pair: tuple[str, str]) -> None:
@@ -154,6 +167,27 @@ def test_draw_proposal_and_acceptance(server: Server, pair: tuple[str, str]) -> 
     mails = server.new_mail()
     assert all("Game was a tie." in m.body for m in mails)
     assert board_row(server, "quadrature").result == "tie"
+
+
+def test_the_player_a_proposal_waits_for_is_told_how_to_answer_it(
+    server: Server, pair: tuple[str, str]
+) -> None:
+    """bob, not to move, owes a vote on alice's draw offer: his board mail says how to
+    give it; alice's, who made it, does not ask her."""
+    alice, bob = pair
+    play_first_moves(server, "quadrature", count=2)
+    server.send(alice, "quadrature move 101 alice secret propose")
+    mails = {m.to[0]: m.body for m in server.new_mail()}
+    ask = "Reply accept or reject to answer the draw proposal (help draw)"
+    assert mails[bob].rstrip().endswith(ask)
+    assert ask not in mails[alice]
+    assert mails[alice].rstrip().endswith("(help quadrature)")  # she is to move
+    # bob asks to take his last move back: alice, to move, owes the vote now.
+    server.send(alice, "quadrature move 101 alice secret reject")
+    server.send(bob, "quadrature move 101 bob secret undo")
+    mails = {m.to[0]: m.body for m in server.new_mail()}
+    assert "answer the undo proposal (help undo)" in mails[alice]
+    assert "answer the undo proposal" not in mails[bob]
 
 
 def test_a_move_ends_a_pending_proposal_and_says_so(server: Server, pair: tuple[str, str]) -> None:
@@ -188,9 +222,27 @@ def test_undo_by_agreement(server: Server, pair: tuple[str, str]) -> None:
     server.send(bob, "quadrature move 101 bob secret undo")
     server.send(alice, "quadrature move 101 alice secret accept")
     mails = server.new_mail()
-    assert "UNDO Successful!" in mails[-1].body
+    # The server signs its word once ("PBeM Server writes:" was doubled).
+    assert "\nPBeM Server writes:\nUNDO Successful!\n" in mails[-1].body
+    assert mails[-1].body.count("PBeM Server writes:") == 1
     row = board_row(server, "quadrature")
     assert row.move_count == 1 and row.to_move == 1
+
+
+def test_an_accepted_undo_keeps_the_accepting_players_comment(
+    server: Server, pair: tuple[str, str]
+) -> None:
+    alice, bob = pair
+    play_first_moves(server, "quadrature", count=2)
+    server.send(bob, "quadrature move 101 bob secret undo", "Sorry, my mouse slipped.")
+    server.new_mail()
+    server.send(alice, "quadrature move 101 alice secret accept", "No problem, take it back.")
+    mails = server.new_mail()
+    assert sorted(m.to[0] for m in mails) == [alice, bob]
+    for m in mails:
+        assert "UNDO Successful!" in m.body
+        assert "alice writes:\nNo problem, take it back." in m.body
+    assert board_row(server, "quadrature").move_count == 1
 
 
 def test_queued_move_is_played_when_the_turn_comes(server: Server, pair: tuple[str, str]) -> None:
@@ -274,7 +326,17 @@ def test_show_games_history_standings(server: Server, pair: tuple[str, str]) -> 
     assert "Game started.... Nov 22 02:41" in shown.body
     server.send(alice, "quadrature show bob next")
     [note] = server.new_mail()  # bob is not to move: no board, a summary note
-    assert note.subject == "Show summary" and "no boards for bob" in note.body
+    assert note.subject == "Show summary"
+    # bob was found: his name under "not found" misled.
+    assert note.body.startswith("bob: no Quadrature board waits for their move.")
+    assert "not found" not in note.body
+    server.signup("dave")
+    server.send(alice, "quadrature show dave")
+    [note] = server.new_mail()
+    assert "dave: no active Quadrature boards (add all for the finished ones)." in note.body
+    server.send(alice, "all show dave")
+    [note] = server.new_mail()
+    assert "dave: no active boards (add all for the finished ones)." in note.body
     server.send(alice, "quadrature show 101 555")
     [both] = server.new_mail()  # the board and the note, as one answer
     assert both.subject == "Quadrature Board 101 alice ** (and 1 more answers)"
@@ -316,12 +378,26 @@ def test_show_old_position(server: Server, pair: tuple[str, str]) -> None:
     assert "   1 " in shown.body and "2 " not in shown.body.split("alice")[2][:40]
 
 
+def test_show_past_the_last_move_says_how_far_the_board_is(
+    server: Server, pair: tuple[str, str]
+) -> None:
+    """`show 101#5` on a board at move 2 was listed under "were not found", as if
+    there were no board 101."""
+    alice, _ = pair
+    play_first_moves(server, "quadrature", count=2)
+    server.send(alice, "quadrature show 101#5")
+    [err] = server.new_mail()
+    assert "101#5: board 101 is at move 2 (show #0 to #2)" in err.body
+
+
 def test_limit_and_seek(server: Server) -> None:
     alice = server.signup("alice")
     bob = server.signup("bob")
     server.send(bob, "quarto limit bob secret 0")
     [note] = server.new_mail()
     assert "do not accept Quarto challenges" in note.body
+    # Its subject said "Quarto challenges now limited", also when no limit was left.
+    assert note.subject == "Your Quarto challenge limit"
     server.send(alice, "quarto challenge alice bob")
     [err] = server.new_mail()
     assert err.subject == "Invalid challenge"
@@ -352,3 +428,117 @@ def test_challenge_errors(server: Server) -> None:
     server.send(alice, "quarto challenge -nosuch=1 alice bob")
     [err] = server.new_mail()
     assert err.subject == "Invalid challenge" and "nosuch" in err.body
+
+
+@pytest.mark.parametrize(
+    ("written", "told"),
+    [
+        ("draw", "'draw' is not a move: to offer a draw, write propose (help draw)."),
+        ("offer draw", "'offer draw' is not a move: to offer a draw, write propose"),
+        ("takeback", "'takeback' is not a move: to ask to take back the last move, write undo"),
+        ("decline", "'decline' is not a move: to turn down a draw or undo offer, write reject"),
+    ],
+)
+def test_a_draw_or_undo_asked_in_other_words_is_told_the_word(
+    server: Server, pair: tuple[str, str], written: str, told: str
+) -> None:
+    """bob, not to move, writes what he means in his own words: he learns pbm's word,
+    not "It is not your move"."""
+    _, bob = pair
+    play_first_moves(server, "quadrature", count=2)
+    server.send(bob, f"quadrature move 101 bob secret {written}")
+    [err] = server.new_mail()
+    assert err.to == [bob]
+    assert told in flat(err.body)
+    assert "It is not your move" not in err.body
+    assert board_row(server, "quadrature").proposal is None
+
+
+def test_propose_and_undo_are_commands_like_accept_and_reject(
+    server: Server, pair: tuple[str, str]
+) -> None:
+    """`quadrature accept 101 ...` worked but `quadrature propose 101 ...` was an
+    unknown command: each proposal now has its command too."""
+    alice, bob = pair
+    play_first_moves(server, "quadrature", count=2)
+    server.send(alice, "quadrature propose 101 alice secret", "A draw?")
+    mails = server.new_mail()
+    assert sorted(m.to[0] for m in mails) == [alice, bob]
+    assert all("alice has proposed a draw." in m.body for m in mails)
+    assert all("alice writes:\nA draw?" in m.body for m in mails)
+    server.send(bob, "quadrature reject 101 bob secret")
+    server.send(bob, "quadrature undo 101 bob secret")
+    mails = server.new_mail()
+    assert any("bob has asked to undo the last move." in m.body for m in mails)
+    server.send(alice, "quadrature accept 101 alice secret")
+    assert any("UNDO Successful!" in m.body for m in server.new_mail())
+    assert board_row(server, "quadrature").move_count == 1
+
+
+def test_pass_or_swap_in_a_game_without_it_says_so(server: Server, pair: tuple[str, str]) -> None:
+    """Read as a move, `quarto pass` was refused with "PASS is not a piece"."""
+    alice, _ = pair
+    server.send(alice, "quarto challenge alice bob")
+    server.new_mail()
+    server.send(alice, "quarto pass 101 alice secret")
+    [err] = server.new_mail()
+    assert "Quarto has no pass: it is a move of quadrature only." in err.body
+    assert "not a piece" not in err.body
+    server.send(alice, "quadrature swap 101 alice secret")
+    [err] = server.new_mail()
+    assert "Quadrature has no swap: it is a move of quarod only." in err.body
+    assert board_row(server, "quarto").move_count == 0
+
+
+def test_a_player_named_twice_hears_each_reason_once(server: Server) -> None:
+    """`quarto challenge carol carol` from an unconfirmed carol said twice that she has
+    no confirmed address, then that nobody plays himself."""
+    carol = "carol@players.example"
+    assert server.send(carol, "signup carol secret") == "done"
+    server.new_mail()
+    server.send(carol, "quarto challenge carol carol")
+    [err] = server.new_mail()
+    assert err.subject == "Invalid challenge"
+    refusal = err.body.split("(Your command")[0]
+    assert refusal.count("carol has no confirmed address yet") == 1
+    assert "A player cannot play against himself." in refusal
+
+
+def test_a_queued_move_that_is_no_move_is_refused_and_the_queue_kept(
+    server: Server, pair: tuple[str, str]
+) -> None:
+    """`queue ... zz` replaced bob's queued move with "zz" without a word; it failed
+    only when his turn came, in front of everyone."""
+    _, bob = pair
+    server.send(bob, "quadrature queue 101 bob secret c9-c8")
+    [kept] = server.new_mail()
+    assert "You have the following move queued: c9-c8" in kept.body
+    server.send(bob, "quadrature queue 101 bob secret zz")
+    [err] = server.new_mail()
+    assert err.subject == "Quadrature Board 101 Error"
+    assert "'zz' is not a move" in err.body and "How moves are written:" in err.body
+    assert "You have the following move queued: c9-c8" in err.body
+    # A move that is only illegal now (a White man's step, Black to move) is kept: its
+    # turn comes in another position.
+    server.send(bob, "quadrature queue 101 bob secret d9-d8")
+    [queued] = server.new_mail()
+    assert "You have the following move queued: d9-d8" in queued.body
+
+
+def test_the_proposer_accepting_is_told_and_rejecting_withdraws(
+    server: Server, pair: tuple[str, str]
+) -> None:
+    """alice accepting her own draw offer mailed both players the same board again;
+    her reject read "alice has rejected the draw"."""
+    alice, bob = pair
+    server.send(alice, "quadrature propose 101 alice secret")
+    server.new_mail()
+    server.send(alice, "quadrature accept 101 alice secret")
+    [err] = server.new_mail()
+    assert err.to == [alice]
+    assert "You have accepted this draw proposal already" in err.body
+    server.send(alice, "quadrature reject 101 alice secret")
+    mails = server.new_mail()
+    assert sorted(m.to[0] for m in mails) == [alice, bob]
+    assert all("alice has withdrawn the draw proposal." in m.body for m in mails)
+    assert board_row(server, "quadrature").proposal is None

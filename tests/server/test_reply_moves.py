@@ -197,3 +197,21 @@ def test_a_full_command_in_a_reply_to_another_players_address_runs(
     # bob's mail program answered alice's mail, but the command is complete.
     assert answer(server, alices, bob, line + "\n") == "done"
     assert board_row(server, GAME).move_count == 1
+
+
+def test_confirm_alone_in_a_reply_plays_the_submitted_move(
+    server: Server, players: tuple[str, str]
+) -> None:
+    """`confirm` is also the account command that takes a confirmation token: alone on
+    a reply's first line it was answered "Usage: confirm token"."""
+    alice, bob = players
+    mail = board_mails(server, alice)[-1]
+    first = move(server)
+    assert answer(server, mail, alice, f"submit {first}\n") == "done"
+    [preview] = server.new_mail()
+    assert "It must be confirmed to take effect." in preview.body
+    assert answer(server, mail, alice, "confirm\n") == "done"
+    mails = server.new_mail()
+    assert sorted(m.to[0] for m in mails) == [alice, bob]
+    assert all(f"alice {first}" in m.body for m in mails)
+    assert board_row(server, GAME).move_count == 1

@@ -12,7 +12,7 @@ import pytest
 from pbm import jobs
 from pbm.config import Config
 from pbm.store.engine import make_engine
-from tests.server.conftest import Server, board_row, legal_texts, seat_to_move
+from tests.server.conftest import Server, board_row, flat, legal_texts, seat_to_move
 
 DAY = timedelta(days=1)
 HOUR = timedelta(hours=1)
@@ -237,6 +237,24 @@ def test_vacation_pauses_the_clocks(server: Server) -> None:
     assert run_jobs(server)["forfeits"] == 1
 
 
+def test_a_move_on_vacation_reminds_the_mover_that_it_runs_on(server: Server) -> None:
+    """A player who moved while away was not told his vacation days were still
+    running out; only his own copy says so."""
+    alice, bob = challenge(server, member=30 * DAY)
+    server.send(alice, "vacation alice secret start")
+    server.new_mail()
+    move(server, alice, "alice")
+    mails = {m.to[0]: flat(m.body) for m in server.new_mail()}
+    told = "You are on vacation: your clocks stay stopped and your vacation days run out"
+    assert told in mails[alice] and "'vacation alice PASSWORD stop'" in mails[alice]
+    assert told not in mails[bob]
+    server.send(alice, "vacation alice secret stop")
+    server.new_mail()
+    move(server, bob, "bob")
+    move(server, alice, "alice")
+    assert all(told not in flat(m.body) for m in server.new_mail())
+
+
 def test_vacation_ends_when_its_days_run_out(server: Server) -> None:
     alice, bob = challenge(server, member=365 * DAY / 3)  # 10 vacation days
     move(server, alice, "alice")
@@ -268,6 +286,27 @@ def test_vacation_needs_days(server: Server) -> None:
     server.send(alice, "vacation alice secret start")
     [*_, again] = server.new_mail()
     assert "You have no vacation days left: you have taken them." in again.body
+
+
+@pytest.mark.parametrize(
+    ("command", "told"),
+    [
+        ("vacation alice secret begin", "'begin' is not start, stop or status."),
+        ("digest alice secret yes", "'yes' is not on, off or status."),
+    ],
+)
+def test_a_wrong_word_for_vacation_or_digest_is_named(
+    server: Server, command: str, told: str
+) -> None:
+    """The refusal said "Write: X" above "Usage: X", the same line twice, and not what
+    was wrong."""
+    alice = server.signup("alice")
+    server.send(alice, command)
+    [err] = server.new_mail()
+    refusal = err.body.split("\n\n")[0].splitlines()
+    verb = command.split()[0]
+    assert len(refusal) == 2 and refusal[0] == told
+    assert refusal[1].startswith(f"Usage: {verb} userid password ")
 
 
 def test_digest_mode_sends_one_mail_a_day(server: Server) -> None:
@@ -354,3 +393,17 @@ def test_a_whole_game_on_the_clock(server: Server) -> None:
         players = queries.players_of(session, row.saved_id)
         got = {u.userid: timedelta(seconds=gp.seconds_used) for gp, u in players}
     assert got == used
+
+
+def test_digest_on_says_what_still_comes_at_once_and_it_does(server: Server) -> None:
+    """The answer to `digest ... on` named nags and game ends only: a player could not
+    tell that a new board still comes at once."""
+    alice, bob = server.signup("alice"), server.signup("bob")
+    server.send(bob, "digest bob secret on")
+    [answer] = server.new_mail()
+    said = flat(answer.body)
+    assert "New boards, reminders, the ends of games and the answers to your own" in said
+    assert server.send(alice, "quadrature challenge alice bob") == "done"
+    assert any(bob in m.to and m.subject.startswith("New Quadrature") for m in server.new_mail())
+    move(server, alice, "alice")
+    assert all(bob not in m.to for m in server.new_mail())  # a move waits for the digest

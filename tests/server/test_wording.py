@@ -28,6 +28,54 @@ def test_an_unknown_game_gets_the_games_played_here(server: Server, pair: tuple[
     assert "quarto" in near.body.split("(Your command")[0]
 
 
+@pytest.mark.parametrize(
+    "subject", ["move 101 alice secret b3-b4", "resign 101 alice secret", "show 101", "games"]
+)
+def test_a_command_without_its_game_is_told_to_name_it(
+    server: Server, pair: tuple[str, str], subject: str
+) -> None:
+    """A game command with the game left out was answered at most once a day with "no
+    command found", and not at all after that; each now says what is missing."""
+    alice, _ = pair
+    server.send(alice, "my move")  # the day's "no command found" note
+    server.new_mail()
+    for _ in range(2):
+        server.send(alice, subject)
+        [reply] = server.new_mail()
+        verb = subject.split()[0]
+        assert f"'{verb}' needs a game name first, e.g. 'quarto {verb} ...'." in reply.body
+        assert "secret" not in reply.body
+
+
+def test_list_of_an_unknown_game_is_worded_as_a_challenge_of_it(
+    server: Server, pair: tuple[str, str]
+) -> None:
+    """`list chess` said "there is no game called 'chess'; the games are: ...", in other
+    words than `chess challenge`, and without the closest name."""
+    alice, _ = pair
+    server.send(alice, "list chess")
+    [reply] = server.new_mail()
+    assert "No game called 'chess' is played here." in reply.body
+    assert "Send 'list' for the games and their variant names" in " ".join(reply.body.split())
+    server.send(alice, "list quatro")
+    [near] = server.new_mail()
+    assert "The closest names: quarto" in " ".join(near.body.split())
+
+
+@pytest.mark.parametrize(
+    ("verb", "meant"), [("decline", "reject"), ("draw", "propose"), ("takeback", "undo")]
+)
+def test_a_verb_in_other_words_suggests_pbms_word(
+    server: Server, pair: tuple[str, str], verb: str, meant: str
+) -> None:
+    """`quarto decline 101 ...` was an unknown command with no suggestion."""
+    alice, _ = pair
+    server.send(alice, f"quarto {verb} 101 alice secret")
+    [reply] = server.new_mail()
+    assert f"Unknown command 'quarto {verb}'. Did you mean: quarto {meant}?" in reply.body
+    assert "secret" not in reply.body
+
+
 def test_my_move_in_a_subject_is_no_command(server: Server, pair: tuple[str, str]) -> None:
     alice, _ = pair
     server.send(alice, "my move")
@@ -241,7 +289,8 @@ def test_the_board_mail_to_the_player_to_move_says_how_to_answer(
     assert "Reply with your move" not in mails[bob]  # not his turn
     server.send(alice, "quarto move 101 alice secret give SDQF")
     mails = {m.to[0]: m.body for m in server.new_mail()}
-    assert mails[bob].endswith("\nReply with your move, e.g. b2 SDQF (help quarto)\n")
+    # bob holds SDQF: "b2 SDQF" would give away the piece he places, and be refused.
+    assert mails[bob].endswith("\nReply with your move, e.g. b2 TLRH (help quarto)\n")
     assert "Reply with your move" not in mails[alice]
     # `show` may answer for many boards in one mail: no reply there plays on one board.
     server.send(bob, "quarto show 101")
@@ -249,13 +298,60 @@ def test_the_board_mail_to_the_player_to_move_says_how_to_answer(
     assert "It is bob's turn." in shown.body and "Reply with your move" not in shown.body
 
 
+@pytest.mark.parametrize(
+    ("game", "first", "second"),
+    [("quadrature", "b3-b4", "b9-b8"), ("quarto", "give TLRH", "b2 SDQF"), ("quad", "d4", "a1")],
+)
+def test_the_example_of_each_answer_may_be_sent_as_written(
+    server: Server, pair: tuple[str, str], game: str, first: str, second: str
+) -> None:
+    """White was shown Black's `b3-b4`, a Quarto player `b2 SDQF` while placing SDQF,
+    Quad's drop `d4` on a taken d4: each refused when copied."""
+    alice, bob = pair
+    server.send(alice, f"{game} challenge alice bob")
+    [mail] = [m for m in server.new_mail() if m.to == [alice]]
+    assert mail.body.endswith(f"e.g. {first} (help {game})\n")
+    for player, example in (("alice", first), ("bob", second)):
+        server.send(f"{player}@players.example", f"{game} move 101 {player} secret {example}")
+        mails = server.new_mail()
+        assert all("Error" not in m.subject for m in mails), mails[0].body
+        if player == "alice":
+            [mail] = [m for m in mails if m.to == [bob]]
+            assert mail.body.endswith(f"e.g. {second} (help {game})\n")
+    assert board_row(server, game).move_count == 2
+
+
 def test_a_hidden_setup_mail_shows_a_setup(server: Server, pair: tuple[str, str]) -> None:
     alice, _ = pair
     server.send(alice, "quadrupel-points challenge alice bob")
     [first] = [m for m in server.new_mail() if m.to == [alice]]
     last = first.body.rstrip("\n").splitlines()[-1]
-    assert last == "Reply with your move, e.g. setup c4=1 d4=2 d5=3 c3=4 (help quadrupel)"
+    assert last == "Reply with your move, e.g. setup c3=1 c4=2 d4=3 d5=4 (help quadrupel)"
     assert len(last) <= 72
+
+
+@pytest.mark.parametrize(
+    ("variant", "black", "white"),
+    [
+        ("points", "setup c3=1 c4=2 d4=3 d5=4", "setup d3=1 b4=2 e4=3 c5=4"),
+        ("position", "setup d4=1 d5=1", "setup e4=1 c5=1"),
+    ],
+)
+def test_the_setup_example_is_one_the_player_may_send(
+    server: Server, pair: tuple[str, str], variant: str, black: str, white: str
+) -> None:
+    """White was shown Black's squares, and in the position game four dots where two
+    1-stones are asked: sent as written, the example was refused."""
+    alice, bob = pair
+    server.send(alice, f"quadrupel-{variant} challenge alice bob")
+    [first] = [m for m in server.new_mail() if m.to == [alice]]
+    assert first.body.rstrip("\n").endswith(f"e.g. {black} (help quadrupel)")
+    server.send(alice, f"quadrupel move 101 alice secret {black}")
+    [second] = [m for m in server.new_mail() if m.to == [bob]]
+    assert second.body.rstrip("\n").endswith(f"e.g. {white} (help quadrupel)")
+    server.send(bob, f"quadrupel move 101 bob secret {white}")
+    assert all("Error" not in m.subject for m in server.new_mail())
+    assert board_row(server, "quadrupel").move_count == 2
 
 
 def test_a_new_account_has_its_vacation_allowance(server: Server, pair: tuple[str, str]) -> None:

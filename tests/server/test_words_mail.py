@@ -12,6 +12,7 @@ from datetime import timedelta
 
 import pytest
 
+from pbm import jobs
 from tests.server.conftest import Sent, Server, board_row, legal_texts, seat_to_move
 
 
@@ -44,6 +45,59 @@ def test_format_words_writes_the_board_in_sentences(server: Server) -> None:
     assert "Unused pieces (16):" in mails[alice].body
     assert "Pieces on the board" not in mails[bob].body  # bob's board is drawn
     assert "+---" in mails[bob].body or "|" in mails[bob].body
+
+
+def test_a_refusal_shows_a_words_reader_his_board_in_words(server: Server) -> None:
+    """The board under an error mail was drawn in characters for a player who asked
+    for every board in sentences."""
+    alice = server.signup("alice")
+    server.signup("bob")
+    server.send(alice, "set alice secret format words")
+    server.send(alice, "quarto challenge alice bob")
+    server.new_mail()
+    server.send(alice, "quarto move 101 alice secret zz")
+    [err] = server.new_mail()
+    assert err.subject == "Quarto Board 101 Error"
+    assert "Pieces on the board, 0: none." in err.body
+    assert "+---" not in err.body
+
+
+def test_preview_reminder_and_digest_write_the_board_in_words_too(server: Server) -> None:
+    """A submitted move's preview, the reminder and the daily digest drew the board in
+    characters for a player who asked for every board in sentences."""
+    alice = server.signup("alice")
+    bob = server.signup("bob")
+    server.send(bob, "set bob secret format words")
+    server.send(bob, "digest bob secret on")
+    server.send(alice, "quarto challenge alice bob")
+    server.send(alice, "quarto move 101 alice secret give SDQF")
+    server.new_mail()
+    server.send(bob, "quarto submit 101 bob secret a1 SDQH")
+    [preview] = server.new_mail()
+    assert preview.subject == "Submit of Quarto Board 101"
+    server.clock.advance(timedelta(days=8))
+    jobs.run_due(server.engine, server.clock, server.config)
+    mails = {m.subject: m for m in server.to(bob, server.new_mail())}
+    nag, digest = mails["Nag: Quarto Board 101 bob"], mails["Your move summary"]
+    assert "Pieces on the board, 1: a1 SDQF" in flat(preview)
+    for mail in (preview, nag, digest):
+        assert "+---" not in mail.body, mail.subject
+    assert "Pieces on the board, 0: none." in nag.body
+    assert "Pieces on the board, 0: none." in digest.body
+
+
+def test_ask_without_the_board_says_it_comes_first(server: Server) -> None:
+    """`quarto ask threats` said only "Quarto board threats not found"."""
+    alice = server.signup("alice")
+    server.signup("bob")
+    server.send(alice, "quarto challenge alice bob")
+    server.new_mail()
+    server.send(alice, "quarto ask threats")
+    [err] = server.new_mail()
+    said = flat(err)
+    assert "Quarto board threats not found: the board number comes first, e.g." in said
+    assert '"quarto ask 101 threats".' in said
+    assert "Usage: quarto ask board QUESTION..." in said
 
 
 def test_ask_from_the_subject_and_from_a_reply(server: Server) -> None:

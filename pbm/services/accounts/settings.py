@@ -36,6 +36,20 @@ def unsubscribe(ctx: Context, user: User, boards: Sequence[Board], kind: str = "
     ctx.session.flush()
 
 
+def toggle_notify(
+    ctx: Context, user: User, boards: Sequence[Board]
+) -> tuple[list[Board], list[Board]]:
+    """`notify ... board...`: each board's end-of-game mail switched on, or off when it
+    was on (the only way a player takes one back); the boards (switched on, off)."""
+    on: list[Board] = []
+    off: list[Board] = []
+    for board in boards:
+        was = queries.subscription(ctx.session, board.id, user.saved_id, "notify") is not None
+        (unsubscribe if was else subscribe)(ctx, user, [board], "notify")
+        (off if was else on).append(board)
+    return on, off
+
+
 def set_subscribe_all(ctx: Context, user: User, rules: Rules, on: bool) -> None:
     setting = type_setting(ctx, user, rules)
     setting.subscribe_all = on

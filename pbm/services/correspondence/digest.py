@@ -11,7 +11,7 @@ from sqlmodel import Session, col, select
 from pbm.services.accounts.users import reply_addresses
 from pbm.services.context import Context, Reply, ReplyKind
 from pbm.services.mailing.board_mail import board_facts, title_for
-from pbm.services.mailing.mail_html import picture_order
+from pbm.services.mailing.mail_html import in_words, picture_order
 from pbm.services.play.board_text import STARS, summary
 from pbm.services.play.boards import board_from_row
 from pbm.services.play.lists import status_text
@@ -64,11 +64,14 @@ def send_digest(ctx: Context, user: User) -> bool:
     if not to:
         return False
     lines = [phrase("digest_line", label=b.label, status=status_text(b)) for b in boards]
+    words = in_words(ctx.session, user)
     summaries = [
         "\n"
         + STARS
         + "\n\n"
-        + summary(b, board_facts(ctx, b), title=title_for(b, "Summary"), reader=user)
+        + summary(
+            b, board_facts(ctx, b), title=title_for(b, "Summary"), reader=user, in_words=words
+        )
         for b in boards
     ]
     ctx.reply(

@@ -22,6 +22,7 @@ from pbm.services.correspondence.clocks import (
 )
 from pbm.services.correspondence.vacation import left_days
 from pbm.services.mailing.board_mail import board_facts, mail_board, mail_reader, title_for
+from pbm.services.mailing.mail_html import in_words
 from pbm.services.play.board_text import subject_for, summary
 from pbm.services.play.boards import Board, save_board
 from pbm.services.play.endings import finish, player_leaves
@@ -148,6 +149,7 @@ def send_nag(ctx: Context, board: Board) -> None:
             title=title_for(board, "Nag"),
             reader=user,
             answer_line=True,
+            in_words=in_words(ctx.session, user),
         ),
     )
     ctx.session.add(JobMark(kind="nag", key=_nag_key(board), at=now))

@@ -49,6 +49,13 @@ def running_end(row: Vacation) -> datetime | None:
     return row.started_at + timedelta(days=row.bank_days)
 
 
+def on_vacation(session: Session, user: User, now: datetime) -> bool:
+    """Whether a vacation of `user` runs at `now` (read only: nothing accrues)."""
+    row = session.exec(select(Vacation).where(Vacation.user_id == user.id)).first()
+    end = running_end(row) if row is not None else None
+    return end is not None and now < end
+
+
 def left_days(session: Session, user: User, now: datetime, *, allowance: float) -> float:
     row = account(session, user, now, allowance=allowance)
     if row.started_at is None:

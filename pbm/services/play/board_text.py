@@ -242,16 +242,8 @@ def summary(
         comment = "\n".join(["", STARS, "", author, board.row.comment.rstrip()])
     timing_text = "\n" + STARS + "\n\n" + timing_block(board, facts.timing) if facts.timing else ""
     answer = ""
-    if (
-        answer_line
-        and index is not None
-        and board.active
-        and not past
-        and board.row.to_move == index
-    ):
-        # The player to move learns here how to play, in this position's notation.
-        example = board.rules.answer_example(state)
-        answer = "\n" + phrase("answer_line", example=example, game=board.rules.name) + "\n"
+    if answer_line and index is not None and board.active and not past:
+        answer = _answer_lines(board, index, state)
     return (
         render(
             "board",
@@ -285,6 +277,18 @@ def summary(
         + "\n"
         + answer
     )
+
+
+def _answer_lines(board: Board, index: int, state: State) -> str:
+    """How the reader answers this mail: the vote he owes on a pending proposal, then,
+    when he is to move, how to play in this position's notation."""
+    lines = []
+    if board.row.proposal and index not in (board.row.proposal_votes or []):
+        lines.append(phrase("answer_proposal", kind=board.row.proposal))
+    if board.row.to_move == index:
+        example = board.rules.answer_example(state)
+        lines.append(phrase("answer_line", example=example, game=board.rules.name))
+    return "".join(f"\n{line}\n" for line in lines)
 
 
 def options_line(board: Board) -> str:

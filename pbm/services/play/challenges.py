@@ -169,7 +169,9 @@ def _players(ctx: Context, new: NewBoard) -> list[User]:
         if user is None or not user.password_hash:
             refusals.unknown.append(userid)
             continue
-        _note_refusal(ctx, new, user, refusals)
+        # A player named twice is refused once for that; his other refusals said once.
+        if all(u.id != user.id for u in users):
+            _note_refusal(ctx, new, user, refusals)
         users.append(user)
     problems = refusals.lines(new.rules)
     if not new.entered and (refusal := player_limit_refusal(ctx, users)) is not None:

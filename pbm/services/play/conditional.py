@@ -129,6 +129,8 @@ def line_moves(board: Board, user: User, number: int) -> list[str]:
     (for `conditional ... preview N`)."""
     gp = board.players[_owner_index(board, user)][0]
     lines = conditional_tree.paths(conditional_tree.load(gp.conditional))
+    if not lines:  # "no line 1 (you have 0)" said less than this
+        raise BoardError(phrase("conditional_none"), board.id)
     if not 1 <= number <= len(lines):
         raise BoardError(phrase("conditional_no_line", number=number, count=len(lines)), board.id)
     return [p.text for p in lines[number - 1]]

@@ -107,10 +107,12 @@ def build(board: Board, owner: int, lines: Sequence[Line], limit: int) -> list[P
             try:
                 move = rules.parse_move(state, text)
             except GameError as exc:
-                hint = ""
+                hints = []
                 if isinstance(exc, InvalidMoveError):
-                    hint = phrase("notation_hint", notation=rules.notation.strip())
-                raise _fault(board, line, ply, refusal(exc), hint) from None
+                    hints.append(phrase("notation_hint", notation=rules.notation.strip()))
+                if _word_by_word(line):
+                    hints.append(phrase("conditional_word_by_word"))
+                raise _fault(board, line, ply, refusal(exc), "\n".join(hints)) from None
             canonical = rules.format_move(state, move)
             found = next((p for p in level if p.player == player and p.text == canonical), None)
             if found is None:
@@ -132,6 +134,12 @@ def build(board: Board, owner: int, lines: Sequence[Line], limit: int) -> list[P
             reason = phrase("conditional_ends_with_opponent")
             raise _fault(board, line, len(line.moves), reason)
     return tree
+
+
+def _word_by_word(line: Line) -> bool:
+    """Whether every word of a line was read as a move of its own (it has no `;`, `,`,
+    `if` or `then`): a move written with a space (`b2 SDQF`) was cut in two."""
+    return len(line.moves) > 1 and len(line.moves) == len(line.text.split())
 
 
 def _fault(board: Board, line: Line, ply: int, reason: str, hint: str = "") -> BoardError:

@@ -83,9 +83,15 @@ def finish(
 
 
 def remove(
-    ctx: Context, board: Board, end: EndReason, reason: str, loser_id: int | None = None
+    ctx: Context,
+    board: Board,
+    end: EndReason,
+    reason: str,
+    loser_id: int | None = None,
+    note: str = "",
 ) -> None:
-    """End a board unrated and without a result, and mail its readers why."""
+    """End a board unrated and without a result, and mail its readers why; `note` (the
+    declining player's comment, signed) comes after."""
     board.row.status = "removed"
     board.row.rated = False
     board.row.ended_at = ctx.now()
@@ -93,6 +99,8 @@ def remove(
     board.row.result_reason = reason
     save_board(ctx, board)
     body = reason + "\n" + removed_counts(ctx, board, loser_id) + "\n"
+    if note:
+        body += "\n" + note.rstrip() + "\n"
     subject = phrase("subject_removed", game=board.rules.title, board=board.row.board)
     for reader in readers(ctx, board):
         mail_reader(

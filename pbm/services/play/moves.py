@@ -11,8 +11,10 @@ from pbm.errors import BoardError, NotAMoveError, PbmError
 from pbm.games import GameError, InvalidMoveError, MoveError
 from pbm.games.base import State
 from pbm.services.context import Context, ReplyKind
+from pbm.services.correspondence import vacation
 from pbm.services.correspondence.clocks import charge_move
 from pbm.services.correspondence.timeouts import forfeit_if_due
+from pbm.services.mailing import mail_html
 from pbm.services.mailing.board_mail import (
     board_facts,
     board_reply,
@@ -34,6 +36,16 @@ from pbm.texts import echoed, phrase, wrap
 log = logging.getLogger(__name__)
 
 EVENTS = ("resign", "propose", "undo", "accept", "reject")
+# Words players write for an event, answered with the event's own word rather than
+# read as a move (which failed with "not your move" or a notation error).
+EVENT_WORDS_NEAR = {
+    "draw": "propose",
+    "offer draw": "propose",
+    "draw offer": "propose",
+    "takeback": "undo",
+    "take back": "undo",
+    "decline": "reject",
+}
 
 
 @dataclass(frozen=True)
@@ -108,6 +120,17 @@ def _parse(board: Board, state: State, text: str) -> object:
             hint = "\n" + phrase("notation_hint", notation=board.rules.notation.strip())
             raise NotAMoveError(refusal(exc) + hint, board.id) from None
         raise BoardError(refusal(exc), board.id) from None
+
+
+def _check_notation(board: Board, text: str) -> None:
+    """Refuse what is no move at all in the game's notation; legality waits for the
+    position it is played in (a queued move is checked by `_parse` when its turn comes)."""
+    try:
+        _parse(board, board.state, text)
+    except NotAMoveError:
+        raise
+    except BoardError:
+        pass
 
 
 def _play_one(
@@ -197,6 +220,9 @@ def make_move(
             "reject": reject,
         }[word](ctx, board, user, comment)
         return
+    near = EVENT_WORDS_NEAR.get(" ".join(word.split()))
+    if near and word not in board.rules.move_words:
+        raise BoardError(phrase(f"event_near_{near}", word=echoed(request.text)), board.id)
     _require_active(board)
     index = _player_index(board, user)
     if board.index_to_move() != index:
@@ -208,6 +234,9 @@ def make_move(
         return  # too late: time ran out before this move came (the forfeit is mailed)
     notes = conditional.Notes()
     _play_one(ctx, board, index, request.text, auto=False, notes=notes)
+    if vacation.on_vacation(ctx.session, user, ctx.now()):
+        # A move does not end a vacation: its days keep running out unless he stops it.
+        notes.add(user, phrase("moved_on_vacation", userid=user.userid))
     _change(board.players[index][0], submitted_move=None)
     lapsed = board.row.proposal
     _change(board.row, proposal=None, proposal_votes=None)
@@ -230,6 +259,7 @@ def queue_move(
         return
     if not request.text:
         raise BoardError(phrase("no_move_given"), board.id)
+    _check_notation(board, request.text)
     gp = board.players[index][0]
     gp.queued_move = request.text
     ctx.session.add(gp)
@@ -243,18 +273,26 @@ def resign(ctx: Context, board: Board, user: User, comment: str = "") -> None:
     movers = {m.player for m in queries.moves_of(ctx.session, board.id)}
     _set_comment(board, user, comment)
     if len(movers) < len(board.players):
-        decline(ctx, board, user)
+        decline(ctx, board, user, comment)
         return
     player_leaves(ctx, board, index, EndReason.RESIGNED, phrase("resigned", userid=user.userid))
     save_board(ctx, board)
     mail_board(ctx, board)
 
 
-def decline(ctx: Context, board: Board, user: User) -> None:
+def decline(ctx: Context, board: Board, user: User, comment: str = "") -> None:
     """pbmserv: a resignation before everyone has moved removes the board, unrated."""
     log.info("%s removed: %s declined", board.label, user.userid)
     reason = phrase("declined", userid=user.userid)
-    remove(ctx, board, EndReason.DECLINED, reason, loser_id=user.id)
+    said = "\n".join([phrase("comment_by", userid=user.userid), comment.strip()])
+    remove(
+        ctx,
+        board,
+        EndReason.DECLINED,
+        reason,
+        loser_id=user.id,
+        note=said if comment.strip() else "",
+    )
 
 
 def _start_vote(ctx: Context, board: Board, user: User, kind: str, comment: str) -> None:
@@ -282,8 +320,12 @@ def accept(ctx: Context, board: Board, user: User, comment: str = "") -> None:
     index = _player_index(board, user)
     if not board.row.proposal:
         raise BoardError(phrase("nothing_proposed"), board.id)
+    if index in (board.row.proposal_votes or []):
+        # Accepting again changes nothing: say so rather than mail everyone the board.
+        raise BoardError(phrase("proposal_voted", kind=board.row.proposal), board.id)
     votes = set(board.row.proposal_votes or []) | {index}
     _set_comment(board, user, comment)
+    events: list[str] = []
     if len(votes) < len(board.players):
         board.row.proposal_votes = sorted(votes)
     elif board.row.proposal == "draw":
@@ -292,10 +334,14 @@ def accept(ctx: Context, board: Board, user: User, comment: str = "") -> None:
         _undo_last(ctx, board)
         board.row.proposal = None
         board.row.proposal_votes = None
-        board.row.comment = phrase("undo_done")
-        board.row.comment_by = ctx.config.server_name
+        if board.row.comment:
+            # The accepting player's comment stays; the server says its word beside it.
+            events.append(phrase("undo_done"))
+        else:
+            board.row.comment = phrase("undo_done")
+            board.row.comment_by = ctx.config.server_name
     save_board(ctx, board)
-    mail_board(ctx, board)
+    mail_board(ctx, board, events=events)
 
 
 def _undo_last(ctx: Context, board: Board) -> None:
@@ -309,15 +355,17 @@ def _undo_last(ctx: Context, board: Board) -> None:
 
 
 def reject(ctx: Context, board: Board, user: User, comment: str = "") -> None:
-    _player_index(board, user)
+    index = _player_index(board, user)
     if not board.row.proposal:
         raise BoardError(phrase("nothing_proposed"), board.id)
     kind = board.row.proposal
+    # A player who made or accepted the proposal takes his word back.
+    key = "withdrawn" if index in (board.row.proposal_votes or []) else "rejected"
     board.row.proposal = None
     board.row.proposal_votes = None
     _set_comment(board, user, comment)
     save_board(ctx, board)
-    mail_board(ctx, board, events=[phrase("rejected", userid=user.userid, kind=kind)])
+    mail_board(ctx, board, events=[phrase(key, userid=user.userid, kind=kind)])
 
 
 def submit(ctx: Context, board: Board, user: User, request: MoveRequest) -> None:
@@ -422,6 +470,7 @@ def _mail_preview(
         events=[where, note] if note else [where],
         state=state,
         now=board.state,
+        in_words=mail_html.in_words(ctx.session, reader),
     )
     ctx.reply(
         board_reply(
