@@ -87,6 +87,26 @@ Listener = Annotated[Endpoint | None, BeforeValidator(_endpoint)]
 Lowercase = AfterValidator(lambda values: tuple(v.lower() for v in values))
 
 
+def _mail_address(value: str) -> str:
+    """`value` if it is a bare address, local@domain: a bad one of ours fails every mail."""
+    local, _, domain = value.rpartition("@")
+    if not local or not domain or any(c.isspace() or c in "<>" for c in value):
+        raise ValueError(f"{value!r} is not a mail address: write it as pbm@example.org")
+    return value
+
+
+def _mail_addresses(values: tuple[str, ...]) -> tuple[str, ...]:
+    return tuple(_mail_address(v) for v in values)
+
+
+def _mail_address_or_none(value: str) -> str:
+    return _mail_address(value) if value else value
+
+
+# Our own addresses as the file writes them: bare, local@domain ("" for none, where allowed).
+MailAddress = AfterValidator(_mail_address)
+
+
 class Login(BaseModel):
     """What [mail.imap] and [mail.relay] share: a login whose password is written in the
     file, or read from the environment variable `password_env` when `pbm serve` starts
@@ -198,10 +218,12 @@ class Config:
     # store counts as busy (the message then waits and is tried again).
     busy_timeout_seconds: Annotated[float, In("store", "busy_timeout_seconds")] = 10.0
     # The address players mail their commands to; replies come from it.
-    server_address: Annotated[str, In("server", "address")] = "pbm@localhost"
+    server_address: Annotated[str, In("server", "address"), MailAddress] = "pbm@localhost"
     server_name: Annotated[str, In("server", "name")] = "PBeM Server"
     # Extra addresses that are ours (aliases); mail from any of them is never answered.
-    server_aliases: Annotated[tuple[str, ...], In("server", "aliases")] = ()
+    server_aliases: Annotated[
+        tuple[str, ...], In("server", "aliases"), AfterValidator(_mail_addresses)
+    ] = ()
     templates_dir: Annotated[Path, In("server", "templates_dir")] = PACKAGE_TEMPLATES
     # Reply tokens are HMAC-derived with the secret read from this environment variable;
     # when it is unset, tokens are random (still stored, so they keep working).
@@ -214,7 +236,8 @@ class Config:
     stranger_max_failures: Annotated[int, In("security", "stranger_max_failures")] = 20
     failure_window_minutes: Annotated[int, In("security", "failure_window_minutes")] = 15
     # scrypt cost: N = 2**password_cost (15 = 32 MiB of memory per hash).
-    password_cost: Annotated[int, In("security", "password_cost")] = 15
+    # Bounded by the hash itself: scrypt takes N >= 2 and under 2 GiB of memory.
+    password_cost: Annotated[int, In("security", "password_cost")] = Field(default=15, ge=1, le=19)
     # Authentication-Results (RFC 8601) producers whose verdicts pbm trusts; see
     # docs/security.md. Empty: no header is trusted.
     authserv_ids: Annotated[tuple[str, ...], In("security", "authserv_ids"), Lowercase] = ()
@@ -300,7 +323,9 @@ class Config:
     nameserver: Annotated[str, In("mail", "nameserver")] = ""
     # A second From for notifications the reader did not trigger by a command (board
     # moves of others, reminders, tournaments, digests); "" means the server address.
-    notify_address: Annotated[str, In("server", "notify_address")] = ""
+    notify_address: Annotated[
+        str, In("server", "notify_address"), AfterValidator(_mail_address_or_none)
+    ] = ""
     # Bounces and complaints (docs/bounces.md): the local part of the VERP envelope
     # sender (LOCAL+ID-CODE@host) and of the stop addresses (LOCAL+CODE@host).
     bounce_local_part: Annotated[str, In("bounces", "local_part")] = "pbm-bounces"

@@ -79,6 +79,33 @@ def test_every_problem_of_a_file_is_named_on_one_line(tmp_path: Path) -> None:
             "[mail.relay]\nhost = 'h'\nuser = 'u'\n",
             "[mail.relay] a user needs password or password_env",
         ),
+        # our own addresses: a bad one made every message fail with a traceback
+        (
+            "[server]\naddress = 'pbm'\n",
+            "[server] address: 'pbm' is not a mail address: write it as pbm@example.org",
+        ),
+        (
+            "[server]\naddress = 'PBeM <pbm@example.org>'\n",
+            "[server] address: 'PBeM <pbm@example.org>' is not a mail address: "
+            "write it as pbm@example.org",
+        ),
+        (
+            "[server]\nnotify_address = 'games'\n",
+            "[server] notify_address: 'games' is not a mail address: write it as pbm@example.org",
+        ),
+        (
+            "[server]\naliases = ['old@example.org', 'old']\n",
+            "[server] aliases: 'old' is not a mail address: write it as pbm@example.org",
+        ),
+        # past what scrypt takes: every signup and passwd failed with a traceback
+        (
+            "[security]\npassword_cost = 20\n",
+            "[security] password_cost: input should be less than or equal to 19",
+        ),
+        (
+            "[security]\npassword_cost = 0\n",
+            "[security] password_cost: input should be greater than or equal to 1",
+        ),
     ],
 )
 def test_a_bad_value_names_its_setting(tmp_path: Path, text: str, error: str) -> None:
