@@ -67,9 +67,12 @@ def run(
             run_mail(ctx, mail)
     finally:
         eng.dispose()
-    for reply in unit.replies:
+    # With no sender the operator asked: his answers are mailed to nobody, so the
+    # bound drops them, but they are what he ran the command for.
+    unsent = [] if address else [r for r in ctx.replies if not any(r.to)]
+    for reply in [*unit.replies, *unsent]:
         # As the mails themselves: no player's control or bidi character on this terminal.
-        typer.echo(f"To: {', '.join(reply.to) or '(nobody)'}")
+        typer.echo(f"To: {', '.join(r for r in reply.to if r) or '(nobody: not mailed)'}")
         typer.echo(f"Subject: {visible(reply.subject)}")
         typer.echo("")
         typer.echo(visible(reply.body).rstrip("\n"))

@@ -52,6 +52,19 @@ def test_users(cfg: Path) -> None:
     assert runner.invoke(app, ["user", "show", "nobody"]).exit_code == 1
 
 
+def test_run_with_no_sender_prints_the_operators_answers(cfg: Path) -> None:
+    # With neither --as nor --from, `pbm run "quarto show 101"` printed nothing at all.
+    ok("user", "add", "alice", "alice@x.example", "--password", "pw", "--confirmed")
+    ok("user", "add", "bob", "bob@x.example", "--password", "pw", "--confirmed")
+    ok("game", "new", "quarto", "alice", "bob")
+    shown = ok("run", "quarto show 101")
+    assert shown.startswith("To: (nobody: not mailed)\nSubject: Quarto Board 101 alice\n")
+    assert "Summary of Quarto Board 101" in shown
+    assert "not found:\n\t999" in ok("run", "quarto show 999")
+    queued = json.loads(ok("mail", "outbox", "--json"))
+    assert queued and all(m["recipients"] for m in queued)  # the board mails, no answer
+
+
 def test_run_games_and_outbox(cfg: Path) -> None:
     ok("user", "add", "alice", "alice@x.example", "--password", "pw", "--confirmed")
     ok("user", "add", "bob", "bob@x.example", "--password", "pw", "--confirmed")
