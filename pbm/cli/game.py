@@ -28,6 +28,8 @@ from pbm.store import queries
 from pbm.store.models import BoardRow, Move
 
 GameArg = Annotated[str, typer.Argument(metavar="GAME", help="Game name or alias.")]
+# BoardRow.status: a misspelt one would list nothing, as if there were no such boards.
+BOARD_STATUSES = ("active", "finished", "removed")
 BoardArg = Annotated[str, typer.Argument(metavar="BOARD", help="Board number or name.")]
 
 
@@ -43,6 +45,10 @@ def list_games(
     as_json: JsonOption = False,
 ) -> None:
     """List boards (of one game, of one status)."""
+    if status is not None and status not in BOARD_STATUSES:
+        raise typer.BadParameter(
+            f"{status!r}: write active, finished or removed", param_hint="--status"
+        )
     with admin_context(cli) as ctx:
         names = _game_names(game)
         rows, data = [], []

@@ -65,6 +65,17 @@ def test_run_with_no_sender_prints_the_operators_answers(cfg: Path) -> None:
     assert queued and all(m["recipients"] for m in queued)  # the board mails, no answer
 
 
+def test_game_list_names_the_statuses_it_knows(cfg: Path) -> None:
+    # `--status activ` listed no board and exited 0, as if there were none.
+    ok("user", "add", "alice", "alice@x.example", "--password", "pw", "--confirmed")
+    ok("user", "add", "bob", "bob@x.example", "--password", "pw", "--confirmed")
+    ok("game", "new", "quarto", "alice", "bob")
+    assert "alice bob" in ok("game", "list", "--status", "active")
+    bad = runner.invoke(app, ["game", "list", "--status", "activ"])
+    assert bad.exit_code == 2
+    assert "'activ': write active, finished or removed" in bad.output
+
+
 def test_run_games_and_outbox(cfg: Path) -> None:
     ok("user", "add", "alice", "alice@x.example", "--password", "pw", "--confirmed")
     ok("user", "add", "bob", "bob@x.example", "--password", "pw", "--confirmed")
