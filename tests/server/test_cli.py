@@ -36,6 +36,28 @@ def test_db_upgrade_and_backup(cfg: Path) -> None:
     assert target.stat().st_size > 0
 
 
+def test_db_backup_never_overwrites_and_names_its_target(cfg: Path) -> None:
+    # `pbm db backup var/pbm.sqlite3` said "backed up" onto the live database itself, an
+    # existing backup was overwritten silently, and a target that could not be written
+    # was reported as "the database cannot be used" (exit 69).
+    live = cfg.parent / "pbm.sqlite3"
+    ok("user", "add", "alice", "alice@x.example", "--password", "pw", "--confirmed")
+    for target in (live, cfg.parent):
+        refused = runner.invoke(app, ["db", "backup", str(target)])
+        assert refused.exit_code == 1
+        assert refused.output == (
+            f"error: {target} exists already: name a new file (a backup never overwrites one)\n"
+        )
+    blocked = cfg.parent / "a-file"
+    blocked.write_text("x", encoding="utf-8")
+    refused = runner.invoke(app, ["db", "backup", str(blocked / "copy.sqlite3")])
+    assert refused.exit_code == 1
+    assert refused.output == (
+        f"error: cannot write the backup {blocked / 'copy.sqlite3'}: {blocked} is not a directory\n"
+    )
+    assert "alice" in ok("user", "list")
+
+
 def test_users(cfg: Path) -> None:
     ok("user", "add", "alice", "alice@x.example", "--password", "pw", "--confirmed")
     ok("user", "add", "bob", "bob@x.example", "--password", "pw", "--confirmed")
