@@ -60,6 +60,25 @@ def test_an_engine_command_with_a_relative_path_is_refused_with_the_absolute_one
     assert "randombot" in cli_ok("bot", "add", "randombot", "--engine", absolute)
 
 
+def test_an_engine_program_that_is_not_there_is_refused(cfg: Path, tmp_path: Path) -> None:
+    # It was added, and every move of the bot then failed over to the built-in engine.
+    not_executable = tmp_path / "engine.txt"
+    not_executable.write_text("not a program", encoding="utf-8")
+    for command, problem in (
+        ("/nonexistent/engine --fast", "/nonexistent/engine is no executable file"),
+        (str(not_executable), f"{not_executable} is no executable file"),
+        (
+            "no-such-engine-program --fast",
+            "there is no program no-such-engine-program in the engine's PATH "
+            "(/usr/local/bin:/usr/bin:/bin): write its absolute path",
+        ),
+    ):
+        result = runner.invoke(app, ["bot", "add", "ghostbot", "--engine", command])
+        assert result.exit_code == 1
+        assert result.output == f"error: engine command {command!r}: {problem}\n"
+    assert json.loads(cli_ok("bot", "list", "--json")) == []
+
+
 def test_jobs_run_plays_the_bots_moves(cfg: Path) -> None:
     cli_ok("bot", "add", "one", "--level", "1")
     cli_ok("bot", "add", "two", "--level", "1")
