@@ -47,6 +47,31 @@ def test_bots_are_added_listed_shown_disabled_and_removed(cfg: Path) -> None:
     assert result.exit_code != 0 and "level 7" in result.output
 
 
+def test_bot_show_writes_its_settings_in_words(cfg: Path) -> None:
+    # It printed Python's values: "games []", "max_games None", "disabled False".
+    cli_ok("bot", "add", "plainbot")
+    rows = dict(line.split(None, 1) for line in cli_ok("bot", "show", "plainbot").splitlines()[2:])
+    assert rows == {
+        "userid": "plainbot",
+        "games": "all",
+        "level": "4",
+        "engine": "builtin",
+        "max_games": "no limit",
+        "disabled": "no",
+        "active": "0",
+        "moves": "0",
+        "failures": "0",
+        "fallbacks": "0",
+        "last_failure": "-",
+        "last_failure_at": "-",
+    }
+    cli_ok("bot", "add", "quartobot", "--games", "quarto,quad", "--max-games", "3")
+    cli_ok("bot", "disable", "quartobot")
+    shown = cli_ok("bot", "show", "quartobot")
+    assert "\ngames            quarto,quad\n" in shown
+    assert "\nmax_games        3\n" in shown and "\ndisabled         yes\n" in shown
+
+
 def test_an_engine_command_with_a_relative_path_is_refused_with_the_absolute_one(
     cfg: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
