@@ -12,7 +12,7 @@ from pbm.games.base import parse_option_pairs
 from pbm.services.accounts.users import find_user
 from pbm.services.play.bots import label
 from pbm.services.tournaments import describe, entry, lookup, results, rounds
-from pbm.texts import phrase
+from pbm.texts import phrase, prose
 
 NameArg = Annotated[str, typer.Argument(metavar="NAME", help="The tournament's name.")]
 
@@ -143,10 +143,15 @@ def withdraw(
     """Withdraw a player: his boards being played are forfeited, he is not paired again."""
     with admin_context(cli) as ctx:
         t = lookup.find(ctx.session, name)
-        entry.leave(ctx, t, find_user(ctx, userid))
+        user = find_user(ctx, userid)
+        # Before the start the entry just goes; after it his boards are forfeited.
+        key = "tournament_left" if entry.leave(ctx, t, user) == "left" else "tournament_withdrawn"
+        typer.echo(prose(key, userid=user.userid, name=t.name))
 
 
 def cancel(cli: typer.Context, name: NameArg) -> None:
     """Cancel a tournament: its boards being played are removed, the entrants told."""
     with admin_context(cli) as ctx:
-        results.cancel(ctx, lookup.find(ctx.session, name))
+        t = lookup.find(ctx.session, name)
+        results.cancel(ctx, t)
+        typer.echo(phrase("tournament_cancelled", name=t.name))
