@@ -51,6 +51,12 @@ def test_admin_runs_a_round_robin_from_the_cli(cfg: Path) -> None:
         "being played are forfeited and he is not paired again.\n"
     )
     pairs = ok("tournament", "pairings", "spring")
+    # A round it never has said "No pairings yet.", as if they were coming.
+    for missing in ("9", "-1"):
+        assert ok("tournament", "pairings", "spring", "--round", missing) == (
+            f"Tournament spring has no pairings for round {missing}.\n"
+        )
+    assert ok("tournament", "pairings", "ko", "--round", "1") == "No pairings yet.\n"
     assert pairs.count("(withdrawal)") == 0  # forfeited boards are scored as games
     assert pairs.count("playing") == 1  # amy-bo goes on; cy's two boards were forfeited
     table = ok("tournament", "standings", "spring")
