@@ -6,7 +6,7 @@ from typing import Annotated
 
 import typer
 
-from pbm.cli.common import JsonOption, admin_context, emit, fail
+from pbm.cli.common import EXIT_USAGE, JsonOption, admin_context, emit, fail
 from pbm.games import GameError
 from pbm.games.base import parse_option_pairs
 from pbm.services.accounts.users import find_user
@@ -24,7 +24,7 @@ def create(
     kind: Annotated[
         str, typer.Option("--type", help="roundrobin, double, swiss or knockout.")
     ] = "roundrobin",
-    rounds: Annotated[int, typer.Option(help="Swiss: the number of rounds.")] = 0,
+    rounds: Annotated[int, typer.Option(help="Swiss: the number of rounds (needed).")] = 0,
     option: Annotated[
         list[str] | None, typer.Option("--option", "-o", help="A game option name=value.")
     ] = None,
@@ -35,6 +35,12 @@ def create(
     ] = False,
 ) -> None:
     """Open a tournament for entries."""
+    # The service's own refusals name the mail's settings (rounds=N), not these options.
+    swiss = entry.KIND_WORDS.get(kind.lower()) == "swiss"
+    if swiss and rounds < 1:
+        fail("a Swiss tournament needs its number of rounds: --rounds N (1 or more)", EXIT_USAGE)
+    if not swiss and rounds:
+        fail("--rounds is for a Swiss tournament (--type swiss) only", EXIT_USAGE)
     try:
         params = parse_option_pairs(option or [])
     except GameError as exc:

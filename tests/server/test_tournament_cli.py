@@ -69,6 +69,19 @@ def test_admin_runs_a_round_robin_from_the_cli(cfg: Path) -> None:
     assert again.exit_code == 1
 
 
+def test_create_names_its_own_options_for_rounds(cfg: Path) -> None:
+    # A Swiss without --rounds was told to write "rounds=N" (the mail's setting), and
+    # --rounds with another type (even --rounds -3) was dropped without a word.
+    for args, error in (
+        (["--type", "swiss"], "a Swiss tournament needs its number of rounds: --rounds N"),
+        (["--type", "swiss", "--rounds", "-2"], "a Swiss tournament needs its number"),
+        (["--rounds", "3"], "--rounds is for a Swiss tournament (--type swiss) only"),
+    ):
+        result = runner.invoke(app, ["tournament", "create", "cup", "quarto", *args])
+        assert result.exit_code == 2 and result.output.startswith(f"error: {error}")
+    assert json.loads(ok("tournament", "list", "--json")) == []
+
+
 def test_withdraw_before_the_start_says_the_entry_is_gone(cfg: Path) -> None:
     ok("user", "add", "amy", "amy@x.example", "--password", "pw")
     ok("tournament", "create", "fall", "quarto")
