@@ -44,7 +44,10 @@ from pbm.cli.common import (
 def process(
     cli: typer.Context,
     files: Annotated[
-        list[Path] | None, typer.Argument(help="Message files (default: stdin).")
+        list[Path] | None,
+        typer.Argument(
+            help="Message files (default: stdin).", exists=True, dir_okay=False, readable=True
+        ),
     ] = None,
     via: Annotated[str, typer.Option(help="How the message came in.")] = "pipe",
 ) -> None:

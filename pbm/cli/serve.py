@@ -67,6 +67,12 @@ def send_command(
 
     from pbm.config import parse_endpoint
 
+    for option, address in (("--from", sender), ("--to", to)):
+        if address is not None and not _is_address(address):
+            fail(
+                f"{option}: {address!r} is not a mail address: write it as alice@example.org",
+                EXIT_USAGE,
+            )
     cfg = config(cli)
     try:
         endpoint = parse_endpoint(server) if server else cfg.smtp_listen
@@ -89,6 +95,15 @@ def send_command(
     except (OSError, smtplib.SMTPException) as exc:
         fail(f"cannot submit to {endpoint}: {exc}; {_serve_hint(cfg, endpoint)}", EXIT_UNAVAILABLE)
     typer.echo(f"sent {msg['Message-ID']} to {msg['To']} via {endpoint}")
+
+
+def _is_address(text: str) -> bool:
+    """Whether `text` is an address (`alice@example.org`, or with a display name): one
+    that is not made a message no intake would take as it was meant."""
+    from email.utils import parseaddr
+
+    local, _, domain = parseaddr(text)[1].rpartition("@")
+    return bool(local and domain) and not any(c.isspace() for c in local + domain)
 
 
 def _serve_hint(cfg: Config, endpoint: Endpoint) -> str:

@@ -97,6 +97,35 @@ def test_send_to_another_port_than_serve_names_the_right_one(
     )
 
 
+@pytest.mark.parametrize(
+    ("option", "address"),
+    [("--from", "not an address"), ("--from", "alice"), ("--to", "pbm at example.org")],
+)
+def test_send_names_an_address_that_is_none(tmp_path: Path, option: str, address: str) -> None:
+    # It was submitted as it was: "sent <...@not>  to ...", a message no one could answer.
+    port = free_port()
+    config = write_config(tmp_path, f"127.0.0.1:{port}")
+    args = {"--from": "alice@example.org", "--to": "pbm@example.org", option: address}
+    words = [word for pair in args.items() for word in pair]
+    sent = pbm(config, "mail", "send", "help", "--body", "", *words)
+    assert sent.returncode == 2
+    assert sent.stderr == (
+        f"error: {option}: {address!r} is not a mail address: write it as alice@example.org\n"
+    )
+
+
+def test_process_names_a_message_file_it_cannot_read(tmp_path: Path) -> None:
+    # A missing file or a directory ended in a traceback (exit 1).
+    config = write_config(tmp_path)
+    assert pbm(config, "db", "init").returncode == 0
+    for path, problem in ((tmp_path / "nope.eml", "does not exist"), (tmp_path, "is a directory")):
+        done = pbm(config, "mail", "process", str(path))
+        assert done.returncode == 2
+        assert done.stderr.splitlines()[-1] == (
+            f"Error: Invalid value for 'files': file '{path}' {problem}."
+        )
+
+
 def test_the_server_log_opens_with_pbm_lines(tmp_path: Path) -> None:
     config = write_config(tmp_path)
     log = tmp_path / "serve.log"
