@@ -237,6 +237,8 @@ def dkim_key(
         fail("say where to write the key: --out FILE (or set [mail.dkim] key_file)", EXIT_USAGE)
     if not dkim.SELECTOR.fullmatch(selector):
         fail(f"--selector {selector!r}: write DNS labels, such as pbm1 or 2026-11", EXIT_USAGE)
+    if dkim.domain_name(domain) is None:
+        fail(f"--domain {domain!r}: write a domain name, such as example.org", EXIT_USAGE)
     pem = dkim.make_key()
     try:
         dkim.write_key(path, pem)
