@@ -302,7 +302,7 @@ def mail_doctor(
     else:
         typer.echo(f"domain {setup.domain}, From {cfg.server_address}")
         for check in checks:
-            typer.echo(f"{check.verdict:<5} {check.name:<6} {check.found}")
+            typer.echo(f"{check.verdict:<5} {check.name:<6} {check.found}".rstrip())
             if check.problem:
                 typer.echo(f"{'':12} wrong: {check.problem}")
             for line in check.publish.splitlines():
