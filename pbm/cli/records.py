@@ -8,7 +8,7 @@ from typing import Annotated
 
 import typer
 
-from pbm.cli.common import admin_context, fail, registered
+from pbm.cli.common import EXIT_USAGE, admin_context, fail, registered
 from pbm.errors import PbmError
 from pbm.games import GameError
 from pbm.services.accounts import bulk_export
@@ -17,12 +17,21 @@ from pbm.services.play import record_formats, records
 from pbm.services.play.boards import load_board, rules_for
 
 FileArg = Annotated[
-    Path, typer.Argument(metavar="FILE", help="A record file (pbm text, JSON or SGF), - for stdin.")
+    Path,
+    typer.Argument(metavar="FILE", help="A record file (pbm text, JSON or SGF), - for stdin."),
 ]
 
 
 def _read(path: Path) -> records.Record:
-    text = typer.get_text_stream("stdin").read() if str(path) == "-" else path.read_text()
+    try:
+        if str(path) == "-":
+            text = typer.get_text_stream("stdin").read()
+        else:
+            text = path.read_text(encoding="utf-8")
+    except UnicodeDecodeError:
+        fail(f"{path} is no record: records are text in UTF-8", EXIT_USAGE)
+    except OSError as exc:  # typer's own checks of a Path refuse "-" (stdin)
+        fail(f"cannot read {path}: {exc.strerror}", EXIT_USAGE)
     try:
         return record_formats.read(text)
     except PbmError as exc:
@@ -63,8 +72,12 @@ def export(
             fail(str(exc))
     if output is None:
         typer.echo(text, nl=False)
-    else:
-        output.write_text(text)
+        return
+    try:
+        output.write_text(text, encoding="utf-8")
+    except OSError as exc:
+        fail(f"cannot write {output}: {exc.strerror}")
+    typer.echo(f"wrote {output}")
 
 
 def preview(path: FileArg) -> None:
