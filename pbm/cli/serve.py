@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 
 from pbm.cli.common import EXIT_UNAVAILABLE, EXIT_USAGE, config, fail
-from pbm.cli.web import WebOption
+from pbm.cli.web import LogLevelOption, WebOption
 
 if TYPE_CHECKING:
     from pbm.config import Config, Endpoint
@@ -24,7 +24,7 @@ STALE_SECONDS = 30
 
 def serve_command(
     cli: typer.Context,
-    log_level: Annotated[str, typer.Option(help="DEBUG, INFO, WARNING or ERROR.")] = "INFO",
+    log_level: LogLevelOption = "INFO",
     web: WebOption = None,
 ) -> None:
     """Run the mail server: intake, processing, outbox and periodic jobs, until SIGTERM."""

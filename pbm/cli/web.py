@@ -21,6 +21,21 @@ WebOption = Annotated[
 ]
 
 
+LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR")
+
+
+def _log_level(value: str) -> str:
+    """`value` upper-cased, checked here: logging's own refusal was a traceback."""
+    if value.upper() not in LOG_LEVELS:
+        raise typer.BadParameter(f"{value!r}: write DEBUG, INFO, WARNING or ERROR")
+    return value.upper()
+
+
+LogLevelOption = Annotated[
+    str, typer.Option(help="DEBUG, INFO, WARNING or ERROR.", callback=_log_level)
+]
+
+
 def with_web(cfg: Config, listen: str | None) -> Config:
     """`cfg` with the pages on `listen` (None: as configured)."""
     import dataclasses
@@ -40,7 +55,7 @@ def with_web(cfg: Config, listen: str | None) -> Config:
 def web_command(
     cli: typer.Context,
     listen: WebOption = None,
-    log_level: Annotated[str, typer.Option(help="DEBUG, INFO, WARNING or ERROR.")] = "INFO",
+    log_level: LogLevelOption = "INFO",
 ) -> None:
     """Serve the web pages and metrics alone, without taking mail in, until SIGTERM."""
     from pbm.cli.common import engine

@@ -126,6 +126,17 @@ def test_process_names_a_message_file_it_cannot_read(tmp_path: Path) -> None:
         )
 
 
+@pytest.mark.parametrize("command", ["serve", "web"])
+def test_a_log_level_that_is_none_is_a_usage_error(tmp_path: Path, command: str) -> None:
+    # logging's own ValueError came out as a traceback (exit 1).
+    config = write_config(tmp_path)
+    done = pbm(config, command, "--log-level", "verbose", "--web", "127.0.0.1:0")
+    assert done.returncode == 2
+    assert done.stderr.splitlines()[-1] == (
+        "Error: Invalid value for '--log-level': 'verbose': write DEBUG, INFO, WARNING or ERROR"
+    )
+
+
 def test_the_server_log_opens_with_pbm_lines(tmp_path: Path) -> None:
     config = write_config(tmp_path)
     log = tmp_path / "serve.log"
