@@ -211,6 +211,7 @@ def erase(cli: typer.Context, userid: UseridArg) -> None:
     """Erase a player but keep his games: his personal data goes, his userid in the
     games becomes a pseudonym, his running boards are resigned unrated."""
     with admin_context(cli) as ctx:
-        typer.echo(
-            f"erased; the games now name him {erasure.erase_user(ctx, find_user(ctx, userid))}"
-        )
+        user = find_user(ctx, userid)
+        name = user.userid  # the account's own spelling, gone once erased
+        pseudonym = erasure.erase_user(ctx, user)
+        typer.echo(f"erased {name}: the games now name him {pseudonym}")

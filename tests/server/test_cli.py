@@ -98,6 +98,13 @@ def test_game_list_names_the_statuses_it_knows(cfg: Path) -> None:
     assert "'activ': write active, finished or removed" in bad.output
 
 
+def test_user_erase_says_whom_it_erased(cfg: Path) -> None:
+    # It printed "erased; the games now name him erased-1": erased whom?
+    ok("user", "add", "Carol", "carol@x.example", "--password", "pw", "--confirmed")
+    assert ok("user", "erase", "carol") == "erased Carol: the games now name him erased-1\n"
+    assert runner.invoke(app, ["user", "show", "carol"]).exit_code == 1
+
+
 def test_run_games_and_outbox(cfg: Path) -> None:
     ok("user", "add", "alice", "alice@x.example", "--password", "pw", "--confirmed")
     ok("user", "add", "bob", "bob@x.example", "--password", "pw", "--confirmed")
