@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import sys
 from typing import Annotated, Any
 
 import typer
 
-from pbm.cli.common import JsonOption, admin_context, emit, fail
+from pbm.cli.common import EXIT_USAGE, JsonOption, admin_context, emit, fail
 from pbm.services.accounts import consent, erasure, my_data, users
 from pbm.services.accounts.users import find_user
 from pbm.services.context import Context
@@ -17,16 +18,25 @@ UseridArg = Annotated[str, typer.Argument(help="The player's userid.")]
 
 
 def _password(password: str | None) -> str:
+    """`--password`, else asked on the terminal, else the first line of a piped stdin
+    (`printf '%s\\n' "$PW" | pbm user add ...`): a prompt there only warned and aborted."""
     if password:
         return password
-    return typer.prompt("Password", hide_input=True, confirmation_prompt=True)
+    if sys.stdin is not None and sys.stdin.isatty():
+        return typer.prompt("Password", hide_input=True, confirmation_prompt=True)
+    line = sys.stdin.readline().rstrip("\r\n") if sys.stdin is not None else ""
+    if not line:
+        fail("no password: give --password, or its line on standard input", EXIT_USAGE)
+    return line
 
 
 def add(
     cli: typer.Context,
     userid: UseridArg,
     addresses: Annotated[list[str], typer.Argument(help="Mail addresses (first: replies).")],
-    password: Annotated[str | None, typer.Option(help="Password (prompted if omitted).")] = None,
+    password: Annotated[
+        str | None, typer.Option(help="Password (else asked, or read from piped stdin).")
+    ] = None,
     confirmed: Annotated[
         bool,
         typer.Option(
@@ -162,7 +172,7 @@ def passwd(
     cli: typer.Context,
     userid: UseridArg,
     password: Annotated[
-        str | None, typer.Option(help="New password (prompted if omitted).")
+        str | None, typer.Option(help="New password (else asked, or read from piped stdin).")
     ] = None,
 ) -> None:
     """Set a player's password."""

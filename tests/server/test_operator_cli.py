@@ -137,6 +137,30 @@ def test_a_log_level_that_is_none_is_a_usage_error(tmp_path: Path, command: str)
     )
 
 
+def test_a_password_comes_from_a_piped_stdin(tmp_path: Path) -> None:
+    # With no terminal the prompt printed Python's GetPassWarning and "Aborted!" (exit 1).
+    config = write_config(tmp_path)
+    assert pbm(config, "db", "init").returncode == 0
+    argv = [sys.executable, "-m", "pbm", "--config", str(config), "user"]
+    for args, given in (
+        (["add", "hank", "hank@example.org", "--confirmed"], "s3cret\n"),
+        (["passwd", "hank"], "n3w\n"),
+    ):
+        done = subprocess.run([*argv, *args], input=given, capture_output=True, text=True)
+        assert (done.returncode, done.stderr) == (0, "")
+    ran = pbm(config, "run", "--as", "hank", "vacation hank n3w status")
+    assert "You are not on vacation" in ran.stdout
+    for nothing in ("", "\n"):
+        done = subprocess.run(
+            [*argv, "add", "ivan", "ivan@example.org"],
+            input=nothing,
+            capture_output=True,
+            text=True,
+        )
+        assert done.returncode == 2
+        assert done.stderr == "error: no password: give --password, or its line on standard input\n"
+
+
 def test_the_server_log_opens_with_pbm_lines(tmp_path: Path) -> None:
     config = write_config(tmp_path)
     log = tmp_path / "serve.log"
