@@ -56,7 +56,8 @@ def add(
             else:
                 consent.request(ctx, user, row)
         state = "confirmed" if confirmed else "confirmation requested"
-        typer.echo(f"added {user.userid} <{', '.join(addresses)}> ({state})")
+        # the addresses as stored: checked, lower-cased, each once
+        typer.echo(f"added {user.userid} <{', '.join(r.address for r in rows)}> ({state})")
 
 
 def confirm(

@@ -98,6 +98,13 @@ def test_game_list_names_the_statuses_it_knows(cfg: Path) -> None:
     assert "'activ': write active, finished or removed" in bad.output
 
 
+def test_user_add_prints_the_addresses_as_stored(cfg: Path) -> None:
+    # It echoed the arguments: "added lena <Lena@X.example, lena@x.example>" for one address.
+    added = ok("user", "add", "lena", "Lena@X.example", "lena@x.example", "--password", "pw")
+    assert added == "added lena <lena@x.example> (confirmation requested)\n"
+    assert json.loads(ok("user", "show", "lena", "--json"))["addresses"] == ["lena@x.example"]
+
+
 def test_user_erase_says_whom_it_erased(cfg: Path) -> None:
     # It printed "erased; the games now name him erased-1": erased whom?
     ok("user", "add", "Carol", "carol@x.example", "--password", "pw", "--confirmed")
