@@ -49,7 +49,9 @@ def free_port() -> int:
         return int(sock.getsockname()[1])
 
 
-@pytest.mark.parametrize("command", [["mail", "status"], ["user", "list"]])
+@pytest.mark.parametrize(
+    "command", [["mail", "status"], ["user", "list"], ["--help"], ["user", "--help"]]
+)
 def test_a_closed_pipe_ends_quietly(tmp_path: Path, command: list[str]) -> None:
     config = write_config(tmp_path)
     assert pbm(config, "db", "init").returncode == 0
