@@ -31,7 +31,7 @@ def vacation(
             EXIT_USAGE,
         )
     if days is not None and not 0 < days <= VACATION_CAP_DAYS:
-        fail(f"grant from 0 to {VACATION_CAP_DAYS:g} days, not {days:g}", EXIT_USAGE)
+        fail(f"grant more than 0 and at most {VACATION_CAP_DAYS:g} days, not {days:g}", EXIT_USAGE)
     # the services are loaded only here, so that `pbm --help` does not (pbm.cli.lazy)
     from pbm.services.accounts.users import find_user
     from pbm.services.correspondence import vacation as vacations

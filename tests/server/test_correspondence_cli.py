@@ -73,6 +73,10 @@ def test_vacation_by_the_administrator(cfg: Path) -> None:
     assert runner.invoke(app, ["vacation", "alice", "later"]).exit_code == 2
     assert runner.invoke(app, ["vacation", "alice", "grant"]).exit_code == 2
     assert runner.invoke(app, ["vacation", "alice", "grant", "-3"]).exit_code == 2
+    # "grant from 0 to 60 days, not 0" refused the 0 it named as allowed
+    zero = runner.invoke(app, ["vacation", "alice", "grant", "0"])
+    assert zero.exit_code == 2
+    assert zero.output == "error: grant more than 0 and at most 60 days, not 0\n"
     assert runner.invoke(app, ["vacation", "alice", "stop", "3"]).exit_code == 2
 
 
