@@ -105,6 +105,27 @@ def test_user_add_prints_the_addresses_as_stored(cfg: Path) -> None:
     assert json.loads(ok("user", "show", "lena", "--json"))["addresses"] == ["lena@x.example"]
 
 
+def test_a_board_name_no_mail_could_name_is_refused(cfg: Path, tmp_path: Path) -> None:
+    # "my board" was started, and no "quarto show my board" could ever reach it; a name
+    # past 32 characters overflowed games.board (PostgreSQL: the store failed).
+    ok("user", "add", "alice", "alice@x.example", "--password", "pw", "--confirmed")
+    ok("user", "add", "bob", "bob@x.example", "--password", "pw", "--confirmed")
+    for bad in ("my board", "x" * 33, "#3", ""):
+        refused = runner.invoke(app, ["game", "new", "quarto", "alice", "bob", "--board", bad])
+        assert refused.exit_code == 1
+        assert refused.output.startswith(f"error: {bad!r} is no board name: write one word")
+    assert ok("game", "new", "quarto", "alice", "bob", "--board", "Cup-1") == (
+        "started Quarto Board cup-1\n"
+    )
+    record = tmp_path / "cup.txt"
+    record.write_text(ok("game", "export", "quarto", "cup-1").replace("Board: cup-1", "Board: a b"))
+    refused = runner.invoke(app, ["game", "import", str(record), "--board", "a b"])
+    assert refused.exit_code == 1 and "'a b' is no board name" in refused.output
+    assert ok("game", "import", str(record)) == "imported Quarto Board 101 (0 moves)\n"
+    listed = json.loads(ok("game", "list", "--json"))
+    assert sorted(g["board"] for g in listed) == ["101", "cup-1"]
+
+
 def test_user_erase_says_whom_it_erased(cfg: Path) -> None:
     # It printed "erased; the games now name him erased-1": erased whom?
     ok("user", "add", "Carol", "carol@x.example", "--password", "pw", "--confirmed")
