@@ -359,7 +359,10 @@ def bounces_command(cli: typer.Context, as_json: JsonOption = False) -> None:
     if as_json:
         emit(data, True, [], [])
         return
-    typer.echo(f"bounce threshold {cfg.bounce_threshold:g}; events ever: {counts or 'none'}")
+    # Three tables: each under its own title, a blank line between (not one run of rows).
+    ever = ", ".join(f"{kind} {n}" for kind, n in counts.items()) or "none"
+    typer.echo(f"bounce threshold {cfg.bounce_threshold:g}; events ever: {ever}")
+    typer.echo("\nmailboxes with bounces or complaints:")
     emit(
         data["mailboxes"],
         False,
@@ -369,12 +372,14 @@ def bounces_command(cli: typer.Context, as_json: JsonOption = False) -> None:
             for m in data["mailboxes"]
         ],
     )
+    typer.echo("\nlatest bounces and complaints:")
     emit(
         recent,
         False,
         ["at", "mailbox", "kind", "status", "mail"],
         [[e["at"], e["mailbox"], e["kind"], e["status"] or "-", e["outbox_id"]] for e in recent],
     )
+    typer.echo("\nmails sent and spam complaints, the last 7 days:")
     emit(
         data["days"],
         False,
