@@ -65,4 +65,5 @@ def recompute_command(
         count = recompute(ctx.session, rules_for(game).name if game else None)
         after = snapshot(ctx.session)
         same = "unchanged" if before == after else "changed"
-        typer.echo(f"rated {count} games again; ratings {same}")
+        games = "1 game" if count == 1 else f"{count} games"  # not "1 games"
+        typer.echo(f"rated {games} again; ratings {same}")

@@ -39,7 +39,8 @@ def test_ratings_show_and_recompute(cfg: Path) -> None:
         ("bob", 1, 0, 1),
     ]
     assert round(shown[0]["rating"]) == 1824
-    assert ok("ratings", "recompute").strip() == "rated 1 games again; ratings unchanged"
+    assert ok("ratings", "recompute").strip() == "rated 1 game again; ratings unchanged"
+    assert ok("ratings", "recompute", "quad").strip() == "rated 0 games again; ratings unchanged"
     assert json.loads(ok("ratings", "show", "quarto", "--json")) == shown
 
 
