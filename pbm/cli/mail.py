@@ -49,7 +49,9 @@ def process(
             help="Message files (default: stdin).", exists=True, dir_okay=False, readable=True
         ),
     ] = None,
-    via: Annotated[str, typer.Option(help="How the message came in.")] = "pipe",
+    via: Annotated[
+        str, typer.Option(help="How the message came in: at most 8 letters or digits.")
+    ] = "pipe",
 ) -> None:
     """Store and process one message from stdin (or each file named).
 
@@ -57,6 +59,11 @@ def process(
     keeps it and delivers it again later."""
     from pbm.clock import SystemClock
     from pbm.intake import process_message
+
+    # inbound_messages.via holds 8 characters (PostgreSQL refuses more: a store failure
+    # on every message); 75 as for any setup error, so that the MTA keeps the mail.
+    if not (via.isascii() and via.isalnum() and len(via) <= 8):
+        fail(f"--via {via!r}: write at most 8 letters or digits, such as pipe", EXIT_TEMPFAIL)
 
     raws = [f.read_bytes() for f in files] if files else [sys.stdin.buffer.read()]
     if any(not raw.strip() for raw in raws):

@@ -163,6 +163,23 @@ def test_a_password_comes_from_a_piped_stdin(tmp_path: Path) -> None:
         assert done.stderr == "error: no password: give --password, or its line on standard input\n"
 
 
+def test_process_refuses_a_via_the_store_cannot_hold_and_the_mta_keeps_the_mail(
+    tmp_path: Path,
+) -> None:
+    # `--via postfix-pipe` was stored as it was: past inbound_messages.via's 8 characters,
+    # which PostgreSQL refuses, so that every message failed as the store failing.
+    config = write_config(tmp_path)
+    assert pbm(config, "db", "init").returncode == 0
+    message = tmp_path / "m.eml"
+    message.write_bytes(b"From: zed@example.org\r\nSubject: help\r\n\r\nhi\r\n")
+    done = pbm(config, "mail", "process", "--via", "postfix-pipe", str(message))
+    assert done.returncode == 75
+    assert done.stderr == (
+        "error: --via 'postfix-pipe': write at most 8 letters or digits, such as pipe\n"
+    )
+    assert pbm(config, "mail", "process", "--via", "postfix", str(message)).stdout == "done\n"
+
+
 def test_the_server_log_opens_with_pbm_lines(tmp_path: Path) -> None:
     config = write_config(tmp_path)
     log = tmp_path / "serve.log"
