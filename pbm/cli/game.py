@@ -7,7 +7,7 @@ from typing import Annotated
 
 import typer
 
-from pbm.cli.common import JsonOption, admin_context, emit, fail
+from pbm.cli.common import EXIT_USAGE, JsonOption, admin_context, emit, fail
 from pbm.games import GAMES, GameError, find_game
 from pbm.games.base import parse_option_pairs
 from pbm.services.accounts.users import find_user
@@ -123,6 +123,18 @@ def new(
         typer.echo(f"started {b.label}")
 
 
+# BoardRow.result_reason holds 200 characters (PostgreSQL refuses more: a store failure).
+REASON_CHARACTERS = 200
+
+
+def _reason(text: str) -> str:
+    """`--reason` as the players read it: a sentence that fits where it is kept."""
+    reason = " ".join(text.split())
+    if not reason or len(reason) > REASON_CHARACTERS:
+        fail(f"--reason: write one sentence of 1 to {REASON_CHARACTERS} characters", EXIT_USAGE)
+    return reason
+
+
 def abort(
     cli: typer.Context,
     game: GameArg,
@@ -130,8 +142,9 @@ def abort(
     reason: Annotated[str, typer.Option(help="Told to the players.")] = "Aborted by the server.",
 ) -> None:
     """End a board unrated, without a result."""
+    told = _reason(reason)
     with admin_context(cli) as ctx:
-        play.abort(ctx, load_board(ctx, rules_for(game), board), reason)
+        play.abort(ctx, load_board(ctx, rules_for(game), board), told)
     typer.echo(f"aborted {game} {board}")
 
 
@@ -143,10 +156,11 @@ def adjudicate(
     reason: Annotated[str, typer.Option(help="Told to the players.")] = "Adjudicated.",
 ) -> None:
     """End a board with a result."""
+    told = _reason(reason)
     with admin_context(cli) as ctx:
         b = load_board(ctx, rules_for(game), board)
         user = None if winner.lower() == "tie" else find_user(ctx, winner)
-        play.adjudicate(ctx, b, user, reason)
+        play.adjudicate(ctx, b, user, told)
     typer.echo(f"adjudicated {game} {board}: {winner}")
 
 

@@ -126,6 +126,25 @@ def test_a_board_name_no_mail_could_name_is_refused(cfg: Path, tmp_path: Path) -
     assert sorted(g["board"] for g in listed) == ["101", "cup-1"]
 
 
+def test_abort_and_adjudicate_take_a_reason_that_fits(cfg: Path) -> None:
+    # A reason past games.result_reason's 200 characters was taken (PostgreSQL: a store
+    # failure), and an empty one mailed the players a blank line for a reason.
+    ok("user", "add", "alice", "alice@x.example", "--password", "pw", "--confirmed")
+    ok("user", "add", "bob", "bob@x.example", "--password", "pw", "--confirmed")
+    ok("game", "new", "quarto", "alice", "bob")
+    for command in (["abort", "quarto", "101"], ["adjudicate", "quarto", "101", "tie"]):
+        for bad in ("x" * 201, " "):
+            refused = runner.invoke(app, ["game", *command, "--reason", bad])
+            assert refused.exit_code == 2
+            assert refused.output == "error: --reason: write one sentence of 1 to 200 characters\n"
+    ok("game", "abort", "quarto", "101", "--reason", "  Both  asked for it.  ")
+    shown = json.loads(ok("game", "show", "quarto", "101", "--json"))
+    assert shown["status"] == "removed"
+    assert any(
+        "Both asked for it." in m["body"] for m in json.loads(ok("mail", "outbox", "--json"))
+    )
+
+
 def test_user_erase_says_whom_it_erased(cfg: Path) -> None:
     # It printed "erased; the games now name him erased-1": erased whom?
     ok("user", "add", "Carol", "carol@x.example", "--password", "pw", "--confirmed")
