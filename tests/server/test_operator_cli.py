@@ -180,6 +180,31 @@ def test_process_refuses_a_via_the_store_cannot_hold_and_the_mta_keeps_the_mail(
     assert pbm(config, "mail", "process", "--via", "postfix", str(message)).stdout == "done\n"
 
 
+@pytest.mark.parametrize(
+    ("url", "problem"),
+    [
+        ("nonsense://x", "'nonsense://x': no database of that kind;"),
+        ("mysql://pbm:secret@db.example/pbm", "'mysql://pbm:***@db.example/pbm': its driver"),
+        ("just words", "is not an URL:"),
+    ],
+)
+def test_a_database_url_pbm_cannot_use_is_a_configuration_error(
+    tmp_path: Path, url: str, problem: str
+) -> None:
+    # SQLAlchemy's refusal came out as a traceback (exit 1), the password in it.
+    config = tmp_path / "pbm.toml"
+    config.write_text(f'[store]\ndatabase_url = "{url}"\n', encoding="utf-8")
+    for command, code in ((["user", "list"], 78), (["mail", "process", str(config)], 75)):
+        done = pbm(config, *command)
+        assert done.returncode == code
+        (line,) = done.stderr.splitlines()
+        assert line.startswith("error: [store] database_url ") and problem in line
+        assert line.endswith(
+            "write sqlite:///PATH or postgresql+psycopg://USER:PASSWORD@HOST/DATABASE"
+        )
+        assert "secret" not in line
+
+
 def test_the_server_log_opens_with_pbm_lines(tmp_path: Path) -> None:
     config = write_config(tmp_path)
     log = tmp_path / "serve.log"
