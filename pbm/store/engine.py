@@ -160,9 +160,16 @@ def _is_memory(dbapi_conn: Any) -> bool:
 
 def _ensure_sqlite_dir(url: str) -> None:
     path = sqlite_file(url)
-    if path is not None:
+    if path is None:
+        return
+    try:
         with file_failure():
             path.parent.mkdir(parents=True, exist_ok=True)
+    except StoreUnavailable as exc:
+        # The OSError's own text names a directory, not what pbm was making it for.
+        raise StoreUnavailable(
+            f"cannot make the directory of the database {path}: {exc}", exc.kind
+        ) from exc.__cause__
 
 
 def sqlite_file(url: str) -> Path | None:
