@@ -476,8 +476,15 @@ def _setting_problem(error: ErrorDetails) -> str:
     return _problem(place.table, place.key, error)
 
 
+# pydantic's words for a TOML value of the wrong type that name Python's types instead.
+TOML_TYPES = {
+    "path_type": 'input should be a path in quotes, e.g. "./var"',
+    "tuple_type": 'input should be a list, e.g. ["one", "two"]',
+}
+
+
 def _problem(table: str, key: str | None, error: ErrorDetails) -> str:
-    message = error["msg"].removeprefix("Value error, ")
+    message = TOML_TYPES.get(error["type"], error["msg"]).removeprefix("Value error, ")
     message = message[:1].lower() + message[1:]
     if key is None:
         if error["type"] in NOT_A_TABLE:

@@ -97,6 +97,15 @@ def test_every_problem_of_a_file_is_named_on_one_line(tmp_path: Path) -> None:
             "[server]\naliases = ['old@example.org', 'old']\n",
             "[server] aliases: 'old' is not a mail address: write it as pbm@example.org",
         ),
+        # Python's types named for TOML's ("for <class 'pathlib.Path'>", "a valid tuple")
+        (
+            "[server]\ndata_dir = 5\n",
+            '[server] data_dir: input should be a path in quotes, e.g. "./var"',
+        ),
+        (
+            "[server]\naliases = 'old@example.org'\n",
+            '[server] aliases: input should be a list, e.g. ["one", "two"]',
+        ),
         # past what scrypt takes: every signup and passwd failed with a traceback
         (
             "[security]\npassword_cost = 20\n",
