@@ -97,6 +97,19 @@ def test_every_problem_of_a_file_is_named_on_one_line(tmp_path: Path) -> None:
             "[server]\naliases = ['old@example.org', 'old']\n",
             "[server] aliases: 'old' is not a mail address: write it as pbm@example.org",
         ),
+        # a count below what makes sense: "one mail may run at most -5 commands"
+        (
+            "[limits]\nmax_commands = 0\n",
+            "[limits] max_commands: input should be greater than or equal to 1",
+        ),
+        (
+            "[limits]\nreplies_per_address_hour = -1\n",
+            "[limits] replies_per_address_hour: input should be greater than or equal to 0",
+        ),
+        (
+            "[consent]\nunconfirmed_days = -7.0\n",
+            "[consent] unconfirmed_days: input should be greater than or equal to 0",
+        ),
         # Python's types named for TOML's ("for <class 'pathlib.Path'>", "a valid tuple")
         (
             "[server]\ndata_dir = 5\n",
