@@ -105,10 +105,16 @@ def retry(
         eng.dispose()
     for inbound_id, status in results.items():
         typer.echo(f"{inbound_id} {status}")
-    if not results:
+    # An id that is no failed message was passed over without a word.
+    unknown = [i for i in ids or () if i not in results]
+    for inbound_id in unknown:
+        typer.echo(
+            f"error: {inbound_id} is no failed message (pbm mail failed lists them)", err=True
+        )
+    if not results and not ids:
         typer.echo("no failed messages")
-    if any(s == "failed" for s in results.values()):
-        raise typer.Exit(1)
+    if unknown or any(s == "failed" for s in results.values()):
+        raise typer.Exit(EXIT_REFUSED)
 
 
 def failed(cli: typer.Context, as_json: JsonOption = False) -> None:

@@ -198,6 +198,13 @@ def test_mail_process_failed_and_retry(cfg: Path) -> None:
     assert len(json.loads(ok("mail", "outbox", "--json"))) == 1
     assert json.loads(ok("mail", "failed", "--json")) == []
     assert "no failed messages" in ok("mail", "retry")
+    # `pbm mail retry 1 99` said "no failed messages" for ids that were none (exit 0).
+    wrong = runner.invoke(app, ["mail", "retry", "1", "99"])
+    assert wrong.exit_code == 1
+    assert wrong.stderr == (
+        "error: 1 is no failed message (pbm mail failed lists them)\n"
+        "error: 99 is no failed message (pbm mail failed lists them)\n"
+    )
 
 
 def test_mail_process_store_unavailable(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
