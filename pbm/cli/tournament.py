@@ -93,7 +93,7 @@ def show(cli: typer.Context, name: NameArg) -> None:
             f"boards {t.prefix}101..., reminder {t.nag_days:g} d, forfeit {t.forfeit_days:g} d"
         )
         typer.echo("bots " + ("allowed" if t.bots else "not allowed"))
-        typer.echo("entrants: " + ", ".join(label(u) for _, u in people))
+        typer.echo("entrants: " + (", ".join(label(u) for _, u in people) or "none"))
         typer.echo("")
         typer.echo(describe.pairings_text(ctx.session, t))
         if t.status != "open":

@@ -87,7 +87,11 @@ def test_withdraw_before_the_start_says_the_entry_is_gone(cfg: Path) -> None:
     ok("tournament", "create", "fall", "quarto")
     ok("tournament", "enter", "fall", "amy")
     assert ok("tournament", "withdraw", "fall", "amy") == "amy has left tournament fall.\n"
-    assert "amy" not in ok("tournament", "show", "fall")
+    assert "\nentrants: none\n\nNo pairings yet.\n" in ok("tournament", "show", "fall")
+    # cancelled before its start: "No pairings yet." had it waiting for pairings to come
+    ok("tournament", "cancel", "fall")
+    assert "\nNo pairings were made.\n" in ok("tournament", "show", "fall")
+    assert ok("tournament", "pairings", "fall") == "No pairings were made.\n"
 
 
 def test_enter_and_start_say_what_they_did_and_show_counts_rounds(cfg: Path) -> None:

@@ -89,7 +89,8 @@ def pairings_text(session: Session, t: Tournament, round_: int | None = None) ->
     # "No pairings yet" for round 5 of 2 (or -1) would send its reader waiting for them.
     if round_ is not None and (t.status != "open" or round_ < 1):
         return phrase("tournament_no_round", name=t.name, round=round_)
-    return phrase("tournament_no_pairings")
+    # a tournament cancelled before its start will never have any
+    return phrase("tournament_no_pairings" if t.status == "open" else "tournament_none_paired")
 
 
 def _result_text(p: TournamentPairing) -> str:
