@@ -205,6 +205,21 @@ def test_a_database_url_pbm_cannot_use_is_a_configuration_error(
         assert "secret" not in line
 
 
+def test_serve_on_a_port_in_use_says_so_in_one_line(tmp_path: Path) -> None:
+    # The bind's OSError came out as a traceback (exit 1).
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        config = write_config(tmp_path, f"127.0.0.1:{port}")
+        done = pbm(config, "serve")
+    assert done.returncode == 78
+    assert "Traceback" not in done.stderr
+    assert done.stderr.splitlines()[-1] == (
+        f"error: [mail.listen] smtp 127.0.0.1:{port}: cannot listen there: Address already in use"
+    )
+
+
 def test_the_server_log_opens_with_pbm_lines(tmp_path: Path) -> None:
     config = write_config(tmp_path)
     log = tmp_path / "serve.log"
