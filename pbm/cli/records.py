@@ -56,6 +56,11 @@ def export(
     finished: Annotated[bool, typer.Option("--finished", help="Finished boards only.")] = False,
 ) -> None:
     """Print (or write) the complete record of a board, or of every board of a player."""
+    # Each of these was ignored without a word.
+    if player is not None and board is not None:
+        fail("--player exports all his boards: name no BOARD with it", EXIT_USAGE)
+    if player is None and finished:
+        fail("--finished goes with --player", EXIT_USAGE)
     with admin_context(cli) as ctx:
         try:
             if player is not None:
@@ -70,6 +75,10 @@ def export(
                 text = record_formats.write(ctx, load_board(ctx, rules_for(game), board), form)
         except PbmError as exc:
             fail(str(exc))
+    if player is not None and not text.strip():  # not an empty output, as if it had worked
+        only = " (SGF holds Quadrature boards only)" if form is records.RecordFormat.SGF else ""
+        typer.echo(f"{player} has no boards to export{only}", err=True)
+        return
     if output is None:
         typer.echo(text, nl=False)
         return

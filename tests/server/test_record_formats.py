@@ -128,3 +128,20 @@ def test_files_that_cannot_be_read_or_written_are_named(cfg: Path, tmp_path: Pat
         "quarto board 101"
         in runner.invoke(app, ["game", "preview", "-"], input=written.read_text()).output
     )
+
+
+def test_export_says_what_it_ignored_or_found_nothing_of(cfg: Path) -> None:
+    # Each of these printed nothing, or ignored an argument, and exited 0.
+    _finished_quarto()
+    for args, error in (
+        (["quarto", "101", "--player", "alice"], "--player exports all his boards"),
+        (["quarto", "101", "--finished"], "--finished goes with --player"),
+    ):
+        refused = runner.invoke(app, ["game", "export", *args])
+        assert refused.exit_code == 2 and refused.stderr.startswith(f"error: {error}")
+    nothing = runner.invoke(app, ["game", "export", "--player", "alice", "--format", "sgf"])
+    assert nothing.exit_code == 0 and nothing.stdout == ""
+    assert nothing.stderr == "alice has no boards to export (SGF holds Quadrature boards only)\n"
+    ok("user", "add", "carol", "carol@x.example", "--password", "pw", "--confirmed")
+    none = runner.invoke(app, ["game", "export", "--player", "carol"])
+    assert (none.stdout, none.stderr) == ("", "carol has no boards to export\n")
