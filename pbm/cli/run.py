@@ -9,7 +9,7 @@ from typing import Annotated
 
 import typer
 
-from pbm.cli.common import config, engine, fail
+from pbm.cli.common import EXIT_USAGE, config, engine, fail
 
 
 def run(
@@ -35,6 +35,8 @@ def run(
     from pbm.store import queries
     from pbm.work import unit_of_work
 
+    if as_user and sender:  # --from was ignored: the mail came from his first address
+        fail("--as runs from the player's first address: give --as or --from, not both", EXIT_USAGE)
     cfg = config(cli)
     eng = engine(cfg)
     try:

@@ -83,6 +83,12 @@ def test_run_with_no_sender_prints_the_operators_answers(cfg: Path) -> None:
     assert shown.startswith("To: (nobody: not mailed)\nSubject: Quarto Board 101 alice\n")
     assert "Summary of Quarto Board 101" in shown
     assert "not found:\n\t999" in ok("run", "quarto show 999")
+    # --as with --from: --from was dropped without a word
+    both = runner.invoke(app, ["run", "help", "--as", "alice", "--from", "bob@x.example"])
+    assert both.exit_code == 2
+    assert both.output == (
+        "error: --as runs from the player's first address: give --as or --from, not both\n"
+    )
     queued = json.loads(ok("mail", "outbox", "--json"))
     assert queued and all(m["recipients"] for m in queued)  # the board mails, no answer
 
