@@ -220,6 +220,27 @@ def test_serve_on_a_port_in_use_says_so_in_one_line(tmp_path: Path) -> None:
     )
 
 
+def test_web_on_a_port_in_use_ends_with_a_line_and_a_code_of_the_table(tmp_path: Path) -> None:
+    # uvicorn logged the bind error and pbm web exited 3, a code no table explains.
+    config = tmp_path / "pbm.toml"
+    config.write_text(
+        f'[server]\ndata_dir = "{tmp_path / "var"}"\n[web]\nmetrics_listen = ""\n',
+        encoding="utf-8",
+    )
+    assert pbm(config, "db", "init").returncode == 0
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        done = pbm(config, "web", "--web", f"127.0.0.1:{port}")
+    assert done.returncode == 78
+    lines = done.stderr.splitlines()
+    assert "address already in use" in "\n".join(lines[:-1])
+    assert lines[-1] == (
+        f"error: cannot serve on [web] listen 127.0.0.1:{port}: the log above says why"
+    )
+
+
 def test_the_server_log_opens_with_pbm_lines(tmp_path: Path) -> None:
     config = write_config(tmp_path)
     log = tmp_path / "serve.log"
