@@ -35,6 +35,9 @@ def test_perft_prints_counts_by_depth():
     result = runner.invoke(app, ["rules", "perft", "quadrature", "2"])
     assert result.exit_code == 0
     assert result.output.split() == ["1", "29", "2", "841"]
+    # depth 0 counted nothing, printed nothing and exited 0
+    zero = runner.invoke(app, ["rules", "perft", "quadrature", "0"])
+    assert zero.exit_code == 2 and "greater than or equal to 1" in zero.output
 
 
 def test_list_and_help_show_options_and_variant_names():

@@ -116,7 +116,7 @@ def play(
 
 def perft_command(
     game_name: Annotated[str, typer.Argument(metavar="GAME")],
-    depth: Annotated[int, typer.Argument(min=0, max=8, help="Plies to count to.")],
+    depth: Annotated[int, typer.Argument(min=1, max=8, help="Plies to count to.")],
     option: OptionArg = None,
     position: PositionArg = None,
 ) -> None:
