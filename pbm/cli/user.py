@@ -144,7 +144,10 @@ def show(cli: typer.Context, userid: UseridArg, as_json: JsonOption = False) -> 
             "addresses": queries.addresses_of(ctx.session, user.saved_id),
             "games": [{"game": g.game, "board": g.board, "status": g.status} for g in games],
         }
-        data["mail"] = [_mail_health(ctx, a) for a in data["addresses"]]
+        waiting = {
+            r.address for r in addresses.rows_of(ctx.session, user.saved_id) if not r.confirmed_at
+        }
+        data["mail"] = [_mail_health(ctx, a, a not in waiting) for a in data["addresses"]]
     if as_json:
         emit(data, True, [], [])
         return
@@ -158,15 +161,19 @@ def show(cli: typer.Context, userid: UseridArg, as_json: JsonOption = False) -> 
         typer.echo(f"  {g.game:<12} {g.board:>6}  {g.status}")
 
 
-def _mail_health(ctx: Context, address: str) -> dict[str, Any]:
-    """Whether mail reaches `address` (pbm.services.mailing.bounces): its score and state."""
+def _mail_health(ctx: Context, address: str, confirmed: bool) -> dict[str, Any]:
+    """Whether mail reaches `address` (pbm.services.mailing.bounces, consent): its score
+    and state; an unconfirmed one showed as "mailed", though it gets nothing else."""
     row = bounces.health_of(ctx, address)
     state = "mailed"
-    if row is not None and row.disabled_at is not None:
+    if not confirmed:
+        state = "not confirmed: mailed nothing but its confirmation request"
+    elif row is not None and row.disabled_at is not None:
         state = f"disabled by bounces since {row.disabled_at:%Y-%m-%d}"
     elif row is not None and row.complained_at is not None:
         state = f"no notifications: spam complaint on {row.complained_at:%Y-%m-%d}"
-    return {"address": address, "score": 0.0 if row is None else row.score, "state": state}
+    score = 0.0 if row is None else row.score
+    return {"address": address, "confirmed": confirmed, "score": score, "state": state}
 
 
 def passwd(

@@ -151,6 +151,22 @@ def test_abort_and_adjudicate_take_a_reason_that_fits(cfg: Path) -> None:
     )
 
 
+def test_user_show_says_which_addresses_wait_for_confirmation(cfg: Path) -> None:
+    # An unconfirmed address showed as "mailed", though pbm mails it only its request.
+    ok("user", "add", "mia", "mia@x.example", "mia@y.example", "--password", "pw")
+    ok("user", "confirm", "mia", "mia@y.example")
+    shown = ok("user", "show", "mia")
+    assert "\n  mia@x.example: not confirmed: mailed nothing but its confirmation request," in (
+        shown
+    )
+    assert "\n  mia@y.example: mailed, bounce score 0\n" in shown
+    mail = json.loads(ok("user", "show", "mia", "--json"))["mail"]
+    assert [(m["address"], m["confirmed"]) for m in mail] == [
+        ("mia@x.example", False),
+        ("mia@y.example", True),
+    ]
+
+
 def test_user_erase_says_whom_it_erased(cfg: Path) -> None:
     # It printed "erased; the games now name him erased-1": erased whom?
     ok("user", "add", "Carol", "carol@x.example", "--password", "pw", "--confirmed")
