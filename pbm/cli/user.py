@@ -153,10 +153,12 @@ def show(cli: typer.Context, userid: UseridArg, as_json: JsonOption = False) -> 
         return
     typer.echo(f"userid:    {users.shown(user.userid)}")
     typer.echo(f"status:    {'disabled' if user.disabled else 'active'}")
-    typer.echo(f"created:   {data['created_at']}")
-    typer.echo(f"addresses: {' '.join(data['addresses'])}")
+    typer.echo(f"created:   {user.created_at:%Y-%m-%d %H:%M} UTC")
+    typer.echo(f"addresses: {' '.join(data['addresses']) or 'none'}")
     for health in data["mail"]:
         typer.echo(f"  {health['address']}: {health['state']}, bounce score {health['score']:g}")
+    # under a heading of their own: they read as more lines about the last address
+    typer.echo(f"boards:    {len(games) or 'none'}")
     for g in games:
         typer.echo(f"  {g.game:<12} {g.board:>6}  {g.status}")
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import email
 import email.policy
 import json
+import re
 import socket
 import sqlite3
 from collections.abc import Iterator
@@ -164,6 +165,27 @@ def test_user_show_says_which_addresses_wait_for_confirmation(cfg: Path) -> None
     assert [(m["address"], m["confirmed"]) for m in mail] == [
         ("mia@x.example", False),
         ("mia@y.example", True),
+    ]
+
+
+def test_user_show_heads_the_boards_and_says_none(cfg: Path) -> None:
+    # The boards ran on under the last address's line, a bot's "addresses: " was blank
+    # and "created:" had microseconds.
+    ok("user", "add", "alice", "alice@x.example", "--password", "pw", "--confirmed")
+    ok("user", "add", "bob", "bob@x.example", "--password", "pw", "--confirmed")
+    ok("game", "new", "quarto", "alice", "bob")
+    lines = ok("user", "show", "alice").splitlines()
+    assert re.fullmatch(r"created:   \d{4}-\d\d-\d\d \d\d:\d\d UTC", lines[2])
+    assert lines[3:] == [
+        "addresses: alice@x.example",
+        "  alice@x.example: mailed, bounce score 0",
+        "boards:    1",
+        "  quarto          101  active",
+    ]
+    ok("bot", "add", "plainbot")
+    assert ok("user", "show", "plainbot").splitlines()[3:] == [
+        "addresses: none",
+        "boards:    none",
     ]
 
 
