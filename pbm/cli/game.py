@@ -40,7 +40,9 @@ def _game_names(game: str | None) -> list[str]:
 
 def list_games(
     cli: typer.Context,
-    game: Annotated[str | None, typer.Argument(metavar="GAME")] = None,
+    game: Annotated[
+        str | None, typer.Argument(metavar="GAME", help="Game name or alias (default: all).")
+    ] = None,
     status: Annotated[str | None, typer.Option(help="active, finished or removed.")] = None,
     as_json: JsonOption = False,
 ) -> None:
@@ -173,8 +175,12 @@ def undo(cli: typer.Context, game: GameArg, board: BoardArg) -> None:
 
 def replay_command(
     cli: typer.Context,
-    game: Annotated[str | None, typer.Argument(metavar="GAME")] = None,
-    board: Annotated[str | None, typer.Argument(metavar="BOARD")] = None,
+    game: Annotated[
+        str | None, typer.Argument(metavar="GAME", help="Game name or alias (default: all).")
+    ] = None,
+    board: Annotated[
+        str | None, typer.Argument(metavar="BOARD", help="Board number or name (default: all).")
+    ] = None,
     fix: Annotated[bool, typer.Option(help="Rewrite cached positions that differ.")] = False,
 ) -> None:
     """Check that cached positions equal a replay of the move lists (exit 1 if not)."""

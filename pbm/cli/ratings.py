@@ -14,7 +14,7 @@ from pbm.services.play.ratings import ratings_of_type, recompute, snapshot
 
 def show(
     cli: typer.Context,
-    game: Annotated[str, typer.Argument(metavar="GAME")],
+    game: Annotated[str, typer.Argument(metavar="GAME", help="Game name or alias.")],
     as_json: JsonOption = False,
 ) -> None:
     """The ratings of one game type, best first."""
@@ -57,7 +57,9 @@ def show(
 
 def recompute_command(
     cli: typer.Context,
-    game: Annotated[str | None, typer.Argument(metavar="GAME")] = None,
+    game: Annotated[
+        str | None, typer.Argument(metavar="GAME", help="Game name or alias (default: all).")
+    ] = None,
 ) -> None:
     """Forget the ratings and rate every finished game again, in the order they ended."""
     with admin_context(cli) as ctx:

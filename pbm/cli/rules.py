@@ -58,7 +58,9 @@ def list_games() -> None:
             typer.echo(f"    variant name {alias}: {settings}")
 
 
-def game_help(game_name: Annotated[str, typer.Argument(metavar="GAME")]) -> None:
+def game_help(
+    game_name: Annotated[str, typer.Argument(metavar="GAME", help="Game or variant name.")],
+) -> None:
     """Show a game's rules summary, notation and options."""
     registered()
     try:
@@ -69,7 +71,7 @@ def game_help(game_name: Annotated[str, typer.Argument(metavar="GAME")]) -> None
 
 
 def play(
-    game_name: Annotated[str, typer.Argument(metavar="GAME")],
+    game_name: Annotated[str, typer.Argument(metavar="GAME", help="Game or variant name.")],
     option: OptionArg = None,
     position: PositionArg = None,
 ) -> None:
@@ -115,7 +117,7 @@ def play(
 
 
 def perft_command(
-    game_name: Annotated[str, typer.Argument(metavar="GAME")],
+    game_name: Annotated[str, typer.Argument(metavar="GAME", help="Game or variant name.")],
     depth: Annotated[int, typer.Argument(min=1, max=8, help="Plies to count to.")],
     option: OptionArg = None,
     position: PositionArg = None,

@@ -15,6 +15,7 @@ from pbm.services.tournaments import describe, entry, lookup, results, rounds
 from pbm.texts import phrase, prose
 
 NameArg = Annotated[str, typer.Argument(metavar="NAME", help="The tournament's name.")]
+UseridArg = Annotated[str, typer.Argument(metavar="USERID", help="The player's userid.")]
 
 
 def create(
@@ -101,9 +102,7 @@ def show(cli: typer.Context, name: NameArg) -> None:
             typer.echo(describe.standings_text(ctx.session, t))
 
 
-def enter(
-    cli: typer.Context, name: NameArg, userid: Annotated[str, typer.Argument(metavar="USERID")]
-) -> None:
+def enter(cli: typer.Context, name: NameArg, userid: UseridArg) -> None:
     """Enter a player (the admin's `tournament join`)."""
     with admin_context(cli) as ctx:
         t = lookup.find(ctx.session, name)
@@ -129,7 +128,9 @@ def start(cli: typer.Context, name: NameArg) -> None:
 def pairings(
     cli: typer.Context,
     name: NameArg,
-    round_: Annotated[int | None, typer.Option("--round")] = None,
+    round_: Annotated[
+        int | None, typer.Option("--round", help="Only this round (default: all).")
+    ] = None,
 ) -> None:
     """Pairings and results (of one round)."""
     with admin_context(cli) as ctx:
@@ -143,9 +144,7 @@ def standings(cli: typer.Context, name: NameArg) -> None:
         typer.echo(describe.standings_text(ctx.session, lookup.find(ctx.session, name)))
 
 
-def withdraw(
-    cli: typer.Context, name: NameArg, userid: Annotated[str, typer.Argument(metavar="USERID")]
-) -> None:
+def withdraw(cli: typer.Context, name: NameArg, userid: UseridArg) -> None:
     """Withdraw a player: his boards being played are forfeited, he is not paired again."""
     with admin_context(cli) as ctx:
         t = lookup.find(ctx.session, name)

@@ -15,8 +15,10 @@ ACTIONS = ("start", "stop", "status", "grant")
 
 def vacation(
     cli: typer.Context,
-    userid: Annotated[str, typer.Argument(metavar="USERID")],
-    action: Annotated[str, typer.Argument(metavar="start|stop|status|grant")] = "status",
+    userid: Annotated[str, typer.Argument(metavar="USERID", help="The player's userid.")],
+    action: Annotated[
+        str, typer.Argument(metavar="start|stop|status|grant", help="What to do.")
+    ] = "status",
     days: Annotated[
         float | None, typer.Argument(metavar="DAYS", help="grant: the days to add.")
     ] = None,

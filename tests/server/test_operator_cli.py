@@ -11,10 +11,13 @@ import socket
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 import pytest
+import typer
 from typer.testing import CliRunner
 
 from pbm.cli import app
@@ -239,6 +242,27 @@ def test_web_on_a_port_in_use_ends_with_a_line_and_a_code_of_the_table(tmp_path:
     assert lines[-1] == (
         f"error: cannot serve on [web] listen 127.0.0.1:{port}: the log above says why"
     )
+
+
+def every_command(command: Any, path: tuple[str, ...] = ("pbm",)) -> Iterator[Any]:
+    """(path, click command) of every command `pbm` has, built as `pbm --help` builds it."""
+    if getattr(command, "commands", None):
+        for name in list(command.commands):
+            yield from every_command(command.commands[name], (*path, name))
+    else:
+        yield path, command
+
+
+def test_every_argument_and_option_says_what_it_is() -> None:
+    # `pbm tournament enter --help` listed "USERID <str>  [required]" and nothing more;
+    # so did a dozen others (vacation's action, --round, every GAME of ratings and rules).
+    silent = [
+        f"{' '.join(path)} {param.human_readable_name}"
+        for path, command in every_command(typer.main.get_command(app))
+        for param in command.params
+        if param.name != "help" and not getattr(param, "help", None)
+    ]
+    assert silent == []
 
 
 def test_the_server_log_opens_with_pbm_lines(tmp_path: Path) -> None:
