@@ -11,7 +11,7 @@ from pbm.cli.common import EXIT_CONFIG, JsonOption, admin_context, emit, fail
 from pbm.config import Config
 from pbm.services.play import bots
 
-NameArg = Annotated[str, typer.Argument(help="The bot's userid.")]
+NameArg = Annotated[str, typer.Argument(metavar="NAME", help="The bot's userid.")]
 
 
 def require_engine_user(cfg: Config) -> None:

@@ -54,7 +54,8 @@ def backup(
     target: Annotated[
         Path | None,
         typer.Argument(
-            help="A new backup file (default: pbm-backup-DATE-TIME.sqlite3 in the data dir)."
+            metavar="FILE",
+            help="A new backup file (default: pbm-backup-DATE-TIME.sqlite3 in the data dir).",
         ),
     ] = None,
 ) -> None:

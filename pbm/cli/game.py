@@ -108,7 +108,9 @@ def _observer_moves(board: Board, moves: list[Move]) -> list[str]:
 def new(
     cli: typer.Context,
     game: GameArg,
-    userids: Annotated[list[str], typer.Argument(help="Players, the first moves first.")],
+    userids: Annotated[
+        list[str], typer.Argument(metavar="USERID", help="Players, the first moves first.")
+    ],
     option: Annotated[
         list[str] | None, typer.Option("--option", "-o", help="Game option name=value.")
     ] = None,
@@ -154,7 +156,7 @@ def adjudicate(
     cli: typer.Context,
     game: GameArg,
     board: BoardArg,
-    winner: Annotated[str, typer.Argument(help="The winner's userid, or 'tie'.")],
+    winner: Annotated[str, typer.Argument(metavar="WINNER", help="The winner's userid, or 'tie'.")],
     reason: Annotated[str, typer.Option(help="Told to the players.")] = "Adjudicated.",
 ) -> None:
     """End a board with a result."""

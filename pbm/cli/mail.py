@@ -46,7 +46,11 @@ def process(
     files: Annotated[
         list[Path] | None,
         typer.Argument(
-            help="Message files (default: stdin).", exists=True, dir_okay=False, readable=True
+            metavar="FILE",
+            help="Message files (default: stdin).",
+            exists=True,
+            dir_okay=False,
+            readable=True,
         ),
     ] = None,
     via: Annotated[
@@ -91,7 +95,9 @@ def process(
 
 def retry(
     cli: typer.Context,
-    ids: Annotated[list[int] | None, typer.Argument(help="Message ids (default: all).")] = None,
+    ids: Annotated[
+        list[int] | None, typer.Argument(metavar="ID", help="Message ids (default: all).")
+    ] = None,
 ) -> None:
     """Process failed messages again (after a fix)."""
     from pbm.clock import SystemClock
@@ -270,7 +276,10 @@ def mail_doctor(
     cli: typer.Context,
     domain: Annotated[
         str | None,
-        typer.Argument(help="The domain to check (default: [mail.dkim] domain, or the From's)."),
+        typer.Argument(
+            metavar="DOMAIN",
+            help="The domain to check (default: [mail.dkim] domain, or the From's).",
+        ),
     ] = None,
     nameserver: Annotated[
         str | None,

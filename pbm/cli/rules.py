@@ -118,7 +118,7 @@ def play(
 
 def perft_command(
     game_name: Annotated[str, typer.Argument(metavar="GAME", help="Game or variant name.")],
-    depth: Annotated[int, typer.Argument(min=1, max=8, help="Plies to count to.")],
+    depth: Annotated[int, typer.Argument(metavar="DEPTH", min=1, max=8, help="Plies to count to.")],
     option: OptionArg = None,
     position: PositionArg = None,
 ) -> None:

@@ -14,7 +14,9 @@ from pbm.cli.common import EXIT_USAGE, config, engine, fail
 
 def run(
     cli: typer.Context,
-    command: Annotated[str, typer.Argument(help="The command, as a mail Subject would say it.")],
+    command: Annotated[
+        str, typer.Argument(metavar="COMMAND", help="The command, as a mail Subject would say it.")
+    ],
     as_user: Annotated[
         str | None, typer.Option("--as", help="Run as this userid (from his address).")
     ] = None,

@@ -46,7 +46,9 @@ def serve_command(
 
 def send_command(
     cli: typer.Context,
-    subject: Annotated[str, typer.Argument(help="The Subject line, e.g. 'signup alice secret'.")],
+    subject: Annotated[
+        str, typer.Argument(metavar="SUBJECT", help="The Subject line, e.g. 'signup alice secret'.")
+    ],
     sender: Annotated[str, typer.Option("--from", help="The sender's address.")],
     to: Annotated[
         str | None, typer.Option("--to", help="Recipient (default: the server address).")

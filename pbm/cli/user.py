@@ -14,7 +14,7 @@ from pbm.services.context import Context
 from pbm.services.mailing import bounces
 from pbm.store import addresses, queries
 
-UseridArg = Annotated[str, typer.Argument(help="The player's userid.")]
+UseridArg = Annotated[str, typer.Argument(metavar="USERID", help="The player's userid.")]
 
 
 def _password(password: str | None) -> str:
@@ -33,7 +33,9 @@ def _password(password: str | None) -> str:
 def add(
     cli: typer.Context,
     userid: UseridArg,
-    addresses: Annotated[list[str], typer.Argument(help="Mail addresses (first: replies).")],
+    addresses: Annotated[
+        list[str], typer.Argument(metavar="ADDRESS", help="Mail addresses (first: replies).")
+    ],
     password: Annotated[
         str | None, typer.Option(help="Password (else asked, or read from piped stdin).")
     ] = None,
@@ -63,7 +65,9 @@ def add(
 def confirm(
     cli: typer.Context,
     userid: UseridArg,
-    address: Annotated[str, typer.Argument(help="One of the account's addresses.")],
+    address: Annotated[
+        str, typer.Argument(metavar="ADDRESS", help="One of the account's addresses.")
+    ],
 ) -> None:
     """Confirm an address for its account (as its owner's answer to the request would)."""
     with admin_context(cli) as ctx:

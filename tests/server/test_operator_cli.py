@@ -127,7 +127,7 @@ def test_process_names_a_message_file_it_cannot_read(tmp_path: Path) -> None:
         done = pbm(config, "mail", "process", str(path))
         assert done.returncode == 2
         assert done.stderr.splitlines()[-1] == (
-            f"Error: Invalid value for 'files': file '{path}' {problem}."
+            f"Error: Invalid value for 'FILE': file '{path}' {problem}."
         )
 
 
@@ -263,6 +263,21 @@ def test_every_argument_and_option_says_what_it_is() -> None:
         if param.name != "help" and not getattr(param, "help", None)
     ]
     assert silent == []
+
+
+def test_usage_lines_name_arguments_as_the_docs_do() -> None:
+    # "pbm user show [OPTIONS] {userid}" beside "pbm vacation [OPTIONS] {USERID}", and the
+    # docs' `pbm user show USERID`, `pbm mail retry [ID...]`: one spelling, the docs'.
+    lower = [
+        f"{' '.join(path)} {piece}"
+        for path, command in every_command(typer.main.get_command(app))
+        for piece in command.collect_usage_pieces(typer.Context(command))[1:]
+        if piece != "[start|stop|status|grant]" and piece != piece.upper()
+    ]
+    assert lower == []
+    usage = runner.invoke(app, ["user", "show"]).output
+    assert "Usage: pbm user show [OPTIONS] {USERID}" in usage
+    assert "Missing argument 'USERID'." in usage
 
 
 def test_the_server_log_opens_with_pbm_lines(tmp_path: Path) -> None:
