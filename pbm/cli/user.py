@@ -192,7 +192,11 @@ def passwd(
     """Set a player's password."""
     secret = _password(password)
     with admin_context(cli) as ctx:
-        users.set_password(ctx, users.find_user(ctx, userid), secret)
+        user = users.find_user(ctx, userid)
+        # a bot's password would let whoever knows it move and resign for the bot by mail
+        if user.bot:
+            fail(f"{user.userid} is a computer player: a bot has no password (docs/bots.md)")
+        users.set_password(ctx, user, secret)
     typer.echo(f"password of {userid} changed")
 
 
@@ -221,6 +225,8 @@ def delete(cli: typer.Context, userid: UseridArg) -> None:
         user = users.find_user(ctx, userid)
         if user.disabled and not user.password_hash:
             fail(f"{userid} is already deleted")
+        if user.bot:  # its settings row would stay behind
+            fail(f"{user.userid} is a computer player: remove it with pbm bot remove {user.userid}")
         users.delete_user(ctx, user)
     typer.echo(f"{userid} deleted")
 

@@ -72,6 +72,33 @@ def test_bot_show_writes_its_settings_in_words(cfg: Path) -> None:
     assert "\nmax_games        3\n" in shown and "\ndisabled         yes\n" in shown
 
 
+def test_a_bot_gets_no_password_and_is_removed_as_a_bot(cfg: Path) -> None:
+    # `pbm user passwd pbmbot1` gave the bot a password, with which anyone could then
+    # resign its boards by mail; `pbm user delete` left its bot row behind.
+    cli_ok("bot", "add-builtin")
+    refused = runner.invoke(app, ["user", "passwd", "pbmbot1", "--password", "hunter2"])
+    assert refused.exit_code == 1
+    assert refused.output == (
+        "error: pbmbot1 is a computer player: a bot has no password (docs/bots.md)\n"
+    )
+    refused = runner.invoke(app, ["user", "delete", "pbmbot2"])
+    assert refused.exit_code == 1
+    assert refused.output == (
+        "error: pbmbot2 is a computer player: remove it with pbm bot remove pbmbot2\n"
+    )
+    cli_ok("user", "add", "alice", "alice@x.example", "--password", "pw", "--confirmed")
+    cli_ok("game", "new", "quarto", "alice", "pbmbot1")
+    ran = runner.invoke(
+        app, ["run", "--from", "zed@x.example", "quarto resign 101 pbmbot1 hunter2"]
+    )
+    assert "decided not to play" not in ran.output
+    assert json.loads(cli_ok("game", "show", "quarto", "101", "--json"))["status"] == "active"
+    assert [b["userid"] for b in json.loads(cli_ok("bot", "list", "--json"))][:2] == [
+        "pbmbot1",
+        "pbmbot2",
+    ]
+
+
 def test_an_engine_command_with_a_relative_path_is_refused_with_the_absolute_one(
     cfg: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
