@@ -63,7 +63,7 @@ from pbm.runners.sender import Sender
 from pbm.runners.web import Web
 from pbm.store import claims
 from pbm.store.database_file import DatabaseFile
-from pbm.store.engine import creation_marker, make_engine, mark_created, session_for
+from pbm.store.engine import creation_marker, make_engine, mark_created, session_for, shown_url
 from pbm.store.failures import unavailable_on_failure
 from pbm.store.schema import ensure_schema
 
@@ -229,7 +229,7 @@ class Daemon:
                 "started",
                 pid=os.getpid(),
                 daemon=self.daemon_id,
-                database=self.config.database_url,
+                database=shown_url(self.config.database_url),  # not its password
             )
         )
         self._write_status("running")

@@ -11,7 +11,7 @@ from typing import Annotated
 import typer
 
 from pbm.cli.common import config, engine, fail
-from pbm.store.engine import mark_created, sqlite_file
+from pbm.store.engine import mark_created, shown_url, sqlite_file
 from pbm.store.schema import current_revision, init_db
 
 
@@ -37,7 +37,8 @@ def _migrate(cli: typer.Context, *, create: bool) -> None:
     path = sqlite_file(cfg.database_url)
     if path is not None:
         mark_created(path)
-    typer.echo(f"database {cfg.database_url}: schema {before or 'none'} -> {after}")
+    # not the URL itself: it holds the PostgreSQL password
+    typer.echo(f"database {shown_url(cfg.database_url)}: schema {before or 'none'} -> {after}")
 
 
 def current(cli: typer.Context) -> None:

@@ -76,6 +76,14 @@ def make_engine(
         raise ConfigError(_unusable_url(url, exc)) from exc
 
 
+def shown_url(url: str) -> str:
+    """`url` as a terminal or the log may show it: its password as ***."""
+    try:
+        return make_url(url).render_as_string(hide_password=True)
+    except ArgumentError:
+        return "(not an URL)"
+
+
 def _unusable_url(url: str, exc: Exception) -> str:
     """Why `url` names no database pbm can open, without its password: a bad setting
     (exit 78), not the traceback of a bug."""
