@@ -202,7 +202,13 @@ class Daemon:
         for sig in (signal.SIGTERM, signal.SIGINT):
             loop.add_signal_handler(sig, self.request_stop, sig.name)
         await asyncio.to_thread(self.prepare_store)
-        await self.listeners.start()
+        try:
+            await self.listeners.start()
+        except BaseException:
+            # a port in use ends the start; its row would show a daemon "gone" for ever
+            with contextlib.suppress(StoreUnavailable):
+                await asyncio.to_thread(self._signed_off)
+            raise
         listener = threading.Thread(
             target=claims.listen,
             args=(self.engine, self._notified(loop), self._thread_stop),

@@ -221,6 +221,9 @@ def test_serve_on_a_port_in_use_says_so_in_one_line(tmp_path: Path) -> None:
     assert done.stderr.splitlines()[-1] == (
         f"error: [mail.listen] smtp 127.0.0.1:{port}: cannot listen there: Address already in use"
     )
+    # and it signed off: `pbm mail status` listed it as running, then "gone" for ever
+    status = pbm(config, "mail", "status")
+    assert status.returncode == 3 and "daemons (the cluster)" not in status.stdout
 
 
 def test_web_on_a_port_in_use_ends_with_a_line_and_a_code_of_the_table(tmp_path: Path) -> None:
