@@ -203,6 +203,9 @@ def passwd(
 def _set_disabled(cli: typer.Context, userid: str, value: bool) -> None:
     with admin_context(cli) as ctx:
         user = users.find_user(ctx, userid)
+        if user.bot:  # half a stop: it refused challenges, moved on, and listed as playing
+            verb = "disable" if value else "enable"
+            fail(f"{user.userid} is a computer player: use pbm bot {verb} {user.userid}")
         user.disabled = value
         ctx.session.add(user)
 

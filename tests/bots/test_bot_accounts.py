@@ -86,6 +86,14 @@ def test_a_bot_gets_no_password_and_is_removed_as_a_bot(cfg: Path) -> None:
     assert refused.output == (
         "error: pbmbot2 is a computer player: remove it with pbm bot remove pbmbot2\n"
     )
+    # `pbm user disable pbmbot3` stopped its challenges but not its moves, and `pbm bot
+    # list` still said it was playing
+    for verb in ("disable", "enable"):
+        refused = runner.invoke(app, ["user", verb, "pbmbot3"])
+        assert refused.exit_code == 1
+        assert refused.output == (
+            f"error: pbmbot3 is a computer player: use pbm bot {verb} pbmbot3\n"
+        )
     cli_ok("user", "add", "alice", "alice@x.example", "--password", "pw", "--confirmed")
     cli_ok("game", "new", "quarto", "alice", "pbmbot1")
     ran = runner.invoke(
