@@ -87,6 +87,26 @@ Listener = Annotated[Endpoint | None, BeforeValidator(_endpoint)]
 Lowercase = AfterValidator(lambda values: tuple(v.lower() for v in values))
 
 
+def _mail_address(value: str) -> str:
+    """`value` if it is a bare address, local@domain: a bad one of ours fails every mail."""
+    local, _, domain = value.rpartition("@")
+    if not local or not domain or any(c.isspace() or c in "<>" for c in value):
+        raise ValueError(f"{value!r} is not a mail address: write it as pbm@example.org")
+    return value
+
+
+def _mail_addresses(values: tuple[str, ...]) -> tuple[str, ...]:
+    return tuple(_mail_address(v) for v in values)
+
+
+def _mail_address_or_none(value: str) -> str:
+    return _mail_address(value) if value else value
+
+
+# Our own addresses as the file writes them: bare, local@domain ("" for none, where allowed).
+MailAddress = AfterValidator(_mail_address)
+
+
 class Login(BaseModel):
     """What [mail.imap] and [mail.relay] share: a login whose password is written in the
     file, or read from the environment variable `password_env` when `pbm serve` starts
@@ -196,12 +216,16 @@ class Config:
     )
     # How long a SQLite transaction waits for another process's write lock before the
     # store counts as busy (the message then waits and is tried again).
-    busy_timeout_seconds: Annotated[float, In("store", "busy_timeout_seconds")] = 10.0
+    busy_timeout_seconds: Annotated[float, In("store", "busy_timeout_seconds")] = Field(
+        default=10.0, ge=0
+    )
     # The address players mail their commands to; replies come from it.
-    server_address: Annotated[str, In("server", "address")] = "pbm@localhost"
+    server_address: Annotated[str, In("server", "address"), MailAddress] = "pbm@localhost"
     server_name: Annotated[str, In("server", "name")] = "PBeM Server"
     # Extra addresses that are ours (aliases); mail from any of them is never answered.
-    server_aliases: Annotated[tuple[str, ...], In("server", "aliases")] = ()
+    server_aliases: Annotated[
+        tuple[str, ...], In("server", "aliases"), AfterValidator(_mail_addresses)
+    ] = ()
     templates_dir: Annotated[Path, In("server", "templates_dir")] = PACKAGE_TEMPLATES
     # Reply tokens are HMAC-derived with the secret read from this environment variable;
     # when it is unset, tokens are random (still stored, so they keep working).
@@ -210,54 +234,77 @@ class Config:
     # for one (userid, sender address) pair, that address's attempts on that userid are
     # refused unchecked for the window. Addresses not registered to the userid share a
     # second budget, `stranger_max_failures`, which never touches her own addresses.
-    max_failures: Annotated[int, In("security", "max_failures")] = 5
-    stranger_max_failures: Annotated[int, In("security", "stranger_max_failures")] = 20
-    failure_window_minutes: Annotated[int, In("security", "failure_window_minutes")] = 15
+    max_failures: Annotated[int, In("security", "max_failures")] = Field(default=5, ge=1)
+    stranger_max_failures: Annotated[int, In("security", "stranger_max_failures")] = Field(
+        default=20, ge=1
+    )
+    failure_window_minutes: Annotated[int, In("security", "failure_window_minutes")] = Field(
+        default=15, ge=1
+    )
     # scrypt cost: N = 2**password_cost (15 = 32 MiB of memory per hash).
-    password_cost: Annotated[int, In("security", "password_cost")] = 15
+    # Bounded by the hash itself: scrypt takes N >= 2 and under 2 GiB of memory.
+    password_cost: Annotated[int, In("security", "password_cost")] = Field(default=15, ge=1, le=19)
     # Authentication-Results (RFC 8601) producers whose verdicts pbm trusts; see
     # docs/security.md. Empty: no header is trusted.
     authserv_ids: Annotated[tuple[str, ...], In("security", "authserv_ids"), Lowercase] = ()
     # Limits on what one message may ask. A larger message is refused by the listeners
     # and, taken in by pipe or IMAP, stored but not run.
-    max_message_bytes: Annotated[int, In("limits", "max_message_bytes")] = 1_000_000
-    max_commands: Annotated[int, In("limits", "max_commands")] = 50
+    max_message_bytes: Annotated[int, In("limits", "max_message_bytes")] = Field(
+        default=1_000_000, ge=1
+    )
+    max_commands: Annotated[int, In("limits", "max_commands")] = Field(default=50, ge=1)
     # Unknown senders without a command get at most this many help replies a day.
-    stranger_help_per_day: Annotated[int, In("limits", "stranger_help_per_day")] = 1
+    stranger_help_per_day: Annotated[int, In("limits", "stranger_help_per_day")] = Field(
+        default=1, ge=0
+    )
     # Mails to one address per hour that are not board mails of a game it plays
     # (answers, refusals, help); past it pbm answers that address nothing more.
-    replies_per_address_hour: Annotated[int, In("limits", "replies_per_address_hour")] = 10
+    replies_per_address_hour: Annotated[int, In("limits", "replies_per_address_hour")] = Field(
+        default=10, ge=0
+    )
     # Mails an hour to a confirmed player's mailbox about his own boards, tournaments and
     # account (answers, refusals); board, round and result mails never count.
-    player_replies_per_hour: Annotated[int, In("limits", "player_replies_per_hour")] = 200
+    player_replies_per_hour: Annotated[int, In("limits", "player_replies_per_hour")] = Field(
+        default=200, ge=0
+    )
     # Players one `message` may go to.
-    message_recipients: Annotated[int, In("limits", "message_recipients")] = 10
+    message_recipients: Annotated[int, In("limits", "message_recipients")] = Field(default=10, ge=0)
     # Floors of the reminder and forfeit times a challenge or tournament sets by mail,
     # and the reminder mails one board may send a day.
-    min_nag_hours: Annotated[float, In("limits", "min_nag_hours")] = 12.0
-    min_forfeit_days: Annotated[float, In("limits", "min_forfeit_days")] = 1.0
-    reminders_per_board_day: Annotated[int, In("limits", "reminders_per_board_day")] = 2
+    min_nag_hours: Annotated[float, In("limits", "min_nag_hours")] = Field(default=12.0, ge=0)
+    min_forfeit_days: Annotated[float, In("limits", "min_forfeit_days")] = Field(default=1.0, ge=0)
+    reminders_per_board_day: Annotated[int, In("limits", "reminders_per_board_day")] = Field(
+        default=2, ge=0
+    )
     # Consent (docs/security.md): confirmation requests one mailbox gets a day, across
     # all accounts; addresses one signup may name; days an account may stay without a
     # confirmed address before the jobs remove it; refusals ("not me") for distinct
     # accounts after which a mailbox gets no confirmation request for any new account.
     confirmations_per_mailbox_day: Annotated[
         int, In("consent", "confirmations_per_mailbox_day")
-    ] = 3
-    addresses_per_signup: Annotated[int, In("consent", "addresses_per_signup")] = 3
-    unconfirmed_days: Annotated[float, In("consent", "unconfirmed_days")] = 7.0
-    refusals_block_mailbox: Annotated[int, In("consent", "refusals_block_mailbox")] = 2
+    ] = Field(default=3, ge=0)
+    addresses_per_signup: Annotated[int, In("consent", "addresses_per_signup")] = Field(
+        default=3, ge=1
+    )
+    unconfirmed_days: Annotated[float, In("consent", "unconfirmed_days")] = Field(default=7.0, ge=0)
+    refusals_block_mailbox: Annotated[int, In("consent", "refusals_block_mailbox")] = Field(
+        default=2, ge=1
+    )
     # Whether two accounts may both confirm one mailbox (a family sharing an address).
     shared_mailboxes: Annotated[bool, In("consent", "shared_mailboxes")] = False
     # Days between a confirmed `erase` by mail and the erasure, while a mail may cancel it.
-    erasure_delay_days: Annotated[float, In("consent", "erasure_delay_days")] = 7.0
+    erasure_delay_days: Annotated[float, In("consent", "erasure_delay_days")] = Field(
+        default=7.0, ge=0
+    )
     # How many rows of the move list an ongoing-game mail shows (pbmserv's MoveHeight).
-    move_rows: Annotated[int, In("limits", "move_rows")] = 4
+    move_rows: Annotated[int, In("limits", "move_rows")] = Field(default=4, ge=0)
     # Plies of conditional moves one player may set on one board, all lines together.
-    conditional_plies: Annotated[int, In("limits", "conditional_plies")] = 40
+    conditional_plies: Annotated[int, In("limits", "conditional_plies")] = Field(default=40, ge=0)
     # The largest mail an export (`export`, docs/records.md) sends, its zip included;
     # ordinary answers stay under 256 KB (pbm.output_limits).
-    export_bytes_per_mail: Annotated[int, In("limits", "export_bytes_per_mail")] = 5_000_000
+    export_bytes_per_mail: Annotated[int, In("limits", "export_bytes_per_mail")] = Field(
+        default=5_000_000, ge=1
+    )
     # Computer players (docs/bots.md): the worker processes `pbm serve` thinks in for
     # them, and the time a bot's move may take.
     bot_workers: Annotated[int, In("bots", "workers")] = Field(default=1, ge=1)
@@ -300,7 +347,9 @@ class Config:
     nameserver: Annotated[str, In("mail", "nameserver")] = ""
     # A second From for notifications the reader did not trigger by a command (board
     # moves of others, reminders, tournaments, digests); "" means the server address.
-    notify_address: Annotated[str, In("server", "notify_address")] = ""
+    notify_address: Annotated[
+        str, In("server", "notify_address"), AfterValidator(_mail_address_or_none)
+    ] = ""
     # Bounces and complaints (docs/bounces.md): the local part of the VERP envelope
     # sender (LOCAL+ID-CODE@host) and of the stop addresses (LOCAL+CODE@host).
     bounce_local_part: Annotated[str, In("bounces", "local_part")] = "pbm-bounces"
@@ -451,8 +500,15 @@ def _setting_problem(error: ErrorDetails) -> str:
     return _problem(place.table, place.key, error)
 
 
+# pydantic's words for a TOML value of the wrong type that name Python's types instead.
+TOML_TYPES = {
+    "path_type": 'input should be a path in quotes, e.g. "./var"',
+    "tuple_type": 'input should be a list, e.g. ["one", "two"]',
+}
+
+
 def _problem(table: str, key: str | None, error: ErrorDetails) -> str:
-    message = error["msg"].removeprefix("Value error, ")
+    message = TOML_TYPES.get(error["type"], error["msg"]).removeprefix("Value error, ")
     message = message[:1].lower() + message[1:]
     if key is None:
         if error["type"] in NOT_A_TABLE:

@@ -63,7 +63,7 @@ from pbm.runners.sender import Sender
 from pbm.runners.web import Web
 from pbm.store import claims
 from pbm.store.database_file import DatabaseFile
-from pbm.store.engine import creation_marker, make_engine, mark_created, session_for
+from pbm.store.engine import creation_marker, make_engine, mark_created, session_for, shown_url
 from pbm.store.failures import unavailable_on_failure
 from pbm.store.schema import ensure_schema
 
@@ -202,7 +202,13 @@ class Daemon:
         for sig in (signal.SIGTERM, signal.SIGINT):
             loop.add_signal_handler(sig, self.request_stop, sig.name)
         await asyncio.to_thread(self.prepare_store)
-        await self.listeners.start()
+        try:
+            await self.listeners.start()
+        except BaseException:
+            # a port in use ends the start; its row would show a daemon "gone" for ever
+            with contextlib.suppress(StoreUnavailable):
+                await asyncio.to_thread(self._signed_off)
+            raise
         listener = threading.Thread(
             target=claims.listen,
             args=(self.engine, self._notified(loop), self._thread_stop),
@@ -229,7 +235,7 @@ class Daemon:
                 "started",
                 pid=os.getpid(),
                 daemon=self.daemon_id,
-                database=self.config.database_url,
+                database=shown_url(self.config.database_url),  # not its password
             )
         )
         self._write_status("running")

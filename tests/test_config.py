@@ -79,6 +79,55 @@ def test_every_problem_of_a_file_is_named_on_one_line(tmp_path: Path) -> None:
             "[mail.relay]\nhost = 'h'\nuser = 'u'\n",
             "[mail.relay] a user needs password or password_env",
         ),
+        # our own addresses: a bad one made every message fail with a traceback
+        (
+            "[server]\naddress = 'pbm'\n",
+            "[server] address: 'pbm' is not a mail address: write it as pbm@example.org",
+        ),
+        (
+            "[server]\naddress = 'PBeM <pbm@example.org>'\n",
+            "[server] address: 'PBeM <pbm@example.org>' is not a mail address: "
+            "write it as pbm@example.org",
+        ),
+        (
+            "[server]\nnotify_address = 'games'\n",
+            "[server] notify_address: 'games' is not a mail address: write it as pbm@example.org",
+        ),
+        (
+            "[server]\naliases = ['old@example.org', 'old']\n",
+            "[server] aliases: 'old' is not a mail address: write it as pbm@example.org",
+        ),
+        # a count below what makes sense: "one mail may run at most -5 commands"
+        (
+            "[limits]\nmax_commands = 0\n",
+            "[limits] max_commands: input should be greater than or equal to 1",
+        ),
+        (
+            "[limits]\nreplies_per_address_hour = -1\n",
+            "[limits] replies_per_address_hour: input should be greater than or equal to 0",
+        ),
+        (
+            "[consent]\nunconfirmed_days = -7.0\n",
+            "[consent] unconfirmed_days: input should be greater than or equal to 0",
+        ),
+        # Python's types named for TOML's ("for <class 'pathlib.Path'>", "a valid tuple")
+        (
+            "[server]\ndata_dir = 5\n",
+            '[server] data_dir: input should be a path in quotes, e.g. "./var"',
+        ),
+        (
+            "[server]\naliases = 'old@example.org'\n",
+            '[server] aliases: input should be a list, e.g. ["one", "two"]',
+        ),
+        # past what scrypt takes: every signup and passwd failed with a traceback
+        (
+            "[security]\npassword_cost = 20\n",
+            "[security] password_cost: input should be less than or equal to 19",
+        ),
+        (
+            "[security]\npassword_cost = 0\n",
+            "[security] password_cost: input should be greater than or equal to 1",
+        ),
     ],
 )
 def test_a_bad_value_names_its_setting(tmp_path: Path, text: str, error: str) -> None:

@@ -35,11 +35,20 @@ def test_perft_prints_counts_by_depth():
     result = runner.invoke(app, ["rules", "perft", "quadrature", "2"])
     assert result.exit_code == 0
     assert result.output.split() == ["1", "29", "2", "841"]
+    # depth 0 counted nothing, printed nothing and exited 0
+    zero = runner.invoke(app, ["rules", "perft", "quadrature", "0"])
+    assert zero.exit_code == 2 and "greater than or equal to 1" in zero.output
 
 
 def test_list_and_help_show_options_and_variant_names():
     result = runner.invoke(app, ["rules", "list"])
     assert "quadrupel-added" in result.output and "plycap" in result.output
+    # an option's description ran to 200 columns on one line: folded, hanging under it
+    assert max(len(line) for line in result.output.splitlines()) <= 88
+    assert "\n    repetition=threefold|any (default threefold): threefold: the third" in (
+        result.output
+    )
+    assert "\n      position (men, markers, side to move) draws;" in result.output
     result = runner.invoke(app, ["rules", "help", "quadr"])
     assert result.exit_code == 0 and "Notation" in result.output
 

@@ -11,7 +11,7 @@ from pbm.cli.common import EXIT_CONFIG, JsonOption, admin_context, emit, fail
 from pbm.config import Config
 from pbm.services.play import bots
 
-NameArg = Annotated[str, typer.Argument(help="The bot's userid.")]
+NameArg = Annotated[str, typer.Argument(metavar="NAME", help="The bot's userid.")]
 
 
 def require_engine_user(cfg: Config) -> None:
@@ -90,8 +90,26 @@ def show(cli: typer.Context, name: NameArg, as_json: JsonOption = False) -> None
     """A bot's settings, and what its outside engine did wrong."""
     with admin_context(cli) as ctx:
         info = bots.show_bot(ctx, name)
-        data = info.as_dict()
-        emit(data, as_json, ["setting", "value"], [[k, v] for k, v in data.items()])
+        emit(info.as_dict(), as_json, ["setting", "value"], _settings(info))
+
+
+def _settings(info: bots.BotInfo) -> list[list[object]]:
+    """`pbm bot show`'s rows, in words as `pbm bot list` writes them (not None, False, [])."""
+    at = info.last_failure_at
+    return [
+        ["userid", info.userid],
+        ["games", _games_text(info)],
+        ["level", info.level],
+        ["engine", info.engine],
+        ["max_games", "no limit" if info.max_games is None else info.max_games],
+        ["disabled", "yes" if info.disabled else "no"],
+        ["active", info.active],
+        ["moves", info.moves],
+        ["failures", info.failures],
+        ["fallbacks", info.fallbacks],
+        ["last_failure", info.last_failure or "-"],
+        ["last_failure_at", "-" if at is None else f"{at:%Y-%m-%d %H:%M} UTC"],
+    ]
 
 
 def disable(cli: typer.Context, name: NameArg) -> None:

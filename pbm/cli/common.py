@@ -152,6 +152,15 @@ class PbmGroup(TyperGroup):
     configuration) ends any command with one line and its sysexits code, unless
     `pbm --debug` asked for the traceback."""
 
+    def parse_args(self, ctx: Any, args: list[str]) -> list[str]:
+        try:
+            return super().parse_args(ctx, args)
+        except BrokenPipeError:
+            # `pbm --help` prints while its options are parsed, before invoke: click's
+            # own handler of the closed pipe would exit 1.
+            _drop_stdout()
+            raise typer.Exit(0) from None
+
     def invoke(self, ctx: Any) -> Any:
         try:
             return super().invoke(ctx)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sqlite3
+from contextlib import closing
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Annotated
@@ -10,7 +11,7 @@ from typing import Annotated
 import typer
 
 from pbm.cli.common import config, engine, fail
-from pbm.store.engine import mark_created, sqlite_file
+from pbm.store.engine import mark_created, shown_url, sqlite_file
 from pbm.store.schema import current_revision, init_db
 
 
@@ -36,7 +37,8 @@ def _migrate(cli: typer.Context, *, create: bool) -> None:
     path = sqlite_file(cfg.database_url)
     if path is not None:
         mark_created(path)
-    typer.echo(f"database {cfg.database_url}: schema {before or 'none'} -> {after}")
+    # not the URL itself: it holds the PostgreSQL password
+    typer.echo(f"database {shown_url(cfg.database_url)}: schema {before or 'none'} -> {after}")
 
 
 def current(cli: typer.Context) -> None:
@@ -50,7 +52,13 @@ def current(cli: typer.Context) -> None:
 
 def backup(
     cli: typer.Context,
-    target: Annotated[Path | None, typer.Argument(help="Backup file (default: data dir).")] = None,
+    target: Annotated[
+        Path | None,
+        typer.Argument(
+            metavar="FILE",
+            help="A new backup file (default: pbm-backup-DATE-TIME.sqlite3 in the data dir).",
+        ),
+    ] = None,
 ) -> None:
     """Copy a SQLite database consistently (online backup); PostgreSQL: use pg_dump."""
     cfg = config(cli)
@@ -61,7 +69,25 @@ def backup(
         fail(f"no database at {source}")
     stamp = datetime.now(UTC).strftime("%Y%m%d-%H%M%S")
     target = target or cfg.data_dir / f"pbm-backup-{stamp}.sqlite3"
-    target.parent.mkdir(parents=True, exist_ok=True)
-    with sqlite3.connect(source) as src, sqlite3.connect(target) as dst:
-        src.backup(dst)
+    # Never over a file: that could be the live database itself, or an older backup.
+    if target.exists() or target.is_symlink():
+        fail(f"{target} exists already: name a new file (a backup never overwrites one)")
+    dst = _new_database(target)
+    try:
+        with closing(sqlite3.connect(source)) as src:
+            src.backup(dst)
+    finally:
+        dst.close()
     typer.echo(f"backed up {source} to {target}")
+
+
+def _new_database(target: Path) -> sqlite3.Connection:
+    """A connection that creates `target`; a place it cannot be made ends the command."""
+    if target.parent.exists() and not target.parent.is_dir():
+        fail(f"cannot write the backup {target}: {target.parent} is not a directory")
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        return sqlite3.connect(target)
+    except (OSError, sqlite3.Error) as exc:
+        problem = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+        fail(f"cannot write the backup {target}: {problem}")

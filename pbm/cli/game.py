@@ -7,7 +7,7 @@ from typing import Annotated
 
 import typer
 
-from pbm.cli.common import JsonOption, admin_context, emit, fail
+from pbm.cli.common import EXIT_USAGE, JsonOption, admin_context, emit, fail
 from pbm.games import GAMES, GameError, find_game
 from pbm.games.base import parse_option_pairs
 from pbm.services.accounts.users import find_user
@@ -28,6 +28,8 @@ from pbm.store import queries
 from pbm.store.models import BoardRow, Move
 
 GameArg = Annotated[str, typer.Argument(metavar="GAME", help="Game name or alias.")]
+# BoardRow.status: a misspelt one would list nothing, as if there were no such boards.
+BOARD_STATUSES = ("active", "finished", "removed")
 BoardArg = Annotated[str, typer.Argument(metavar="BOARD", help="Board number or name.")]
 
 
@@ -38,11 +40,17 @@ def _game_names(game: str | None) -> list[str]:
 
 def list_games(
     cli: typer.Context,
-    game: Annotated[str | None, typer.Argument(metavar="GAME")] = None,
+    game: Annotated[
+        str | None, typer.Argument(metavar="GAME", help="Game name or alias (default: all).")
+    ] = None,
     status: Annotated[str | None, typer.Option(help="active, finished or removed.")] = None,
     as_json: JsonOption = False,
 ) -> None:
     """List boards (of one game, of one status)."""
+    if status is not None and status not in BOARD_STATUSES:
+        raise typer.BadParameter(
+            f"{status!r}: write active, finished or removed", param_hint="--status"
+        )
     with admin_context(cli) as ctx:
         names = _game_names(game)
         rows, data = [], []
@@ -100,7 +108,9 @@ def _observer_moves(board: Board, moves: list[Move]) -> list[str]:
 def new(
     cli: typer.Context,
     game: GameArg,
-    userids: Annotated[list[str], typer.Argument(help="Players, the first moves first.")],
+    userids: Annotated[
+        list[str], typer.Argument(metavar="USERID", help="Players, the first moves first.")
+    ],
     option: Annotated[
         list[str] | None, typer.Option("--option", "-o", help="Game option name=value.")
     ] = None,
@@ -117,6 +127,18 @@ def new(
         typer.echo(f"started {b.label}")
 
 
+# BoardRow.result_reason holds 200 characters (PostgreSQL refuses more: a store failure).
+REASON_CHARACTERS = 200
+
+
+def _reason(text: str) -> str:
+    """`--reason` as the players read it: a sentence that fits where it is kept."""
+    reason = " ".join(text.split())
+    if not reason or len(reason) > REASON_CHARACTERS:
+        fail(f"--reason: write one sentence of 1 to {REASON_CHARACTERS} characters", EXIT_USAGE)
+    return reason
+
+
 def abort(
     cli: typer.Context,
     game: GameArg,
@@ -124,8 +146,9 @@ def abort(
     reason: Annotated[str, typer.Option(help="Told to the players.")] = "Aborted by the server.",
 ) -> None:
     """End a board unrated, without a result."""
+    told = _reason(reason)
     with admin_context(cli) as ctx:
-        play.abort(ctx, load_board(ctx, rules_for(game), board), reason)
+        play.abort(ctx, load_board(ctx, rules_for(game), board), told)
     typer.echo(f"aborted {game} {board}")
 
 
@@ -133,14 +156,15 @@ def adjudicate(
     cli: typer.Context,
     game: GameArg,
     board: BoardArg,
-    winner: Annotated[str, typer.Argument(help="The winner's userid, or 'tie'.")],
+    winner: Annotated[str, typer.Argument(metavar="WINNER", help="The winner's userid, or 'tie'.")],
     reason: Annotated[str, typer.Option(help="Told to the players.")] = "Adjudicated.",
 ) -> None:
     """End a board with a result."""
+    told = _reason(reason)
     with admin_context(cli) as ctx:
         b = load_board(ctx, rules_for(game), board)
         user = None if winner.lower() == "tie" else find_user(ctx, winner)
-        play.adjudicate(ctx, b, user, reason)
+        play.adjudicate(ctx, b, user, told)
     typer.echo(f"adjudicated {game} {board}: {winner}")
 
 
@@ -153,8 +177,12 @@ def undo(cli: typer.Context, game: GameArg, board: BoardArg) -> None:
 
 def replay_command(
     cli: typer.Context,
-    game: Annotated[str | None, typer.Argument(metavar="GAME")] = None,
-    board: Annotated[str | None, typer.Argument(metavar="BOARD")] = None,
+    game: Annotated[
+        str | None, typer.Argument(metavar="GAME", help="Game name or alias (default: all).")
+    ] = None,
+    board: Annotated[
+        str | None, typer.Argument(metavar="BOARD", help="Board number or name (default: all).")
+    ] = None,
     fix: Annotated[bool, typer.Option(help="Rewrite cached positions that differ.")] = False,
 ) -> None:
     """Check that cached positions equal a replay of the move lists (exit 1 if not)."""

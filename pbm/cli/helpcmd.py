@@ -14,7 +14,9 @@ def help_command(
     cli: typer.Context,
     topic: Annotated[
         list[str] | None,
-        typer.Argument(help="A mail command, a game (or variant) name; none for the overview."),
+        typer.Argument(
+            metavar="TOPIC", help="A mail command, a game (or variant) name; none for the overview."
+        ),
     ] = None,
 ) -> None:
     """Print the mailed help: the mail commands, a command's usage, or a game's rules."""

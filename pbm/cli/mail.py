@@ -44,9 +44,18 @@ from pbm.cli.common import (
 def process(
     cli: typer.Context,
     files: Annotated[
-        list[Path] | None, typer.Argument(help="Message files (default: stdin).")
+        list[Path] | None,
+        typer.Argument(
+            metavar="FILE",
+            help="Message files (default: stdin).",
+            exists=True,
+            dir_okay=False,
+            readable=True,
+        ),
     ] = None,
-    via: Annotated[str, typer.Option(help="How the message came in.")] = "pipe",
+    via: Annotated[
+        str, typer.Option(help="How the message came in: at most 8 letters or digits.")
+    ] = "pipe",
 ) -> None:
     """Store and process one message from stdin (or each file named).
 
@@ -54,6 +63,11 @@ def process(
     keeps it and delivers it again later."""
     from pbm.clock import SystemClock
     from pbm.intake import process_message
+
+    # inbound_messages.via holds 8 characters (PostgreSQL refuses more: a store failure
+    # on every message); 75 as for any setup error, so that the MTA keeps the mail.
+    if not (via.isascii() and via.isalnum() and len(via) <= 8):
+        fail(f"--via {via!r}: write at most 8 letters or digits, such as pipe", EXIT_TEMPFAIL)
 
     raws = [f.read_bytes() for f in files] if files else [sys.stdin.buffer.read()]
     if any(not raw.strip() for raw in raws):
@@ -81,7 +95,9 @@ def process(
 
 def retry(
     cli: typer.Context,
-    ids: Annotated[list[int] | None, typer.Argument(help="Message ids (default: all).")] = None,
+    ids: Annotated[
+        list[int] | None, typer.Argument(metavar="ID", help="Message ids (default: all).")
+    ] = None,
 ) -> None:
     """Process failed messages again (after a fix)."""
     from pbm.clock import SystemClock
@@ -95,10 +111,16 @@ def retry(
         eng.dispose()
     for inbound_id, status in results.items():
         typer.echo(f"{inbound_id} {status}")
-    if not results:
+    # An id that is no failed message was passed over without a word.
+    unknown = [i for i in ids or () if i not in results]
+    for inbound_id in unknown:
+        typer.echo(
+            f"error: {inbound_id} is no failed message (pbm mail failed lists them)", err=True
+        )
+    if not results and not ids:
         typer.echo("no failed messages")
-    if any(s == "failed" for s in results.values()):
-        raise typer.Exit(1)
+    if unknown or any(s == "failed" for s in results.values()):
+        raise typer.Exit(EXIT_REFUSED)
 
 
 def failed(cli: typer.Context, as_json: JsonOption = False) -> None:
@@ -234,6 +256,8 @@ def dkim_key(
         fail("say where to write the key: --out FILE (or set [mail.dkim] key_file)", EXIT_USAGE)
     if not dkim.SELECTOR.fullmatch(selector):
         fail(f"--selector {selector!r}: write DNS labels, such as pbm1 or 2026-11", EXIT_USAGE)
+    if dkim.domain_name(domain) is None:
+        fail(f"--domain {domain!r}: write a domain name, such as example.org", EXIT_USAGE)
     pem = dkim.make_key()
     try:
         dkim.write_key(path, pem)
@@ -252,7 +276,10 @@ def mail_doctor(
     cli: typer.Context,
     domain: Annotated[
         str | None,
-        typer.Argument(help="The domain to check (default: [mail.dkim] domain, or the From's)."),
+        typer.Argument(
+            metavar="DOMAIN",
+            help="The domain to check (default: [mail.dkim] domain, or the From's).",
+        ),
     ] = None,
     nameserver: Annotated[
         str | None,
@@ -297,7 +324,7 @@ def mail_doctor(
     else:
         typer.echo(f"domain {setup.domain}, From {cfg.server_address}")
         for check in checks:
-            typer.echo(f"{check.verdict:<5} {check.name:<6} {check.found}")
+            typer.echo(f"{check.verdict:<5} {check.name:<6} {check.found}".rstrip())
             if check.problem:
                 typer.echo(f"{'':12} wrong: {check.problem}")
             for line in check.publish.splitlines():
@@ -354,7 +381,10 @@ def bounces_command(cli: typer.Context, as_json: JsonOption = False) -> None:
     if as_json:
         emit(data, True, [], [])
         return
-    typer.echo(f"bounce threshold {cfg.bounce_threshold:g}; events ever: {counts or 'none'}")
+    # Three tables: each under its own title, a blank line between (not one run of rows).
+    ever = ", ".join(f"{kind} {n}" for kind, n in counts.items()) or "none"
+    typer.echo(f"bounce threshold {cfg.bounce_threshold:g}; events ever: {ever}")
+    typer.echo("\nmailboxes with bounces or complaints:")
     emit(
         data["mailboxes"],
         False,
@@ -364,12 +394,14 @@ def bounces_command(cli: typer.Context, as_json: JsonOption = False) -> None:
             for m in data["mailboxes"]
         ],
     )
+    typer.echo("\nlatest bounces and complaints:")
     emit(
         recent,
         False,
         ["at", "mailbox", "kind", "status", "mail"],
         [[e["at"], e["mailbox"], e["kind"], e["status"] or "-", e["outbox_id"]] for e in recent],
     )
+    typer.echo("\nmails sent and spam complaints, the last 7 days:")
     emit(
         data["days"],
         False,

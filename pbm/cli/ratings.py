@@ -14,7 +14,7 @@ from pbm.services.play.ratings import ratings_of_type, recompute, snapshot
 
 def show(
     cli: typer.Context,
-    game: Annotated[str, typer.Argument(metavar="GAME")],
+    game: Annotated[str, typer.Argument(metavar="GAME", help="Game name or alias.")],
     as_json: JsonOption = False,
 ) -> None:
     """The ratings of one game type, best first."""
@@ -57,7 +57,9 @@ def show(
 
 def recompute_command(
     cli: typer.Context,
-    game: Annotated[str | None, typer.Argument(metavar="GAME")] = None,
+    game: Annotated[
+        str | None, typer.Argument(metavar="GAME", help="Game name or alias (default: all).")
+    ] = None,
 ) -> None:
     """Forget the ratings and rate every finished game again, in the order they ended."""
     with admin_context(cli) as ctx:
@@ -65,4 +67,5 @@ def recompute_command(
         count = recompute(ctx.session, rules_for(game).name if game else None)
         after = snapshot(ctx.session)
         same = "unchanged" if before == after else "changed"
-        typer.echo(f"rated {count} games again; ratings {same}")
+        games = "1 game" if count == 1 else f"{count} games"  # not "1 games"
+        typer.echo(f"rated {games} again; ratings {same}")

@@ -8,7 +8,7 @@ from typing import Annotated
 
 import typer
 
-from pbm.cli.common import admin_context, fail, registered
+from pbm.cli.common import EXIT_USAGE, admin_context, fail, registered
 from pbm.errors import PbmError
 from pbm.games import GameError
 from pbm.services.accounts import bulk_export
@@ -17,12 +17,21 @@ from pbm.services.play import record_formats, records
 from pbm.services.play.boards import load_board, rules_for
 
 FileArg = Annotated[
-    Path, typer.Argument(metavar="FILE", help="A record file (pbm text, JSON or SGF), - for stdin.")
+    Path,
+    typer.Argument(metavar="FILE", help="A record file (pbm text, JSON or SGF), - for stdin."),
 ]
 
 
 def _read(path: Path) -> records.Record:
-    text = typer.get_text_stream("stdin").read() if str(path) == "-" else path.read_text()
+    try:
+        if str(path) == "-":
+            text = typer.get_text_stream("stdin").read()
+        else:
+            text = path.read_text(encoding="utf-8")
+    except UnicodeDecodeError:
+        fail(f"{path} is no record: records are text in UTF-8", EXIT_USAGE)
+    except OSError as exc:  # typer's own checks of a Path refuse "-" (stdin)
+        fail(f"cannot read {path}: {exc.strerror}", EXIT_USAGE)
     try:
         return record_formats.read(text)
     except PbmError as exc:
@@ -47,6 +56,11 @@ def export(
     finished: Annotated[bool, typer.Option("--finished", help="Finished boards only.")] = False,
 ) -> None:
     """Print (or write) the complete record of a board, or of every board of a player."""
+    # Each of these was ignored without a word.
+    if player is not None and board is not None:
+        fail("--player exports all his boards: name no BOARD with it", EXIT_USAGE)
+    if player is None and finished:
+        fail("--finished goes with --player", EXIT_USAGE)
     with admin_context(cli) as ctx:
         try:
             if player is not None:
@@ -61,10 +75,18 @@ def export(
                 text = record_formats.write(ctx, load_board(ctx, rules_for(game), board), form)
         except PbmError as exc:
             fail(str(exc))
+    if player is not None and not text.strip():  # not an empty output, as if it had worked
+        only = " (SGF holds Quadrature boards only)" if form is records.RecordFormat.SGF else ""
+        typer.echo(f"{player} has no boards to export{only}", err=True)
+        return
     if output is None:
         typer.echo(text, nl=False)
-    else:
-        output.write_text(text)
+        return
+    try:
+        output.write_text(text, encoding="utf-8")
+    except OSError as exc:
+        fail(f"cannot write {output}: {exc.strerror}")
+    typer.echo(f"wrote {output}")
 
 
 def preview(path: FileArg) -> None:

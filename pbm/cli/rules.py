@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import textwrap
 from typing import Annotated
 
 import typer
@@ -32,6 +33,9 @@ def _start(game_name: str, option: list[str] | None, position: str | None) -> tu
         raise typer.Exit(2) from None
 
 
+LIST_WIDTH = 88  # columns of `pbm rules list`
+
+
 def list_games() -> None:
     """List the games with their aliases and options."""
     registered()
@@ -39,13 +43,24 @@ def list_games() -> None:
         aliases = ", ".join(game.aliases)
         typer.echo(f"{game.name:<12} {game.title}" + (f" (also: {aliases})" if aliases else ""))
         for opt in game.options:
-            typer.echo(f"    {opt.describe()}")
+            # folded: a description ran to 200 columns on one line
+            typer.echo(
+                textwrap.fill(
+                    opt.describe(),
+                    LIST_WIDTH,
+                    initial_indent="    ",
+                    subsequent_indent="      ",
+                    break_on_hyphens=False,
+                )
+            )
         for alias, options in game.variant_aliases.items():
             settings = " ".join(f"{k}={v}" for k, v in options.items())
             typer.echo(f"    variant name {alias}: {settings}")
 
 
-def game_help(game_name: Annotated[str, typer.Argument(metavar="GAME")]) -> None:
+def game_help(
+    game_name: Annotated[str, typer.Argument(metavar="GAME", help="Game or variant name.")],
+) -> None:
     """Show a game's rules summary, notation and options."""
     registered()
     try:
@@ -56,7 +71,7 @@ def game_help(game_name: Annotated[str, typer.Argument(metavar="GAME")]) -> None
 
 
 def play(
-    game_name: Annotated[str, typer.Argument(metavar="GAME")],
+    game_name: Annotated[str, typer.Argument(metavar="GAME", help="Game or variant name.")],
     option: OptionArg = None,
     position: PositionArg = None,
 ) -> None:
@@ -102,8 +117,8 @@ def play(
 
 
 def perft_command(
-    game_name: Annotated[str, typer.Argument(metavar="GAME")],
-    depth: Annotated[int, typer.Argument(min=0, max=8, help="Plies to count to.")],
+    game_name: Annotated[str, typer.Argument(metavar="GAME", help="Game or variant name.")],
+    depth: Annotated[int, typer.Argument(metavar="DEPTH", min=1, max=8, help="Plies to count to.")],
     option: OptionArg = None,
     position: PositionArg = None,
 ) -> None:

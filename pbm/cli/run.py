@@ -9,12 +9,14 @@ from typing import Annotated
 
 import typer
 
-from pbm.cli.common import config, engine, fail
+from pbm.cli.common import EXIT_USAGE, config, engine, fail
 
 
 def run(
     cli: typer.Context,
-    command: Annotated[str, typer.Argument(help="The command, as a mail Subject would say it.")],
+    command: Annotated[
+        str, typer.Argument(metavar="COMMAND", help="The command, as a mail Subject would say it.")
+    ],
     as_user: Annotated[
         str | None, typer.Option("--as", help="Run as this userid (from his address).")
     ] = None,
@@ -35,6 +37,8 @@ def run(
     from pbm.store import queries
     from pbm.work import unit_of_work
 
+    if as_user and sender:  # --from was ignored: the mail came from his first address
+        fail("--as runs from the player's first address: give --as or --from, not both", EXIT_USAGE)
     cfg = config(cli)
     eng = engine(cfg)
     try:
@@ -67,9 +71,12 @@ def run(
             run_mail(ctx, mail)
     finally:
         eng.dispose()
-    for reply in unit.replies:
+    # With no sender the operator asked: his answers are mailed to nobody, so the
+    # bound drops them, but they are what he ran the command for.
+    unsent = [] if address else [r for r in ctx.replies if not any(r.to)]
+    for reply in [*unit.replies, *unsent]:
         # As the mails themselves: no player's control or bidi character on this terminal.
-        typer.echo(f"To: {', '.join(reply.to) or '(nobody)'}")
+        typer.echo(f"To: {', '.join(r for r in reply.to if r) or '(nobody: not mailed)'}")
         typer.echo(f"Subject: {visible(reply.subject)}")
         typer.echo("")
         typer.echo(visible(reply.body).rstrip("\n"))

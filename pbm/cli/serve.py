@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 
 from pbm.cli.common import EXIT_UNAVAILABLE, EXIT_USAGE, config, fail
-from pbm.cli.web import WebOption
+from pbm.cli.web import LogLevelOption, WebOption
 
 if TYPE_CHECKING:
     from pbm.config import Config, Endpoint
@@ -24,7 +24,7 @@ STALE_SECONDS = 30
 
 def serve_command(
     cli: typer.Context,
-    log_level: Annotated[str, typer.Option(help="DEBUG, INFO, WARNING or ERROR.")] = "INFO",
+    log_level: LogLevelOption = "INFO",
     web: WebOption = None,
 ) -> None:
     """Run the mail server: intake, processing, outbox and periodic jobs, until SIGTERM."""
@@ -46,7 +46,9 @@ def serve_command(
 
 def send_command(
     cli: typer.Context,
-    subject: Annotated[str, typer.Argument(help="The Subject line, e.g. 'signup alice secret'.")],
+    subject: Annotated[
+        str, typer.Argument(metavar="SUBJECT", help="The Subject line, e.g. 'signup alice secret'.")
+    ],
     sender: Annotated[str, typer.Option("--from", help="The sender's address.")],
     to: Annotated[
         str | None, typer.Option("--to", help="Recipient (default: the server address).")
@@ -67,6 +69,12 @@ def send_command(
 
     from pbm.config import parse_endpoint
 
+    for option, address in (("--from", sender), ("--to", to)):
+        if address is not None and not _is_address(address):
+            fail(
+                f"{option}: {address!r} is not a mail address: write it as alice@example.org",
+                EXIT_USAGE,
+            )
     cfg = config(cli)
     try:
         endpoint = parse_endpoint(server) if server else cfg.smtp_listen
@@ -89,6 +97,15 @@ def send_command(
     except (OSError, smtplib.SMTPException) as exc:
         fail(f"cannot submit to {endpoint}: {exc}; {_serve_hint(cfg, endpoint)}", EXIT_UNAVAILABLE)
     typer.echo(f"sent {msg['Message-ID']} to {msg['To']} via {endpoint}")
+
+
+def _is_address(text: str) -> bool:
+    """Whether `text` is an address (`alice@example.org`, or with a display name): one
+    that is not made a message no intake would take as it was meant."""
+    from email.utils import parseaddr
+
+    local, _, domain = parseaddr(text)[1].rpartition("@")
+    return bool(local and domain) and not any(c.isspace() for c in local + domain)
 
 
 def _serve_hint(cfg: Config, endpoint: Endpoint) -> str:

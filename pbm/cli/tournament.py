@@ -6,15 +6,16 @@ from typing import Annotated
 
 import typer
 
-from pbm.cli.common import JsonOption, admin_context, emit, fail
+from pbm.cli.common import EXIT_USAGE, JsonOption, admin_context, emit, fail
 from pbm.games import GameError
 from pbm.games.base import parse_option_pairs
 from pbm.services.accounts.users import find_user
 from pbm.services.play.bots import label
 from pbm.services.tournaments import describe, entry, lookup, results, rounds
-from pbm.texts import phrase
+from pbm.texts import phrase, prose
 
 NameArg = Annotated[str, typer.Argument(metavar="NAME", help="The tournament's name.")]
+UseridArg = Annotated[str, typer.Argument(metavar="USERID", help="The player's userid.")]
 
 
 def create(
@@ -24,7 +25,7 @@ def create(
     kind: Annotated[
         str, typer.Option("--type", help="roundrobin, double, swiss or knockout.")
     ] = "roundrobin",
-    rounds: Annotated[int, typer.Option(help="Swiss: the number of rounds.")] = 0,
+    rounds: Annotated[int, typer.Option(help="Swiss: the number of rounds (needed).")] = 0,
     option: Annotated[
         list[str] | None, typer.Option("--option", "-o", help="A game option name=value.")
     ] = None,
@@ -35,6 +36,12 @@ def create(
     ] = False,
 ) -> None:
     """Open a tournament for entries."""
+    # The service's own refusals name the mail's settings (rounds=N), not these options.
+    swiss = entry.KIND_WORDS.get(kind.lower()) == "swiss"
+    if swiss and rounds < 1:
+        fail("a Swiss tournament needs its number of rounds: --rounds N (1 or more)", EXIT_USAGE)
+    if not swiss and rounds:
+        fail("--rounds is for a Swiss tournament (--type swiss) only", EXIT_USAGE)
     try:
         params = parse_option_pairs(option or [])
     except GameError as exc:
@@ -87,7 +94,7 @@ def show(cli: typer.Context, name: NameArg) -> None:
             f"boards {t.prefix}101..., reminder {t.nag_days:g} d, forfeit {t.forfeit_days:g} d"
         )
         typer.echo("bots " + ("allowed" if t.bots else "not allowed"))
-        typer.echo("entrants: " + ", ".join(label(u) for _, u in people))
+        typer.echo("entrants: " + (", ".join(label(u) for _, u in people) or "none"))
         typer.echo("")
         typer.echo(describe.pairings_text(ctx.session, t))
         if t.status != "open":
@@ -95,9 +102,7 @@ def show(cli: typer.Context, name: NameArg) -> None:
             typer.echo(describe.standings_text(ctx.session, t))
 
 
-def enter(
-    cli: typer.Context, name: NameArg, userid: Annotated[str, typer.Argument(metavar="USERID")]
-) -> None:
+def enter(cli: typer.Context, name: NameArg, userid: UseridArg) -> None:
     """Enter a player (the admin's `tournament join`)."""
     with admin_context(cli) as ctx:
         t = lookup.find(ctx.session, name)
@@ -123,7 +128,9 @@ def start(cli: typer.Context, name: NameArg) -> None:
 def pairings(
     cli: typer.Context,
     name: NameArg,
-    round_: Annotated[int | None, typer.Option("--round")] = None,
+    round_: Annotated[
+        int | None, typer.Option("--round", help="Only this round (default: all).")
+    ] = None,
 ) -> None:
     """Pairings and results (of one round)."""
     with admin_context(cli) as ctx:
@@ -137,16 +144,19 @@ def standings(cli: typer.Context, name: NameArg) -> None:
         typer.echo(describe.standings_text(ctx.session, lookup.find(ctx.session, name)))
 
 
-def withdraw(
-    cli: typer.Context, name: NameArg, userid: Annotated[str, typer.Argument(metavar="USERID")]
-) -> None:
+def withdraw(cli: typer.Context, name: NameArg, userid: UseridArg) -> None:
     """Withdraw a player: his boards being played are forfeited, he is not paired again."""
     with admin_context(cli) as ctx:
         t = lookup.find(ctx.session, name)
-        entry.leave(ctx, t, find_user(ctx, userid))
+        user = find_user(ctx, userid)
+        # Before the start the entry just goes; after it his boards are forfeited.
+        key = "tournament_left" if entry.leave(ctx, t, user) == "left" else "tournament_withdrawn"
+        typer.echo(prose(key, userid=user.userid, name=t.name))
 
 
 def cancel(cli: typer.Context, name: NameArg) -> None:
     """Cancel a tournament: its boards being played are removed, the entrants told."""
     with admin_context(cli) as ctx:
-        results.cancel(ctx, lookup.find(ctx.session, name))
+        t = lookup.find(ctx.session, name)
+        results.cancel(ctx, t)
+        typer.echo(phrase("tournament_cancelled", name=t.name))

@@ -2,31 +2,43 @@
 
 from __future__ import annotations
 
+import sys
 from typing import Annotated, Any
 
 import typer
 
-from pbm.cli.common import JsonOption, admin_context, emit, fail
+from pbm.cli.common import EXIT_USAGE, JsonOption, admin_context, emit, fail
 from pbm.services.accounts import consent, erasure, my_data, users
 from pbm.services.accounts.users import find_user
 from pbm.services.context import Context
 from pbm.services.mailing import bounces
 from pbm.store import addresses, queries
 
-UseridArg = Annotated[str, typer.Argument(help="The player's userid.")]
+UseridArg = Annotated[str, typer.Argument(metavar="USERID", help="The player's userid.")]
 
 
 def _password(password: str | None) -> str:
+    """`--password`, else asked on the terminal, else the first line of a piped stdin
+    (`printf '%s\\n' "$PW" | pbm user add ...`): a prompt there only warned and aborted."""
     if password:
         return password
-    return typer.prompt("Password", hide_input=True, confirmation_prompt=True)
+    if sys.stdin is not None and sys.stdin.isatty():
+        return typer.prompt("Password", hide_input=True, confirmation_prompt=True)
+    line = sys.stdin.readline().rstrip("\r\n") if sys.stdin is not None else ""
+    if not line:
+        fail("no password: give --password, or its line on standard input", EXIT_USAGE)
+    return line
 
 
 def add(
     cli: typer.Context,
     userid: UseridArg,
-    addresses: Annotated[list[str], typer.Argument(help="Mail addresses (first: replies).")],
-    password: Annotated[str | None, typer.Option(help="Password (prompted if omitted).")] = None,
+    addresses: Annotated[
+        list[str], typer.Argument(metavar="ADDRESS", help="Mail addresses (first: replies).")
+    ],
+    password: Annotated[
+        str | None, typer.Option(help="Password (else asked, or read from piped stdin).")
+    ] = None,
     confirmed: Annotated[
         bool,
         typer.Option(
@@ -46,13 +58,16 @@ def add(
             else:
                 consent.request(ctx, user, row)
         state = "confirmed" if confirmed else "confirmation requested"
-        typer.echo(f"added {user.userid} <{', '.join(addresses)}> ({state})")
+        # the addresses as stored: checked, lower-cased, each once
+        typer.echo(f"added {user.userid} <{', '.join(r.address for r in rows)}> ({state})")
 
 
 def confirm(
     cli: typer.Context,
     userid: UseridArg,
-    address: Annotated[str, typer.Argument(help="One of the account's addresses.")],
+    address: Annotated[
+        str, typer.Argument(metavar="ADDRESS", help="One of the account's addresses.")
+    ],
 ) -> None:
     """Confirm an address for its account (as its owner's answer to the request would)."""
     with admin_context(cli) as ctx:
@@ -133,48 +148,64 @@ def show(cli: typer.Context, userid: UseridArg, as_json: JsonOption = False) -> 
             "addresses": queries.addresses_of(ctx.session, user.saved_id),
             "games": [{"game": g.game, "board": g.board, "status": g.status} for g in games],
         }
-        data["mail"] = [_mail_health(ctx, a) for a in data["addresses"]]
+        waiting = {
+            r.address for r in addresses.rows_of(ctx.session, user.saved_id) if not r.confirmed_at
+        }
+        data["mail"] = [_mail_health(ctx, a, a not in waiting) for a in data["addresses"]]
     if as_json:
         emit(data, True, [], [])
         return
     typer.echo(f"userid:    {users.shown(user.userid)}")
     typer.echo(f"status:    {'disabled' if user.disabled else 'active'}")
-    typer.echo(f"created:   {data['created_at']}")
-    typer.echo(f"addresses: {' '.join(data['addresses'])}")
+    typer.echo(f"created:   {user.created_at:%Y-%m-%d %H:%M} UTC")
+    typer.echo(f"addresses: {' '.join(data['addresses']) or 'none'}")
     for health in data["mail"]:
         typer.echo(f"  {health['address']}: {health['state']}, bounce score {health['score']:g}")
+    # under a heading of their own: they read as more lines about the last address
+    typer.echo(f"boards:    {len(games) or 'none'}")
     for g in games:
         typer.echo(f"  {g.game:<12} {g.board:>6}  {g.status}")
 
 
-def _mail_health(ctx: Context, address: str) -> dict[str, Any]:
-    """Whether mail reaches `address` (pbm.services.mailing.bounces): its score and state."""
+def _mail_health(ctx: Context, address: str, confirmed: bool) -> dict[str, Any]:
+    """Whether mail reaches `address` (pbm.services.mailing.bounces, consent): its score
+    and state; an unconfirmed one showed as "mailed", though it gets nothing else."""
     row = bounces.health_of(ctx, address)
     state = "mailed"
-    if row is not None and row.disabled_at is not None:
+    if not confirmed:
+        state = "not confirmed: mailed nothing but its confirmation request"
+    elif row is not None and row.disabled_at is not None:
         state = f"disabled by bounces since {row.disabled_at:%Y-%m-%d}"
     elif row is not None and row.complained_at is not None:
         state = f"no notifications: spam complaint on {row.complained_at:%Y-%m-%d}"
-    return {"address": address, "score": 0.0 if row is None else row.score, "state": state}
+    score = 0.0 if row is None else row.score
+    return {"address": address, "confirmed": confirmed, "score": score, "state": state}
 
 
 def passwd(
     cli: typer.Context,
     userid: UseridArg,
     password: Annotated[
-        str | None, typer.Option(help="New password (prompted if omitted).")
+        str | None, typer.Option(help="New password (else asked, or read from piped stdin).")
     ] = None,
 ) -> None:
     """Set a player's password."""
     secret = _password(password)
     with admin_context(cli) as ctx:
-        users.set_password(ctx, users.find_user(ctx, userid), secret)
+        user = users.find_user(ctx, userid)
+        # a bot's password would let whoever knows it move and resign for the bot by mail
+        if user.bot:
+            fail(f"{user.userid} is a computer player: a bot has no password (docs/bots.md)")
+        users.set_password(ctx, user, secret)
     typer.echo(f"password of {userid} changed")
 
 
 def _set_disabled(cli: typer.Context, userid: str, value: bool) -> None:
     with admin_context(cli) as ctx:
         user = users.find_user(ctx, userid)
+        if user.bot:  # half a stop: it refused challenges, moved on, and listed as playing
+            verb = "disable" if value else "enable"
+            fail(f"{user.userid} is a computer player: use pbm bot {verb} {user.userid}")
         user.disabled = value
         ctx.session.add(user)
 
@@ -197,6 +228,8 @@ def delete(cli: typer.Context, userid: UseridArg) -> None:
         user = users.find_user(ctx, userid)
         if user.disabled and not user.password_hash:
             fail(f"{userid} is already deleted")
+        if user.bot:  # its settings row would stay behind
+            fail(f"{user.userid} is a computer player: remove it with pbm bot remove {user.userid}")
         users.delete_user(ctx, user)
     typer.echo(f"{userid} deleted")
 
@@ -211,6 +244,7 @@ def erase(cli: typer.Context, userid: UseridArg) -> None:
     """Erase a player but keep his games: his personal data goes, his userid in the
     games becomes a pseudonym, his running boards are resigned unrated."""
     with admin_context(cli) as ctx:
-        typer.echo(
-            f"erased; the games now name him {erasure.erase_user(ctx, find_user(ctx, userid))}"
-        )
+        user = find_user(ctx, userid)
+        name = user.userid  # the account's own spelling, gone once erased
+        pseudonym = erasure.erase_user(ctx, user)
+        typer.echo(f"erased {name}: the games now name him {pseudonym}")

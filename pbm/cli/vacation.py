@@ -15,8 +15,10 @@ ACTIONS = ("start", "stop", "status", "grant")
 
 def vacation(
     cli: typer.Context,
-    userid: Annotated[str, typer.Argument(metavar="USERID")],
-    action: Annotated[str, typer.Argument(metavar="start|stop|status|grant")] = "status",
+    userid: Annotated[str, typer.Argument(metavar="USERID", help="The player's userid.")],
+    action: Annotated[
+        str, typer.Argument(metavar="start|stop|status|grant", help="What to do.")
+    ] = "status",
     days: Annotated[
         float | None, typer.Argument(metavar="DAYS", help="grant: the days to add.")
     ] = None,
@@ -31,7 +33,7 @@ def vacation(
             EXIT_USAGE,
         )
     if days is not None and not 0 < days <= VACATION_CAP_DAYS:
-        fail(f"grant from 0 to {VACATION_CAP_DAYS:g} days, not {days:g}", EXIT_USAGE)
+        fail(f"grant more than 0 and at most {VACATION_CAP_DAYS:g} days, not {days:g}", EXIT_USAGE)
     # the services are loaded only here, so that `pbm --help` does not (pbm.cli.lazy)
     from pbm.services.accounts.users import find_user
     from pbm.services.correspondence import vacation as vacations

@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from pbm.cli.common import EXIT_USAGE, config, fail
+from pbm.cli.common import EXIT_CONFIG, EXIT_USAGE, config, fail
 
 if TYPE_CHECKING:
     from pbm.config import Config
@@ -18,6 +18,22 @@ WebOption = Annotated[
         help="Serve the web pages on HOST:PORT ([web] listen), linked from the mails as "
         "http://HOST:PORT unless [web] base_url says otherwise.",
     ),
+]
+
+
+LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR")
+UVICORN_STARTUP_FAILURE = 3  # uvicorn's exit code when it cannot bind its socket
+
+
+def _log_level(value: str) -> str:
+    """`value` upper-cased, checked here: logging's own refusal was a traceback."""
+    if value.upper() not in LOG_LEVELS:
+        raise typer.BadParameter(f"{value!r}: write DEBUG, INFO, WARNING or ERROR")
+    return value.upper()
+
+
+LogLevelOption = Annotated[
+    str, typer.Option(help="DEBUG, INFO, WARNING or ERROR.", callback=_log_level)
 ]
 
 
@@ -40,7 +56,7 @@ def with_web(cfg: Config, listen: str | None) -> Config:
 def web_command(
     cli: typer.Context,
     listen: WebOption = None,
-    log_level: Annotated[str, typer.Option(help="DEBUG, INFO, WARNING or ERROR.")] = "INFO",
+    log_level: LogLevelOption = "INFO",
 ) -> None:
     """Serve the web pages and metrics alone, without taking mail in, until SIGTERM."""
     from pbm.cli.common import engine
@@ -52,4 +68,18 @@ def web_command(
         fail("nothing to serve: set [web] listen (or give --web HOST:PORT)", EXIT_USAGE)
     engine(cfg).dispose()  # a database that cannot be used ends here, with its exit code
     setup_logging(log_level)
-    run(cfg)
+    try:
+        run(cfg)
+    except SystemExit as exc:
+        if exc.code != UVICORN_STARTUP_FAILURE:
+            raise
+        # uvicorn logged why (a port in use) and exited 3, a code the table does not know
+        places = [
+            f"[web] {key} {endpoint}"
+            for key, endpoint in (
+                ("listen", cfg.web_listen),
+                ("metrics_listen", cfg.metrics_listen),
+            )
+            if endpoint is not None
+        ]
+        fail(f"cannot serve on {' and '.join(places)}: the log above says why", EXIT_CONFIG)

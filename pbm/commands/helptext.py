@@ -158,9 +158,10 @@ def topic_help(topic: str, config: Config) -> str:
         summary = textwrap.fill(command.summary, width=WIDTH)
         return "\n".join(lines) + f"\n\n{summary}\n"
     close = closest_topics(word)
+    # Ended by a newline as every other topic, or `pbm help chess quarto` runs them together.
     if not close:
-        return wrap(phrase("help_unknown", topic=echoed(topic)))
-    return wrap(phrase("help_unknown_close", topic=echoed(topic), close=", ".join(close)))
+        return wrap(phrase("help_unknown", topic=echoed(topic))) + "\n"
+    return wrap(phrase("help_unknown_close", topic=echoed(topic), close=", ".join(close))) + "\n"
 
 
 def closest_topics(word: str) -> list[str]:

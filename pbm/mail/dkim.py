@@ -113,11 +113,20 @@ def load_signer(settings: DkimSettings) -> DkimSigner:
             f"[mail.dkim] selector {settings.selector!r}: write DNS labels of letters, "
             "digits and hyphens, such as pbm1 or 2026-11"
         )
-    try:
-        domain = settings.domain.encode("idna").decode("ascii")
-    except UnicodeError as exc:
-        raise DkimKeyError(f"[mail.dkim] domain {settings.domain!r} is no domain name") from exc
+    domain = domain_name(settings.domain)
+    if domain is None:
+        raise DkimKeyError(f"[mail.dkim] domain {settings.domain!r} is no domain name")
     return DkimSigner(domain, settings.selector, pem)
+
+
+def domain_name(text: str) -> str | None:
+    """`text` as the d= of a signature (IDNA, ASCII), or None when it is no domain name:
+    a signature or DNS record under "ex ample" or "https://x" verifies nowhere."""
+    try:
+        domain = text.encode("idna").decode("ascii")
+    except UnicodeError:
+        return None
+    return domain if SELECTOR.fullmatch(domain) else None
 
 
 def make_key() -> bytes:

@@ -84,12 +84,18 @@ class Dns:
 
     def __init__(self, nameserver: str = "") -> None:
         self.resolver = make_resolver(nameserver)
+        self.asked = nameserver or "the system's resolvers"
 
     def texts(self, name: str, rdtype: str) -> list[str]:
         try:
             answer = self.resolver.resolve(name, rdtype, search=False, lifetime=DNS_SECONDS)
         except (dns.resolver.NXDOMAIN, dns.resolver.NoAnswer):
             return []
+        except dns.resolver.LifetimeTimeout as exc:
+            # dnspython's own text repeats each try's timeout in one 300-column line.
+            raise LookupFailed(
+                f"{rdtype} {name}: no answer from {self.asked} within {DNS_SECONDS:g} s"
+            ) from exc
         except dns.exception.DNSException as exc:
             raise LookupFailed(f"{rdtype} {name}: {exc}") from exc
         if rdtype == "TXT":

@@ -5,8 +5,10 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import os
 from collections.abc import Awaitable, Callable
 
+from pbm.config import ConfigError
 from pbm.mail.imap_in import ImapIntake
 from pbm.mail.lmtp_in import start_listener
 from pbm.mail.settings import MailSettings
@@ -29,10 +31,19 @@ class Listeners:
         for endpoint, lmtp in ((s.smtp_listen, False), (s.lmtp_listen, True)):
             if endpoint is None:
                 continue
-            store = self.store_for("lmtp" if lmtp else "smtp")
-            self.servers.append(
-                await start_listener(endpoint, store, lmtp=lmtp, max_bytes=s.max_message_bytes)
-            )
+            kind = "lmtp" if lmtp else "smtp"
+            try:
+                server = await start_listener(
+                    endpoint, self.store_for(kind), lmtp=lmtp, max_bytes=s.max_message_bytes
+                )
+            except OSError as exc:
+                # a port in use (another daemon) is a setting to change, not a traceback
+                await self.stop()
+                why = os.strerror(exc.errno) if exc.errno else str(exc)
+                raise ConfigError(
+                    f"[mail.listen] {kind} {endpoint}: cannot listen there: {why}"
+                ) from exc
+            self.servers.append(server)
 
     async def stop(self) -> None:
         for server in self.servers:

@@ -10,8 +10,10 @@ from urllib.parse import quote
 
 from sqlalchemy import event
 from sqlalchemy.engine import Engine, make_url
+from sqlalchemy.exc import ArgumentError, NoSuchModuleError
 from sqlmodel import Session, create_engine
 
+from pbm.config import ConfigError
 from pbm.errors import StoreUnavailable
 from pbm.store import models  # noqa: F401  (registers the tables on SQLModel.metadata)
 from pbm.store.failures import file_failure
@@ -68,7 +70,35 @@ def make_engine(
         if watch is not None:
             watch.attach(engine, busy_timeout)
         return engine
-    return create_engine(url, pool_pre_ping=True)
+    try:
+        return create_engine(url, pool_pre_ping=True)
+    except (ArgumentError, ImportError, NoSuchModuleError) as exc:
+        raise ConfigError(_unusable_url(url, exc)) from exc
+
+
+def shown_url(url: str) -> str:
+    """`url` as a terminal or the log may show it: its password as ***."""
+    try:
+        return make_url(url).render_as_string(hide_password=True)
+    except ArgumentError:
+        return "(not an URL)"
+
+
+def _unusable_url(url: str, exc: Exception) -> str:
+    """Why `url` names no database pbm can open, without its password: a bad setting
+    (exit 78), not the traceback of a bug."""
+    advice = "write sqlite:///PATH or postgresql+psycopg://USER:PASSWORD@HOST/DATABASE"
+    try:
+        shown = make_url(url).render_as_string(hide_password=True)
+    except ArgumentError:
+        return f"[store] database_url is not an URL: {advice}"
+    if isinstance(exc, NoSuchModuleError):  # a subclass of ArgumentError
+        why = "no database of that kind"
+    elif isinstance(exc, ImportError):
+        why = "its driver is not installed"
+    else:
+        why = str(exc)
+    return f"[store] database_url {shown!r}: {why}; {advice}"
 
 
 def _existing_file_only(path: Path) -> Callable[..., None]:
@@ -138,9 +168,16 @@ def _is_memory(dbapi_conn: Any) -> bool:
 
 def _ensure_sqlite_dir(url: str) -> None:
     path = sqlite_file(url)
-    if path is not None:
+    if path is None:
+        return
+    try:
         with file_failure():
             path.parent.mkdir(parents=True, exist_ok=True)
+    except StoreUnavailable as exc:
+        # The OSError's own text names a directory, not what pbm was making it for.
+        raise StoreUnavailable(
+            f"cannot make the directory of the database {path}: {exc}", exc.kind
+        ) from exc.__cause__
 
 
 def sqlite_file(url: str) -> Path | None:

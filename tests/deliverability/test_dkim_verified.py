@@ -205,6 +205,9 @@ def test_a_key_file_that_is_missing_or_no_key_is_a_configuration_error(tmp_path:
     write_key(key_file, make_key())
     with pytest.raises(ConfigError, match="selector 'pbm 1': write DNS labels"):
         load_signer(DkimSettings(domain=DOMAIN, selector="pbm 1", key_file=key_file))
+    # IDNA took "ex ample" as it was: every mail was signed for a domain no DNS has.
+    with pytest.raises(ConfigError, match="domain 'ex ample' is no domain name"):
+        load_signer(DkimSettings(domain="ex ample", selector=SELECTOR, key_file=key_file))
 
 
 def test_dkim_key_writes_a_private_file_and_never_overwrites(tmp_path: Path) -> None:
@@ -224,3 +227,9 @@ def test_dkim_key_writes_a_private_file_and_never_overwrites(tmp_path: Path) -> 
     assert out.read_bytes() == key
     nowhere = runner.invoke(app, ["--config", str(config), "mail", "dkim-key"])
     assert nowhere.exit_code == 2 and "--out FILE" in nowhere.output
+    # A record was printed for "https://club.example", which no DNS can publish.
+    for bad in ("https://club.example", "club example"):
+        wrong = runner.invoke(app, [*args[:-3], "--domain", bad, "--out", str(tmp_path / "k2.pem")])
+        assert wrong.exit_code == 2
+        assert f"--domain {bad!r}: write a domain name, such as example.org" in wrong.output
+    assert not (tmp_path / "k2.pem").exists()

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import socket
 from collections.abc import Callable
 from pathlib import Path
 
@@ -215,6 +216,28 @@ def test_a_nameserver_that_is_no_address_is_refused(tmp_path: Path) -> None:
     )
     assert result.exit_code == 2
     assert "write an address, IP or IP:PORT" in result.output
+
+
+def test_a_nameserver_that_does_not_answer_is_said_in_one_short_line(tmp_path: Path) -> None:
+    # dnspython's text, three tries' timeouts in one line of 300 columns, was printed
+    # after a check line that ended in blanks ("fail  mx     ").
+    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as silent:
+        silent.bind(("127.0.0.1", 0))  # takes the queries and answers none
+        port = silent.getsockname()[1]
+        config = tmp_path / "pbm.toml"
+        config.write_text(f'[server]\naddress = "pbm@{DOMAIN}"\ndata_dir = "{tmp_path}"\n')
+        result = runner.invoke(
+            app, ["--config", str(config), "mail", "doctor", "--nameserver", f"127.0.0.1:{port}"]
+        )
+    assert result.exit_code == 1
+    lines = result.output.splitlines()
+    assert lines[1:3] == [
+        "fail  mx",
+        f"             wrong: the DNS lookup failed: MX {DOMAIN}: "
+        f"no answer from 127.0.0.1:{port} within 5 s",
+    ]
+    assert all(line == line.rstrip() for line in lines)
+    assert "timed out" not in result.output
 
 
 @pytest.mark.parametrize(

@@ -3,6 +3,10 @@ mail, random message streams and concurrent workers (tests/pg/conftest.py)."""
 
 from __future__ import annotations
 
+import signal
+import subprocess
+import sys
+import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
@@ -10,6 +14,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from sqlalchemy import text
+from sqlalchemy.engine import make_url
 from sqlalchemy.exc import OperationalError
 
 from pbm.clock import FrozenClock
@@ -121,3 +126,34 @@ def test_a_stopped_postgres_is_a_store_failure_and_the_mail_waits(tmp_path: Path
         assert piped.value.kind == Failure.UNAVAILABLE
     finally:
         engine.dispose()
+
+
+def test_the_database_password_is_never_printed(postgres_url: str, tmp_path: Path) -> None:
+    # `pbm db upgrade` printed the URL with its password, and `pbm serve` logged it at
+    # every start (to the journal).
+    secret = "s3cret-pw"
+    url = make_url(postgres_url).set(password=secret).render_as_string(hide_password=False)
+    config = tmp_path / "pbm.toml"
+    config.write_text(
+        f'[server]\ndata_dir = "{tmp_path}"\n[store]\ndatabase_url = "{url}"\n'
+        '[mail.listen]\nsmtp = ""\n[web]\nmetrics_listen = ""\n',
+        encoding="utf-8",
+    )
+    pbm = [sys.executable, "-m", "pbm", "--config", str(config)]
+    upgraded = subprocess.run([*pbm, "db", "upgrade"], capture_output=True, text=True, timeout=120)
+    assert upgraded.returncode == 0, upgraded.stderr
+    assert secret not in upgraded.stdout and ":***@" in upgraded.stdout
+    with (tmp_path / "serve.log").open("w+") as log:
+        daemon = subprocess.Popen([*pbm, "serve"], stdout=subprocess.DEVNULL, stderr=log)
+        try:
+            deadline = time.monotonic() + 60
+            while "event=started" not in (tmp_path / "serve.log").read_text():
+                assert time.monotonic() < deadline and daemon.poll() is None, (
+                    tmp_path / "serve.log"
+                ).read_text()[-2000:]
+                time.sleep(0.2)
+        finally:
+            daemon.send_signal(signal.SIGTERM)
+            daemon.wait(timeout=60)
+    logged = (tmp_path / "serve.log").read_text()
+    assert secret not in logged and ":***@" in logged

@@ -238,8 +238,8 @@ def test_admin_game_new_still_pairs_anyone(cfg: Path) -> None:
         ("\x00carol", "<U+0000>carol", "it holds U+0000"),
         ("\u202eevil", "<U+202E>evil", "it holds U+202E RIGHT-TO-LEFT OVERRIDE."),
         ("a\u200bb", "a<U+200B>b", "it holds U+200B ZERO WIDTH SPACE."),
-        ("a", "a", "it is a single character."),
-        ("abcdefghij0123456789k", "abcdefghij0123456789k", "it is 21 characters long"),
+        ("a", "a", "its length is 1, not 2 to 20 characters."),  # not "1 characters long"
+        ("abcdefghij0123456789k", "abcdefghij0123456789k", "its length is 21, not 2 to 20"),
         ("-size", "-size", "it begins with '-'"),
         ("2024", "2024", "it holds no letter"),
         ("bad:name", "bad:name", "it holds ':' (U+003A)."),

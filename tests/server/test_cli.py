@@ -5,6 +5,7 @@ from __future__ import annotations
 import email
 import email.policy
 import json
+import re
 import socket
 import sqlite3
 from collections.abc import Iterator
@@ -36,6 +37,28 @@ def test_db_upgrade_and_backup(cfg: Path) -> None:
     assert target.stat().st_size > 0
 
 
+def test_db_backup_never_overwrites_and_names_its_target(cfg: Path) -> None:
+    # `pbm db backup var/pbm.sqlite3` said "backed up" onto the live database itself, an
+    # existing backup was overwritten silently, and a target that could not be written
+    # was reported as "the database cannot be used" (exit 69).
+    live = cfg.parent / "pbm.sqlite3"
+    ok("user", "add", "alice", "alice@x.example", "--password", "pw", "--confirmed")
+    for target in (live, cfg.parent):
+        refused = runner.invoke(app, ["db", "backup", str(target)])
+        assert refused.exit_code == 1
+        assert refused.output == (
+            f"error: {target} exists already: name a new file (a backup never overwrites one)\n"
+        )
+    blocked = cfg.parent / "a-file"
+    blocked.write_text("x", encoding="utf-8")
+    refused = runner.invoke(app, ["db", "backup", str(blocked / "copy.sqlite3")])
+    assert refused.exit_code == 1
+    assert refused.output == (
+        f"error: cannot write the backup {blocked / 'copy.sqlite3'}: {blocked} is not a directory\n"
+    )
+    assert "alice" in ok("user", "list")
+
+
 def test_users(cfg: Path) -> None:
     ok("user", "add", "alice", "alice@x.example", "--password", "pw", "--confirmed")
     ok("user", "add", "bob", "bob@x.example", "--password", "pw", "--confirmed")
@@ -50,6 +73,127 @@ def test_users(cfg: Path) -> None:
     ok("user", "enable", "bob")
     ok("user", "delete", "bob")
     assert runner.invoke(app, ["user", "show", "nobody"]).exit_code == 1
+
+
+def test_run_with_no_sender_prints_the_operators_answers(cfg: Path) -> None:
+    # With neither --as nor --from, `pbm run "quarto show 101"` printed nothing at all.
+    ok("user", "add", "alice", "alice@x.example", "--password", "pw", "--confirmed")
+    ok("user", "add", "bob", "bob@x.example", "--password", "pw", "--confirmed")
+    ok("game", "new", "quarto", "alice", "bob")
+    shown = ok("run", "quarto show 101")
+    assert shown.startswith("To: (nobody: not mailed)\nSubject: Quarto Board 101 alice\n")
+    assert "Summary of Quarto Board 101" in shown
+    assert "not found:\n\t999" in ok("run", "quarto show 999")
+    # --as with --from: --from was dropped without a word
+    both = runner.invoke(app, ["run", "help", "--as", "alice", "--from", "bob@x.example"])
+    assert both.exit_code == 2
+    assert both.output == (
+        "error: --as runs from the player's first address: give --as or --from, not both\n"
+    )
+    queued = json.loads(ok("mail", "outbox", "--json"))
+    assert queued and all(m["recipients"] for m in queued)  # the board mails, no answer
+
+
+def test_game_list_names_the_statuses_it_knows(cfg: Path) -> None:
+    # `--status activ` listed no board and exited 0, as if there were none.
+    ok("user", "add", "alice", "alice@x.example", "--password", "pw", "--confirmed")
+    ok("user", "add", "bob", "bob@x.example", "--password", "pw", "--confirmed")
+    ok("game", "new", "quarto", "alice", "bob")
+    assert "alice bob" in ok("game", "list", "--status", "active")
+    bad = runner.invoke(app, ["game", "list", "--status", "activ"])
+    assert bad.exit_code == 2
+    assert "'activ': write active, finished or removed" in bad.output
+
+
+def test_user_add_prints_the_addresses_as_stored(cfg: Path) -> None:
+    # It echoed the arguments: "added lena <Lena@X.example, lena@x.example>" for one address.
+    added = ok("user", "add", "lena", "Lena@X.example", "lena@x.example", "--password", "pw")
+    assert added == "added lena <lena@x.example> (confirmation requested)\n"
+    assert json.loads(ok("user", "show", "lena", "--json"))["addresses"] == ["lena@x.example"]
+
+
+def test_a_board_name_no_mail_could_name_is_refused(cfg: Path, tmp_path: Path) -> None:
+    # "my board" was started, and no "quarto show my board" could ever reach it; a name
+    # past 32 characters overflowed games.board (PostgreSQL: the store failed).
+    ok("user", "add", "alice", "alice@x.example", "--password", "pw", "--confirmed")
+    ok("user", "add", "bob", "bob@x.example", "--password", "pw", "--confirmed")
+    for bad in ("my board", "x" * 33, "#3", ""):
+        refused = runner.invoke(app, ["game", "new", "quarto", "alice", "bob", "--board", bad])
+        assert refused.exit_code == 1
+        assert refused.output.startswith(f"error: {bad!r} is no board name: write one word")
+    assert ok("game", "new", "quarto", "alice", "bob", "--board", "Cup-1") == (
+        "started Quarto Board cup-1\n"
+    )
+    record = tmp_path / "cup.txt"
+    record.write_text(ok("game", "export", "quarto", "cup-1").replace("Board: cup-1", "Board: a b"))
+    refused = runner.invoke(app, ["game", "import", str(record), "--board", "a b"])
+    assert refused.exit_code == 1 and "'a b' is no board name" in refused.output
+    assert ok("game", "import", str(record)) == "imported Quarto Board 101 (0 moves)\n"
+    listed = json.loads(ok("game", "list", "--json"))
+    assert sorted(g["board"] for g in listed) == ["101", "cup-1"]
+
+
+def test_abort_and_adjudicate_take_a_reason_that_fits(cfg: Path) -> None:
+    # A reason past games.result_reason's 200 characters was taken (PostgreSQL: a store
+    # failure), and an empty one mailed the players a blank line for a reason.
+    ok("user", "add", "alice", "alice@x.example", "--password", "pw", "--confirmed")
+    ok("user", "add", "bob", "bob@x.example", "--password", "pw", "--confirmed")
+    ok("game", "new", "quarto", "alice", "bob")
+    for command in (["abort", "quarto", "101"], ["adjudicate", "quarto", "101", "tie"]):
+        for bad in ("x" * 201, " "):
+            refused = runner.invoke(app, ["game", *command, "--reason", bad])
+            assert refused.exit_code == 2
+            assert refused.output == "error: --reason: write one sentence of 1 to 200 characters\n"
+    ok("game", "abort", "quarto", "101", "--reason", "  Both  asked for it.  ")
+    shown = json.loads(ok("game", "show", "quarto", "101", "--json"))
+    assert shown["status"] == "removed"
+    assert any(
+        "Both asked for it." in m["body"] for m in json.loads(ok("mail", "outbox", "--json"))
+    )
+
+
+def test_user_show_says_which_addresses_wait_for_confirmation(cfg: Path) -> None:
+    # An unconfirmed address showed as "mailed", though pbm mails it only its request.
+    ok("user", "add", "mia", "mia@x.example", "mia@y.example", "--password", "pw")
+    ok("user", "confirm", "mia", "mia@y.example")
+    shown = ok("user", "show", "mia")
+    assert "\n  mia@x.example: not confirmed: mailed nothing but its confirmation request," in (
+        shown
+    )
+    assert "\n  mia@y.example: mailed, bounce score 0\n" in shown
+    mail = json.loads(ok("user", "show", "mia", "--json"))["mail"]
+    assert [(m["address"], m["confirmed"]) for m in mail] == [
+        ("mia@x.example", False),
+        ("mia@y.example", True),
+    ]
+
+
+def test_user_show_heads_the_boards_and_says_none(cfg: Path) -> None:
+    # The boards ran on under the last address's line, a bot's "addresses: " was blank
+    # and "created:" had microseconds.
+    ok("user", "add", "alice", "alice@x.example", "--password", "pw", "--confirmed")
+    ok("user", "add", "bob", "bob@x.example", "--password", "pw", "--confirmed")
+    ok("game", "new", "quarto", "alice", "bob")
+    lines = ok("user", "show", "alice").splitlines()
+    assert re.fullmatch(r"created:   \d{4}-\d\d-\d\d \d\d:\d\d UTC", lines[2])
+    assert lines[3:] == [
+        "addresses: alice@x.example",
+        "  alice@x.example: mailed, bounce score 0",
+        "boards:    1",
+        "  quarto          101  active",
+    ]
+    ok("bot", "add", "plainbot")
+    assert ok("user", "show", "plainbot").splitlines()[3:] == [
+        "addresses: none",
+        "boards:    none",
+    ]
+
+
+def test_user_erase_says_whom_it_erased(cfg: Path) -> None:
+    # It printed "erased; the games now name him erased-1": erased whom?
+    ok("user", "add", "Carol", "carol@x.example", "--password", "pw", "--confirmed")
+    assert ok("user", "erase", "carol") == "erased Carol: the games now name him erased-1\n"
+    assert runner.invoke(app, ["user", "show", "carol"]).exit_code == 1
 
 
 def test_run_games_and_outbox(cfg: Path) -> None:
@@ -98,6 +242,13 @@ def test_mail_process_failed_and_retry(cfg: Path) -> None:
     assert len(json.loads(ok("mail", "outbox", "--json"))) == 1
     assert json.loads(ok("mail", "failed", "--json")) == []
     assert "no failed messages" in ok("mail", "retry")
+    # `pbm mail retry 1 99` said "no failed messages" for ids that were none (exit 0).
+    wrong = runner.invoke(app, ["mail", "retry", "1", "99"])
+    assert wrong.exit_code == 1
+    assert wrong.stderr == (
+        "error: 1 is no failed message (pbm mail failed lists them)\n"
+        "error: 99 is no failed message (pbm mail failed lists them)\n"
+    )
 
 
 def test_mail_process_store_unavailable(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -39,7 +39,8 @@ def test_ratings_show_and_recompute(cfg: Path) -> None:
         ("bob", 1, 0, 1),
     ]
     assert round(shown[0]["rating"]) == 1824
-    assert ok("ratings", "recompute").strip() == "rated 1 games again; ratings unchanged"
+    assert ok("ratings", "recompute").strip() == "rated 1 game again; ratings unchanged"
+    assert ok("ratings", "recompute", "quad").strip() == "rated 0 games again; ratings unchanged"
     assert json.loads(ok("ratings", "show", "quarto", "--json")) == shown
 
 
@@ -73,6 +74,10 @@ def test_vacation_by_the_administrator(cfg: Path) -> None:
     assert runner.invoke(app, ["vacation", "alice", "later"]).exit_code == 2
     assert runner.invoke(app, ["vacation", "alice", "grant"]).exit_code == 2
     assert runner.invoke(app, ["vacation", "alice", "grant", "-3"]).exit_code == 2
+    # "grant from 0 to 60 days, not 0" refused the 0 it named as allowed
+    zero = runner.invoke(app, ["vacation", "alice", "grant", "0"])
+    assert zero.exit_code == 2
+    assert zero.output == "error: grant more than 0 and at most 60 days, not 0\n"
     assert runner.invoke(app, ["vacation", "alice", "stop", "3"]).exit_code == 2
 
 

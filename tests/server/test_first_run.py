@@ -326,8 +326,11 @@ def test_a_data_directory_that_cannot_be_made_is_a_store_failure(
     monkeypatch.setenv("PBM_CONFIG", str(config))
     made = runner.invoke(app, ["db", "init"])
     assert made.exit_code == 69
+    # not the OSError alone, which said nothing of what pbm was making the directory for
+    database = tmp_path / "afile" / "var" / "pbm.sqlite3"
     assert one_error_line(made) == (
-        f"error: [Errno 20] Not a directory: '{tmp_path / 'afile' / 'var'}'"
+        f"error: cannot make the directory of the database {database}: "
+        f"[Errno 20] Not a directory: '{database.parent}'"
     )
     assert isinstance(made.exception, SystemExit)
     piped = runner.invoke(app, ["mail", "process"], input=RAW)

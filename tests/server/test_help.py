@@ -182,6 +182,18 @@ def test_help_commands_and_tutorial_by_mail_and_from_the_cli(server: Server, cfg
     assert printed == commands_help(Config(server_address="pbm@example.org"))
 
 
+@pytest.mark.parametrize("topic", every_topic())
+def test_every_help_topic_ends_its_last_line(topic: str) -> None:
+    assert topic_help(topic, CONFIG).endswith("\n")
+
+
+def test_pbm_help_prints_an_unknown_topic_on_lines_of_its_own(cfg: Path) -> None:
+    # `pbm help chess quarto` printed "...what each command does.Quarto": the unknown
+    # topic's text lacked the newline every other topic ends with.
+    printed = cli_ok("help", "chess", "quarto")
+    assert "what each command does.\nQuarto\n" in printed
+
+
 def test_help_game_and_list_name_the_variants(server: Server) -> None:
     server.send("who@x.example", "help quadrupel")
     [page] = server.new_mail()

@@ -11,10 +11,13 @@ import socket
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 import pytest
+import typer
 from typer.testing import CliRunner
 
 from pbm.cli import app
@@ -49,7 +52,9 @@ def free_port() -> int:
         return int(sock.getsockname()[1])
 
 
-@pytest.mark.parametrize("command", [["mail", "status"], ["user", "list"]])
+@pytest.mark.parametrize(
+    "command", [["mail", "status"], ["user", "list"], ["--help"], ["user", "--help"]]
+)
 def test_a_closed_pipe_ends_quietly(tmp_path: Path, command: list[str]) -> None:
     config = write_config(tmp_path)
     assert pbm(config, "db", "init").returncode == 0
@@ -95,6 +100,187 @@ def test_send_to_another_port_than_serve_names_the_right_one(
     assert sent.stderr.strip().endswith(
         f"pbm serve runs (pid {os.getpid()}) but listens on 127.0.0.1:2525: use --server"
     )
+
+
+@pytest.mark.parametrize(
+    ("option", "address"),
+    [("--from", "not an address"), ("--from", "alice"), ("--to", "pbm at example.org")],
+)
+def test_send_names_an_address_that_is_none(tmp_path: Path, option: str, address: str) -> None:
+    # It was submitted as it was: "sent <...@not>  to ...", a message no one could answer.
+    port = free_port()
+    config = write_config(tmp_path, f"127.0.0.1:{port}")
+    args = {"--from": "alice@example.org", "--to": "pbm@example.org", option: address}
+    words = [word for pair in args.items() for word in pair]
+    sent = pbm(config, "mail", "send", "help", "--body", "", *words)
+    assert sent.returncode == 2
+    assert sent.stderr == (
+        f"error: {option}: {address!r} is not a mail address: write it as alice@example.org\n"
+    )
+
+
+def test_process_names_a_message_file_it_cannot_read(tmp_path: Path) -> None:
+    # A missing file or a directory ended in a traceback (exit 1).
+    config = write_config(tmp_path)
+    assert pbm(config, "db", "init").returncode == 0
+    for path, problem in ((tmp_path / "nope.eml", "does not exist"), (tmp_path, "is a directory")):
+        done = pbm(config, "mail", "process", str(path))
+        assert done.returncode == 2
+        assert done.stderr.splitlines()[-1] == (
+            f"Error: Invalid value for 'FILE': file '{path}' {problem}."
+        )
+
+
+@pytest.mark.parametrize("command", ["serve", "web"])
+def test_a_log_level_that_is_none_is_a_usage_error(tmp_path: Path, command: str) -> None:
+    # logging's own ValueError came out as a traceback (exit 1).
+    config = write_config(tmp_path)
+    done = pbm(config, command, "--log-level", "verbose", "--web", "127.0.0.1:0")
+    assert done.returncode == 2
+    assert done.stderr.splitlines()[-1] == (
+        "Error: Invalid value for '--log-level': 'verbose': write DEBUG, INFO, WARNING or ERROR"
+    )
+
+
+def test_a_password_comes_from_a_piped_stdin(tmp_path: Path) -> None:
+    # With no terminal the prompt printed Python's GetPassWarning and "Aborted!" (exit 1).
+    config = write_config(tmp_path)
+    assert pbm(config, "db", "init").returncode == 0
+    argv = [sys.executable, "-m", "pbm", "--config", str(config), "user"]
+    for args, given in (
+        (["add", "hank", "hank@example.org", "--confirmed"], "s3cret\n"),
+        (["passwd", "hank"], "n3w\n"),
+    ):
+        done = subprocess.run([*argv, *args], input=given, capture_output=True, text=True)
+        assert (done.returncode, done.stderr) == (0, "")
+    ran = pbm(config, "run", "--as", "hank", "vacation hank n3w status")
+    assert "You are not on vacation" in ran.stdout
+    for nothing in ("", "\n"):
+        done = subprocess.run(
+            [*argv, "add", "ivan", "ivan@example.org"],
+            input=nothing,
+            capture_output=True,
+            text=True,
+        )
+        assert done.returncode == 2
+        assert done.stderr == "error: no password: give --password, or its line on standard input\n"
+
+
+def test_process_refuses_a_via_the_store_cannot_hold_and_the_mta_keeps_the_mail(
+    tmp_path: Path,
+) -> None:
+    # `--via postfix-pipe` was stored as it was: past inbound_messages.via's 8 characters,
+    # which PostgreSQL refuses, so that every message failed as the store failing.
+    config = write_config(tmp_path)
+    assert pbm(config, "db", "init").returncode == 0
+    message = tmp_path / "m.eml"
+    message.write_bytes(b"From: zed@example.org\r\nSubject: help\r\n\r\nhi\r\n")
+    done = pbm(config, "mail", "process", "--via", "postfix-pipe", str(message))
+    assert done.returncode == 75
+    assert done.stderr == (
+        "error: --via 'postfix-pipe': write at most 8 letters or digits, such as pipe\n"
+    )
+    assert pbm(config, "mail", "process", "--via", "postfix", str(message)).stdout == "done\n"
+
+
+@pytest.mark.parametrize(
+    ("url", "problem"),
+    [
+        ("nonsense://x", "'nonsense://x': no database of that kind;"),
+        ("mysql://pbm:secret@db.example/pbm", "'mysql://pbm:***@db.example/pbm': its driver"),
+        ("just words", "is not an URL:"),
+    ],
+)
+def test_a_database_url_pbm_cannot_use_is_a_configuration_error(
+    tmp_path: Path, url: str, problem: str
+) -> None:
+    # SQLAlchemy's refusal came out as a traceback (exit 1), the password in it.
+    config = tmp_path / "pbm.toml"
+    config.write_text(f'[store]\ndatabase_url = "{url}"\n', encoding="utf-8")
+    for command, code in ((["user", "list"], 78), (["mail", "process", str(config)], 75)):
+        done = pbm(config, *command)
+        assert done.returncode == code
+        (line,) = done.stderr.splitlines()
+        assert line.startswith("error: [store] database_url ") and problem in line
+        assert line.endswith(
+            "write sqlite:///PATH or postgresql+psycopg://USER:PASSWORD@HOST/DATABASE"
+        )
+        assert "secret" not in line
+
+
+def test_serve_on_a_port_in_use_says_so_in_one_line(tmp_path: Path) -> None:
+    # The bind's OSError came out as a traceback (exit 1).
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        config = write_config(tmp_path, f"127.0.0.1:{port}")
+        done = pbm(config, "serve")
+    assert done.returncode == 78
+    assert "Traceback" not in done.stderr
+    assert done.stderr.splitlines()[-1] == (
+        f"error: [mail.listen] smtp 127.0.0.1:{port}: cannot listen there: Address already in use"
+    )
+    # and it signed off: `pbm mail status` listed it as running, then "gone" for ever
+    status = pbm(config, "mail", "status")
+    assert status.returncode == 3 and "daemons (the cluster)" not in status.stdout
+
+
+def test_web_on_a_port_in_use_ends_with_a_line_and_a_code_of_the_table(tmp_path: Path) -> None:
+    # uvicorn logged the bind error and pbm web exited 3, a code no table explains.
+    config = tmp_path / "pbm.toml"
+    config.write_text(
+        f'[server]\ndata_dir = "{tmp_path / "var"}"\n[web]\nmetrics_listen = ""\n',
+        encoding="utf-8",
+    )
+    assert pbm(config, "db", "init").returncode == 0
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        done = pbm(config, "web", "--web", f"127.0.0.1:{port}")
+    assert done.returncode == 78
+    lines = done.stderr.splitlines()
+    assert "address already in use" in "\n".join(lines[:-1])
+    assert lines[-1] == (
+        f"error: cannot serve on [web] listen 127.0.0.1:{port}: the log above says why"
+    )
+
+
+def every_command(command: Any, path: tuple[str, ...] = ("pbm",)) -> Iterator[Any]:
+    """(path, click command) of every command `pbm` has, built as `pbm --help` builds it."""
+    if getattr(command, "commands", None):
+        for name in list(command.commands):
+            yield from every_command(command.commands[name], (*path, name))
+    else:
+        yield path, command
+
+
+def test_every_argument_and_option_says_what_it_is() -> None:
+    # `pbm tournament enter --help` listed "USERID <str>  [required]" and nothing more;
+    # so did a dozen others (vacation's action, --round, every GAME of ratings and rules).
+    silent = [
+        f"{' '.join(path)} {param.human_readable_name}"
+        for path, command in every_command(typer.main.get_command(app))
+        for param in command.params
+        if param.name != "help" and not getattr(param, "help", None)
+    ]
+    assert silent == []
+
+
+def test_usage_lines_name_arguments_as_the_docs_do() -> None:
+    # "pbm user show [OPTIONS] {userid}" beside "pbm vacation [OPTIONS] {USERID}", and the
+    # docs' `pbm user show USERID`, `pbm mail retry [ID...]`: one spelling, the docs'.
+    lower = [
+        f"{' '.join(path)} {piece}"
+        for path, command in every_command(typer.main.get_command(app))
+        for piece in command.collect_usage_pieces(typer.Context(command))[1:]
+        if piece != "[start|stop|status|grant]" and piece != piece.upper()
+    ]
+    assert lower == []
+    usage = runner.invoke(app, ["user", "show"]).output
+    assert "Usage: pbm user show [OPTIONS] {USERID}" in usage
+    assert "Missing argument 'USERID'." in usage
 
 
 def test_the_server_log_opens_with_pbm_lines(tmp_path: Path) -> None:

@@ -99,3 +99,49 @@ def test_sgf_for_quadrature_only(cfg: Path, tmp_path: Path) -> None:
     path.write_text(sgf.replace("GM[15]", "GM[1]"))
     bad = runner.invoke(app, ["game", "preview", str(path)])
     assert bad.exit_code == 1 and "GM[15]" in bad.output
+
+
+def test_files_that_cannot_be_read_or_written_are_named(cfg: Path, tmp_path: Path) -> None:
+    # Each of these ended in a traceback; --output said nothing when it had written.
+    _finished_quarto()
+    written = tmp_path / "101.txt"
+    assert ok("game", "export", "quarto", "101", "--output", str(written)) == f"wrote {written}\n"
+    for target, problem in (
+        (tmp_path / "no" / "x.txt", "No such file or directory"),
+        (tmp_path, "Is a directory"),
+    ):
+        refused = runner.invoke(app, ["game", "export", "quarto", "101", "-o", str(target)])
+        assert refused.exit_code == 1
+        assert refused.output == f"error: cannot write {target}: {problem}\n"
+    binary = tmp_path / "board.png"
+    binary.write_bytes(b"\x89PNG\r\n\x1a\n\xff\xfe")
+    for command in ("preview", "import"):
+        for path, problem in (
+            (tmp_path / "none.txt", "cannot read {}: No such file or directory"),
+            (tmp_path, "cannot read {}: Is a directory"),
+            (binary, "{} is no record: records are text in UTF-8"),
+        ):
+            refused = runner.invoke(app, ["game", command, str(path)])
+            assert refused.exit_code == 2
+            assert refused.output == f"error: {problem.format(path)}\n"
+    assert (
+        "quarto board 101"
+        in runner.invoke(app, ["game", "preview", "-"], input=written.read_text()).output
+    )
+
+
+def test_export_says_what_it_ignored_or_found_nothing_of(cfg: Path) -> None:
+    # Each of these printed nothing, or ignored an argument, and exited 0.
+    _finished_quarto()
+    for args, error in (
+        (["quarto", "101", "--player", "alice"], "--player exports all his boards"),
+        (["quarto", "101", "--finished"], "--finished goes with --player"),
+    ):
+        refused = runner.invoke(app, ["game", "export", *args])
+        assert refused.exit_code == 2 and refused.stderr.startswith(f"error: {error}")
+    nothing = runner.invoke(app, ["game", "export", "--player", "alice", "--format", "sgf"])
+    assert nothing.exit_code == 0 and nothing.stdout == ""
+    assert nothing.stderr == "alice has no boards to export (SGF holds Quadrature boards only)\n"
+    ok("user", "add", "carol", "carol@x.example", "--password", "pw", "--confirmed")
+    none = runner.invoke(app, ["game", "export", "--player", "carol"])
+    assert (none.stdout, none.stderr) == ("", "carol has no boards to export\n")

@@ -45,18 +45,53 @@ def test_admin_runs_a_round_robin_from_the_cli(cfg: Path) -> None:
     engine.dispose()
     assert len(boards) == 3
     assert all((b.game, b.options) == (rules.name, variant_options) for b in boards)
-    ok("tournament", "withdraw", "spring", "cy")
+    # withdraw and cancel said nothing at all: the operator could not tell what they did
+    assert ok("tournament", "withdraw", "spring", "cy") == (
+        "cy has withdrawn from tournament spring: his boards still\n"
+        "being played are forfeited and he is not paired again.\n"
+    )
     pairs = ok("tournament", "pairings", "spring")
+    # A round it never has said "No pairings yet.", as if they were coming.
+    for missing in ("9", "-1"):
+        assert ok("tournament", "pairings", "spring", "--round", missing) == (
+            f"Tournament spring has no pairings for round {missing}.\n"
+        )
+    assert ok("tournament", "pairings", "ko", "--round", "1") == "No pairings yet.\n"
     assert pairs.count("(withdrawal)") == 0  # forfeited boards are scored as games
     assert pairs.count("playing") == 1  # amy-bo goes on; cy's two boards were forfeited
     table = ok("tournament", "standings", "spring")
     cy_line = next(line for line in table.splitlines() if " cy " in f" {line} ")
     assert cy_line.split()[2] == "0" and "(withdrawn)" in cy_line
-    ok("tournament", "cancel", "ko")
+    assert ok("tournament", "cancel", "ko") == "Tournament ko has been cancelled.\n"
     listed = json.loads(ok("tournament", "list", "--json"))
     assert [t["status"] for t in listed] == ["running", "cancelled"]
     again = runner.invoke(app, ["tournament", "cancel", "ko"])
     assert again.exit_code == 1
+
+
+def test_create_names_its_own_options_for_rounds(cfg: Path) -> None:
+    # A Swiss without --rounds was told to write "rounds=N" (the mail's setting), and
+    # --rounds with another type (even --rounds -3) was dropped without a word.
+    for args, error in (
+        (["--type", "swiss"], "a Swiss tournament needs its number of rounds: --rounds N"),
+        (["--type", "swiss", "--rounds", "-2"], "a Swiss tournament needs its number"),
+        (["--rounds", "3"], "--rounds is for a Swiss tournament (--type swiss) only"),
+    ):
+        result = runner.invoke(app, ["tournament", "create", "cup", "quarto", *args])
+        assert result.exit_code == 2 and result.output.startswith(f"error: {error}")
+    assert json.loads(ok("tournament", "list", "--json")) == []
+
+
+def test_withdraw_before_the_start_says_the_entry_is_gone(cfg: Path) -> None:
+    ok("user", "add", "amy", "amy@x.example", "--password", "pw")
+    ok("tournament", "create", "fall", "quarto")
+    ok("tournament", "enter", "fall", "amy")
+    assert ok("tournament", "withdraw", "fall", "amy") == "amy has left tournament fall.\n"
+    assert "\nentrants: none\n\nNo pairings yet.\n" in ok("tournament", "show", "fall")
+    # cancelled before its start: "No pairings yet." had it waiting for pairings to come
+    ok("tournament", "cancel", "fall")
+    assert "\nNo pairings were made.\n" in ok("tournament", "show", "fall")
+    assert ok("tournament", "pairings", "fall") == "No pairings were made.\n"
 
 
 def test_enter_and_start_say_what_they_did_and_show_counts_rounds(cfg: Path) -> None:

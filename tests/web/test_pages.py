@@ -59,6 +59,9 @@ def test_every_page_kind_answers_with_its_content(site: Server, client: TestClie
         assert "<script" not in page.text and "style=" not in page.text, path
         no_address(page.text)
     front = client.get("/").text
+    # The front page was titled "PBeM Server · PBeM Server"; the others keep the name.
+    assert "<title>PBeM Server</title>" in front
+    assert "<title>Player alice · PBeM Server</title>" in client.get("/player/alice").text
     assert 'href="/quarto/102"' in front  # the recent result
     assert "signup alice secret" in front  # how to play
     game = client.get("/quarto").text

@@ -105,8 +105,6 @@ def userid_problem(userid: str) -> str | None:
     bad = [c for c in dict.fromkeys(name) if not _userid_char(c)]
     if bad:
         return phrase("userid_bad_chars", chars=", ".join(_describe(c) for c in bad[:3]))
-    if len(name) == 1:
-        return phrase("userid_one_character")
     if not MIN_USERID <= len(name) <= MAX_USERID:
         return phrase("userid_bad_length", length=len(name), minimum=MIN_USERID, maximum=MAX_USERID)
     if name[0] in USERID_SIGNS:

@@ -6,10 +6,11 @@ cached `Game.position` (game.dump) must always equal that replay.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from pbm.errors import NotFoundError
+from pbm.errors import NotFoundError, PbmError
 from pbm.games import AnyGame as Rules
 from pbm.games import GameError, MoveError, find_game
 from pbm.games.base import State
@@ -85,6 +86,18 @@ class Board:
     @property
     def options(self) -> dict[str, str]:
         return dict(self.row.options)
+
+
+# What a command can name after the game: one word, no longer than BoardRow.board holds.
+BOARD_NAME = re.compile(r"[a-z0-9][a-z0-9_-]{0,31}")
+
+
+def board_name(text: str) -> str:
+    """`text` as a board's name (lower case); PbmError when a mail could not name it."""
+    name = text.strip().lower()
+    if not BOARD_NAME.fullmatch(name):
+        raise PbmError(phrase("board_bad_name", board=echoed(text)))
+    return name
 
 
 def rules_for(name: str) -> Rules:

@@ -30,6 +30,7 @@ from __future__ import annotations
 import logging
 import os
 import shlex
+import shutil
 import time
 from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass, field
@@ -38,7 +39,7 @@ from itertools import count
 
 from pbm.bots.engine import DRAWN, LEVELS, WON, Decision, choose, seed_for
 from pbm.bots.external import ExternalEngine
-from pbm.bots.sandbox import Limits, Sandbox
+from pbm.bots.sandbox import ENGINE_PATH, Limits, Sandbox
 from pbm.config import Config
 from pbm.errors import PbmError
 from pbm.games import AnyGame as Rules
@@ -146,7 +147,15 @@ def _check_settings(level: int, engine: str, max_games: int | None) -> str:
 
 def _check_paths(engine: str, argv: Sequence[str]) -> None:
     """Refuse a path relative to this directory: an engine runs in an empty directory of
-    its own (pbm.bots.sandbox), where it would not find the file."""
+    its own (pbm.bots.sandbox), where it would not find the file. Refuse a program that
+    is not there: every move of the bot would fail over to the built-in engine."""
+    if os.sep not in argv[0] and shutil.which(argv[0], path=ENGINE_PATH) is None:
+        raise BotError(
+            f"engine command {engine!r}: there is no program {argv[0]} in the engine's "
+            f"PATH ({ENGINE_PATH}): write its absolute path"
+        )
+    if os.path.isabs(argv[0]) and not (os.path.isfile(argv[0]) and os.access(argv[0], os.X_OK)):
+        raise BotError(f"engine command {engine!r}: {argv[0]} is no executable file")
     for word in argv:
         relative = not os.path.isabs(word) and (
             os.sep in word if word is argv[0] else os.path.isfile(word)

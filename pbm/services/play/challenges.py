@@ -19,6 +19,7 @@ from pbm.services.correspondence.clocks import validate as validate_time_options
 from pbm.services.mailing.board_mail import auto_subscribers, mail_board
 from pbm.services.mailing.tokens import new_token
 from pbm.services.play.boards import Board, board_from_row, save_board
+from pbm.services.play.boards import board_name as named
 from pbm.services.play.bots import challenge_refusal, player_limit_refusal
 from pbm.services.play.matches import link_first, match_state
 from pbm.store import queries
@@ -226,12 +227,13 @@ def _store_row(ctx: Context, new: NewBoard) -> BoardRow:
     match (the one it continues, or one its options start)."""
     rules, params, server_options = new.rules, new.params, new.server_options
     number = None
-    board_name = new.board_name
-    if board_name is None:
+    if new.board_name is None:
         number = queries.next_board_number(ctx.session, rules.name)
         board_name = str(number)
-    elif queries.game_by_board(ctx.session, rules.name, board_name) is not None:
-        raise ChallengeError(phrase("board_exists", game=rules.title, board=board_name))
+    else:
+        board_name = named(new.board_name)
+        if queries.game_by_board(ctx.session, rules.name, board_name) is not None:
+            raise ChallengeError(phrase("board_exists", game=rules.title, board=board_name))
     now = ctx.now()
     comment = new.comment.strip()
     row = BoardRow(

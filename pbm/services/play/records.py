@@ -18,7 +18,15 @@ from pbm.errors import PbmError
 from pbm.games import GameError
 from pbm.services.context import Context
 from pbm.services.mailing.tokens import new_token
-from pbm.services.play.boards import Board, board_from_row, replay, rules_for, save_board
+from pbm.services.play.boards import (
+    BOARD_NAME,
+    Board,
+    board_from_row,
+    replay,
+    rules_for,
+    save_board,
+)
+from pbm.services.play.boards import board_name as named
 from pbm.services.play.echoes import with_echoes
 from pbm.services.play.ratings import rate_row
 from pbm.services.play.secrecy import hidden_moves
@@ -253,9 +261,13 @@ def import_record(ctx: Context, record: Record, board_name: str | None = None) -
         if user is None:
             raise PbmError(phrase("unknown_userid", userid=userid))
         users.append(user)
-    name = (board_name or record.board).lower()
+    # The operator's name must do; a record's own that no mail could name is renumbered.
+    name = named(board_name) if board_name is not None else record.board.lower()
     number = int(name) if name.isdigit() else None
-    if queries.game_by_board(ctx.session, rules.name, name) is not None:
+    if (
+        not BOARD_NAME.fullmatch(name)
+        or queries.game_by_board(ctx.session, rules.name, name) is not None
+    ):
         if board_name is not None:
             raise PbmError(phrase("board_exists", game=rules.title, board=name))
         number = queries.next_board_number(ctx.session, rules.name)

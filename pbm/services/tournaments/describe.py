@@ -84,7 +84,13 @@ def pairings_text(session: Session, t: Tournament, round_: int | None = None) ->
         second = names.get(p.second_id, "?")
         result = _result_text(p)
         lines.append(f"  {board:<6} {first:<16} {second:<16} {result}")
-    return "\n".join(lines) if lines else phrase("tournament_no_pairings")
+    if lines:
+        return "\n".join(lines)
+    # "No pairings yet" for round 5 of 2 (or -1) would send its reader waiting for them.
+    if round_ is not None and (t.status != "open" or round_ < 1):
+        return phrase("tournament_no_round", name=t.name, round=round_)
+    # a tournament cancelled before its start will never have any
+    return phrase("tournament_no_pairings" if t.status == "open" else "tournament_none_paired")
 
 
 def _result_text(p: TournamentPairing) -> str:
