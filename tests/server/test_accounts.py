@@ -133,7 +133,7 @@ def test_signoff_refuses_challenges_and_delete_needs_no_games(server: Server) ->
     assert "has been deleted" in ok.body
     server.send(bob, "quarto challenge bob alice")
     [err] = server.new_mail()
-    assert "These userids are not known here:\n\talice" in err.body
+    assert "Userid not known here:\n\talice" in err.body
 
 
 def test_help_topics(server: Server) -> None:
@@ -172,7 +172,17 @@ def test_list_and_message(server: Server) -> None:
     assert any(m.to == [alice] and m.subject == "Message sent" for m in mails)
     server.send(alice, "message alice secret ghost", "hello")
     [err] = server.new_mail()
-    assert "not recognized: ghost" in err.body
+    assert "Userid not known here:\n\tghost\n" in err.body
+
+
+def test_an_unknown_userid_is_worded_alike_everywhere(server: Server) -> None:
+    """`message` and `all show` said "not recognized", `challenge` "not known here"."""
+    alice = server.signup("alice")
+    for command in ("message alice secret ghost", "all show ghost", "quarto challenge alice ghost"):
+        server.send(alice, command, "hello")
+        [err] = server.new_mail()
+        assert "Userid not known here:\n\tghost\n" in err.body, command
+        assert "recognized" not in err.body
 
 
 def test_all_show(server: Server) -> None:

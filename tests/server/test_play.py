@@ -420,7 +420,7 @@ def test_challenge_errors(server: Server) -> None:
     server.send(alice, "quarto challenge alice ghost")
     [err] = server.new_mail()
     assert err.subject == "Invalid challenge"
-    assert "These userids are not known here:\n\tghost\n" in err.body
+    assert "Userid not known here:\n\tghost\n" in err.body
     server.send(alice, "quarto challenge alice")
     [err] = server.new_mail()
     assert "At least 2 players must play" in err.body

@@ -157,7 +157,7 @@ def user_named(ctx: Context, userid: str) -> User | None:
 def find_user(ctx: Context, userid: str) -> User:
     user = user_named(ctx, userid)
     if user is None:
-        raise NotFoundError(phrase("unknown_userid", userid=echoed(shown(userid))))
+        raise NotFoundError(phrase("unknown_userid", userids=echoed(shown(userid))))
     return user
 
 

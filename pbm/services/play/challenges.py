@@ -147,7 +147,7 @@ class _Refusals:
     def lines(self, rules: Rules) -> list[str]:
         found: list[str] = []
         if self.unknown:
-            found.append(phrase("challenge_unknown", userids="\n\t".join(self.unknown)))
+            found.append(phrase("unknown_userid", userids="\n\t".join(self.unknown)))
         if self.refusing:
             userids = "\n\t".join(self.refusing)
             found.append(phrase("challenge_refusing", game=rules.title, userids=userids))

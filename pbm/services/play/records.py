@@ -259,7 +259,7 @@ def import_record(ctx: Context, record: Record, board_name: str | None = None) -
     for userid in record.players:
         user = queries.user_by_userid(ctx.session, userid)
         if user is None:
-            raise PbmError(phrase("unknown_userid", userid=userid))
+            raise PbmError(phrase("unknown_userid", userids=userid))
         users.append(user)
     # The operator's name must do; a record's own that no mail could name is renumbered.
     name = named(board_name) if board_name is not None else record.board.lower()
