@@ -70,7 +70,8 @@ def test_not_your_move(server: Server, pair: tuple[str, str]) -> None:
     server.send(bob, f"quadrature move 101 bob secret {move}")
     [err] = server.new_mail()
     assert err.to == [bob]
-    assert "It is not your move" in err.body
+    # It said "It is not your move", without whose turn it is or a full stop.
+    assert "It is not your move: it is alice's turn on Quadrature Board 101.\n" in err.body
     assert "Summary of Quadrature Board 101" in err.body
     assert board_row(server, "quadrature").move_count == 0
 

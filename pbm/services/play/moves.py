@@ -77,6 +77,15 @@ def _require_active(board: Board) -> None:
         raise BoardError(phrase("game_over"), board.id)
 
 
+def _not_your_move(board: Board) -> BoardError:
+    """The refusal of a move out of turn, naming whose turn it is: a player with several
+    boards may have mixed them up."""
+    index = board.index_to_move()
+    assert index is not None  # an active board always has a player to move
+    userid = board.players[index][1].userid
+    return BoardError(phrase("not_your_move", userid=userid, label=board.label), board.id)
+
+
 def _check_number(board: Board, request: MoveRequest) -> None:
     """A move meant for another position than the board's is refused: its `#n` names
     another move number, or, without one, the board mail it answers is not the newest."""
@@ -226,7 +235,7 @@ def make_move(
     _require_active(board)
     index = _player_index(board, user)
     if board.index_to_move() != index:
-        raise BoardError(phrase("not_your_move"), board.id)
+        raise _not_your_move(board)
     _check_number(board, request)
     if not request.text:
         raise BoardError(phrase("no_move_given"), board.id)
@@ -373,7 +382,7 @@ def submit(ctx: Context, board: Board, user: User, request: MoveRequest) -> None
     _require_active(board)
     index = _player_index(board, user)
     if board.index_to_move() != index:
-        raise BoardError(phrase("not_your_move"), board.id)
+        raise _not_your_move(board)
     _check_number(board, request)
     move = _parse(board, board.state, request.text)
     canonical = board.rules.format_move(board.state, move)
