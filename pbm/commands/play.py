@@ -8,7 +8,6 @@ import re
 from pbm.commands.answers import answer
 from pbm.commands.base import Command, Invocation
 from pbm.errors import BoardError, NotAMoveError, NotFoundError, UsageError
-from pbm.games import GAMES
 from pbm.services.context import Context, ReplyKind
 from pbm.services.play import conditional, records
 from pbm.services.play import moves as play
@@ -139,13 +138,6 @@ class _FixedMove(Command):
 
     def run(self, ctx: Context, inv: Invocation) -> None:
         board, user, rest = self.board_user(ctx, inv)
-        if self.move_word and self.name not in board.rules.move_words:
-            # Read as a move, the word failed as notation ("PASS is not a piece").
-            games = ", ".join(sorted(r.name for r in GAMES.values() if self.name in r.move_words))
-            raise BoardError(
-                phrase("move_word_absent", game=board.rules.title, word=self.name, games=games),
-                board.id,
-            )
         text = " ".join([self.name, *rest]) if self.name == "swap" else self.name
         play.make_move(ctx, board, user, play.split_move_number(text), inv.comment)
 

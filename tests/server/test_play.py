@@ -543,3 +543,32 @@ def test_the_proposer_accepting_is_told_and_rejecting_withdraws(
     assert sorted(m.to[0] for m in mails) == [alice, bob]
     assert all("alice has withdrawn the draw proposal." in m.body for m in mails)
     assert board_row(server, "quadrature").proposal is None
+
+
+# Each game with the move word of another game that it lacks, and the game that has it.
+ABSENT_WORDS = [
+    ("quarto", "pass", "quadrature"),
+    ("quarto", "swap", "quarod"),
+    ("quad", "pass", "quadrature"),
+    ("quad", "swap", "quarod"),
+    ("quarod", "pass", "quadrature"),
+    ("quadrature", "swap", "quarod"),
+]
+
+
+@pytest.mark.parametrize(("game", "word", "has"), ABSENT_WORDS)
+def test_pass_or_swap_as_a_move_in_a_game_without_it_says_so(
+    server: Server, pair: tuple[str, str], game: str, word: str, has: str
+) -> None:
+    """`quarto move 101 alice secret pass` was read as notation: "PASS is not a piece"."""
+    alice, _ = pair
+    if game != "quadrature":
+        server.send(alice, f"{game} challenge alice bob")
+        server.new_mail()
+    title = game.capitalize()
+    for verb in ("move", "queue", "submit"):
+        server.send(alice, f"{game} {verb} 101 alice secret {word}")
+        [err] = server.new_mail()
+        assert f"{title} has no {word}: it is a move of {has} only." in err.body, verb
+        assert "not a piece" not in err.body and "How moves are written" not in err.body
+    assert board_row(server, game).move_count == 0

@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from pbm.errors import BoardError, NotAMoveError, PbmError
-from pbm.games import GameError, InvalidMoveError, MoveError
+from pbm.games import GAMES, GameError, InvalidMoveError, MoveError
 from pbm.games.base import State
 from pbm.services.context import Context, ReplyKind
 from pbm.services.correspondence import vacation
@@ -84,6 +84,19 @@ def _not_your_move(board: Board) -> BoardError:
     assert index is not None  # an active board always has a player to move
     userid = board.players[index][1].userid
     return BoardError(phrase("not_your_move", userid=userid, label=board.label), board.id)
+
+
+def _check_move_word(board: Board, text: str) -> None:
+    """Refuse a move word of other games (pass, swap) by name: read as this game's
+    notation it failed obscurely ("PASS is not a piece")."""
+    words = text.lower().split()
+    word = words[0] if words else ""
+    if word in board.rules.move_words:
+        return
+    games = ", ".join(sorted(r.name for r in GAMES.values() if word in r.move_words))
+    if games:
+        title = board.rules.title
+        raise BoardError(phrase("move_word_absent", game=title, word=word, games=games), board.id)
 
 
 def _check_number(board: Board, request: MoveRequest) -> None:
@@ -232,6 +245,7 @@ def make_move(
     near = EVENT_WORDS_NEAR.get(" ".join(word.split()))
     if near and word not in board.rules.move_words:
         raise BoardError(phrase(f"event_near_{near}", word=echoed(request.text)), board.id)
+    _check_move_word(board, request.text)
     _require_active(board)
     index = _player_index(board, user)
     if board.index_to_move() != index:
@@ -268,6 +282,7 @@ def queue_move(
         return
     if not request.text:
         raise BoardError(phrase("no_move_given"), board.id)
+    _check_move_word(board, request.text)
     _check_notation(board, request.text)
     gp = board.players[index][0]
     gp.queued_move = request.text
@@ -384,6 +399,7 @@ def submit(ctx: Context, board: Board, user: User, request: MoveRequest) -> None
     if board.index_to_move() != index:
         raise _not_your_move(board)
     _check_number(board, request)
+    _check_move_word(board, request.text)
     move = _parse(board, board.state, request.text)
     canonical = board.rules.format_move(board.state, move)
     gp = board.players[index][0]
