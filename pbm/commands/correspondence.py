@@ -36,7 +36,7 @@ class Vacation(Command):
             text = phrase("vacation_started", left=_days(ctx, user))
         elif word == "stop":
             used = vacation.stop(ctx.session, user, now, allowance=ctx.config.vacation_start_days)
-            text = phrase("vacation_stopped", used=days_text(round(used, 1)), left=_days(ctx, user))
+            text = phrase("vacation_stopped", used=_used(used), left=_days(ctx, user))
         elif word == "status":
             row = vacation.account(ctx.session, user, now, allowance=ctx.config.vacation_start_days)
             if row.started_at is not None:
@@ -44,7 +44,7 @@ class Vacation(Command):
                 text = phrase(
                     "vacation_status_on",
                     since=f"{row.started_at:%b %d %H:%M}",
-                    used=days_text(round(used, 1)),
+                    used=_used(used),
                     left=_days(ctx, user),
                 )
             else:
@@ -52,6 +52,11 @@ class Vacation(Command):
         else:
             raise UsageError(phrase("vacation_usage", word=echoed(rest[0])), self.full_usage())
         answer(ctx, phrase("subject_vacation", userid=user.userid), text, ReplyKind.ACCOUNT)
+
+
+def _used(days: float) -> str:
+    """How long a vacation ran: under a day in words, as "0 days" read as none at all."""
+    return phrase("less_than_a_day") if days < 1 else days_text(round(days, 1))
 
 
 def _days(ctx: Context, user: User) -> str:

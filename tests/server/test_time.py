@@ -237,6 +237,22 @@ def test_vacation_pauses_the_clocks(server: Server) -> None:
     assert run_jobs(server)["forfeits"] == 1
 
 
+def test_a_vacation_of_minutes_is_less_than_a_day(server: Server) -> None:
+    """Stopped minutes after it started, a vacation "has ended after 0 days"."""
+    alice = server.signup("alice")
+    server.clock.advance(360 * DAY)  # 30 vacation days banked
+    server.send(alice, "vacation alice secret start")
+    server.new_mail()
+    server.clock.advance(timedelta(minutes=5))
+    server.send(alice, "vacation alice secret status")
+    [status] = server.new_mail()
+    assert "(less than a day so far)" in flat(status.body)
+    server.send(alice, "vacation alice secret stop")
+    [stopped] = server.new_mail()
+    assert "Your vacation has ended after less than a day;" in flat(stopped.body)
+    assert "0 days" not in stopped.body
+
+
 def test_a_move_on_vacation_reminds_the_mover_that_it_runs_on(server: Server) -> None:
     """A player who moved while away was not told his vacation days were still
     running out; only his own copy says so."""
