@@ -15,7 +15,7 @@ import logging
 from typing import NamedTuple
 
 from pbm.commands.base import Command, Invocation
-from pbm.commands.finder import CommandLine, find_commands, first_line_and_rest
+from pbm.commands.finder import CommandLine, find_commands, first_line_and_rest, marked_multiple
 from pbm.commands.refusals import error_reply, no_command, skipped_reply
 from pbm.commands.registry import MULTIPLE, parse_line
 from pbm.errors import PbmError
@@ -120,7 +120,7 @@ def run_mail(ctx: Context, mail: InboundMail) -> None:
         error_reply(ctx, exc, None, asked or mail.command_subject or mail.subject)
         return
     if not work:
-        no_command(ctx)
+        no_command(ctx, empty_multiple=marked_multiple(mail.command_subject, mail.fresh_text))
         return
     failed = False
     skipped: list[str] = []  # after a failed command

@@ -80,22 +80,38 @@ def own_subject(subject: str) -> bool:
 
 
 def find_commands(command_subject: str, fresh_text: str) -> list[CommandLine]:
+    return scan(command_subject, fresh_text).lines
+
+
+def marked_multiple(command_subject: str, fresh_text: str) -> bool:
+    """Whether a mail says `multiple` where pbm reads it, so that a body with no command
+    lines under it is answered as such rather than as a mail with no command."""
+    return scan(command_subject, fresh_text).multiple
+
+
+@dataclass(frozen=True)
+class Scan:
+    lines: list[CommandLine]
+    multiple: bool = False  # the lines are those under a `multiple` marker
+
+
+def scan(command_subject: str, fresh_text: str) -> Scan:
     subject = command_subject.strip()
     words = subject.split()
     if words and words[0].lower() in MULTIPLE:
-        return multiple_lines(fresh_text)
+        return Scan(multiple_lines(fresh_text), multiple=True)
     if own_subject(subject):
         subject = ""
     if subject and starts_command(subject):
-        return [CommandLine(subject, fresh_text.strip("\n"))]
+        return Scan([CommandLine(subject, fresh_text.strip("\n"))])
     first, rest = first_line_and_rest(fresh_text)
     if first and starts_command(first):
         words = first.split()
         if words[0].lower() in MULTIPLE:
-            return multiple_lines(rest)
-        return [CommandLine(first, rest)]
+            return Scan(multiple_lines(rest), multiple=True)
+        return Scan([CommandLine(first, rest)])
     if subject and (
         near_command(subject) or game_verb_without_game(subject) or game_verb_first(subject)
     ):
-        return [CommandLine(subject, fresh_text.strip("\n"))]
-    return []
+        return Scan([CommandLine(subject, fresh_text.strip("\n"))])
+    return Scan([])

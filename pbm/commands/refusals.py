@@ -119,17 +119,19 @@ def _listed(lines: list[str]) -> str:
     return shown
 
 
-def no_command(ctx: Context) -> None:
+def no_command(ctx: Context, empty_multiple: bool = False) -> None:
     """The short help for a mail with no command, within its daily budget
-    (pbm.services.mailing.reply_budget.take_stranger_help)."""
+    (pbm.services.mailing.reply_budget.take_stranger_help). `empty_multiple`: the mail
+    says `multiple` but no command line follows, which the note says instead."""
     if not reply_budget.take_stranger_help(ctx):
         log.info("no command from %s; help already sent today", ctx.sender)
         return
+    name = "no_command_lines" if empty_multiple else "no_command"
     ctx.reply(
         Reply(
             to=[ctx.sender],
-            subject=phrase("subject_no_command"),
-            body=render("no_command", server=ctx.config.server_address),
+            subject=phrase(f"subject_{name}"),
+            body=render(name, server=ctx.config.server_address),
             kind=ReplyKind.HELP,
             to_sender=True,
             answer=True,

@@ -200,6 +200,24 @@ def test_strangers_get_one_help_a_day(server: Server) -> None:
     assert len(server.new_mail()) == 1
 
 
+def test_multiple_with_no_command_lines_says_so_once_a_day(server: Server) -> None:
+    """A `multiple` mail with nothing under it got "no command found", as if it had
+    no command word at all."""
+    from datetime import timedelta
+
+    alice = server.signup("alice")
+    server.send(alice, "multiple", "\n")
+    [note] = server.new_mail()
+    assert note.subject == "PBeM Server: no command lines under multiple"
+    assert 'Your mail says "multiple", but no command line follows it' in note.body
+    server.send(alice, "hello", "multiple\n\n")  # the marker as the first body line
+    assert server.new_mail() == []  # the note shares the no-command budget
+    server.clock.advance(timedelta(days=1, minutes=1))
+    server.send(alice, "hello", "multiple\n\n")
+    [note] = server.new_mail()
+    assert note.subject == "PBeM Server: no command lines under multiple"
+
+
 def test_unknown_command_suggests(server: Server) -> None:
     alice = server.signup("alice")
     server.send(alice, "quadrature mvoe 101 alice secret e1")  # an alias pbmserv had
