@@ -79,7 +79,10 @@ def test_default_nag_at_7_days_forfeit_at_21_once_each(server: Server) -> None:
     mails = server.new_mail()
     assert sorted(m.to[0] for m in mails) == [alice, bob]
     for m in mails:
-        assert "Player has not moved in 21 days.\nbob forfeits on Quadrature Board 101." in m.body
+        assert (
+            "Player has not moved in 21 days, the forfeit time of this board.\n"
+            "bob forfeits on Quadrature Board 101." in m.body
+        )
         assert "Game won by alice." in m.body
         assert "alice's rating is 1824 (provisional)." in m.body
         assert "bob's rating is 1424 (provisional)." in m.body
@@ -98,7 +101,16 @@ def test_a_job_missed_while_down_runs_once(server: Server) -> None:
     assert run_jobs(server)["nags"] == 0
     server.clock.advance(30 * DAY)  # down again past the forfeit: forfeit, no nag
     assert run_jobs(server) == {**NOTHING_DUE, "forfeits": 1}
-    assert all("forfeits" in m.body for m in server.new_mail()[1:])
+    nag, *forfeits = server.new_mail()  # the nag of day 10 is read only now
+    assert nag.subject.startswith("Nag:") and len(forfeits) == 2
+    # It said "has not moved in 40 days", though the board's forfeit time is 21.
+    for m in forfeits:
+        assert (
+            "Player has not moved in 21 days, the forfeit time of this board.\n"
+            "The forfeit is applied late: the time ran out 19 days, 00:00 earlier.\n"
+            "bob forfeits on Quadrature Board 101." in m.body
+        )
+    assert board_row(server, "quadrature").winner == 0
 
 
 def test_a_move_after_the_deadline_forfeits_even_before_the_job(server: Server) -> None:

@@ -29,8 +29,12 @@ from pbm.services.play.endings import finish, player_leaves
 from pbm.store.models import EndReason
 from pbm.store.models_correspondence import JobMark
 from pbm.texts import phrase, render
+from pbm.timecontrol import TimeControl
 
 DAY = timedelta(days=1)
+# The job runs every 5 minutes: a forfeit this far past its deadline was missed (the
+# server down, the jobs not run), and its mail says so.
+LATE = timedelta(hours=1)
 
 
 @dataclass(frozen=True)
@@ -50,14 +54,12 @@ def due(ctx: Context, board: Board) -> Due | None:
     _gp, user = board.players[index]
     control = time_control(row)
     idle = charged(ctx.session, control, user.saved_id, row.last_move_at, ctx.now())
-    over = [limit for limit, allowed in allowances(ctx.session, board) if idle >= allowed]
+    over = [(lim, allowed) for lim, allowed in allowances(ctx.session, board) if idle >= allowed]
     if over:
-        if over[0] is Limit.BANK:
-            reason = phrase("forfeit_bank")
-        elif over[0] is Limit.IDLE:
-            reason = phrase("forfeit_idle", days=days_text(idle // DAY))
-        else:
-            reason = phrase("forfeit_total", days=days_text(control.total_days or 0))
+        limit, allowed = over[0]
+        reason = _forfeit_reason(limit, control)
+        if idle - allowed >= LATE:
+            reason += "\n" + phrase("forfeit_late", late=span_text(idle - allowed))
         return Due("forfeit", index, reason, draw=row.proposal == "draw")
     if (
         idle >= timedelta(days=control.nag_days)
@@ -66,6 +68,15 @@ def due(ctx: Context, board: Board) -> Due | None:
     ):
         return Due("nag", index)
     return None
+
+
+def _forfeit_reason(limit: Limit, control: TimeControl) -> str:
+    """The rule that ran out, with the time it allows (not the time it took to notice)."""
+    if limit is Limit.BANK:
+        return phrase("forfeit_bank")
+    if limit is Limit.IDLE:
+        return phrase("forfeit_idle", days=days_text(control.forfeit_days))
+    return phrase("forfeit_total", days=days_text(control.total_days or 0))
 
 
 def _nag_key(board: Board) -> str:
