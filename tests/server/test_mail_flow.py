@@ -209,7 +209,7 @@ def test_multiple_with_no_command_lines_says_so_once_a_day(server: Server) -> No
     server.send(alice, "multiple", "\n")
     [note] = server.new_mail()
     assert note.subject == "PBeM Server: no command lines under multiple"
-    assert 'Your mail says "multiple", but no command line follows it' in note.body
+    assert 'Your mail says "multiple", but no command line follows it.' in note.body
     server.send(alice, "hello", "multiple\n\n")  # the marker as the first body line
     assert server.new_mail() == []  # the note shares the no-command budget
     server.clock.advance(timedelta(days=1, minutes=1))
