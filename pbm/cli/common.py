@@ -10,7 +10,8 @@ errors, one line `error: ...` on stderr and no traceback (`pbm --debug` shows it
 - 77 EX_NOPERM: permission denied (a read-only file or file system, a refused login);
 - 78 EX_CONFIG: a bad configuration file, or a schema this pbm does not upgrade by
   itself (not SQLite): the line names `pbm db upgrade`.
-`pbm mail process` exits 75 for all of these, so the MTA keeps the message.
+`pbm mail process` exits 75 for all of these and for its usage errors, so the MTA keeps
+the message.
 """
 
 from __future__ import annotations
@@ -44,6 +45,8 @@ EXIT_USAGE = 2  # bad arguments (typer's own code for usage errors)
 EXIT_UNAVAILABLE = EX_UNAVAILABLE  # a service pbm needs does not answer
 EXIT_TEMPFAIL = EX_TEMPFAIL  # the MTA keeps the message and retries later
 EXIT_CONFIG = EX_CONFIG  # bad configuration, or a schema to upgrade
+
+_PIPE_KEY = "pbm.pipes_mail"  # ctx.meta: this run is `pbm mail process` (PbmGroup)
 
 JsonOption = Annotated[bool, typer.Option("--json", help="Print JSON for scripts.")]
 
@@ -147,12 +150,39 @@ def _of_a_file(exc: BaseException) -> bool:
     return isinstance(exc, StoreUnavailable) and isinstance(exc.__cause__, OSError)
 
 
+PIPE_COMMAND = ("mail", "process")  # what an MTA runs: it must never end in a bounce
+ROOT_VALUED = ("-c", "--config")  # the options of `pbm` itself that take a value
+
+
+def pipes_mail(args: Sequence[str]) -> bool:
+    """Whether `args` (of `pbm` itself) run `pbm mail process`: the two words after the
+    options of `pbm`, whatever those options are (a typo among them is the MTA's too)."""
+    words = list(args)
+    for i in range(len(words) - 1):
+        if tuple(words[i : i + 2]) == PIPE_COMMAND:
+            return all(
+                word.startswith("-") or (j > 0 and words[j - 1] in ROOT_VALUED)
+                for j, word in enumerate(words[:i])
+            )
+    return False
+
+
+def pipe_usage_error(error: typer.TyperException) -> NoReturn:
+    """End `pbm mail process` on a usage error (an unknown option, a bad FILE) with one
+    line and 75: any other code makes Postfix bounce the message, 75 keeps it queued."""
+    problem = error.format_message().rstrip(".")
+    typer.echo(f"error: {problem}; see pbm mail process --help", err=True)
+    raise typer.Exit(EX_TEMPFAIL)
+
+
 class PbmGroup(TyperGroup):
     """The root command group: an operational error (pbm.store.failures.classify, a bad
     configuration) ends any command with one line and its sysexits code, unless
-    `pbm --debug` asked for the traceback."""
+    `pbm --debug` asked for the traceback; a usage error of `pbm mail process` ends it
+    with one line and 75 (pipe_usage_error)."""
 
     def parse_args(self, ctx: Any, args: list[str]) -> list[str]:
+        ctx.meta[_PIPE_KEY] = pipes_mail(args)
         try:
             return super().parse_args(ctx, args)
         except BrokenPipeError:
@@ -160,6 +190,10 @@ class PbmGroup(TyperGroup):
             # own handler of the closed pipe would exit 1.
             _drop_stdout()
             raise typer.Exit(0) from None
+        except typer.TyperException as exc:
+            if ctx.meta[_PIPE_KEY]:
+                pipe_usage_error(exc)
+            raise
 
     def invoke(self, ctx: Any) -> Any:
         try:
@@ -169,8 +203,12 @@ class PbmGroup(TyperGroup):
             # wanted it has, so end quietly.
             _drop_stdout()
             raise typer.Exit(0) from None
-        except (typer.Exit, typer.Abort, typer.TyperException):
-            raise  # typer's own ends (--help, a usage error, `fail`): nothing to classify
+        except typer.TyperException as exc:
+            if ctx.meta.get(_PIPE_KEY):
+                pipe_usage_error(exc)
+            raise  # a usage error of another command: typer's own end, code 2
+        except (typer.Exit, typer.Abort):
+            raise  # typer's own ends (--help, `fail`): nothing to classify
         except Exception as exc:
             code = exit_code_for(exc)
             if code is None or (isinstance(ctx.obj, CliState) and ctx.obj.debug):

@@ -125,10 +125,51 @@ def test_process_names_a_message_file_it_cannot_read(tmp_path: Path) -> None:
     assert pbm(config, "db", "init").returncode == 0
     for path, problem in ((tmp_path / "nope.eml", "does not exist"), (tmp_path, "is a directory")):
         done = pbm(config, "mail", "process", str(path))
-        assert done.returncode == 2
-        assert done.stderr.splitlines()[-1] == (
-            f"Error: Invalid value for 'FILE': file '{path}' {problem}."
+        assert done.returncode == 75
+        assert done.stderr == (
+            f"error: Invalid value for 'FILE': file '{path}' {problem}; "
+            "see pbm mail process --help\n"
         )
+
+
+@pytest.mark.parametrize(
+    ("before", "after", "problem"),
+    [
+        ([], ["--bogus"], "No such option: --bogus"),
+        (["--bogus"], [], "No such option: --bogus"),
+        ([], ["--via"], "Option '--via' requires an argument"),
+    ],
+)
+def test_a_usage_error_of_the_pipe_keeps_the_mail_queued(
+    tmp_path: Path, before: list[str], after: list[str], problem: str
+) -> None:
+    # A typo in the MTA's pipe line exited 2, and Postfix bounced every player's mail.
+    config = write_config(tmp_path)
+    assert pbm(config, "db", "init").returncode == 0
+    message = b"From: zed@example.org\r\nSubject: help\r\n\r\nhi\r\n"
+    done = subprocess.run(
+        [sys.executable, "-m", "pbm", *before, "--config", str(config), "mail", "process", *after],
+        input=message,
+        capture_output=True,
+        timeout=120,
+    )
+    assert done.returncode == 75
+    assert done.stderr.decode() == f"error: {problem}; see pbm mail process --help\n"
+    # and an empty message: there is nothing to store, and still no bounce
+    empty = subprocess.run(
+        [sys.executable, "-m", "pbm", "--config", str(config), "mail", "process"],
+        input=b"\n",
+        capture_output=True,
+        timeout=120,
+    )
+    assert (empty.returncode, empty.stderr) == (75, b"error: empty message: nothing to store\n")
+
+
+def test_a_usage_error_of_another_command_stays_one(tmp_path: Path) -> None:
+    config = write_config(tmp_path)
+    done = pbm(config, "mail", "status", "--bogus")
+    assert done.returncode == 2
+    assert done.stderr.splitlines()[-1] == "Error: No such option: --bogus"
 
 
 @pytest.mark.parametrize("command", ["serve", "web"])
