@@ -165,6 +165,23 @@ def test_a_usage_error_of_the_pipe_keeps_the_mail_queued(
     assert (empty.returncode, empty.stderr) == (75, b"error: empty message: nothing to store\n")
 
 
+@pytest.mark.parametrize(
+    ("text", "why"),
+    [("{bad", "not JSON: Expecting property name"), ("[1]", "not a JSON object")],
+)
+def test_status_names_a_status_file_it_cannot_parse(tmp_path: Path, text: str, why: str) -> None:
+    # It said "no status file" of a file that was there, broken.
+    config = write_config(tmp_path)
+    assert pbm(config, "db", "init").returncode == 0
+    path = tmp_path / "var" / "daemon-status.json"
+    path.write_text(text, encoding="utf-8")
+    done = pbm(config, "mail", "status")
+    assert done.returncode == 3
+    first = done.stdout.splitlines()[0]
+    assert first.startswith(f"pbm serve: unknown (status file {path} unreadable: {why}")
+    assert "no status file" not in done.stdout
+
+
 def test_a_usage_error_of_another_command_stays_one(tmp_path: Path) -> None:
     config = write_config(tmp_path)
     done = pbm(config, "mail", "status", "--bogus")
