@@ -2,7 +2,8 @@
 admin contexts, tables and JSON output, and exit codes that mean something.
 
 Exit codes (sysexits.h where one fits): 0 done; 1 refused (an unknown user, a bad
-move: the request was understood and refused); 2 bad arguments; and for operational
+move: the request was understood and refused); 2 bad arguments (a GAME that names no
+game too: known_game); and for operational
 errors, one line `error: ...` on stderr and no traceback (`pbm --debug` shows it):
 - 69 EX_UNAVAILABLE: the database cannot be used (unreachable, missing, not a database),
   or the server `pbm mail send` submits to does not answer;
@@ -86,6 +87,29 @@ def registered() -> None:
     from pbm.app import register
 
     register()
+
+
+def known_game(name: str | None) -> str | None:
+    """The callback of every GAME argument: a word that names no game is a usage error
+    (exit 2, the games listed), the same from every command, before any database."""
+    from pbm.games import UnknownGameError, find_game
+
+    if name is not None:
+        registered()
+        try:
+            find_game(name)
+        except UnknownGameError as exc:
+            fail(str(exc), EXIT_USAGE)
+    return name
+
+
+def known_games(text: str) -> str:
+    """The callback of a comma-separated list of games (`pbm bot add --games`): each
+    word as known_game."""
+    for word in text.split(","):
+        if word.strip():
+            known_game(word.strip())
+    return text
 
 
 def initialized(cfg: Config) -> None:

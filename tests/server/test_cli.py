@@ -263,7 +263,36 @@ def test_mail_process_store_unavailable(tmp_path: Path, monkeypatch: pytest.Monk
 
 def test_bad_arguments_exit_2(cfg: Path) -> None:
     assert runner.invoke(app, ["game", "show"]).exit_code == 2
-    assert runner.invoke(app, ["game", "show", "nosuchgame", "101"]).exit_code == 1
+    assert runner.invoke(app, ["game", "show", "quarto", "101"]).exit_code == 1  # no board
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        ["rules", "help", "chess"],
+        ["rules", "play", "chess"],
+        ["rules", "perft", "chess", "1"],
+        ["game", "list", "chess"],
+        ["game", "show", "chess", "1"],
+        ["game", "new", "chess", "alice", "bob"],
+        ["game", "abort", "chess", "1"],
+        ["game", "adjudicate", "chess", "1", "draw"],
+        ["game", "undo", "chess", "1"],
+        ["game", "replay", "chess"],
+        ["game", "export", "chess", "1"],
+        ["ratings", "show", "chess"],
+        ["ratings", "recompute", "chess"],
+        ["tournament", "create", "open", "chess"],
+        ["bot", "add", "chessbot", "--games", "quarto,chess"],
+    ],
+)
+def test_a_game_word_that_names_no_game_is_a_usage_error_everywhere(
+    cfg: Path, command: list[str]
+) -> None:
+    # `pbm rules help chess` exited 2, `pbm game show chess 1` and `ratings show chess` 1.
+    result = runner.invoke(app, command)
+    assert result.exit_code == 2
+    assert result.stderr.startswith("error: there is no game called 'chess'; the games are: ")
 
 
 # --- the configuration, the context object, one error style ---------------------------
