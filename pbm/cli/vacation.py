@@ -40,6 +40,13 @@ def vacation(
 
     with admin_context(cli) as ctx:
         user = find_user(ctx, userid)
+        # a bot's vacation stopped its players' clocks for as long as the operator forgot
+        # it; stop and status stay, to end one started before this refusal
+        if user.bot and action in ("start", "grant"):
+            fail(
+                f"{user.userid} is a computer player: it takes no vacation "
+                f"(pbm bot disable {user.userid} stops it)"
+            )
         now = ctx.now()
         allowance = ctx.config.vacation_start_days
         if action == "start":
