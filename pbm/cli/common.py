@@ -23,6 +23,7 @@ import sys
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
+from email.utils import parseaddr
 from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, NoReturn
@@ -109,6 +110,43 @@ def known_games(text: str) -> str:
     for word in text.split(","):
         if word.strip():
             known_game(word.strip())
+    return text
+
+
+def bare_address(text: str) -> str | None:
+    """The address in a display-name address (`Erin <erin@example.org>`), as a mail
+    program copies it; None for anything else."""
+    if "<" not in text:
+        return None
+    address = parseaddr(text)[1]
+    return address if "@" in address else None
+
+
+def bare_addresses(texts: list[str]) -> list[str]:
+    """The callback of ADDRESS arguments: a display-name address is a usage error naming
+    the bare address, not the refusal of its space that the account rules give."""
+    for text in texts or ():
+        address = bare_address(text)
+        if address is not None:
+            fail(f"{text!r} has a display name: give the bare address ({address})", EXIT_USAGE)
+    return texts
+
+
+def one_bare_address(text: str) -> str:
+    """The callback of one ADDRESS argument: as bare_addresses."""
+    return bare_addresses([text])[0]
+
+
+def not_an_address(text: str) -> str:
+    """The callback of USERID arguments: a display-name address given for a userid is
+    named as one (else: "userid not recognized")."""
+    address = bare_address(text)
+    if address is not None:
+        fail(
+            f"{text!r} is a mail address, not a userid: give the userid whose address "
+            f"{address} is (pbm user list shows it)",
+            EXIT_USAGE,
+        )
     return text
 
 

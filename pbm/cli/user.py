@@ -7,14 +7,25 @@ from typing import Annotated, Any
 
 import typer
 
-from pbm.cli.common import EXIT_USAGE, JsonOption, admin_context, emit, fail
+from pbm.cli.common import (
+    EXIT_USAGE,
+    JsonOption,
+    admin_context,
+    bare_addresses,
+    emit,
+    fail,
+    not_an_address,
+    one_bare_address,
+)
 from pbm.services.accounts import consent, erasure, my_data, users
 from pbm.services.accounts.users import find_user
 from pbm.services.context import Context
 from pbm.services.mailing import bounces
 from pbm.store import addresses, queries
 
-UseridArg = Annotated[str, typer.Argument(metavar="USERID", help="The player's userid.")]
+UseridArg = Annotated[
+    str, typer.Argument(metavar="USERID", callback=not_an_address, help="The player's userid.")
+]
 
 
 def _password(password: str | None) -> str:
@@ -34,7 +45,10 @@ def add(
     cli: typer.Context,
     userid: UseridArg,
     addresses: Annotated[
-        list[str], typer.Argument(metavar="ADDRESS", help="Mail addresses (first: replies).")
+        list[str],
+        typer.Argument(
+            metavar="ADDRESS", callback=bare_addresses, help="Mail addresses (first: replies)."
+        ),
     ],
     password: Annotated[
         str | None, typer.Option(help="Password (else asked, or read from piped stdin).")
@@ -66,7 +80,12 @@ def confirm(
     cli: typer.Context,
     userid: UseridArg,
     address: Annotated[
-        str, typer.Argument(metavar="ADDRESS", help="One of the account's addresses.")
+        str,
+        typer.Argument(
+            metavar="ADDRESS",
+            callback=one_bare_address,
+            help="One of the account's addresses.",
+        ),
     ],
 ) -> None:
     """Confirm an address for its account (as its owner's answer to the request would)."""

@@ -182,6 +182,27 @@ def test_status_names_a_status_file_it_cannot_parse(tmp_path: Path, text: str, w
     assert "no status file" not in done.stdout
 
 
+def test_a_display_name_address_is_named_with_its_bare_address(tmp_path: Path) -> None:
+    # "The address erin <erin@example.org> holds U+0020 SPACE ...", and for erase "The
+    # following userid is not recognized", neither saying to give erin@example.org.
+    config = write_config(tmp_path)
+    assert pbm(config, "db", "init").returncode == 0
+    given = "Erin <erin@example.org>"
+    added = pbm(config, "user", "add", "erin", "--password", "p", "erin@example.org", given)
+    assert (added.returncode, added.stderr) == (
+        2,
+        f"error: {given!r} has a display name: give the bare address (erin@example.org)\n",
+    )
+    assert "erin" not in pbm(config, "user", "list").stdout  # nothing half made
+    for command in (["user", "erase", given], ["vacation", given, "start"]):
+        done = pbm(config, *command)
+        assert (done.returncode, done.stderr) == (
+            2,
+            f"error: {given!r} is a mail address, not a userid: give the userid whose "
+            "address erin@example.org is (pbm user list shows it)\n",
+        )
+
+
 def test_a_usage_error_of_another_command_stays_one(tmp_path: Path) -> None:
     config = write_config(tmp_path)
     done = pbm(config, "mail", "status", "--bogus")
