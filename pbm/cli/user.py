@@ -151,7 +151,7 @@ def list_users(
                 item.update(shown=users.shown(user.userid), key=user.userid_key, reason=reason)
             rows.append(row)
             data.append(item)
-    headers = ["userid", "status", "games", "addresses"] + (["reason"] if invalid else [])
+    headers = ["userid", "status", "active boards", "addresses"] + (["reason"] if invalid else [])
     emit(data, as_json, headers, rows)
 
 
@@ -219,26 +219,30 @@ def passwd(
     typer.echo(f"password of {userid} changed")
 
 
-def _set_disabled(cli: typer.Context, userid: str, value: bool) -> None:
+def _set_disabled(cli: typer.Context, userid: str, value: bool) -> bool:
+    """Whether the account changed (it said "enabled" of one that was never disabled)."""
     with admin_context(cli) as ctx:
         user = users.find_user(ctx, userid)
         if user.bot:  # half a stop: it refused challenges, moved on, and listed as playing
             verb = "disable" if value else "enable"
             fail(f"{user.userid} is a computer player: use pbm bot {verb} {user.userid}")
+        if user.disabled == value:
+            return False
         user.disabled = value
         ctx.session.add(user)
+        return True
 
 
 def disable(cli: typer.Context, userid: UseridArg) -> None:
     """Lock an account: its passwords and reply tokens stop working."""
-    _set_disabled(cli, userid, True)
-    typer.echo(f"{userid} disabled")
+    changed = _set_disabled(cli, userid, True)
+    typer.echo(f"{userid} disabled" if changed else f"{userid} was disabled already")
 
 
 def enable(cli: typer.Context, userid: UseridArg) -> None:
     """Unlock an account."""
-    _set_disabled(cli, userid, False)
-    typer.echo(f"{userid} enabled")
+    changed = _set_disabled(cli, userid, False)
+    typer.echo(f"{userid} enabled" if changed else f"{userid} was not disabled")
 
 
 def delete(cli: typer.Context, userid: UseridArg) -> None:

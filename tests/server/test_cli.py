@@ -381,3 +381,23 @@ def test_mail_send_errors_are_one_line_with_a_sysexits_code(cfg: Path) -> None:
         2,
         "error: --server: 'nowhere' is not host:port\n",
     )
+
+
+def test_user_words_say_what_happened(cfg: Path) -> None:
+    # enable of an active account said "enabled"; a taken userid of the same case said
+    # "(by alice: case does not matter in userids)"; the "games" column counted active
+    # boards only.
+    ok("user", "add", "alice", "alice@x.example", "--password", "pw", "--confirmed")
+    assert ok("user", "enable", "alice") == "alice was not disabled\n"
+    assert ok("user", "disable", "alice") == "alice disabled\n"
+    assert ok("user", "disable", "alice") == "alice was disabled already\n"
+    assert ok("user", "enable", "alice") == "alice enabled\n"
+    same = runner.invoke(app, ["user", "add", "alice", "a2@x.example", "--password", "pw"])
+    assert (same.exit_code, same.output) == (
+        1,
+        "error: The userid alice is taken; choose another.\n",
+    )
+    other = runner.invoke(app, ["user", "add", "ALICE", "a2@x.example", "--password", "pw"])
+    assert other.exit_code == 1 and "(by alice: case does not matter" in other.output
+    header = ok("user", "list").splitlines()[0]
+    assert header.split("  ")[:3] == ["userid", "status", "active boards"]
