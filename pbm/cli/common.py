@@ -212,21 +212,20 @@ def _of_a_file(exc: BaseException) -> bool:
     return isinstance(exc, StoreUnavailable) and isinstance(exc.__cause__, OSError)
 
 
-PIPE_COMMAND = ("mail", "process")  # what an MTA runs: it must never end in a bounce
 ROOT_VALUED = ("-c", "--config")  # the options of `pbm` itself that take a value
 
 
 def pipes_mail(args: Sequence[str]) -> bool:
-    """Whether `args` (of `pbm` itself) run `pbm mail process`: the two words after the
-    options of `pbm`, whatever those options are (a typo among them is the MTA's too)."""
-    words = list(args)
-    for i in range(len(words) - 1):
-        if tuple(words[i : i + 2]) == PIPE_COMMAND:
-            return all(
-                word.startswith("-") or (j > 0 and words[j - 1] in ROOT_VALUED)
-                for j, word in enumerate(words[:i])
-            )
-    return False
+    """Whether `args` (of `pbm` itself) run `pbm mail process`, what an MTA runs: the
+    words `mail` and `process` after options, whatever those are (a typo among them is
+    the MTA's pipe line too)."""
+    words = [word for i, word in enumerate(args) if not _option_word(args, i)]
+    return words[:2] == ["mail", "process"]
+
+
+def _option_word(args: Sequence[str], i: int) -> bool:
+    """Whether args[i] is an option, or the value of `pbm`'s own --config."""
+    return args[i].startswith("-") or (i > 0 and args[i - 1] in ROOT_VALUED)
 
 
 def pipe_usage_error(error: typer.TyperException) -> NoReturn:

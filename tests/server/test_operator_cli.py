@@ -133,22 +133,23 @@ def test_process_names_a_message_file_it_cannot_read(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize(
-    ("before", "after", "problem"),
+    ("words", "problem"),
     [
-        ([], ["--bogus"], "No such option: --bogus"),
-        (["--bogus"], [], "No such option: --bogus"),
-        ([], ["--via"], "Option '--via' requires an argument"),
+        (["mail", "process", "--bogus"], "No such option: --bogus"),
+        (["--bogus", "mail", "process"], "No such option: --bogus"),
+        (["mail", "--bogus", "process"], "No such option: --bogus"),
+        (["mail", "process", "--via"], "Option '--via' requires an argument"),
     ],
 )
 def test_a_usage_error_of_the_pipe_keeps_the_mail_queued(
-    tmp_path: Path, before: list[str], after: list[str], problem: str
+    tmp_path: Path, words: list[str], problem: str
 ) -> None:
     # A typo in the MTA's pipe line exited 2, and Postfix bounced every player's mail.
     config = write_config(tmp_path)
     assert pbm(config, "db", "init").returncode == 0
     message = b"From: zed@example.org\r\nSubject: help\r\n\r\nhi\r\n"
     done = subprocess.run(
-        [sys.executable, "-m", "pbm", *before, "--config", str(config), "mail", "process", *after],
+        [sys.executable, "-m", "pbm", "--config", str(config), *words],
         input=message,
         capture_output=True,
         timeout=120,
