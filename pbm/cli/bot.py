@@ -7,7 +7,7 @@ from typing import Annotated
 import typer
 
 from pbm.bots.sandbox import SandboxError, user_ids
-from pbm.cli.common import EXIT_CONFIG, JsonOption, admin_context, emit, fail
+from pbm.cli.common import EXIT_CONFIG, JsonOption, admin_context, emit, fail, known_games
 from pbm.config import Config
 from pbm.services.play import bots
 
@@ -37,7 +37,10 @@ def add(
     cli: typer.Context,
     name: NameArg,
     games: Annotated[
-        str, typer.Option(help="Games it plays, comma-separated (default: every game).")
+        str,
+        typer.Option(
+            callback=known_games, help="Games it plays, comma-separated (default: every game)."
+        ),
     ] = "",
     level: Annotated[int, typer.Option(help="Strength, 1 (weak) to 4 (full search).")] = 4,
     engine: Annotated[

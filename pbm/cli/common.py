@@ -2,7 +2,8 @@
 admin contexts, tables and JSON output, and exit codes that mean something.
 
 Exit codes (sysexits.h where one fits): 0 done; 1 refused (an unknown user, a bad
-move: the request was understood and refused); 2 bad arguments; and for operational
+move: the request was understood and refused); 2 bad arguments (a GAME that names no
+game too: known_game); and for operational
 errors, one line `error: ...` on stderr and no traceback (`pbm --debug` shows it):
 - 69 EX_UNAVAILABLE: the database cannot be used (unreachable, missing, not a database),
   or the server `pbm mail send` submits to does not answer;
@@ -10,7 +11,8 @@ errors, one line `error: ...` on stderr and no traceback (`pbm --debug` shows it
 - 77 EX_NOPERM: permission denied (a read-only file or file system, a refused login);
 - 78 EX_CONFIG: a bad configuration file, or a schema this pbm does not upgrade by
   itself (not SQLite): the line names `pbm db upgrade`.
-`pbm mail process` exits 75 for all of these, so the MTA keeps the message.
+`pbm mail process` exits 75 for all of these and for its usage errors, so the MTA keeps
+the message.
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ import sys
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
+from email.utils import parseaddr
 from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, NoReturn
@@ -44,6 +47,8 @@ EXIT_USAGE = 2  # bad arguments (typer's own code for usage errors)
 EXIT_UNAVAILABLE = EX_UNAVAILABLE  # a service pbm needs does not answer
 EXIT_TEMPFAIL = EX_TEMPFAIL  # the MTA keeps the message and retries later
 EXIT_CONFIG = EX_CONFIG  # bad configuration, or a schema to upgrade
+
+_PIPE_KEY = "pbm.pipes_mail"  # ctx.meta: this run is `pbm mail process` (PbmGroup)
 
 JsonOption = Annotated[bool, typer.Option("--json", help="Print JSON for scripts.")]
 
@@ -83,6 +88,66 @@ def registered() -> None:
     from pbm.app import register
 
     register()
+
+
+def known_game(name: str | None) -> str | None:
+    """The callback of every GAME argument: a word that names no game is a usage error
+    (exit 2, the games listed), the same from every command, before any database."""
+    from pbm.games import UnknownGameError, find_game
+
+    if name is not None:
+        registered()
+        try:
+            find_game(name)
+        except UnknownGameError as exc:
+            fail(str(exc), EXIT_USAGE)
+    return name
+
+
+def known_games(text: str) -> str:
+    """The callback of a comma-separated list of games (`pbm bot add --games`): each
+    word as known_game."""
+    for word in text.split(","):
+        if word.strip():
+            known_game(word.strip())
+    return text
+
+
+def bare_address(text: str) -> str | None:
+    """The address in a display-name address (`Erin <erin@example.org>`), as a mail
+    program copies it; None for anything else."""
+    if "<" not in text:
+        return None
+    address = parseaddr(text)[1]
+    return address if "@" in address else None
+
+
+def bare_addresses(texts: list[str]) -> list[str]:
+    """The callback of ADDRESS arguments: a display-name address is a usage error naming
+    the bare address, not the refusal of its space that the account rules give."""
+    for text in texts or ():
+        address = bare_address(text)
+        if address is not None:
+            fail(f"{text!r} has a display name: give the bare address ({address})", EXIT_USAGE)
+    return texts
+
+
+def one_bare_address(text: str) -> str:
+    """The callback of one ADDRESS argument: as bare_addresses."""
+    return bare_addresses([text])[0]
+
+
+def not_an_address(text: str) -> str:
+    """The callback of USERID arguments: a display-name address given for a userid is
+    named as one (else: "userid not recognized")."""
+    address = bare_address(text)
+    if address is not None:
+        fail(
+            f"{text!r} is a mail address, not a userid: give the userid whose address "
+            f"{address} is (pbm user list shows it)",
+            EXIT_USAGE,
+        )
+    return text
 
 
 def initialized(cfg: Config) -> None:
@@ -147,12 +212,38 @@ def _of_a_file(exc: BaseException) -> bool:
     return isinstance(exc, StoreUnavailable) and isinstance(exc.__cause__, OSError)
 
 
+ROOT_VALUED = ("-c", "--config")  # the options of `pbm` itself that take a value
+
+
+def pipes_mail(args: Sequence[str]) -> bool:
+    """Whether `args` (of `pbm` itself) run `pbm mail process`, what an MTA runs: the
+    words `mail` and `process` after options, whatever those are (a typo among them is
+    the MTA's pipe line too)."""
+    words = [word for i, word in enumerate(args) if not _option_word(args, i)]
+    return words[:2] == ["mail", "process"]
+
+
+def _option_word(args: Sequence[str], i: int) -> bool:
+    """Whether args[i] is an option, or the value of `pbm`'s own --config."""
+    return args[i].startswith("-") or (i > 0 and args[i - 1] in ROOT_VALUED)
+
+
+def pipe_usage_error(error: typer.TyperException) -> NoReturn:
+    """End `pbm mail process` on a usage error (an unknown option, a bad FILE) with one
+    line and 75: any other code makes Postfix bounce the message, 75 keeps it queued."""
+    problem = error.format_message().rstrip(".")
+    typer.echo(f"error: {problem}; see pbm mail process --help", err=True)
+    raise typer.Exit(EX_TEMPFAIL)
+
+
 class PbmGroup(TyperGroup):
     """The root command group: an operational error (pbm.store.failures.classify, a bad
     configuration) ends any command with one line and its sysexits code, unless
-    `pbm --debug` asked for the traceback."""
+    `pbm --debug` asked for the traceback; a usage error of `pbm mail process` ends it
+    with one line and 75 (pipe_usage_error)."""
 
     def parse_args(self, ctx: Any, args: list[str]) -> list[str]:
+        ctx.meta[_PIPE_KEY] = pipes_mail(args)
         try:
             return super().parse_args(ctx, args)
         except BrokenPipeError:
@@ -160,6 +251,10 @@ class PbmGroup(TyperGroup):
             # own handler of the closed pipe would exit 1.
             _drop_stdout()
             raise typer.Exit(0) from None
+        except typer.TyperException as exc:
+            if ctx.meta[_PIPE_KEY]:
+                pipe_usage_error(exc)
+            raise
 
     def invoke(self, ctx: Any) -> Any:
         try:
@@ -169,8 +264,12 @@ class PbmGroup(TyperGroup):
             # wanted it has, so end quietly.
             _drop_stdout()
             raise typer.Exit(0) from None
-        except (typer.Exit, typer.Abort, typer.TyperException):
-            raise  # typer's own ends (--help, a usage error, `fail`): nothing to classify
+        except typer.TyperException as exc:
+            if ctx.meta.get(_PIPE_KEY):
+                pipe_usage_error(exc)
+            raise  # a usage error of another command: typer's own end, code 2
+        except (typer.Exit, typer.Abort):
+            raise  # typer's own ends (--help, `fail`): nothing to classify
         except Exception as exc:
             code = exit_code_for(exc)
             if code is None or (isinstance(ctx.obj, CliState) and ctx.obj.debug):

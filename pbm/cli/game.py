@@ -7,7 +7,7 @@ from typing import Annotated
 
 import typer
 
-from pbm.cli.common import EXIT_USAGE, JsonOption, admin_context, emit, fail
+from pbm.cli.common import EXIT_USAGE, JsonOption, admin_context, emit, fail, known_game
 from pbm.games import GAMES, GameError, find_game
 from pbm.games.base import parse_option_pairs
 from pbm.services.accounts.users import find_user
@@ -27,7 +27,9 @@ from pbm.services.play.secrecy import hidden_moves, shown_text
 from pbm.store import queries
 from pbm.store.models import BoardRow, Move
 
-GameArg = Annotated[str, typer.Argument(metavar="GAME", help="Game name or alias.")]
+GameArg = Annotated[
+    str, typer.Argument(metavar="GAME", callback=known_game, help="Game name or alias.")
+]
 # BoardRow.status: a misspelt one would list nothing, as if there were no such boards.
 BOARD_STATUSES = ("active", "finished", "removed")
 BoardArg = Annotated[str, typer.Argument(metavar="BOARD", help="Board number or name.")]
@@ -41,7 +43,10 @@ def _game_names(game: str | None) -> list[str]:
 def list_games(
     cli: typer.Context,
     game: Annotated[
-        str | None, typer.Argument(metavar="GAME", help="Game name or alias (default: all).")
+        str | None,
+        typer.Argument(
+            metavar="GAME", callback=known_game, help="Game name or alias (default: all)."
+        ),
     ] = None,
     status: Annotated[str | None, typer.Option(help="active, finished or removed.")] = None,
     as_json: JsonOption = False,
@@ -178,7 +183,10 @@ def undo(cli: typer.Context, game: GameArg, board: BoardArg) -> None:
 def replay_command(
     cli: typer.Context,
     game: Annotated[
-        str | None, typer.Argument(metavar="GAME", help="Game name or alias (default: all).")
+        str | None,
+        typer.Argument(
+            metavar="GAME", callback=known_game, help="Game name or alias (default: all)."
+        ),
     ] = None,
     board: Annotated[
         str | None, typer.Argument(metavar="BOARD", help="Board number or name (default: all).")

@@ -5,7 +5,8 @@
 procmail setup): exit 0 when the message is stored (whatever its commands did, and even
 when they raised a bug: it is then kept as failed, for `pbm mail failed`), 75
 (EX_TEMPFAIL) for anything else (the store locked, full, failing or missing its schema,
-a bad configuration), so the MTA keeps it and delivers it again later: never a bounce.
+a bad configuration, a usage error: pbm.cli.common.pipe_usage_error), so the MTA keeps
+it and delivers it again later: never a bounce.
 """
 
 from __future__ import annotations
@@ -71,7 +72,8 @@ def process(
 
     raws = [f.read_bytes() for f in files] if files else [sys.stdin.buffer.read()]
     if any(not raw.strip() for raw in raws):
-        fail("empty message")
+        # 75 as for every failure before the message is stored: never a bounce
+        fail("empty message: nothing to store", EXIT_TEMPFAIL)
     try:
         cfg = config(cli)
         eng = engine(cfg)

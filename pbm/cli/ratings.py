@@ -6,7 +6,7 @@ from typing import Annotated
 
 import typer
 
-from pbm.cli.common import JsonOption, admin_context, emit
+from pbm.cli.common import JsonOption, admin_context, emit, known_game
 from pbm.services.play.boards import rules_for
 from pbm.services.play.bots import label
 from pbm.services.play.ratings import ratings_of_type, recompute, snapshot
@@ -14,7 +14,9 @@ from pbm.services.play.ratings import ratings_of_type, recompute, snapshot
 
 def show(
     cli: typer.Context,
-    game: Annotated[str, typer.Argument(metavar="GAME", help="Game name or alias.")],
+    game: Annotated[
+        str, typer.Argument(metavar="GAME", callback=known_game, help="Game name or alias.")
+    ],
     as_json: JsonOption = False,
 ) -> None:
     """The ratings of one game type, best first."""
@@ -58,7 +60,10 @@ def show(
 def recompute_command(
     cli: typer.Context,
     game: Annotated[
-        str | None, typer.Argument(metavar="GAME", help="Game name or alias (default: all).")
+        str | None,
+        typer.Argument(
+            metavar="GAME", callback=known_game, help="Game name or alias (default: all)."
+        ),
     ] = None,
 ) -> None:
     """Forget the ratings and rate every finished game again, in the order they ended."""

@@ -8,7 +8,7 @@ from typing import Annotated
 
 import typer
 
-from pbm.cli.common import EXIT_USAGE, admin_context, fail, registered
+from pbm.cli.common import EXIT_USAGE, admin_context, fail, known_game, registered
 from pbm.errors import PbmError
 from pbm.games import GameError
 from pbm.services.accounts import bulk_export
@@ -40,7 +40,9 @@ def _read(path: Path) -> records.Record:
 
 def export(
     cli: typer.Context,
-    game: Annotated[str | None, typer.Argument(metavar="GAME", help="Game name or alias.")] = None,
+    game: Annotated[
+        str | None, typer.Argument(metavar="GAME", callback=known_game, help="Game name or alias.")
+    ] = None,
     board: Annotated[
         str | None, typer.Argument(metavar="BOARD", help="Board number or name.")
     ] = None,

@@ -7,7 +7,7 @@ from typing import Annotated
 
 import typer
 
-from pbm.cli.common import registered
+from pbm.cli.common import known_game, registered
 from pbm.games import GAMES, AnyGame, GameError, find_game, get_game
 from pbm.games.base import State, parse_option_pairs
 from pbm.games.playout import perft
@@ -59,7 +59,9 @@ def list_games() -> None:
 
 
 def game_help(
-    game_name: Annotated[str, typer.Argument(metavar="GAME", help="Game or variant name.")],
+    game_name: Annotated[
+        str, typer.Argument(metavar="GAME", callback=known_game, help="Game or variant name.")
+    ],
 ) -> None:
     """Show a game's rules summary, notation and options."""
     registered()
@@ -71,7 +73,9 @@ def game_help(
 
 
 def play(
-    game_name: Annotated[str, typer.Argument(metavar="GAME", help="Game or variant name.")],
+    game_name: Annotated[
+        str, typer.Argument(metavar="GAME", callback=known_game, help="Game or variant name.")
+    ],
     option: OptionArg = None,
     position: PositionArg = None,
 ) -> None:
@@ -117,7 +121,9 @@ def play(
 
 
 def perft_command(
-    game_name: Annotated[str, typer.Argument(metavar="GAME", help="Game or variant name.")],
+    game_name: Annotated[
+        str, typer.Argument(metavar="GAME", callback=known_game, help="Game or variant name.")
+    ],
     depth: Annotated[int, typer.Argument(metavar="DEPTH", min=1, max=8, help="Plies to count to.")],
     option: OptionArg = None,
     position: PositionArg = None,

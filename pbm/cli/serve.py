@@ -122,13 +122,17 @@ def _serve_hint(cfg: Config, endpoint: Endpoint) -> str:
 
 
 def _read_status(path: Path) -> dict[str, Any]:
+    """The daemon's status file; a file there that cannot be read or parsed as {"unreadable":
+    why}, so that status does not call it missing."""
     if not path.exists():
         return {}
     try:
         found = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return {}
-    return found if isinstance(found, dict) else {}
+    except OSError as exc:
+        return {"unreadable": exc.strerror or str(exc)}
+    except ValueError as exc:  # JSON, or UTF-8, broken (a full disk, a hand edit)
+        return {"unreadable": f"not JSON: {exc}"}
+    return found if isinstance(found, dict) else {"unreadable": "not a JSON object"}
 
 
 def status_command(
@@ -248,6 +252,8 @@ def _print_status(status: dict[str, Any], path: Path) -> None:
         typer.echo(f"pbm serve: running (pid {status['pid']}, since {status['started_at']})")
     elif "state" in status:
         typer.echo(f"pbm serve: not running (last status {status.get('updated_at')}, {path})")
+    elif "unreadable" in status:
+        typer.echo(f"pbm serve: unknown (status file {path} unreadable: {status['unreadable']})")
     else:
         typer.echo(f"pbm serve: not running (no status file {path})")
     listen = status.get("listen") or {}

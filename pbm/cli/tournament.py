@@ -6,7 +6,7 @@ from typing import Annotated
 
 import typer
 
-from pbm.cli.common import EXIT_USAGE, JsonOption, admin_context, emit, fail
+from pbm.cli.common import EXIT_USAGE, JsonOption, admin_context, emit, fail, known_game
 from pbm.games import GameError
 from pbm.games.base import parse_option_pairs
 from pbm.services.accounts.users import find_user
@@ -21,7 +21,9 @@ UseridArg = Annotated[str, typer.Argument(metavar="USERID", help="The player's u
 def create(
     cli: typer.Context,
     name: NameArg,
-    game: Annotated[str, typer.Argument(metavar="GAME", help="Game or variant name.")],
+    game: Annotated[
+        str, typer.Argument(metavar="GAME", callback=known_game, help="Game or variant name.")
+    ],
     kind: Annotated[
         str, typer.Option("--type", help="roundrobin, double, swiss or knockout.")
     ] = "roundrobin",

@@ -7,14 +7,25 @@ from typing import Annotated, Any
 
 import typer
 
-from pbm.cli.common import EXIT_USAGE, JsonOption, admin_context, emit, fail
+from pbm.cli.common import (
+    EXIT_USAGE,
+    JsonOption,
+    admin_context,
+    bare_addresses,
+    emit,
+    fail,
+    not_an_address,
+    one_bare_address,
+)
 from pbm.services.accounts import consent, erasure, my_data, users
 from pbm.services.accounts.users import find_user
 from pbm.services.context import Context
 from pbm.services.mailing import bounces
 from pbm.store import addresses, queries
 
-UseridArg = Annotated[str, typer.Argument(metavar="USERID", help="The player's userid.")]
+UseridArg = Annotated[
+    str, typer.Argument(metavar="USERID", callback=not_an_address, help="The player's userid.")
+]
 
 
 def _password(password: str | None) -> str:
@@ -34,7 +45,10 @@ def add(
     cli: typer.Context,
     userid: UseridArg,
     addresses: Annotated[
-        list[str], typer.Argument(metavar="ADDRESS", help="Mail addresses (first: replies).")
+        list[str],
+        typer.Argument(
+            metavar="ADDRESS", callback=bare_addresses, help="Mail addresses (first: replies)."
+        ),
     ],
     password: Annotated[
         str | None, typer.Option(help="Password (else asked, or read from piped stdin).")
@@ -66,7 +80,12 @@ def confirm(
     cli: typer.Context,
     userid: UseridArg,
     address: Annotated[
-        str, typer.Argument(metavar="ADDRESS", help="One of the account's addresses.")
+        str,
+        typer.Argument(
+            metavar="ADDRESS",
+            callback=one_bare_address,
+            help="One of the account's addresses.",
+        ),
     ],
 ) -> None:
     """Confirm an address for its account (as its owner's answer to the request would)."""
@@ -132,7 +151,7 @@ def list_users(
                 item.update(shown=users.shown(user.userid), key=user.userid_key, reason=reason)
             rows.append(row)
             data.append(item)
-    headers = ["userid", "status", "games", "addresses"] + (["reason"] if invalid else [])
+    headers = ["userid", "status", "active boards", "addresses"] + (["reason"] if invalid else [])
     emit(data, as_json, headers, rows)
 
 
@@ -200,26 +219,30 @@ def passwd(
     typer.echo(f"password of {userid} changed")
 
 
-def _set_disabled(cli: typer.Context, userid: str, value: bool) -> None:
+def _set_disabled(cli: typer.Context, userid: str, value: bool) -> bool:
+    """Whether the account changed (it said "enabled" of one that was never disabled)."""
     with admin_context(cli) as ctx:
         user = users.find_user(ctx, userid)
         if user.bot:  # half a stop: it refused challenges, moved on, and listed as playing
             verb = "disable" if value else "enable"
             fail(f"{user.userid} is a computer player: use pbm bot {verb} {user.userid}")
+        if user.disabled == value:
+            return False
         user.disabled = value
         ctx.session.add(user)
+        return True
 
 
 def disable(cli: typer.Context, userid: UseridArg) -> None:
     """Lock an account: its passwords and reply tokens stop working."""
-    _set_disabled(cli, userid, True)
-    typer.echo(f"{userid} disabled")
+    changed = _set_disabled(cli, userid, True)
+    typer.echo(f"{userid} disabled" if changed else f"{userid} was disabled already")
 
 
 def enable(cli: typer.Context, userid: UseridArg) -> None:
     """Unlock an account."""
-    _set_disabled(cli, userid, False)
-    typer.echo(f"{userid} enabled")
+    changed = _set_disabled(cli, userid, False)
+    typer.echo(f"{userid} enabled" if changed else f"{userid} was not disabled")
 
 
 def delete(cli: typer.Context, userid: UseridArg) -> None:

@@ -7,7 +7,7 @@ from typing import Annotated
 
 import typer
 
-from pbm.cli.common import EXIT_USAGE, admin_context, fail
+from pbm.cli.common import EXIT_USAGE, admin_context, fail, not_an_address
 from pbm.timecontrol import VACATION_CAP_DAYS
 
 ACTIONS = ("start", "stop", "status", "grant")
@@ -15,7 +15,10 @@ ACTIONS = ("start", "stop", "status", "grant")
 
 def vacation(
     cli: typer.Context,
-    userid: Annotated[str, typer.Argument(metavar="USERID", help="The player's userid.")],
+    userid: Annotated[
+        str,
+        typer.Argument(metavar="USERID", callback=not_an_address, help="The player's userid."),
+    ],
     action: Annotated[
         str, typer.Argument(metavar="start|stop|status|grant", help="What to do.")
     ] = "status",
@@ -40,6 +43,13 @@ def vacation(
 
     with admin_context(cli) as ctx:
         user = find_user(ctx, userid)
+        # a bot's vacation stopped its players' clocks for as long as the operator forgot
+        # it; stop and status stay, to end one started before this refusal
+        if user.bot and action in ("start", "grant"):
+            fail(
+                f"{user.userid} is a computer player: it takes no vacation "
+                f"(pbm bot disable {user.userid} stops it)"
+            )
         now = ctx.now()
         allowance = ctx.config.vacation_start_days
         if action == "start":

@@ -22,7 +22,6 @@ WebOption = Annotated[
 
 
 LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR")
-UVICORN_STARTUP_FAILURE = 3  # uvicorn's exit code when it cannot bind its socket
 
 
 def _log_level(value: str) -> str:
@@ -61,7 +60,7 @@ def web_command(
     """Serve the web pages and metrics alone, without taking mail in, until SIGTERM."""
     from pbm.cli.common import engine
     from pbm.logfmt import setup_logging
-    from pbm.web.server import run
+    from pbm.web.server import CannotListen, run
 
     cfg = with_web(config(cli), listen)
     if cfg.web_listen is None and cfg.metrics_listen is None:
@@ -70,16 +69,5 @@ def web_command(
     setup_logging(log_level)
     try:
         run(cfg)
-    except SystemExit as exc:
-        if exc.code != UVICORN_STARTUP_FAILURE:
-            raise
-        # uvicorn logged why (a port in use) and exited 3, a code the table does not know
-        places = [
-            f"[web] {key} {endpoint}"
-            for key, endpoint in (
-                ("listen", cfg.web_listen),
-                ("metrics_listen", cfg.metrics_listen),
-            )
-            if endpoint is not None
-        ]
-        fail(f"cannot serve on {' and '.join(places)}: the log above says why", EXIT_CONFIG)
+    except CannotListen as exc:
+        fail(str(exc), EXIT_CONFIG)  # logged as web_cannot_listen too

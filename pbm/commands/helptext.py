@@ -151,7 +151,7 @@ def topic_help(topic: str, config: Config) -> str:
     if rules is not None:
         return game_help(rules)
     if word in PROPOSAL_TOPICS:
-        return wrap(phrase("help_proposals")) + "\n"
+        return wrap(phrase("help_proposals")) + "\n"  # ended as every other topic
     command = ACCOUNT_VERBS.get(word) or GAME_VERBS.get(word)
     if command is not None:
         lines = usage_lines(command, indent="")

@@ -1,7 +1,8 @@
 """The web pages (pbm.web) in a child process of the daemon: `pbm web` with the
 daemon's settings, its priority lowered by `[web] nice`, so that pages under load never
 take the CPU or the interpreter lock that mail needs. Started and stopped with the
-daemon, restarted if it dies (a bounded number of times in a row); a POST commits its
+daemon, restarted if it dies (a bounded number of times in a row; never when its port
+cannot be bound: the pages stay off, mail goes on); a POST commits its
 mail in the child and wakes the daemon's sender through a pipe."""
 
 from __future__ import annotations
@@ -10,6 +11,7 @@ import asyncio
 import contextlib
 import logging
 import multiprocessing
+import sys
 import threading
 import time
 from multiprocessing.connection import Connection
@@ -17,21 +19,24 @@ from typing import Any
 
 from pbm.app import initialize
 from pbm.config import Config
+from pbm.errors import EX_CONFIG
 from pbm.logfmt import kv, setup_logging
 from pbm.runners.base import Runner, Signals, wait
-from pbm.web.server import run
+from pbm.web.server import CannotListen, run
 
 log = logging.getLogger("pbm.daemon")
 
 RESTARTS = 5  # quick restarts in a row; the death after them leaves the pages off (logged)
 STEADY_SECONDS = 60.0  # a child that served this long starts the count anew
 RESTART_MAX_SECONDS = 30.0  # the longest wait before a restart (1, 2, 4, ... s)
+CANNOT_LISTEN = EX_CONFIG  # the child's exit when a port is taken: no restart mends it
 STOP_SECONDS = 15.0  # a child's graceful stop (uvicorn's takes at most 10 s), then a kill
 
 
 def child_main(config: Config, daemon: Connection, log_level: str) -> None:
     """The child's life: pbm put together from the daemon's settings, then the pages
-    until SIGTERM or until the daemon's end of `daemon` closes."""
+    until SIGTERM or until the daemon's end of `daemon` closes; CANNOT_LISTEN when a
+    port cannot be bound (logged by pbm.web.server)."""
     initialize(config)
     setup_logging(log_level)
     sending = threading.Lock()  # POSTs run in the server's worker threads
@@ -40,7 +45,10 @@ def child_main(config: Config, daemon: Connection, log_level: str) -> None:
         with sending, contextlib.suppress(OSError):
             daemon.send_bytes(b"outbox")
 
-    run(config, wake=wake, parent=daemon.fileno())
+    try:
+        run(config, wake=wake, parent=daemon.fileno())
+    except CannotListen:
+        sys.exit(CANNOT_LISTEN)
 
 
 class Web(Runner):
@@ -58,6 +66,9 @@ class Web(Runner):
             code = await self._child()
             if stop.is_set():
                 break
+            if code == CANNOT_LISTEN:  # the child logged web_cannot_listen, with the port
+                log.error(kv("web_off", reason="cannot listen", exitcode=code))
+                return
             deaths = 1 if time.monotonic() - began >= STEADY_SECONDS else deaths + 1
             if deaths > RESTARTS:
                 log.error(kv("web_given_up", exitcode=code, deaths=deaths))

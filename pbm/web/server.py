@@ -3,8 +3,9 @@ operator's /metrics and /healthz, served by uvicorn.
 
 `run(config)` is a process of pages, at the priority `[web] nice` lowers it to:
 `pbm web` runs it alone, and `pbm serve` runs it in a child process
-(pbm.runners.web) when `[web] listen` is set. `serve(config, stop)` serves on a
-running loop until `stop` is set."""
+(pbm.runners.web) when `[web] listen` is set. `serve(config, stop)` binds its ports
+(CannotListen when one cannot be bound), then serves on a running loop until `stop`
+is set."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ import contextlib
 import logging
 import os
 import signal
+import socket
 from collections.abc import Callable
 from typing import Any
 
@@ -27,6 +29,45 @@ from pbm.web.app import Reader, Writer, make_app
 from pbm.web.metrics import metrics_app
 
 log = logging.getLogger("pbm.web")
+
+
+class CannotListen(Exception):
+    """A port of the pages or the metrics cannot be bound (in use, not ours): a setup
+    error, which serving again does not mend."""
+
+    def __init__(self, where: str, endpoint: Endpoint, error: OSError) -> None:
+        reason = os.strerror(error.errno) if error.errno else str(error)
+        super().__init__(f"{where} {endpoint}: cannot listen there: {reason}")
+
+
+def _bound(where: str, endpoint: Endpoint) -> socket.socket:
+    """A listening socket on `endpoint`, bound here rather than by uvicorn, which logs a
+    failed bind and exits the process (after `web_started`, for a restart that fails
+    again)."""
+    try:
+        family, *_, address = socket.getaddrinfo(
+            endpoint.host or None, endpoint.port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE
+        )[0]
+        return socket.create_server(address, family=family)
+    except OSError as exc:
+        raise CannotListen(where, endpoint, exc) from exc
+
+
+def _bound_all(config: Config) -> list[socket.socket]:
+    """The sockets of the pages and the metrics, in that order (those configured); a
+    port that cannot be bound is logged (`web_cannot_listen`) and raised."""
+    wanted = [("[web] listen", config.web_listen), ("[web] metrics_listen", config.metrics_listen)]
+    sockets: list[socket.socket] = []
+    try:
+        for where, endpoint in wanted:
+            if endpoint is not None:
+                sockets.append(_bound(where, endpoint))
+    except CannotListen as exc:
+        for sock in sockets:
+            sock.close()
+        log.error(kv("web_cannot_listen", error=str(exc)))
+        raise
+    return sockets
 
 
 def _server(app: Any, endpoint: Endpoint) -> uvicorn.Server:
@@ -51,6 +92,7 @@ async def serve(
 ) -> None:
     """Serve the pages on `[web] listen` and the metrics on `metrics_listen` until
     `stop` is set; `wake` is called after a POST committed mail (the daemon's sender)."""
+    sockets = _bound_all(config)
     clock = SystemClock()
     write_engine = make_engine(
         config.database_url, create=False, busy_timeout=config.busy_timeout_seconds
@@ -63,7 +105,10 @@ async def serve(
         servers.append(_server(app, config.web_listen))
     if config.metrics_listen is not None:
         servers.append(_server(metrics_app(reader), config.metrics_listen))
-    tasks = [asyncio.create_task(s.serve(), name="web") for s in servers]
+    tasks = [
+        asyncio.create_task(s.serve(sockets=[sock]), name="web")
+        for s, sock in zip(servers, sockets, strict=True)
+    ]
     log.info(kv("web_started", listen=config.web_listen, metrics=config.metrics_listen))
     try:
         waiting = asyncio.create_task(stop.wait())
@@ -74,6 +119,8 @@ async def serve(
             server.should_exit = True
         with contextlib.suppress(Exception):
             await asyncio.wait_for(asyncio.gather(*tasks, return_exceptions=True), 10)
+        for sock in sockets:
+            sock.close()
         read_engine.dispose()
         write_engine.dispose()
         log.info(kv("web_stopped"))
@@ -106,4 +153,4 @@ def run(
     asyncio.run(main())
 
 
-__all__ = ["run", "serve"]
+__all__ = ["CannotListen", "run", "serve"]

@@ -94,6 +94,15 @@ def test_a_bot_gets_no_password_and_is_removed_as_a_bot(cfg: Path) -> None:
         assert refused.output == (
             f"error: pbmbot3 is a computer player: use pbm bot {verb} pbmbot3\n"
         )
+    # `pbm vacation pbmbot3 start` put the bot on vacation, like a person
+    for args in (["start"], ["grant", "3"]):
+        refused = runner.invoke(app, ["vacation", "pbmbot3", *args])
+        assert refused.exit_code == 1
+        assert refused.output == (
+            "error: pbmbot3 is a computer player: it takes no vacation "
+            "(pbm bot disable pbmbot3 stops it)\n"
+        )
+    assert "pbmbot3: not on vacation" in cli_ok("vacation", "pbmbot3", "status")
     cli_ok("user", "add", "alice", "alice@x.example", "--password", "pw", "--confirmed")
     cli_ok("game", "new", "quarto", "alice", "pbmbot1")
     ran = runner.invoke(

@@ -263,7 +263,36 @@ def test_mail_process_store_unavailable(tmp_path: Path, monkeypatch: pytest.Monk
 
 def test_bad_arguments_exit_2(cfg: Path) -> None:
     assert runner.invoke(app, ["game", "show"]).exit_code == 2
-    assert runner.invoke(app, ["game", "show", "nosuchgame", "101"]).exit_code == 1
+    assert runner.invoke(app, ["game", "show", "quarto", "101"]).exit_code == 1  # no board
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        ["rules", "help", "chess"],
+        ["rules", "play", "chess"],
+        ["rules", "perft", "chess", "1"],
+        ["game", "list", "chess"],
+        ["game", "show", "chess", "1"],
+        ["game", "new", "chess", "alice", "bob"],
+        ["game", "abort", "chess", "1"],
+        ["game", "adjudicate", "chess", "1", "draw"],
+        ["game", "undo", "chess", "1"],
+        ["game", "replay", "chess"],
+        ["game", "export", "chess", "1"],
+        ["ratings", "show", "chess"],
+        ["ratings", "recompute", "chess"],
+        ["tournament", "create", "open", "chess"],
+        ["bot", "add", "chessbot", "--games", "quarto,chess"],
+    ],
+)
+def test_a_game_word_that_names_no_game_is_a_usage_error_everywhere(
+    cfg: Path, command: list[str]
+) -> None:
+    # `pbm rules help chess` exited 2, `pbm game show chess 1` and `ratings show chess` 1.
+    result = runner.invoke(app, command)
+    assert result.exit_code == 2
+    assert result.stderr.startswith("error: there is no game called 'chess'; the games are: ")
 
 
 # --- the configuration, the context object, one error style ---------------------------
@@ -352,3 +381,23 @@ def test_mail_send_errors_are_one_line_with_a_sysexits_code(cfg: Path) -> None:
         2,
         "error: --server: 'nowhere' is not host:port\n",
     )
+
+
+def test_user_words_say_what_happened(cfg: Path) -> None:
+    # enable of an active account said "enabled"; a taken userid of the same case said
+    # "(by alice: case does not matter in userids)"; the "games" column counted active
+    # boards only.
+    ok("user", "add", "alice", "alice@x.example", "--password", "pw", "--confirmed")
+    assert ok("user", "enable", "alice") == "alice was not disabled\n"
+    assert ok("user", "disable", "alice") == "alice disabled\n"
+    assert ok("user", "disable", "alice") == "alice was disabled already\n"
+    assert ok("user", "enable", "alice") == "alice enabled\n"
+    same = runner.invoke(app, ["user", "add", "alice", "a2@x.example", "--password", "pw"])
+    assert (same.exit_code, same.output) == (
+        1,
+        "error: The userid alice is taken; choose another.\n",
+    )
+    other = runner.invoke(app, ["user", "add", "ALICE", "a2@x.example", "--password", "pw"])
+    assert other.exit_code == 1 and "(by alice: case does not matter" in other.output
+    header = ok("user", "list").splitlines()[0]
+    assert header.split("  ")[:3] == ["userid", "status", "active boards"]

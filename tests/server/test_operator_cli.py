@@ -125,10 +125,90 @@ def test_process_names_a_message_file_it_cannot_read(tmp_path: Path) -> None:
     assert pbm(config, "db", "init").returncode == 0
     for path, problem in ((tmp_path / "nope.eml", "does not exist"), (tmp_path, "is a directory")):
         done = pbm(config, "mail", "process", str(path))
-        assert done.returncode == 2
-        assert done.stderr.splitlines()[-1] == (
-            f"Error: Invalid value for 'FILE': file '{path}' {problem}."
+        assert done.returncode == 75
+        assert done.stderr == (
+            f"error: Invalid value for 'FILE': file '{path}' {problem}; "
+            "see pbm mail process --help\n"
         )
+
+
+@pytest.mark.parametrize(
+    ("words", "problem"),
+    [
+        (["mail", "process", "--bogus"], "No such option: --bogus"),
+        (["--bogus", "mail", "process"], "No such option: --bogus"),
+        (["mail", "--bogus", "process"], "No such option: --bogus"),
+        (["mail", "process", "--via"], "Option '--via' requires an argument"),
+    ],
+)
+def test_a_usage_error_of_the_pipe_keeps_the_mail_queued(
+    tmp_path: Path, words: list[str], problem: str
+) -> None:
+    # A typo in the MTA's pipe line exited 2, and Postfix bounced every player's mail.
+    config = write_config(tmp_path)
+    assert pbm(config, "db", "init").returncode == 0
+    message = b"From: zed@example.org\r\nSubject: help\r\n\r\nhi\r\n"
+    done = subprocess.run(
+        [sys.executable, "-m", "pbm", "--config", str(config), *words],
+        input=message,
+        capture_output=True,
+        timeout=120,
+    )
+    assert done.returncode == 75
+    assert done.stderr.decode() == f"error: {problem}; see pbm mail process --help\n"
+    # and an empty message: there is nothing to store, and still no bounce
+    empty = subprocess.run(
+        [sys.executable, "-m", "pbm", "--config", str(config), "mail", "process"],
+        input=b"\n",
+        capture_output=True,
+        timeout=120,
+    )
+    assert (empty.returncode, empty.stderr) == (75, b"error: empty message: nothing to store\n")
+
+
+@pytest.mark.parametrize(
+    ("text", "why"),
+    [("{bad", "not JSON: Expecting property name"), ("[1]", "not a JSON object")],
+)
+def test_status_names_a_status_file_it_cannot_parse(tmp_path: Path, text: str, why: str) -> None:
+    # It said "no status file" of a file that was there, broken.
+    config = write_config(tmp_path)
+    assert pbm(config, "db", "init").returncode == 0
+    path = tmp_path / "var" / "daemon-status.json"
+    path.write_text(text, encoding="utf-8")
+    done = pbm(config, "mail", "status")
+    assert done.returncode == 3
+    first = done.stdout.splitlines()[0]
+    assert first.startswith(f"pbm serve: unknown (status file {path} unreadable: {why}")
+    assert "no status file" not in done.stdout
+
+
+def test_a_display_name_address_is_named_with_its_bare_address(tmp_path: Path) -> None:
+    # "The address erin <erin@example.org> holds U+0020 SPACE ...", and for erase "The
+    # following userid is not recognized", neither saying to give erin@example.org.
+    config = write_config(tmp_path)
+    assert pbm(config, "db", "init").returncode == 0
+    given = "Erin <erin@example.org>"
+    added = pbm(config, "user", "add", "erin", "--password", "p", "erin@example.org", given)
+    assert (added.returncode, added.stderr) == (
+        2,
+        f"error: {given!r} has a display name: give the bare address (erin@example.org)\n",
+    )
+    assert "erin" not in pbm(config, "user", "list").stdout  # nothing half made
+    for command in (["user", "erase", given], ["vacation", given, "start"]):
+        done = pbm(config, *command)
+        assert (done.returncode, done.stderr) == (
+            2,
+            f"error: {given!r} is a mail address, not a userid: give the userid whose "
+            "address erin@example.org is (pbm user list shows it)\n",
+        )
+
+
+def test_a_usage_error_of_another_command_stays_one(tmp_path: Path) -> None:
+    config = write_config(tmp_path)
+    done = pbm(config, "mail", "status", "--bogus")
+    assert done.returncode == 2
+    assert done.stderr.splitlines()[-1] == "Error: No such option: --bogus"
 
 
 @pytest.mark.parametrize("command", ["serve", "web"])
@@ -241,10 +321,10 @@ def test_web_on_a_port_in_use_ends_with_a_line_and_a_code_of_the_table(tmp_path:
         done = pbm(config, "web", "--web", f"127.0.0.1:{port}")
     assert done.returncode == 78
     lines = done.stderr.splitlines()
-    assert "address already in use" in "\n".join(lines[:-1])
-    assert lines[-1] == (
-        f"error: cannot serve on [web] listen 127.0.0.1:{port}: the log above says why"
-    )
+    problem = f"[web] listen 127.0.0.1:{port}: cannot listen there: Address already in use"
+    assert f'event=web_cannot_listen error="{problem}"' in lines[-2]
+    assert lines[-1] == f"error: {problem}"
+    assert "web_started" not in done.stderr
 
 
 def every_command(command: Any, path: tuple[str, ...] = ("pbm",)) -> Iterator[Any]:

@@ -107,3 +107,18 @@ def test_enter_and_start_say_what_they_did_and_show_counts_rounds(cfg: Path) -> 
         "sw: Swiss of Quarto started with 4 players, 2 boards, running, round 1 of 3"
     )
     assert "status running, round 1 of 3\n" in ok("tournament", "show", "sw")
+
+
+def test_start_of_a_running_tournament_says_it_has_started(cfg: Path) -> None:
+    # It said "Tournament duo is running: entries are closed.", an answer to entering.
+    for name in ("amy", "bo"):
+        ok("user", "add", name, f"{name}@x.example", "--password", "pw")
+    ok("tournament", "create", "duo", "quarto")
+    for name in ("amy", "bo"):
+        ok("tournament", "enter", "duo", name)
+    ok("tournament", "start", "duo")
+    again = runner.invoke(app, ["tournament", "start", "duo"])
+    assert (again.exit_code, again.output) == (
+        1,
+        "error: Tournament duo has already started (it is running).\n",
+    )

@@ -11,6 +11,10 @@ import os
 import re
 import signal
 import smtplib
+import socket
+import subprocess
+import sys
+import time
 from collections.abc import Iterator
 from email.message import EmailMessage
 from pathlib import Path
@@ -18,6 +22,7 @@ from pathlib import Path
 import httpx
 import pytest
 
+from tests.mail.conftest import free_ports
 from tests.web.serving import Serving, alive, mails_to, serving_daemon, waited
 
 
@@ -85,3 +90,50 @@ def test_the_pages_stop_when_the_daemon_is_killed(serving: Serving) -> None:
     waited(lambda: None if alive(child) else True, "the pages' process to end")
     with pytest.raises(httpx.ConnectError):
         httpx.get(f"{serving.base}/robots.txt", timeout=2)
+
+
+def test_a_web_port_in_use_turns_the_pages_off_once_and_mail_goes_on(tmp_path: Path) -> None:
+    # The child logged web_started, then died on the taken port and was restarted in a loop.
+    smtp, metrics = free_ports(2)
+    config = tmp_path / "pbm.toml"
+    config.write_text(
+        f'[server]\naddress = "pbm@example.org"\ndata_dir = "{tmp_path / "var"}"\n'
+        f'[mail.listen]\nsmtp = "127.0.0.1:{smtp}"\n'
+        f'[web]\nmetrics_listen = "127.0.0.1:{metrics}"\n',
+        encoding="utf-8",
+    )
+    log_path = tmp_path / "serve.log"
+    with socket.socket() as taken, log_path.open("wb") as log:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        serve = ["serve", "--web", f"127.0.0.1:{port}"]
+        daemon = subprocess.Popen(
+            [sys.executable, "-m", "pbm", "--config", str(config), *serve],
+            stdout=log,
+            stderr=log,
+            stdin=subprocess.DEVNULL,
+        )
+        try:
+            waited(lambda: "event=web_off" in log_path.read_text() or None, "web_off")
+            msg = EmailMessage()
+            msg["From"], msg["To"], msg["Subject"] = "dan@x.example", "pbm@example.org", "help"
+            msg.set_content("\n")
+            with smtplib.SMTP("127.0.0.1", smtp, timeout=10) as client:
+                client.send_message(msg)
+            waited(lambda: mails_to(tmp_path / "var" / "outbox", "dan") or None, "an answer")
+            time.sleep(2)  # the first restart came after 1 s
+            assert daemon.poll() is None
+            text = log_path.read_text()
+            assert text.count("event=web_child ") == 1
+            assert "event=web_started" not in text and "event=web_died" not in text
+            assert (
+                f'event=web_cannot_listen error="[web] listen 127.0.0.1:{port}: cannot listen'
+                ' there: Address already in use"'
+            ) in text
+            daemon.send_signal(signal.SIGTERM)
+            assert daemon.wait(60) == 0
+        finally:
+            if daemon.poll() is None:
+                daemon.kill()
+                daemon.wait(10)

@@ -316,6 +316,8 @@ def check_userid(ctx: Context, userid: str) -> str:
         )
     name = unicodedata.normalize("NFKC", userid)
     taken = queries.user_by_userid(ctx.session, name)
+    if taken is not None and taken.userid == name:  # the case note only for another case
+        raise PbmError(wrapped(phrase("userid_taken_same", userid=name)))
     if taken is not None:
         raise PbmError(wrapped(phrase("userid_taken", userid=name, taken=shown(taken.userid))))
     return name

@@ -39,6 +39,8 @@ log = logging.getLogger(__name__)
 def start(ctx: Context, t: Tournament) -> None:
     """Seed the entrants (rating, then entry order) and start the first round (a round
     robin starts every game at once)."""
+    if t.status in ("running", "finished"):  # "entries are closed" answered another question
+        raise TournamentError(phrase("tournament_started_already", name=t.name, status=t.status))
     require_open(t)
     field = entries(ctx.session, t)
     if len(field) < 2:
