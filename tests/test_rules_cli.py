@@ -53,6 +53,13 @@ def test_list_and_help_show_options_and_variant_names():
     assert result.exit_code == 0 and "Notation" in result.output
 
 
+def test_help_takes_a_variant_name_as_the_mail_commands_do():
+    """`pbm rules help quadrupel-added` said there is no game called 'quadrupel-added'."""
+    result = runner.invoke(app, ["rules", "help", "quadrupel-added"])
+    assert result.exit_code == 0, result.output
+    assert result.output == runner.invoke(app, ["rules", "help", "quadrupel"]).output
+
+
 def test_pbm_help_prints_the_mailed_help_from_the_command_definitions():
     from pbm.commands.helptext import topic_help
     from pbm.config import Config

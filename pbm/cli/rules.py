@@ -8,7 +8,7 @@ from typing import Annotated
 import typer
 
 from pbm.cli.common import known_game, registered
-from pbm.games import GAMES, AnyGame, GameError, find_game, get_game
+from pbm.games import GAMES, AnyGame, GameError, find_game
 from pbm.games.base import State, parse_option_pairs
 from pbm.games.playout import perft
 
@@ -66,7 +66,8 @@ def game_help(
     """Show a game's rules summary, notation and options."""
     registered()
     try:
-        typer.echo(get_game(game_name).help_text(), nl=False)
+        # find_game, as the mail commands read it: get_game refused a variant name
+        typer.echo(find_game(game_name)[0].help_text(), nl=False)
     except GameError as exc:
         typer.echo(f"error: {exc}", err=True)
         raise typer.Exit(2) from None
