@@ -715,3 +715,17 @@ def test_a_refused_if_then_line_is_quoted_as_written(server: Server) -> None:
     [err] = server.new_mail()
     assert "line 1, ply 2:\n  if give SDQF then b2 SDQF\n" in err.body
     assert "SDQF is the piece you are placing" in err.body
+
+
+def test_pass_in_a_line_of_a_game_without_it_says_so_as_a_move_does(server: Server) -> None:
+    """`quarto move 101 alice secret pass` said Quarto has no pass, but a conditional
+    line with `pass` got the notation's "PASS is not a piece"."""
+    alice, bob = server.signup("alice"), server.signup("bob")
+    assert server.send(alice, "quarto challenge alice bob") == "done"
+    server.new_mail()
+    server.send(bob, "quarto conditional 101 bob secret", "give SDQF; pass\n")
+    [err] = server.new_mail()
+    assert "line 1, ply 2:\n  give SDQF; pass\n" in err.body
+    assert "Quarto has no pass: it is a move of quadrature only." in err.body
+    assert "not a piece" not in err.body
+    assert "Nothing of this mail's conditional moves was stored." in err.body

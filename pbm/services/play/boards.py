@@ -11,8 +11,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from pbm.errors import NotFoundError, PbmError
+from pbm.games import GAMES, GameError, MoveError, find_game
 from pbm.games import AnyGame as Rules
-from pbm.games import GameError, MoveError, find_game
 from pbm.games.base import State
 from pbm.services.context import Context
 from pbm.store import queries
@@ -106,6 +106,17 @@ def rules_for(name: str) -> Rules:
         return find_game(name)[0]
     except GameError as exc:
         raise NotFoundError(str(exc)) from None
+
+
+def absent_move_word(rules: Rules, text: str) -> str | None:
+    """Why a move word of other games (pass, swap) is no move of `rules`, or None: read
+    as this game's notation it failed obscurely ("PASS is not a piece")."""
+    words = text.lower().split()
+    word = words[0] if words else ""
+    if word in rules.move_words:
+        return None
+    games = ", ".join(sorted(r.name for r in GAMES.values() if word in r.move_words))
+    return phrase("move_word_absent", game=rules.title, word=word, games=games) if games else None
 
 
 def replay(rules: Rules, options: dict[str, str], moves: Sequence[str]) -> State:

@@ -16,7 +16,7 @@ from typing import Any
 
 from pbm.errors import BoardError
 from pbm.games import GameError, InvalidMoveError
-from pbm.services.play.boards import Board, refusal
+from pbm.services.play.boards import Board, absent_move_word, refusal
 from pbm.texts import echoed, phrase
 
 # Words that only separate the moves of a line: `if c8-c7 then d3-d4`.
@@ -104,6 +104,9 @@ def build(board: Board, owner: int, lines: Sequence[Line], limit: int) -> list[P
                 reason = phrase("conditional_bad_number", move=written_text, number=expected)
                 raise _fault(board, line, ply, reason)
             player = list(rules.player_seats(state)).index(seat)
+            absent = absent_move_word(rules, text)
+            if absent:  # a move by mail is refused so too (pbm.services.play.moves)
+                raise _fault(board, line, ply, absent)
             try:
                 move = rules.parse_move(state, text)
             except GameError as exc:

@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from pbm.errors import BoardError, NotAMoveError, PbmError
-from pbm.games import GAMES, GameError, InvalidMoveError, MoveError
+from pbm.games import GameError, InvalidMoveError, MoveError
 from pbm.games.base import State
 from pbm.services.context import Context, ReplyKind
 from pbm.services.correspondence import vacation
@@ -25,7 +25,15 @@ from pbm.services.mailing.board_mail import (
 )
 from pbm.services.play import conditional
 from pbm.services.play.board_text import summary
-from pbm.services.play.boards import Board, refusal, replay, rules_for, save_board, state_at
+from pbm.services.play.boards import (
+    Board,
+    absent_move_word,
+    refusal,
+    replay,
+    rules_for,
+    save_board,
+    state_at,
+)
 from pbm.services.play.endings import finish, player_leaves, remove
 from pbm.services.play.ratings import forget_rating
 from pbm.services.play.secrecy import HIDDEN_TEXT, hidden_moves, may_hide
@@ -87,16 +95,9 @@ def _not_your_move(board: Board) -> BoardError:
 
 
 def _check_move_word(board: Board, text: str) -> None:
-    """Refuse a move word of other games (pass, swap) by name: read as this game's
-    notation it failed obscurely ("PASS is not a piece")."""
-    words = text.lower().split()
-    word = words[0] if words else ""
-    if word in board.rules.move_words:
-        return
-    games = ", ".join(sorted(r.name for r in GAMES.values() if word in r.move_words))
-    if games:
-        title = board.rules.title
-        raise BoardError(phrase("move_word_absent", game=title, word=word, games=games), board.id)
+    reason = absent_move_word(board.rules, text)
+    if reason:
+        raise BoardError(reason, board.id)
 
 
 def _check_number(board: Board, request: MoveRequest) -> None:
