@@ -68,3 +68,22 @@ def test_pbm_help_prints_the_mailed_help_from_the_command_definitions():
     assert result.exit_code == 0
     assert result.output == topic_help("move", Config())
     assert "move board userid password" in result.output
+
+
+def _listed(game: str) -> list[str]:
+    """The lines `moves` prints in `pbm rules play GAME` (between two prompts)."""
+    result = runner.invoke(app, ["rules", "play", game], input="moves\nquit\n")
+    assert result.exit_code == 0, result.output
+    return result.output.split(" to move> ")[1].splitlines()[:-1]
+
+
+def test_play_folds_the_moves_and_keeps_each_move_whole():
+    """`moves` printed every legal move on one line (1800 columns in Quarod)."""
+    listed = _listed("quarod")
+    assert len(listed) > 10 and max(len(line) for line in listed) <= 88
+    assert listed[0].startswith("Ba1+Wb1 Bb1+Wa1 ")
+    assert all(line.startswith("  B") for line in listed[1:])
+    assert _listed("quarto") == [
+        "give SDQF give SDQH give SDRF give SDRH give SLQF give SLQH give SLRF give SLRH",
+        "  give TDQF give TDQH give TDRF give TDRH give TLQF give TLQH give TLRF give TLRH",
+    ]

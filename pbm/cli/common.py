@@ -20,6 +20,7 @@ from __future__ import annotations
 import json
 import os
 import sys
+import textwrap
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -68,6 +69,21 @@ class CliState:
         from pbm.config import load_config
 
         return load_config(self.config_path)
+
+
+TERMINAL_WIDTH = 88  # columns of what pbm prints for a reader at a terminal
+
+
+def folded(text: str, indent: str = "", hang: str = "  ") -> str:
+    """`text` folded to TERMINAL_WIDTH, lines after the first indented by `hang` more:
+    on one line it ran far past a terminal (`pbm rules list`, `pbm jobs run`)."""
+    return textwrap.fill(
+        text,
+        TERMINAL_WIDTH,
+        initial_indent=indent,
+        subsequent_indent=indent + hang,
+        break_on_hyphens=False,
+    )
 
 
 def state(cli: typer.Context) -> CliState:

@@ -9,7 +9,7 @@ import typer
 
 from pbm.app import PERIODIC_JOBS
 from pbm.cli.bot import require_engine_user
-from pbm.cli.common import JsonOption, config, engine
+from pbm.cli.common import JsonOption, config, engine, folded
 from pbm.clock import SystemClock
 from pbm.jobs import play_bots
 
@@ -31,4 +31,4 @@ def run(cli: typer.Context, as_json: JsonOption = False) -> None:
     if as_json:
         typer.echo(json.dumps(done))
     else:
-        typer.echo(" ".join(f"{k}={v}" for k, v in done.items()))
+        typer.echo(folded(" ".join(f"{k}={v}" for k, v in done.items())))

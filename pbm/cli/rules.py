@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-import textwrap
 from typing import Annotated
 
 import typer
 
-from pbm.cli.common import known_game, registered
+from pbm.cli.common import folded, known_game, registered
 from pbm.games import GAMES, AnyGame, GameError, find_game
 from pbm.games.base import State, parse_option_pairs
 from pbm.games.playout import perft
@@ -33,9 +32,6 @@ def _start(game_name: str, option: list[str] | None, position: str | None) -> tu
         raise typer.Exit(2) from None
 
 
-LIST_WIDTH = 88  # columns of `pbm rules list`
-
-
 def list_games() -> None:
     """List the games with their aliases and options."""
     registered()
@@ -43,19 +39,20 @@ def list_games() -> None:
         aliases = ", ".join(game.aliases)
         typer.echo(f"{game.name:<12} {game.title}" + (f" (also: {aliases})" if aliases else ""))
         for opt in game.options:
-            # folded: a description ran to 200 columns on one line
-            typer.echo(
-                textwrap.fill(
-                    opt.describe(),
-                    LIST_WIDTH,
-                    initial_indent="    ",
-                    subsequent_indent="      ",
-                    break_on_hyphens=False,
-                )
-            )
+            typer.echo(folded(opt.describe(), indent="    "))
         for alias, options in game.variant_aliases.items():
             settings = " ".join(f"{k}={v}" for k, v in options.items())
             typer.echo(f"    variant name {alias}: {settings}")
+
+
+NO_BREAK = "\xa0"  # joins the words of one move while the list is folded
+
+
+def _moves_text(game: AnyGame, state: State) -> str:
+    """The legal moves, folded: a move that holds a space (Quarto's `give SDQF`) is
+    never cut at a line's end."""
+    texts = (game.format_move(state, m).replace(" ", NO_BREAK) for m in game.legal_moves(state))
+    return folded(" ".join(texts)).replace(NO_BREAK, " ")
 
 
 def game_help(
@@ -97,7 +94,7 @@ def play(
         if command in ("quit", "exit"):
             return
         if command == "moves":
-            typer.echo(" ".join(game.format_move(state, m) for m in game.legal_moves(state)))
+            typer.echo(_moves_text(game, state))
             continue
         if command == "dump":
             typer.echo(game.dump(state))

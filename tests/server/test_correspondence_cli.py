@@ -24,9 +24,10 @@ def _finished_game() -> None:
 
 def test_jobs_run_once(cfg: Path) -> None:
     _finished_game()
-    assert ok("jobs", "run").strip() == (
-        "vacations_ended=0 forfeits=0 nags=0 digests=0 unconfirmed=0 erasures=0 export_parts=0 "
-        "erasure_asks_dropped=0 bot_moves=0"
+    # one line of 120 columns before: folded to 88, continued indented
+    assert ok("jobs", "run") == (
+        "vacations_ended=0 forfeits=0 nags=0 digests=0 unconfirmed=0 erasures=0 export_parts=0\n"
+        "  erasure_asks_dropped=0 bot_moves=0\n"
     )
     assert json.loads(ok("jobs", "run", "--json"))["nags"] == 0
 
