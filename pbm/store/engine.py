@@ -78,19 +78,23 @@ def make_engine(
 
 def shown_url(url: str) -> str:
     """`url` as a terminal or the log may show it: its password as ***."""
+    return _hidden(url) or "(not an URL)"
+
+
+def _hidden(url: str) -> str | None:
+    """`url` with its password as ***, or None when it is no URL at all."""
     try:
         return make_url(url).render_as_string(hide_password=True)
     except ArgumentError:
-        return "(not an URL)"
+        return None
 
 
 def _unusable_url(url: str, exc: Exception) -> str:
     """Why `url` names no database pbm can open, without its password: a bad setting
     (exit 78), not the traceback of a bug."""
     advice = "write sqlite:///PATH or postgresql+psycopg://USER:PASSWORD@HOST/DATABASE"
-    try:
-        shown = make_url(url).render_as_string(hide_password=True)
-    except ArgumentError:
+    shown = _hidden(url)
+    if shown is None:
         return f"[store] database_url is not an URL: {advice}"
     if isinstance(exc, NoSuchModuleError):  # a subclass of ArgumentError
         why = "no database of that kind"

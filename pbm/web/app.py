@@ -27,6 +27,7 @@ from pbm.pictures.picture import draw
 from pbm.services.context import Context
 from pbm.services.mailing import one_click
 from pbm.services.play import records, records_json
+from pbm.services.play.board_text import ended_line
 from pbm.services.play.boards import state_at
 from pbm.store.engine import session_for
 from pbm.texts import phrase
@@ -238,7 +239,7 @@ def make_app(config: Config, reader: Reader, writer: Writer) -> Guard:
                 previous=previous,
                 heading=_after(found.label, upto) if upto else found.label,
                 players=found.userids,
-                ended=views.picture_ended(found, upto),
+                ended=ended_line(found, upto),
             )
             return Response(
                 drawn.png,

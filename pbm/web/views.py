@@ -137,12 +137,7 @@ def picture_version(board: Board, upto: int) -> str:
     """A digest of what the picture after `upto` moves shows: that position never changes,
     only its heading's and players' names can, and the last one's status when the board
     ends."""
-    return _digest(repr((board.id, upto, board.label, *board.userids, picture_ended(board, upto))))
-
-
-def picture_ended(board: Board, upto: int) -> str | None:
-    """How the board ended, said by the picture of its last position (else None)."""
-    return ended_line(board) if upto == board.row.move_count else None
+    return _digest(repr((board.id, upto, board.label, *board.userids, ended_line(board, upto))))
 
 
 def _digest(text: str) -> str:

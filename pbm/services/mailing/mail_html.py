@@ -81,8 +81,7 @@ def picture_order(board: Board, reader: User | None, upto: int | None = None) ->
     index = board.index_of(reader.id) if reader is not None else None
     seat = board.seat_of(index) if index is not None and may_hide(board.rules) else None
     count = board.row.move_count if upto is None else min(upto, board.row.move_count)
-    ended = ended_line(board) if count == board.row.move_count else None
-    return PictureOrder(board.id, count, seat, ended)
+    return PictureOrder(board.id, count, seat, ended_line(board, count))
 
 
 def html_order(reader_id: int | None, pictures: Sequence[PictureOrder]) -> str:

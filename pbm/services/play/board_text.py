@@ -155,11 +155,13 @@ def result_line(board: Board) -> str:
     return _result(board)
 
 
-def ended_line(board: Board) -> str | None:
-    """A finished board's result line on one line, for the picture of its last
-    position (the rules of a resigned board would still say who is to move); None while
-    it runs."""
-    return None if board.active else " ".join(result_line(board).split("\n"))
+def ended_line(board: Board, upto: int) -> str | None:
+    """A finished board's result line on one line, for the picture of its position
+    after `upto` moves when that is its last (the rules of a resigned board would still
+    say who is to move); None while it runs, and for an earlier position."""
+    if board.active or upto != board.row.move_count:
+        return None
+    return " ".join(result_line(board).split("\n"))
 
 
 def _result(board: Board) -> str:

@@ -309,15 +309,9 @@ def decline(ctx: Context, board: Board, user: User, comment: str = "") -> None:
     """pbmserv: a resignation before everyone has moved removes the board, unrated."""
     log.info("%s removed: %s declined", board.label, user.userid)
     reason = phrase("declined", userid=user.userid)
-    said = "\n".join([phrase("comment_by", userid=user.userid), comment.strip()])
-    remove(
-        ctx,
-        board,
-        EndReason.DECLINED,
-        reason,
-        loser_id=user.id,
-        note=said if comment.strip() else "",
-    )
+    said = comment.strip()
+    note = "\n".join([phrase("comment_by", userid=user.userid), said]) if said else ""
+    remove(ctx, board, EndReason.DECLINED, reason, loser_id=user.id, note=note)
 
 
 def _start_vote(ctx: Context, board: Board, user: User, kind: str, comment: str) -> None:
