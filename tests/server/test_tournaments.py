@@ -10,6 +10,7 @@ from datetime import timedelta
 import pytest
 from sqlmodel import col, select
 
+from pbm.commands.tournament import SETTINGS, TournamentCommand
 from pbm.jobs import run_due
 from pbm.store.engine import make_engine, session_for
 from pbm.store.models import BoardRow, User
@@ -430,3 +431,10 @@ def test_a_full_players_limit_does_not_stop_his_tournament_boards(server: Server
     # A round robin starts every game at once: ann gets all three despite her limit.
     assert sum("ann" in seats for _, seats in boards) == 3
     assert all(how != "refused" for *_, how in results(server, "capped"))
+
+
+def test_the_usage_names_every_setting_create_takes() -> None:
+    # `help tournament` left out nagtime= and forfeittime=, which create takes (and
+    # docs/tournaments.md lists): every setting is in the usage, as NAME=.
+    create = TournamentCommand.usage.split(" | ")[0]
+    assert all(f"[{setting}=" in create for setting in SETTINGS), create
