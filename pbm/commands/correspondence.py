@@ -144,7 +144,10 @@ class History(Command):
 class Record(Command):
     name = "record"
     usage = "board"
-    summary = "Mail yourself the complete record of a board (docs/records.md): `pbm game import`."
+    summary = (
+        "Mail yourself the complete record of a board: every move with its time, as a"
+        " text that `pbm game import` reads back."
+    )
     changes_state = False
     token_verb = True
 

@@ -54,6 +54,9 @@ def test_export_preview_import(cfg: Path, tmp_path: Path) -> None:
     assert path.read_text() == text
     preview = ok("game", "preview", str(path))
     assert preview.startswith("quarto board 101: alice bob, 2 moves, finished")
+    # bob resigned with the position at alice to move: the result, not her turn
+    assert preview.endswith("\n\nbob resigns. Game won by alice.\n")
+    assert "to move" not in preview and "To place" not in preview
     assert "imported Quarto Board 7" in ok("game", "import", str(path), "--board", "7")
     assert ok("game", "export", "quarto", "7") == text.replace("Board: 101", "Board: 7")
     again = runner.invoke(app, ["game", "import", str(path), "--board", "7"])

@@ -122,6 +122,21 @@ def test_every_template_fits_in_72_columns(path: Path) -> None:
     assert too_wide(_filled(path.read_text(encoding="utf-8"))) == []
 
 
+# Said by `pbm game export`, to the operator, who has the repository's docs.
+OPERATOR_PHRASES = {"record_no_sgf"}
+
+
+def test_no_word_mailed_to_a_player_points_into_the_repository() -> None:
+    """A player by mail cannot open docs/records.md: help topics, phrases and
+    templates say what he needs, or name a `help` topic."""
+    phrases = tomllib.loads((PACKAGE_TEMPLATES / "phrases.toml").read_text(encoding="utf-8"))
+    pointing = [key for key, text in phrases.items() if "docs/" in text]
+    assert sorted(pointing) == sorted(OPERATOR_PHRASES)
+    pointing = [p.name for p in PACKAGE_TEMPLATES.glob("*.txt") if "docs/" in p.read_text()]
+    assert pointing == []
+    assert [t for t in every_topic() if "docs/" in topic_help(t, CONFIG)] == []
+
+
 def test_wrap_folds_long_lines_and_keeps_long_words_whole() -> None:
     line = "  " + " ".join(["word"] * 30)
     folded = wrap(f"short\n{line}\n\n  next")

@@ -184,13 +184,18 @@ def test_record_by_mail_reads_back_and_imports(server: Server, people: dict[str,
         again = records.export(ctx, imported)
         assert again == text.replace("Board: 101", "Board: 102")
         assert imported.row.position == original.row.position
-        assert records.check(record) == original.rules.render(original.state).rstrip("\n")
-        final_board = original.rules.render(original.state).rstrip("\n")
+        # The rules of a resigned board still name a player to move: the preview ends
+        # with the result instead, as the board mails do.
+        headline = original.rules.render(original.state).rstrip("\n")
+        final_board = original.rules.render(original.state, headline=False).rstrip("\n")
+        assert "to move" in headline and "to move" not in final_board
+        assert records.check(record) == final_board + "\n\nbob resigns. Game won by alice."
     # The mail `preview record` replays a record sent in the body and shows its board.
     server.send(carol, "quadrature preview record", text)
     [preview] = server.new_mail()
     assert preview.subject == "Preview of the record of Quadrature Board 101"
-    assert final_board in preview.body
+    assert final_board + "\n\nbob resigns. Game won by alice." in preview.body
+    assert "to move" not in preview.body
     server.send(carol, "quadrature preview record", text.replace(records.MAGIC, "hello"))
     [refused] = server.new_mail()
     assert "first line" in refused.body

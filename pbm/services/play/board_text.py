@@ -13,7 +13,7 @@ from datetime import datetime
 from pbm.games.base import State
 from pbm.services.play import conditional_tree, words
 from pbm.services.play.boards import Board
-from pbm.services.play.finished import with_reason
+from pbm.services.play.finished import outcome, with_reason
 from pbm.services.play.secrecy import ShownMove, hidden_moves, may_hide, shown_echo, shown_text
 from pbm.store.models import User
 from pbm.texts import phrase, render, wrap
@@ -166,17 +166,9 @@ def ended_line(board: Board, upto: int) -> str | None:
 
 def _result(board: Board) -> str:
     row = board.row
-    if row.status == "removed":
-        return phrase("status_removed")
-    if row.result == "tie":
-        return phrase("status_tie")
-    if row.result == "won" and row.winner is not None:
-        winner = board.userids[row.winner]
-        if row.scores:
-            scores = row.scores
-            margin = scores[row.winner] - max(s for i, s in enumerate(scores) if i != row.winner)
-            return phrase("status_won_points", userid=winner, points=margin)
-        return phrase("status_won", userid=winner)
+    ended = outcome(row.status, row.result, row.winner, row.scores, board.userids)
+    if ended is not None:
+        return ended
     user = board.user_to_move()
     if user is None:
         return ""

@@ -8,8 +8,32 @@ resigned Quadrature board would otherwise still say "Black to move".
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from pbm.store.models import EndReason
-from pbm.texts import WIDTH
+from pbm.texts import WIDTH, phrase
+
+
+def outcome(
+    status: str,
+    result: str | None,
+    winner: int | None,
+    scores: Sequence[int] | None,
+    userids: Sequence[str],
+) -> str | None:
+    """The result of an ended board ("Game won by alice.", "Game was a tie.", "This
+    board has been removed."), or None while it runs: one sentence for a stored board
+    and for a game record."""
+    if status == "removed":
+        return phrase("status_removed")
+    if result == "tie":
+        return phrase("status_tie")
+    if result == "won" and winner is not None:
+        if scores:
+            margin = scores[winner] - max(s for i, s in enumerate(scores) if i != winner)
+            return phrase("status_won_points", userid=userids[winner], points=margin)
+        return phrase("status_won", userid=userids[winner])
+    return None
 
 
 def with_reason(reason: str, result: str, end: EndReason | None) -> str:

@@ -28,6 +28,7 @@ from pbm.services.play.boards import (
 )
 from pbm.services.play.boards import board_name as named
 from pbm.services.play.echoes import with_echoes
+from pbm.services.play.finished import outcome, with_reason
 from pbm.services.play.ratings import rate_row
 from pbm.services.play.secrecy import hidden_moves
 from pbm.store import queries
@@ -238,13 +239,19 @@ def parse(text: str) -> Record:
 
 
 def check(record: Record) -> str:
-    """Replay the record's moves under the game's rules; returns the final board as text."""
+    """Replay the record's moves under the game's rules; returns the final board as text,
+    and for an ended game its result line in place of the rules' "to move" (a resigned
+    board's rules would still name a player to move)."""
     rules = rules_for(record.game)
     try:
         state = replay(rules, record.options, [m.text for m in record.moves])
     except GameError as exc:
         raise _bad(str(exc)) from None
-    return rules.render(state).rstrip("\n")
+    ended = outcome(record.status, record.result, record.winner, record.scores, record.players)
+    if ended is None:
+        return rules.render(state).rstrip("\n")
+    drawn = rules.render(state, headline=False).rstrip("\n")
+    return f"{drawn}\n\n{with_reason(record.reason or '', ended, record.end)}"
 
 
 def _unechoed(move: RecordMove) -> MoveRecord:
