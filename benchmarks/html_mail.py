@@ -25,6 +25,7 @@ from pbm.games import GAMES
 from pbm.mail.compose import compose
 from pbm.services.mailing import mail_html
 from pbm.services.mailing.mail_html import Drawing, Pictures, with_html_part
+from pbm.services.play.picture_words import picture_words
 
 ROUNDS = 30
 
@@ -56,7 +57,9 @@ def main() -> None:
             moves.append(game.format_move(states[-1], move))
             states.append(game.apply(states[-1], move))
         middle = max(1, len(states) // 2)
-        drawing = Drawing(game, (), tuple(moves[:middle]), None, f"{game.title} Board 101")
+        drawing = Drawing(
+            game, (), tuple(moves[:middle]), None, f"{game.title} Board 101", picture_words()
+        )
         text = compose(
             sender="PBeM Server <pbm@example.org>",
             to=["alice@players.example"],

@@ -31,6 +31,10 @@ from pbm.app import register
 from pbm.games import GAMES, get_game
 from pbm.pictures import canvas
 from pbm.pictures.picture import draw
+from pbm.services.play.picture_words import picture_words
+
+# The words of the pictures as the templates hold them.
+WORDS = picture_words()
 
 MAX_BYTES = 40_000
 MAX_MS = 3.0  # the median CPU time of a picture (issue 21)
@@ -78,7 +82,9 @@ def measure(game, triples):
     for previous, move, state in triples:
         seat = game.to_move(state)
         wall, cpu = time.perf_counter(), time.process_time()
-        picture = draw(game, state, seat=seat, previous=previous, move=move, players=players)
+        picture = draw(
+            game, state, seat=seat, words=WORDS, previous=previous, move=move, players=players
+        )
         cpus.append((time.process_time() - cpu) * 1000)
         walls.append((time.perf_counter() - wall) * 1000)
         sizes.append(len(picture.png))
@@ -115,6 +121,7 @@ def write_samples(directory: Path, names, seed: int) -> None:
             game,
             state,
             seat=game.to_move(state),
+            words=WORDS,
             previous=previous,
             heading=f"{game.title} board 101",
             players=("alice", "bob"),
@@ -138,7 +145,7 @@ def main() -> None:
     rng = random.Random(args.seed)
     # The first picture loads the fonts; leave it out of the figures.
     warm = get_game(names[0])
-    draw(warm, warm.new_state(), seat=None)
+    draw(warm, warm.new_state(), seat=None, words=WORDS)
     print(f"{'game':<11} {'options':<40} {'pos':>4} {'bytes med':>9} {'bytes max':>9}"
           f" {'ms med':>7} {'ms max':>7} {'cpu med':>7} {'cpu max':>7}")  # fmt: skip
     worst_bytes, worst_ms, worst_cpu = 0, 0.0, 0.0

@@ -24,6 +24,12 @@ class FairLock:
         self._held = False
         self._waiters: deque[threading.Lock] = deque()
 
+    @property
+    def waiting(self) -> int:
+        """How many threads wait for the lock now (a moment's count, as tests need it)."""
+        with self._guard:
+            return len(self._waiters)
+
     def __enter__(self) -> FairLock:
         with self._guard:
             if not self._held:

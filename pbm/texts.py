@@ -44,6 +44,12 @@ def phrase(key: str, **values: object) -> str:
     return Template(_phrases(_directory)[key]).substitute(values)
 
 
+def unfilled(key: str) -> str:
+    """A phrase with its placeholders left in, for the pure pictures, which fill their own
+    (pbm.services.play.picture_words)."""
+    return _phrases(_directory)[key]
+
+
 def prose(key: str, **values: object) -> str:
     """`phrase` folded to the mail's width: a long userid, name or address filled into a
     sentence must not run past it (a phrase's own lines fit: tests/server/test_help.py)."""

@@ -17,6 +17,9 @@ _.state_options
 _.FrozenClock
 _.advance
 
+# How many wait for pbm.fair_lock.FairLock: its tests queue waiters one by one with it.
+_.waiting
+
 # pydantic reads a model's settings from `model_config` (pbm/config.py).
 _.model_config
 

@@ -16,6 +16,7 @@ from pbm.errors import NotFoundError, UnknownCommandError, UsageError
 from pbm.games import GAMES, GameError, find_game
 from pbm.games import Game as Rules
 from pbm.services.play.challenges import SERVER_OPTIONS
+from pbm.services.play.moves import EVENT_WORDS_NEAR
 from pbm.store.models import User
 from pbm.texts import echoed, phrase
 
@@ -29,8 +30,8 @@ GAME_VERBS: dict[str, Command] = {}
 HELP_GROUPS: dict[str, list[Command]] = {}
 MULTIPLE = ("multiple", "mult")
 # Words players write for a game command that spells them differently (`quarto decline
-# 101 ...`): suggested with the misspellings, never run in its place.
-VERBS_MEANT = {"decline": "reject", "draw": "propose", "offer": "propose", "takeback": "undo"}
+# 101 ...`): suggested with the misspellings, never run in its place; a verb is one word.
+VERBS_MEANT = {word: event for word, event in EVENT_WORDS_NEAR.items() if " " not in word}
 
 
 def register(group: str, *commands: Command) -> None:

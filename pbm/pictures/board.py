@@ -35,6 +35,7 @@ from pbm.pictures.canvas import (
     line_height,
     wrap,
 )
+from pbm.pictures.words import PictureWords, say
 
 COORDINATE_SIZE = 12
 BAND = 20  # the strip on each side of a board that holds its coordinates
@@ -163,15 +164,20 @@ def seat_names(game: AnyGame, state: State, players: Sequence[str] = ()) -> tupl
 
 
 def game_status(
-    game: AnyGame, state: State, names: Sequence[str], running: str | None = None
+    game: AnyGame,
+    state: State,
+    names: Sequence[str],
+    words: PictureWords,
+    running: str | None = None,
 ) -> str:
     """How the game ended, or `running` (by default who is to move)."""
     status = game.status(state)
     result = status.outcome
     if result is None:
-        return running or f"{names[status.to_move or 0]} to move"
-    who = "draw" if result.winner is None else f"{names[result.winner]} wins"
-    return f"Game over, {who}: {result.reason}"
+        return running or say(words.to_move, who=names[status.to_move or 0])
+    winner = result.winner
+    who = say(words.draw) if winner is None else say(words.wins, who=names[winner])
+    return say(words.game_over, who=who, reason=result.reason)
 
 
 def outline_squares(canvas: Canvas, grid: Grid, squares: Iterable[str]) -> None:
@@ -188,11 +194,16 @@ class View(ABC):
     shows_sides = True
 
     def __init__(
-        self, pieces: dict[str, Piece], groups: tuple[str, ...], names: Sequence[str]
+        self,
+        pieces: dict[str, Piece],
+        groups: tuple[str, ...],
+        names: Sequence[str],
+        words: PictureWords,
     ) -> None:
         self.pieces = pieces
         self.groups = groups  # the order of the groups in words (listed even if empty)
         self.names = tuple(names)  # who holds each seat (see `seat_names`)
+        self.phrases = words  # the words it draws and says (`PictureWords`)
 
     @property
     @abstractmethod
@@ -231,7 +242,8 @@ class View(ABC):
             items = [
                 f"{s} ({self.pieces[s].detail})" if self.pieces[s].detail else s for s in squares
             ]
-            lines.append(f"{group} ({len(items)}): {', '.join(items) or 'none'}")
+            listed = ", ".join(items) or say(self.phrases.none)
+            lines.append(say(self.phrases.group, group=group, count=len(items), items=listed))
         return lines
 
 
@@ -250,7 +262,8 @@ def frame(
     text_width = width - 2 * MARGIN
     top = wrap(heading, text_width, HEAD_SIZE)
     status = wrap(status_line, text_width)
-    below = [*([f"Last move: {echo}"] if echo else []), *legend, *view.footer()]
+    moved = [say(view.phrases.last_move, echo=echo)] if echo else []
+    below = [*moved, *legend, *view.footer()]
     bottom = [line for note in below for line in wrap(note, text_width)]
     head_height = len(top) * line_height(HEAD_SIZE) + len(status) * line_height()
     foot_height = len(bottom) * line_height()

@@ -13,6 +13,7 @@ from pbm.games import AnyGame
 from pbm.games.base import Move, State
 from pbm.games.grid import find_squares
 from pbm.pictures.board import Mark, View
+from pbm.pictures.words import say
 
 
 def changed(before: View, after: View) -> set[str]:
@@ -61,7 +62,7 @@ def last_move(
         return {s: Mark.MOVE for s in touched}, None
     who = before.names[mover]
     if not game.move_visible(state, move, mover, seat):
-        return {s: Mark.MOVE for s in touched}, f"{who}'s move is kept secret"
+        return {s: Mark.MOVE for s in touched}, say(after.phrases.move_kept_secret, who=who)
     named = set(find_squares(game.format_move(previous, move)))
     marks = {s: Mark.MOVE if s in named else Mark.EFFECT for s in touched}
     return marks, f"{who} {game.describe_move(previous, move)}"

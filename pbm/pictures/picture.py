@@ -3,7 +3,8 @@
 `draw(game, state, seat=..., previous=...)` returns a `Picture`: a PNG of the board as
 `seat` may see it (hidden setups stay hidden), with the last move marked when the state
 before it is given, a short `alt` text and the position in words for screen readers.
-Pure: Pillow and `pbm.games`, nothing else of pbm; no file, font or network is read.
+Pure: Pillow and `pbm.games`, nothing else of pbm; no file, font or network is read, so
+its words are given (`PictureWords`, from templates/phrases.toml).
 """
 
 from __future__ import annotations
@@ -17,12 +18,13 @@ from pbm.games.base import Move, State
 from pbm.pictures import quad, quadrature, quadrupel, quarod, quarto
 from pbm.pictures.board import Mark, View, frame, seat_names
 from pbm.pictures.lastmove import last_move
+from pbm.pictures.words import PictureWords, say
 
-__all__ = ["Picture", "View", "draw", "view"]
+__all__ = ["Picture", "PictureWords", "View", "draw", "view"]
 
 # The view of each game by its canonical name; every registered game has one (a test
 # checks it), so a new game needs its picture module here.
-VIEWS: dict[str, Callable[[AnyGame, Any, int | None, Sequence[str]], View]] = {
+VIEWS: dict[str, Callable[[AnyGame, Any, int | None, Sequence[str], PictureWords], View]] = {
     "quadrature": quadrature.view,
     "quarto": quarto.view,
     "quadrupel": quadrupel.view,
@@ -48,13 +50,14 @@ def draw(
     state: State,
     *,
     seat: int | None,
+    words: PictureWords,
     previous: State | None = None,
     heading: str | None = None,
     players: Sequence[str] = (),
     move: Move | None = None,
     ended: str | None = None,
 ) -> Picture:
-    """The picture of `state` for the viewer at `seat` (None: an observer).
+    """The picture of `state` for the viewer at `seat` (None: an observer), in `words`.
 
     `previous`, the state before the last move, marks that move and writes its echo;
     `heading` names the position at the top and in the alt text ("Quarto board 101
@@ -66,28 +69,38 @@ def draw(
     board's rules would still say who is to move).
     """
     make = VIEWS[game.name]
-    now = make(game, state, seat, seat_names(game, state, players))
+    now = make(game, state, seat, seat_names(game, state, players), words)
     title = heading or game.title
     marks: dict[str, Mark] = {}
     echo: str | None = None
     if previous is not None:
-        before = make(game, previous, seat, seat_names(game, previous, players))
+        before = make(game, previous, seat, seat_names(game, previous, players), words)
         marks, echo = last_move(game, previous, state, seat, before, now, move)
     legend = _legend(game, now) if players else []
     status = ended or now.status
     canvas = frame(now, title, status, echo, marks, legend)
-    alt = f"{title}: {status}" + (f"; last move: {echo}" if echo else "")
-    words = [*now.words(), *legend, *now.notes(), status]
     if echo:
-        words.append(f"Last move: {echo}")
-    return Picture(canvas.png(), canvas.width, canvas.height, alt, words)
+        alt = say(words.alt_last_move, title=title, status=status, echo=echo)
+    else:
+        alt = say(words.alt, title=title, status=status)
+    said = [*now.words(), *legend, *now.notes(), status]
+    if echo:
+        said.append(say(words.last_move, echo=echo))
+    return Picture(canvas.png(), canvas.width, canvas.height, alt, said)
 
 
-def view(game: AnyGame, state: State, *, seat: int | None, players: Sequence[str] = ()) -> View:
+def view(
+    game: AnyGame,
+    state: State,
+    *,
+    seat: int | None,
+    words: PictureWords,
+    players: Sequence[str] = (),
+) -> View:
     """The position as the viewer at `seat` sees it (hidden setups stay hidden), its
     seats named by `players` (userids by challenge order) where given: what a picture
     shows, for those who read it in words."""
-    return VIEWS[game.name](game, state, seat, seat_names(game, state, players))
+    return VIEWS[game.name](game, state, seat, seat_names(game, state, players), words)
 
 
 def _legend(game: AnyGame, view: View) -> list[str]:

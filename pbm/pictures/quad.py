@@ -32,14 +32,13 @@ from pbm.pictures.canvas import (
     Canvas,
     Colour,
 )
+from pbm.pictures.words import PictureWords, say
 
 CELL = 44
 PANEL = 150
 HAND_ROW = 10  # counters in hand drawn per row
 HAND_STEP = 14
 SIDE_HEIGHT = 110  # one side's name, counts and up to three rows of counters in hand
-NAMES = ("White", "Black")
-GROUPS = tuple(f"{NAMES[side]} counters ({SYMBOLS[side]})" for side in (WHITE, BLACK))
 
 
 def counter(canvas: Canvas, box: Box, side: int) -> None:
@@ -70,12 +69,18 @@ def exact_fours(counters: int) -> set[int]:
 
 
 class QuadView(View):
-    def __init__(self, game: AnyGame, state: QuadState, names: Sequence[str]) -> None:
+    def __init__(
+        self, game: AnyGame, state: QuadState, names: Sequence[str], words: PictureWords
+    ) -> None:
+        groups = tuple(
+            say(words.quad_group, side=game.seats[side], symbol=SYMBOLS[side])
+            for side in (WHITE, BLACK)
+        )
         pieces: dict[str, Piece] = {}
         for side, counters in ((WHITE, state.white), (BLACK, state.black)):
             for square in squares_of(counters):
-                pieces[square_name(square, SIZE)] = Piece(GROUPS[side])
-        super().__init__(pieces, GROUPS, names)
+                pieces[square_name(square, SIZE)] = Piece(groups[side])
+        super().__init__(pieces, groups, names, words)
         self.game = game
         self.state = state
         self.on_board = (state.white.bit_count(), state.black.bit_count())
@@ -94,18 +99,24 @@ class QuadView(View):
     @property
     def status(self) -> str:
         state = self.state
-        who = self.names[state.side]
+        words = self.phrases
         if not state.hands[state.side]:
-            running = f"{who} to move"
+            running = words.to_move
         elif self.rim_drop:
-            running = f"{who} to drop, on the rim (the shaded squares)"
+            running = words.quad_to_drop_rim
         else:
-            running = f"{who} to drop"
-        return game_status(self.game, state, self.names, running)
+            running = words.quad_to_drop
+        status = say(running, who=self.names[state.side])
+        return game_status(self.game, state, self.names, words, status)
 
     def notes(self) -> list[str]:
         return [
-            f"{NAMES[side]}: {self.state.hands[side]} in hand, {self.on_board[side]} on the board"
+            say(
+                self.phrases.quad_hand,
+                side=self.game.seats[side],
+                hand=self.state.hands[side],
+                board=self.on_board[side],
+            )
             for side in (WHITE, BLACK)
         ]
 
@@ -124,7 +135,7 @@ class QuadView(View):
         paint_board(canvas, grid, fill, marks, self.pieces)
         outline_squares(canvas, grid, self.winning)
         for square, piece in self.pieces.items():
-            side = GROUPS.index(piece.group)
+            side = self.groups.index(piece.group)
             counter(canvas, inset(grid.box(*grid.square(square)), 5), side)
         panel = x + SIZE * CELL + 2 * BAND + GAP
         self._side(canvas, panel, grid.y, WHITE)
@@ -132,15 +143,19 @@ class QuadView(View):
 
     def _side(self, canvas: Canvas, x: float, y: float, side: int) -> None:
         counter(canvas, (x, y, x + 16, y + 16), side)
-        canvas.text((x + 22, y + 8), f"{NAMES[side]} ({SYMBOLS[side]})", 14, anchor="lm")
-        canvas.text((x, y + 30), f"on the board {self.on_board[side]}", 12, MUTED, "lm")
+        words = self.phrases
+        canvas.text((x + 22, y + 8), f"{self.game.seats[side]} ({SYMBOLS[side]})", 14, anchor="lm")
+        on_board = say(words.on_the_board, count=self.on_board[side])
+        canvas.text((x, y + 30), on_board, 12, MUTED, "lm")
         hand = self.state.hands[side]
-        canvas.text((x, y + 46), f"in hand {hand}", 12, MUTED, "lm")
+        canvas.text((x, y + 46), say(words.in_hand, count=hand), 12, MUTED, "lm")
         for i in range(hand):
             row, column = divmod(i, HAND_ROW)
             left, top = x + column * HAND_STEP, y + 56 + row * HAND_STEP
             counter(canvas, (left, top, left + 11, top + 11), side)
 
 
-def view(game: AnyGame, state: QuadState, seat: int | None, names: Sequence[str]) -> QuadView:
-    return QuadView(game, state, names)
+def view(
+    game: AnyGame, state: QuadState, seat: int | None, names: Sequence[str], words: PictureWords
+) -> QuadView:
+    return QuadView(game, state, names, words)

@@ -32,13 +32,13 @@ from pbm.pictures.canvas import (
     Canvas,
     Colour,
 )
+from pbm.pictures.words import PictureWords, say
 
 CELL = 32
 PANEL = 132  # the reserves and markers beside the board
 RESERVE_ROW = 8  # reserve men drawn per row
 RESERVE_STEP = 15
 SIDE_HEIGHT = 104  # one side's name, marker, counts and two rows of reserve men
-GROUPS = ("Black men", "White men")
 
 
 def man(canvas: Canvas, box: Box, side: int) -> None:
@@ -58,12 +58,18 @@ def _plate(file: int, rank: int) -> int | None:
 
 
 class QuadratureView(View):
-    def __init__(self, game: AnyGame, state: QuadratureState, names: Sequence[str]) -> None:
+    def __init__(
+        self, game: AnyGame, state: QuadratureState, names: Sequence[str], words: PictureWords
+    ) -> None:
+        groups = tuple(
+            say(words.quadrature_group, side=SIDE_NAMES[side])
+            for side in (quadrature.BLACK, quadrature.WHITE)
+        )
         pieces: dict[str, Piece] = {}
         for side, men in ((quadrature.BLACK, state.black), (quadrature.WHITE, state.white)):
             for index in quadrature.bits(men):
-                pieces[name(*quadrature.point(index))] = Piece(GROUPS[side])
-        super().__init__(pieces, GROUPS, names)
+                pieces[name(*quadrature.point(index))] = Piece(groups[side])
+        super().__init__(pieces, groups, names, words)
         self.state = state
         self.game = game
         self.on_board = (quadrature.count(state.black), quadrature.count(state.white))
@@ -74,15 +80,21 @@ class QuadratureView(View):
 
     @property
     def status(self) -> str:
-        return game_status(self.game, self.state, self.names)
+        return game_status(self.game, self.state, self.names, self.phrases)
 
     def notes(self) -> list[str]:
+        words = self.phrases
         lines = [
-            f"{SIDE_NAMES[side]}: {self.on_board[side]} on the board, {self.reserve(side)} in"
-            f" reserve, marker {self.state.markers[side]}"
+            say(
+                words.quadrature_side,
+                side=SIDE_NAMES[side],
+                board=self.on_board[side],
+                reserve=self.reserve(side),
+                marker=self.state.markers[side],
+            )
             for side in (quadrature.BLACK, quadrature.WHITE)
         ]
-        lines.append("Home plates: Black's e1 f1 g1, White's e11 f11 g11")
+        lines.append(say(words.quadrature_plates))
         return lines
 
     @property
@@ -104,7 +116,7 @@ class QuadratureView(View):
             right = grid.box(6, rank)
             canvas.rect((left[0], left[1], right[2], right[3]), outline=LINE, width=2.5)
         for square, piece in self.pieces.items():
-            side = GROUPS.index(piece.group)
+            side = self.groups.index(piece.group)
             man(canvas, inset(grid.box(*grid.square(square)), 4), side)
         panel = x + quadrature.SIZE * CELL + 2 * BAND + GAP
         # White starts at the top of the board, so its reserve is drawn at the top.
@@ -113,15 +125,17 @@ class QuadratureView(View):
 
     def _side(self, canvas: Canvas, x: float, y: float, side: int) -> None:
         man(canvas, (x, y, x + 16, y + 16), side)
+        words = self.phrases
         canvas.text((x + 22, y + 8), SIDE_NAMES[side], 14, anchor="lm")
         marker = self.state.markers[side]
-        canvas.text((x, y + 30), f"marker {marker}", 12, MUTED, "lm")
+        canvas.text((x, y + 30), say(words.marker, count=marker), 12, MUTED, "lm")
         for slot in range(2):
             box = (x + 64 + slot * 16, y + 24, x + 76 + slot * 16, y + 36)
             canvas.disc(box, fill=DARK_MAN if slot < marker else None, outline=MUTED)
-        canvas.text((x, y + 48), f"on the board {self.on_board[side]}", 12, MUTED, "lm")
+        on_board = say(words.on_the_board, count=self.on_board[side])
+        canvas.text((x, y + 48), on_board, 12, MUTED, "lm")
         reserve = self.reserve(side)
-        canvas.text((x, y + 64), f"in reserve {reserve}", 12, MUTED, "lm")
+        canvas.text((x, y + 64), say(words.in_reserve, count=reserve), 12, MUTED, "lm")
         for i in range(reserve):
             row, column = divmod(i, RESERVE_ROW)
             left, top = x + column * RESERVE_STEP, y + 74 + row * RESERVE_STEP
@@ -129,6 +143,10 @@ class QuadratureView(View):
 
 
 def view(
-    game: AnyGame, state: QuadratureState, seat: int | None, names: Sequence[str]
+    game: AnyGame,
+    state: QuadratureState,
+    seat: int | None,
+    names: Sequence[str],
+    words: PictureWords,
 ) -> QuadratureView:
-    return QuadratureView(game, state, names)
+    return QuadratureView(game, state, names, words)

@@ -48,12 +48,10 @@ from pbm.pictures.canvas import (
     Canvas,
     Colour,
 )
+from pbm.pictures.words import PictureWords, joined, say
 
 CELL = 56
-GROUPS = tuple(f"{SEAT_NAMES[seat]} stones ({SYMBOLS[seat]})" for seat in (0, 1))
 ZONE_FILL = {1: WOOD, 2: WOOD_DARK, 3: WOOD_DEEP}
-HIDDEN = "dots not shown yet"
-BLANK = "blank"
 # Where the dots of a stone sit, as fractions of a cell from its centre (as on a die).
 PIPS = {
     1: ((0.0, 0.0),),
@@ -63,13 +61,18 @@ PIPS = {
 }
 
 
-def _plural(count: int, word: str) -> str:
-    return f"{count} {word}" if count == 1 else f"{count} {word}s"
+def _plural(count: int, one: str, many: str) -> str:
+    return say(one if count == 1 else many, count=count)
 
 
 class QuadrupelView(View):
     def __init__(
-        self, game: AnyGame, state: QuadrupelState, seat: int | None, names: Sequence[str]
+        self,
+        game: AnyGame,
+        state: QuadrupelState,
+        seat: int | None,
+        names: Sequence[str],
+        words: PictureWords,
     ) -> None:
         self.game = game
         self.state = state
@@ -78,6 +81,10 @@ class QuadrupelView(View):
         # The dots each visible stone shows: None for a secret or awaited setup.
         self.dots: dict[str, int | None] = {}
         self.owner: dict[str, int] = {}
+        groups = tuple(
+            say(words.quadrupel_group, side=SEAT_NAMES[seat], symbol=SYMBOLS[seat])
+            for seat in (0, 1)
+        )
         pieces: dict[str, Piece] = {}
         for square, code in enumerate(state.cells):
             if not code:
@@ -93,13 +100,13 @@ class QuadrupelView(View):
             if not dotted:
                 detail = ""
             elif shown is None:
-                detail = HIDDEN
+                detail = say(words.quadrupel_hidden)
             elif rules.variant == "position":
-                detail = "marked 1" if shown else BLANK
+                detail = say(words.quadrupel_marked if shown else words.quadrupel_blank)
             else:
-                detail = _plural(shown, "dot")
-            pieces[where] = Piece(GROUPS[owner], detail)
-        super().__init__(pieces, GROUPS, names)
+                detail = _plural(shown, words.quadrupel_dot, words.quadrupel_dots)
+            pieces[where] = Piece(groups[owner], detail)
+        super().__init__(pieces, groups, names, words)
         self.winning = {
             square_name(square, SIZE)
             for mask in state.masks
@@ -111,12 +118,15 @@ class QuadrupelView(View):
     @property
     def status(self) -> str:
         state = self.state
+        words = self.phrases
         who = self.names[state.turn]
         if state.pending:
-            running = f"{who} to set up his stones"
+            running = say(words.quadrupel_to_set_up, who=who)
         else:
-            running = f"{who} to move (board move {state.ply + 1} of at most {state.rules.plycap})"
-        return game_status(self.game, state, self.names, running)
+            running = say(
+                words.quadrupel_to_move, who=who, number=state.ply + 1, most=state.rules.plycap
+            )
+        return game_status(self.game, state, self.names, words, running)
 
     def notes(self) -> list[str]:
         return self.footer()
@@ -124,30 +134,36 @@ class QuadrupelView(View):
     def footer(self) -> list[str]:
         state = self.state
         rules = state.rules
+        words = self.phrases
         # "Variant: point game", never the bare "QUADRUPEL" of the basic game's title,
         # which under the last move reads as a QUADRUPEL just made.
-        label = "Variant: " + VARIANT_TITLES[rules.variant].removeprefix("QUADRUPEL - ")
+        variant = VARIANT_TITLES[rules.variant].removeprefix("QUADRUPEL - ")
         if rules.variant == "basic":
-            label = "Variant: basic game"
+            variant = say(words.quadrupel_basic)
+        label = words.quadrupel_variant
         if rules.variant == "points":
-            label += f", {rules.goal} points"
-            if rules.goal == "minimum":
-                label += f" (at least {rules.threshold} to win)"
+            label = words.quadrupel_minimum if rules.goal == "minimum" else words.quadrupel_points
         elif rules.variant == "position":
-            label += ", zone 2 " + ("placement" if rules.zone2 == "placement" else "ban")
-        lines = [label]
+            placement = rules.zone2 == "placement"
+            label = words.quadrupel_placement if placement else words.quadrupel_ban
+        lines = [say(label, variant=variant, goal=rules.goal, threshold=rules.threshold)]
         if rules.variant in DOTTED:
-            lines.append("Zones: edge 1, ring 2, centre 3 (the small figure in each square)")
+            lines.append(say(words.quadrupel_zones))
         if state.pending:
-            waiting = " and ".join(self.names[s] for s in (0, 1) if state.pending & (1 << s))
-            lines.append(f"Setups stay secret until both are in; awaited: {waiting}")
+            waiting = joined(words, [self.names[s] for s in (0, 1) if state.pending & (1 << s)])
+            lines.append(say(words.quadrupel_awaited, userids=waiting))
         extra = state.extra
         if extra is not None:
             left = extra.limit - extra.used
             lines.append(
-                f"{self.names[extra.builder]} completed a {SHAPE_NAMES[extra.shape]} worth"
-                f" {extra.value} and is frozen; {self.names[1 - extra.builder]} has"
-                f" {_plural(left, 'extra turn')} left"
+                say(
+                    words.quadrupel_extra_turns if left != 1 else words.quadrupel_extra_turn,
+                    builder=self.names[extra.builder],
+                    shape=SHAPE_NAMES[extra.shape],
+                    value=extra.value,
+                    other=self.names[1 - extra.builder],
+                    count=left,
+                )
             )
         return lines
 
@@ -191,6 +207,10 @@ class QuadrupelView(View):
 
 
 def view(
-    game: AnyGame, state: QuadrupelState, seat: int | None, names: Sequence[str]
+    game: AnyGame,
+    state: QuadrupelState,
+    seat: int | None,
+    names: Sequence[str],
+    words: PictureWords,
 ) -> QuadrupelView:
-    return QuadrupelView(game, state, seat, names)
+    return QuadrupelView(game, state, seat, names, words)

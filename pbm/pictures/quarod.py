@@ -32,33 +32,41 @@ from pbm.pictures.canvas import (
     WOOD,
     Canvas,
 )
+from pbm.pictures.words import PictureWords, say
 
 BOARD = 432  # the board's side in pixels at most; a square is 36 to 60 pixels
-ROD_WORDS = ("north", "east", "south", "west")
 # Where a rod points, as (file, rank) steps, in the order of quarod_board's rods N E S W.
 ROD_STEPS = ((0, 1), (1, 0), (0, -1), (-1, 0))
-GROUPS = tuple(f"{COLOUR_NAMES[c]} pieces ({'XO'[c]})" for c in (0, 1))
 
 
 def cell_size(size: int) -> int:
     return min(60, BOARD // size)
 
 
-def _groups_text(groups: Mapping[int, int]) -> str:
+def _groups_text(words: PictureWords, groups: Mapping[int, int]) -> str:
     sizes = sorted(groups, reverse=True)
-    return ", ".join(f"{groups[s]} of {s}" for s in sizes) or "none"
+    listed = [say(words.quarod_group_size, count=groups[s], size=s) for s in sizes]
+    return ", ".join(listed) or say(words.none)
 
 
 class QuarodView(View):
-    def __init__(self, game: AnyGame, state: QuarodState, names: Sequence[str]) -> None:
+    def __init__(
+        self, game: AnyGame, state: QuarodState, names: Sequence[str], words: PictureWords
+    ) -> None:
         size = state.size
+        groups = tuple(
+            say(words.quarod_group, side=COLOUR_NAMES[c], symbol="XO"[c]) for c in (0, 1)
+        )
+        # The rods' directions in the order of quarod_board's rods N E S W.
+        rods = (words.quarod_north, words.quarod_east, words.quarod_south, words.quarod_west)
         pieces: dict[str, Piece] = {}
         for square, cell in enumerate(state.cells):
             if cell:
-                engaged = "engaged" if state.engaged >> square & 1 else "not engaged"
-                detail = f"rod {ROD_WORDS[rod_of(cell)]}, {engaged}"
-                pieces[square_name(square, size)] = Piece(GROUPS[colour_of(cell)], detail)
-        super().__init__(pieces, GROUPS, names)
+                engaged = state.engaged >> square & 1
+                rod = words.quarod_engaged if engaged else words.quarod_not_engaged
+                detail = say(rod, direction=say(rods[rod_of(cell)]))
+                pieces[square_name(square, size)] = Piece(groups[colour_of(cell)], detail)
+        super().__init__(pieces, groups, names, words)
         self.game = game
         self.state = state
         self.group_sizes = geometry(size).group_sizes(state.cells)
@@ -68,26 +76,29 @@ class QuarodView(View):
     @property
     def status(self) -> str:
         state = self.state
-        running = f"{self.names[state.turn]} to move"
+        words = self.phrases
+        running = words.to_move
         # Quarod rules, 'Pie rule': White's first turn only, i.e. right after Black's first
         # placement.
         if state.turn == WHITE and not state.switched and len(self.pieces) == 2:
-            running += f' ({self.names[WHITE]} may answer "swap": the pie rule)'
-        return game_status(self.game, state, self.names, running)
+            running = words.quarod_pie
+        status = say(running, who=self.names[state.turn], white=self.names[WHITE])
+        return game_status(self.game, state, self.names, words, status)
 
     def notes(self) -> list[str]:
+        words = self.phrases
         lines = self.footer()
         for colour in (0, 1):
-            groups = _groups_text(self.group_sizes[colour])
-            lines.append(f"{COLOUR_NAMES[colour]} groups (count of size): {groups}")
+            groups = _groups_text(words, self.group_sizes[colour])
+            lines.append(say(words.quarod_groups, side=COLOUR_NAMES[colour], groups=groups))
         return lines
 
     def footer(self) -> list[str]:
-        size = self.state.size
+        words = self.phrases
         black, white = self.scores
-        lines = [f"Board {size}x{size}. Score now: Black {black}, White {white}"]
+        lines = [say(words.quarod_score, size=self.state.size, black=black, white=white)]
         if self.state.switched:
-            lines.append("Pie switch taken: the first player now holds White")
+            lines.append(say(words.quarod_switched))
         return lines
 
     @property
@@ -119,5 +130,7 @@ class QuarodView(View):
                 canvas.line([(cx, cy), end], ROD, max(1.5, cell * 0.045))
 
 
-def view(game: AnyGame, state: QuarodState, seat: int | None, names: Sequence[str]) -> QuarodView:
-    return QuarodView(game, state, names)
+def view(
+    game: AnyGame, state: QuarodState, seat: int | None, names: Sequence[str], words: PictureWords
+) -> QuarodView:
+    return QuarodView(game, state, names, words)

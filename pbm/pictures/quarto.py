@@ -34,14 +34,13 @@ from pbm.pictures.board import (
     paint_board,
 )
 from pbm.pictures.canvas import DARK_WOOD, LIGHT_WOOD, MUTED, WOOD_DARK, Canvas
+from pbm.pictures.words import PictureWords, joined, say
 
 CELL = 72
 SLOT = 46  # a cell of the unused pieces' grid
 SLOT_COLUMNS = 4
 PANEL = SLOT_COLUMNS * (SLOT + 6)
-GROUP = "Pieces on the board"
 TALL, LIGHT, ROUND, HOLLOW = ATTRIBUTE_BITS
-KEY = "Seen from above: large tall, small short; pale light, brown dark; a hole hollow."
 
 
 def describe(piece: int) -> str:
@@ -71,13 +70,17 @@ def paint_piece(canvas: Canvas, centre: tuple[float, float], room: float, piece:
 class QuartoView(View):
     shows_sides = False
 
-    def __init__(self, game: AnyGame, state: QuartoState, names: Sequence[str]) -> None:
+    def __init__(
+        self, game: AnyGame, state: QuartoState, names: Sequence[str], words: PictureWords
+    ) -> None:
+        group = say(words.quarto_group)
         pieces = {
-            square_name(square, SIZE): Piece(GROUP, describe(piece))
+            square_name(square, SIZE): Piece(group, describe(piece))
             for square, piece in enumerate(state.board)
             if piece != EMPTY
         }
-        super().__init__(pieces, (GROUP,), names)
+        super().__init__(pieces, (group,), names, words)
+        self.key = say(words.quarto_key)
         self.game = game
         self.state = state
         quartos = state.variant.quartos(state.sums)
@@ -86,38 +89,40 @@ class QuartoView(View):
     @property
     def status(self) -> str:
         state = self.state
+        words = self.phrases
         seat = self.game.to_move(state)
         if seat is None:
             running = None
         elif state.held == EMPTY:
-            running = f"{self.names[seat]} to give a piece"
+            running = say(words.quarto_to_give, who=self.names[seat])
         else:
-            running = f"{self.names[seat]} to place {CODES[state.held]}"
-            if state.unused:
-                running += " and give a piece"
-        return game_status(self.game, state, self.names, running)
+            to_place = words.quarto_to_place_and_give if state.unused else words.quarto_to_place
+            running = say(to_place, who=self.names[seat], piece=CODES[state.held])
+        return game_status(self.game, state, self.names, words, running)
 
     def notes(self) -> list[str]:
         state = self.state
+        words = self.phrases
         lines = self.footer()
         if state.held != EMPTY:
-            lines.append(f"To place: {describe(state.held)}")
-        codes = " ".join(CODES[p] for p in state.unused) or "none"
-        lines.append(f"Unused pieces ({len(state.unused)}): {codes}")
+            lines.append(say(words.quarto_held, piece=describe(state.held)))
+        codes = " ".join(CODES[p] for p in state.unused) or say(words.none)
+        lines.append(say(words.quarto_unused, count=len(state.unused), pieces=codes))
         return lines
 
     def drawing_key(self) -> list[str]:
-        return [KEY]
+        return [self.key]
 
     def footer(self) -> list[str]:
         variant = self.state.variant
-        lines = [KEY]
+        words = self.phrases
+        lines = [self.key]
         if variant.advanced:
-            lines.append("Advanced: the nine 2x2 squares also win.")
+            lines.append(say(words.quarto_advanced))
         if variant.attributes != ALL_ATTRIBUTES:
             names = attributes_text(variant.attributes).split(",")
-            verb = "counts" if len(names) == 1 else "count"
-            lines.append(f"Beginners: only {' and '.join(names)} {verb}.")
+            only = words.quarto_beginners_one if len(names) == 1 else words.quarto_beginners
+            lines.append(say(only, attributes=joined(words, names)))
         return lines
 
     @property
@@ -139,14 +144,16 @@ class QuartoView(View):
     def _panel(self, canvas: Canvas, x: float, y: float) -> None:
         state = self.state
         held = state.held
-        canvas.text((x, y), "To place" if held != EMPTY else "Nothing to place", 13, MUTED)
+        words = self.phrases
+        label = words.quarto_panel_held if held != EMPTY else words.quarto_panel_empty
+        canvas.text((x, y), say(label), 13, MUTED)
         box = (x, y + 20, x + CELL, y + 20 + CELL)
         canvas.rounded(box, 6, fill=WOOD_DARK, outline=MUTED)
         if held != EMPTY:
             paint_piece(canvas, (x + CELL / 2, y + 20 + CELL / 2), CELL, held)
             canvas.text((x + CELL + 10, y + 20 + CELL / 2), CODES[held], 15, anchor="lm")
         top = y + 20 + CELL + 12
-        canvas.text((x, top), f"Unused ({len(state.unused)})", 13, MUTED)
+        canvas.text((x, top), say(words.quarto_panel_unused, count=len(state.unused)), 13, MUTED)
         for i, piece in enumerate(state.unused):
             row, column = divmod(i, SLOT_COLUMNS)
             left = x + column * (SLOT + 6)
@@ -155,5 +162,7 @@ class QuartoView(View):
             canvas.text((left + SLOT / 2, upper + SLOT + 6), CODES[piece], 11, MUTED, "mm")
 
 
-def view(game: AnyGame, state: QuartoState, seat: int | None, names: Sequence[str]) -> QuartoView:
-    return QuartoView(game, state, names)
+def view(
+    game: AnyGame, state: QuartoState, seat: int | None, names: Sequence[str], words: PictureWords
+) -> QuartoView:
+    return QuartoView(game, state, names, words)

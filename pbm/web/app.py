@@ -29,6 +29,7 @@ from pbm.services.mailing import one_click
 from pbm.services.play import records, records_json
 from pbm.services.play.board_text import ended_line
 from pbm.services.play.boards import state_at
+from pbm.services.play.picture_words import picture_words
 from pbm.store.engine import session_for
 from pbm.texts import phrase
 from pbm.web import feeds, views
@@ -236,6 +237,7 @@ def make_app(config: Config, reader: Reader, writer: Writer) -> Guard:
                 found.rules,
                 state,
                 seat=None,
+                words=picture_words(),
                 previous=previous,
                 heading=_after(found.label, upto) if upto else found.label,
                 players=found.userids,

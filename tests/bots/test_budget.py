@@ -1,7 +1,7 @@
 """The checks a level promises hold at any budget: in a position where a block exists
 and most moves let the opponent win at once, every level blocks at 0.005 s, 0.02 s and
-2 s a move, twenty seeds each (the 2 s ones marked slow: about four minutes); and
-Quarod's pie decision reads the clock and stays within its budget.
+2 s a move, twenty seeds each (the 2 s ones marked slow: about two and a half
+minutes); and Quarod's pie decision reads the clock and stays within its budget.
 
 What counts as letting the opponent win is found through the game protocol alone
 (apply, outcome), not through the engine's tactics.
@@ -34,7 +34,7 @@ POSITIONS = {
     "quad": "12 11/1000 x 6/7 OX6/8/O7/O3X3/2O3X1/3X3X/1O6/5O2 -",
     "quarod": "eWsseseW/SWNNENnN/nw.sw.eW/ssEsseW./sNENSWWs/sWSeESwN/NWswEnww/.ENneeWW w kept",
 }
-# (seconds, seeds): twenty seeds at 2 s take about four minutes, hence `slow`.
+# (seconds, seeds): twenty seeds at 2 s take about two and a half minutes, hence `slow`.
 BUDGETS = [(0.005, 20), (0.02, 20), pytest.param(2.0, 20, marks=pytest.mark.slow)]
 
 

@@ -10,11 +10,15 @@ from pbm.games import GAMES, AnyGame
 from pbm.pictures.board import Mark
 from pbm.pictures.lastmove import last_move
 from pbm.pictures.picture import VIEWS
+from pbm.services.play.picture_words import picture_words
+
+# The words of the pictures as the templates hold them.
+WORDS = picture_words()
 
 
 def marks_of(game: AnyGame, before: Any, after: Any, seat: int | None) -> tuple[dict, str | None]:
     view = VIEWS[game.name]
-    seen = view(game, before, seat, game.seats), view(game, after, seat, game.seats)
+    seen = view(game, before, seat, game.seats, WORDS), view(game, after, seat, game.seats, WORDS)
     return last_move(game, before, after, seat, *seen)
 
 

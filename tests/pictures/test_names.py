@@ -12,6 +12,10 @@ import pytest
 
 from pbm.games import GAMES, AnyGame
 from pbm.pictures.picture import draw
+from pbm.services.play.picture_words import picture_words
+
+# The words of the pictures as the templates hold them.
+WORDS = picture_words()
 
 PLAYERS = ("alice", "bob")
 
@@ -44,7 +48,7 @@ def test_the_winner_and_the_last_mover_are_named(name: str) -> None:
     else:
         pytest.fail(f"no won game of {name} in 40 seeds")
     (before, _), (after, move) = played[-2], played[-1]
-    picture = draw(game, after, seat=None, previous=before, players=PLAYERS)
+    picture = draw(game, after, seat=None, words=WORDS, previous=before, players=PLAYERS)
     winner = player_of(game, after, outcome.winner)
     mover = player_of(game, before, game.to_move(before) or 0)
     assert f"Game over, {winner} wins: " in picture.alt
@@ -58,7 +62,7 @@ def test_the_winner_and_the_last_mover_are_named(name: str) -> None:
 def test_the_player_to_move_is_named(name: str) -> None:
     game = GAMES[name]
     (before, _), (after, _) = playout(game, 5)[3:5]
-    picture = draw(game, after, seat=0, previous=before, players=PLAYERS)
+    picture = draw(game, after, seat=0, words=WORDS, previous=before, players=PLAYERS)
     to_move = player_of(game, after, game.to_move(after) or 0)
     assert picture.alt.startswith(f"{game.title}: {to_move} ")
     if name == "quarto":  # "First" and "Second" are no sides the picture shows
@@ -71,7 +75,7 @@ def test_the_player_to_move_is_named(name: str) -> None:
 def test_without_players_the_seats_are_named() -> None:
     game = GAMES["quarto"]
     (before, _), (after, _) = playout(game, 5)[3:5]
-    picture = draw(game, after, seat=0, previous=before)
+    picture = draw(game, after, seat=0, words=WORDS, previous=before)
     assert picture.alt.startswith(f"Quarto: {game.seat_name(game.to_move(after) or 0)} to ")
     assert f"Last move: {game.seat_name(game.to_move(before) or 0)} " in " ".join(picture.words)
     assert "alice" not in picture.alt
@@ -82,7 +86,7 @@ def test_the_pie_switch_changes_who_holds_a_colour() -> None:
     start = game.new_state()
     placed = game.apply(start, game.legal_moves(start)[0])
     switched = game.apply(placed, game.parse_move(placed, "swap"))
-    picture = draw(game, switched, seat=None, previous=placed, players=PLAYERS)
+    picture = draw(game, switched, seat=None, words=WORDS, previous=placed, players=PLAYERS)
     # bob held White and took the switch: now alice holds White, bob Black.
     assert "Last move: bob " in " ".join(picture.words)
     assert "Black: bob, White: alice" in picture.words
@@ -93,7 +97,7 @@ def test_quadrupel_names_its_variant_not_a_shape(variant: str) -> None:
     game = GAMES["quadrupel"]
     played = playout(game, 2, variant=variant)
     (before, _), (after, _) = played[-2], played[-1]
-    picture = draw(game, after, seat=None, previous=before, players=PLAYERS)
+    picture = draw(game, after, seat=None, words=WORDS, previous=before, players=PLAYERS)
     assert not any(w.split(",")[0].strip() == "QUADRUPEL" for w in picture.words)
     (caption,) = [w for w in picture.words if w.startswith("Variant: ")]
     assert "QUADRUPEL" not in caption

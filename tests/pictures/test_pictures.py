@@ -35,6 +35,10 @@ from pbm.pictures.canvas import (
     palette_colours,
 )
 from pbm.pictures.picture import VIEWS, draw
+from pbm.services.play.picture_words import picture_words
+
+# The words of the pictures as the templates hold them.
+WORDS = picture_words()
 
 MAX_BYTES = 40_000
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
@@ -113,7 +117,7 @@ def test_start_middle_and_end_draw_in_bounds(game: AnyGame, options: dict[str, A
     for index in (0, len(states) // 2, len(states) - 1):
         state, previous = states[index], states[index - 1] if index else None
         for seat in (None, 0, 1):
-            picture = draw(game, state, seat=seat, previous=previous)
+            picture = draw(game, state, seat=seat, words=WORDS, previous=previous)
             assert picture.png.startswith(PNG_SIGNATURE)
             image = Image.open(io.BytesIO(picture.png))
             image.verify()
@@ -131,9 +135,9 @@ def test_start_middle_and_end_draw_in_bounds(game: AnyGame, options: dict[str, A
 def test_the_words_name_every_piece_by_coordinate(game: AnyGame, options: dict[str, Any]) -> None:
     states = playout(game, options, seed=3)
     for state in (states[len(states) // 2], states[-1]):
-        picture = draw(game, state, seat=None)
+        picture = draw(game, state, seat=None, words=WORDS)
         expected = occupied(game, state)
-        groups = VIEWS[game.name](game, state, None, game.seats).groups
+        groups = VIEWS[game.name](game, state, None, game.seats, WORDS).groups
         assert set(expected.values()) <= set(groups)
         # Every group is listed, an empty one too ("White men (0): none").
         for group in groups:
@@ -151,7 +155,7 @@ def test_the_words_name_every_piece_by_coordinate(game: AnyGame, options: dict[s
 def test_quarto_words_give_each_piece_code() -> None:
     game = GAMES["quarto"]
     state = playout(game, {}, seed=5)[6]
-    words = draw(game, state, seat=0).words
+    words = draw(game, state, seat=0, words=WORDS).words
     for square, piece in enumerate(state.board):
         if piece >= 0:
             assert f"{square_name(square, 4)} ({CODES[piece]}: " in words[0]
@@ -166,8 +170,8 @@ def test_the_last_move_is_marked_and_echoed(game: AnyGame, options: dict[str, An
     previous, state = states[len(states) // 2 - 1], states[len(states) // 2]
     seat = game.to_move(previous)
     assert seat is not None  # a move was played from `previous`
-    marked = draw(game, state, seat=seat, previous=previous)
-    plain = draw(game, state, seat=seat)
+    marked = draw(game, state, seat=seat, words=WORDS, previous=previous)
+    plain = draw(game, state, seat=seat, words=WORDS)
     move = next(m for m in game.legal_moves(previous) if game.apply(previous, m) == state)
     echo = f"{game.seat_name(seat)} {game.describe_move(previous, move)}"
     assert f"last move: {echo}" in marked.alt
@@ -192,7 +196,7 @@ def find_move(game: AnyGame, word: str) -> tuple[Any, Any, Any]:
 def test_quadrature_marks_the_men_a_move_converts() -> None:
     game = GAMES["quadrature"]
     before, move, after = find_move(game, "converts")
-    picture = draw(game, after, seat=None, previous=before)
+    picture = draw(game, after, seat=None, words=WORDS, previous=before)
     assert pixels_near(picture.png, EFFECT_TINT) > 200
     assert pixels_near(picture.png, MOVE_TINT) > 200
     assert (
@@ -204,8 +208,8 @@ def test_quadrature_marks_the_men_a_move_converts() -> None:
 def test_quad_marks_captures_with_a_cross() -> None:
     game = GAMES["quad"]
     before, _, after = find_move(game, " x ")
-    assert pixels_near(draw(game, after, seat=None).png, CAPTURE, 30) == 0
-    picture = draw(game, after, seat=None, previous=before)
+    assert pixels_near(draw(game, after, seat=None, words=WORDS).png, CAPTURE, 30) == 0
+    picture = draw(game, after, seat=None, words=WORDS, previous=before)
     assert pixels_near(picture.png, CAPTURE, 30) > 20
     assert " x " in picture.alt
 
@@ -213,7 +217,7 @@ def test_quad_marks_captures_with_a_cross() -> None:
 def test_a_previous_state_that_is_no_predecessor_marks_only_the_difference() -> None:
     game = GAMES["quad"]
     states = playout(game, {}, seed=2)
-    picture = draw(game, states[6], seat=None, previous=states[2])
+    picture = draw(game, states[6], seat=None, words=WORDS, previous=states[2])
     assert "last move" not in picture.alt
     assert pixels_near(picture.png, MOVE_TINT) > 200
 
@@ -221,8 +225,8 @@ def test_a_previous_state_that_is_no_predecessor_marks_only_the_difference() -> 
 def test_pictures_are_deterministic() -> None:
     game = GAMES["quarod"]
     states = playout(game, {"size": 6}, seed=1)
-    first = draw(game, states[8], seat=0, previous=states[7])
-    again = draw(game, states[8], seat=0, previous=states[7])
+    first = draw(game, states[8], seat=0, words=WORDS, previous=states[7])
+    again = draw(game, states[8], seat=0, words=WORDS, previous=states[7])
     assert first == again
 
 
@@ -233,7 +237,9 @@ def test_one_palette_holds_every_colour_exactly() -> None:
     assert set(named) <= set(colours)
     game = GAMES["quarod"]
     states = playout(game, {"size": 6}, seed=1)
-    image = Image.open(io.BytesIO(draw(game, states[8], seat=0, previous=states[7]).png))
+    image = Image.open(
+        io.BytesIO(draw(game, states[8], seat=0, words=WORDS, previous=states[7]).png)
+    )
     assert image.mode == "P"
     used = {rgb for _, rgb in image.convert("RGB").getcolors(1 << 16) or []}
     # The page, the wood and the men keep their colours exactly; edges are blends.

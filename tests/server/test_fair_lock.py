@@ -23,7 +23,7 @@ def test_a_release_hands_the_lock_to_the_waiter_before_the_holder_takes_it_again
         thread.start()
         asked.wait(5)
         deadline = time.monotonic() + 5
-        while not lock._waiters and time.monotonic() < deadline:  # queued yet?
+        while not lock.waiting and time.monotonic() < deadline:  # queued yet?
             time.sleep(0.001)
         order.append("holder")
     # the holder asks again at once, as the processor does for its next message
@@ -55,7 +55,7 @@ def test_waiters_are_served_first_come_first_served_and_never_together() -> None
             thread.start()
             threads.append(thread)
             deadline = time.monotonic() + 5
-            while len(lock._waiters) < n + 1 and time.monotonic() < deadline:
+            while lock.waiting < n + 1 and time.monotonic() < deadline:
                 time.sleep(0.001)
     for thread in threads:
         thread.join(5)

@@ -33,8 +33,12 @@ from PIL import Image, ImageChops, ImageStat
 from pbm.games import GAMES, AnyGame
 from pbm.mail.compose import InlinePicture, compose, with_html
 from pbm.pictures.picture import draw
+from pbm.services.play.picture_words import picture_words
 from tests.server.conftest import Server, legal_texts
 from tests.server.test_mail_html import sent_mail
+
+# The words of the pictures as the templates hold them.
+WORDS = picture_words()
 
 DOCS_IMAGES = Path(__file__).resolve().parents[2] / "docs" / "images"
 WINDOW = (800, 1600)
@@ -256,7 +260,9 @@ def test_board_mail_in_a_browser(
 ) -> None:
     state, previous = _position(game, options)
     seat = game.player_seats(state)[0]
-    drawn = draw(game, state, seat=seat, previous=previous, heading=f"{game.title} Board 101")
+    drawn = draw(
+        game, state, seat=seat, words=WORDS, previous=previous, heading=f"{game.title} Board 101"
+    )
     picture = InlinePicture(drawn.png, drawn.width, drawn.height, drawn.alt, tuple(drawn.words))
     raw = with_html(
         compose(

@@ -8,13 +8,18 @@ from __future__ import annotations
 
 import asyncio
 import re
+import shutil
 from collections.abc import Sequence
+from dataclasses import replace
 from email import message_from_bytes, policy
 from email.message import EmailMessage
+from pathlib import Path
 
 import pytest
 from sqlmodel import col, select
 
+from pbm.app import initialize
+from pbm.config import PACKAGE_TEMPLATES
 from pbm.games import GAMES, AnyGame
 from pbm.games.base import State
 from pbm.mail.html_text import html_to_text
@@ -23,6 +28,7 @@ from pbm.mail.smtp_out import SendOutcome
 from pbm.mailstore import DbOutbox
 from pbm.services.mailing import mail_html
 from pbm.services.play.boards import replay
+from pbm.services.play.picture_words import picture_words
 from pbm.store.engine import session_for
 from pbm.store.models import Move, OutboxMail
 from tests.server.conftest import Sent, Server, legal_texts
@@ -136,6 +142,32 @@ def test_a_resigned_boards_picture_says_its_result_not_whose_turn(server: Server
     [shown] = sent_mail(server)
     [alt] = re.findall(r'alt="([^"]*)"', html_of(check_html_mail(shown, pictures=1)))
     assert "bob to place" in alt
+
+
+def test_the_senders_picture_says_the_templates_words(server: Server, tmp_path: Path) -> None:
+    """The sender draws a queued mail's picture in the words of the templates in use: a
+    reworded picture phrase is what the mail's picture says."""
+    templates = tmp_path / "templates"
+    shutil.copytree(PACKAGE_TEMPLATES, templates)
+    phrases = templates / "phrases.toml"
+    old = 'picture_alt_last_move = "$title: $status; last move: $echo"'
+    text = phrases.read_text(encoding="utf-8")
+    assert old in text
+    phrases.write_text(text.replace(old, old.replace("last move", "zuletzt")), encoding="utf-8")
+    alice = server.signup("alice")
+    server.signup("bob")
+    server.send(alice, "quarto challenge alice bob")
+    sent_mail(server)
+    move = legal_texts(server, "quarto")[0]
+    assert server.send(alice, f"quarto move 101 alice secret {move}") == "done"
+    initialize(replace(server.config, templates_dir=templates))
+    try:
+        mails = sent_mail(server)
+    finally:
+        initialize(server.config)
+    for sent in mails:
+        [alt] = re.findall(r'alt="([^"]*)"', html_of(check_html_mail(sent, pictures=1)))
+        assert "; zuletzt: alice " in alt and "last move" not in alt
 
 
 def test_errors_and_help_have_an_html_part_without_pictures(server: Server) -> None:
@@ -315,7 +347,9 @@ def test_the_next_position_replays_one_move(monkeypatch: pytest.MonkeyPatch) -> 
     monkeypatch.setattr(mail_html, "replay", counted)
     pictures = mail_html.Pictures()
     for upto in (5, 6):
-        drawing = mail_html.Drawing(game, (), tuple(moves[:upto]), None, "Board 101")
+        drawing = mail_html.Drawing(
+            game, (), tuple(moves[:upto]), None, "Board 101", picture_words()
+        )
         assert pictures.picture(drawing).png.startswith(b"\x89PNG")
     assert replayed == [4]  # the position before move 5; move 6 starts from move 5's
     assert pictures.drawn == 2

@@ -435,8 +435,11 @@ def test_challenge_errors(server: Server) -> None:
     ("written", "told"),
     [
         ("draw", "'draw' is not a move: to offer a draw, write propose (help draw)."),
+        ("offer", "'offer' is not a move: to offer a draw, write propose (help draw)."),
         ("offer draw", "'offer draw' is not a move: to offer a draw, write propose"),
+        ("draw offer", "'draw offer' is not a move: to offer a draw, write propose"),
         ("takeback", "'takeback' is not a move: to ask to take back the last move, write undo"),
+        ("take back", "'take back' is not a move: to ask to take back the last move, write undo"),
         ("decline", "'decline' is not a move: to turn down a draw or undo offer, write reject"),
     ],
 )

@@ -63,7 +63,8 @@ def test_list_of_an_unknown_game_is_worded_as_a_challenge_of_it(
 
 
 @pytest.mark.parametrize(
-    ("verb", "meant"), [("decline", "reject"), ("draw", "propose"), ("takeback", "undo")]
+    ("verb", "meant"),
+    [("decline", "reject"), ("draw", "propose"), ("offer", "propose"), ("takeback", "undo")],
 )
 def test_a_verb_in_other_words_suggests_pbms_word(
     server: Server, pair: tuple[str, str], verb: str, meant: str
@@ -74,6 +75,25 @@ def test_a_verb_in_other_words_suggests_pbms_word(
     [reply] = server.new_mail()
     assert f"Unknown command 'quarto {verb}'. Did you mean: quarto {meant}?" in reply.body
     assert "secret" not in reply.body
+
+
+@pytest.mark.parametrize(
+    ("written", "verb", "meant"),
+    [
+        ("offer draw", "offer", "propose"),
+        ("draw offer", "draw", "propose"),
+        ("take back", "take", "undo"),
+    ],
+)
+def test_a_verb_of_two_words_suggests_pbms_word_for_the_first(
+    server: Server, pair: tuple[str, str], written: str, verb: str, meant: str
+) -> None:
+    """The verb is the line's second word: `quarto take back 101 ...` is the unknown
+    command `quarto take`, which suggests `undo` as `takeback` does."""
+    alice, _ = pair
+    server.send(alice, f"quarto {written} 101 alice secret")
+    [reply] = server.new_mail()
+    assert f"Unknown command 'quarto {verb}'. Did you mean: quarto {meant}?" in reply.body
 
 
 def test_my_move_in_a_subject_is_no_command(server: Server, pair: tuple[str, str]) -> None:

@@ -17,6 +17,7 @@ from pbm.pictures.picture import draw
 from pbm.services.context import Context
 from pbm.services.play import lists
 from pbm.services.play.boards import load_board, rules_for, state_at
+from pbm.services.play.picture_words import picture_words
 from pbm.store.engine import session_for
 from pbm.store.readonly import POOL_SIZE
 from pbm.web import views
@@ -30,6 +31,9 @@ from tests.web.conftest import (
     snapshot,
     with_everything,
 )
+
+# The words of the pictures as the templates hold them.
+WORDS = picture_words()
 
 ADDRESS = re.compile(r"[\w.+-]+@[\w-]+\.[\w.]+")
 
@@ -105,6 +109,7 @@ def test_board_page_has_the_mailed_board_and_every_position(
             board.rules,
             state_at(ctx, board, 2),
             seat=None,
+            words=WORDS,
             previous=state_at(ctx, board, 1),
             heading="Quarto Board 101 after move 2",
             players=board.userids,
@@ -268,6 +273,7 @@ def test_a_resigned_board_says_its_result_not_whose_turn(site: Server, client: T
             board.rules,
             board.state,
             seat=None,
+            words=WORDS,
             previous=state_at(ctx, board, 3),
             heading="Quarto Board 102 after move 4",
             players=board.userids,

@@ -29,10 +29,11 @@ from sqlmodel import Session, col, select
 from pbm.games import AnyGame
 from pbm.games.base import State
 from pbm.mail.compose import InlinePicture, with_html
-from pbm.pictures.picture import draw
+from pbm.pictures.picture import PictureWords, draw
 from pbm.services.context import PictureOrder
 from pbm.services.play.board_text import ended_line
 from pbm.services.play.boards import Board, board_label, replay, rules_for
+from pbm.services.play.picture_words import picture_words
 from pbm.services.play.secrecy import may_hide
 from pbm.store import queries
 from pbm.store.models import BoardRow, GamePlayer, Move, User
@@ -101,14 +102,16 @@ Options = tuple[tuple[str, str], ...]
 class Drawing:
     """What one picture needs, read from the store: the rules, the options (as sorted
     pairs, so that equal drawings are equal and drawn once), the move texts up to the
-    position drawn, the seat, the heading, the players' userids (by challenge order,
-    to name them as the text does) and how a finished board ended (PictureOrder)."""
+    position drawn, the seat, the heading, the words drawn and said (read from the
+    templates with the heading), the players' userids (by challenge order, to name them
+    as the text does) and how a finished board ended (PictureOrder)."""
 
     rules: AnyGame
     options: Options
     moves: tuple[str, ...]
     seat: int | None
     heading: str
+    words: PictureWords
     players: tuple[str, ...] = ()
     ended: str | None = None
 
@@ -198,7 +201,8 @@ def _board(session: Session, game_id: int, upto: int) -> Drawing | None:
         else phrase("picture_heading_start", label=label)
     )
     players = tuple(session.exec(_PLAYER_NAMES, params={"game_id": game_id}))
-    return Drawing(rules, tuple(sorted(options.items())), texts, None, heading, players)
+    words = picture_words()
+    return Drawing(rules, tuple(sorted(options.items())), texts, None, heading, words, players)
 
 
 class Pictures:
@@ -263,6 +267,7 @@ class Pictures:
             rules,
             state,
             seat=drawing.seat,
+            words=drawing.words,
             previous=previous,
             heading=drawing.heading,
             players=drawing.players,

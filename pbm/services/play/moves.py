@@ -44,10 +44,12 @@ from pbm.texts import echoed, phrase, wrap
 log = logging.getLogger(__name__)
 
 EVENTS = ("resign", "propose", "undo", "accept", "reject")
-# Words players write for an event, answered with the event's own word rather than
-# read as a move (which failed with "not your move" or a notation error).
+# Words players write for an event, by the event they mean: as a move they are answered
+# with the event's word (not "not your move" or a notation error), and as a game
+# command's verb (pbm.commands.registry) they suggest it.
 EVENT_WORDS_NEAR = {
     "draw": "propose",
+    "offer": "propose",
     "offer draw": "propose",
     "draw offer": "propose",
     "takeback": "undo",

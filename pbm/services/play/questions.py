@@ -18,6 +18,7 @@ from pbm.games.grid import find_squares
 from pbm.pictures.picture import View, view
 from pbm.services.play import threats, words
 from pbm.services.play.boards import Board
+from pbm.services.play.picture_words import picture_words
 from pbm.services.play.secrecy import ShownMove, hidden_moves
 from pbm.texts import phrase
 
@@ -75,7 +76,7 @@ def answer(
     """The answer, one sentence a line, about the board as the reader may see it."""
     rules, state = board.rules, board.state
     seat = board.seat_of(reader_index) if reader_index is not None else None
-    shown = view(rules, state, seat=seat, players=board.userids)
+    shown = view(rules, state, seat=seat, words=picture_words(), players=board.userids)
     if asked.question is Question.SQUARE:
         return [_square(shown, asked.square, board_squares(board))]
     if asked.question is Question.WHERE:

@@ -15,6 +15,7 @@ from collections.abc import Sequence
 from pbm.games import AnyGame
 from pbm.games.base import State
 from pbm.pictures.picture import View, view
+from pbm.services.play.picture_words import picture_words
 from pbm.services.play.secrecy import ShownMove, shown_echo
 from pbm.texts import phrase
 
@@ -34,7 +35,7 @@ def position(
     the status, each group of pieces, who holds which side, the notes. Without
     `headline`, no status: a finished board's mail or page says its result, and the
     rules of a resigned board would still say who is to move."""
-    shown = view(game, state, seat=seat, players=players)
+    shown = view(game, state, seat=seat, words=picture_words(), players=players)
     lines = [sentence(shown.status)] if headline else []
     lines += [group_line(shown, group) for group in shown.groups]
     if shown.shows_sides and players:
