@@ -8,7 +8,9 @@ words in the password places (`password`, `current-password`, `new-password` aft
 command when the words fit one of its forms (`quarto chalenge alice bob` has no
 password); otherwise, and when the verb is unknown, the line still carries the
 password where every command puts it, so it is tried against every form of the verb's
-scope (`quarto plce 103 frank secret a1` masks `secret`). A word fits a `userid` place
+scope (`quarto plce 103 frank secret a1` masks `secret`). The words players write for
+a command of another name (`offer draw`, `take back`, `decline`) read as that command,
+two words shifting the password one place on. A word fits a `userid` place
 only when it could be a userid, so a move such as `setup c5=1 d4=2 d5=3 c3=4` is never
 masked.
 """
@@ -35,6 +37,7 @@ from pbm.commands.registry import (
 )
 from pbm.mail.headers import strip_subject_prefixes
 from pbm.services.accounts.users import userid_problem
+from pbm.services.play.moves import EVENT_WORDS_NEAR
 
 MASK = "******"
 
@@ -111,11 +114,26 @@ def _commands_of(words: Sequence[str]) -> tuple[Command | None, list[Command], i
     second = words[1].lower() if len(words) > 1 else ""
     if second in GAME_VERBS:
         return GAME_VERBS[second], [], 2
+    for at in (1, 0):  # `quarto offer draw 101 ...`, or the game left out
+        meant = _meant(words, at)
+        if meant is not None:
+            return meant[0], [], meant[1]
     if second and (game_named(first) is not None or _near(first, game_names(), _NEAR_FIRST)):
         return _nearest(second, GAME_VERBS), list(GAME_COMMANDS), 2
     if _near(first, [*ACCOUNT_VERBS, *GAME_VERBS], _NEAR_FIRST):
         verbs = {**GAME_VERBS, **ACCOUNT_VERBS}
         return _nearest(first, verbs), [*ACCOUNT_COMMANDS, *GAME_COMMANDS], 1
+    return None
+
+
+def _meant(words: Sequence[str], at: int) -> tuple[Command, int] | None:
+    """The command meant by the words players write for it at `at` (`offer draw`, `take
+    back`, `decline`: pbm.services.play.moves.EVENT_WORDS_NEAR), and where its arguments
+    begin: a verb of two words shifts the password one place on."""
+    for length in (2, 1):
+        said = " ".join(words[at : at + length]).lower()
+        if len(words) >= at + length and said in EVENT_WORDS_NEAR:
+            return GAME_VERBS[EVENT_WORDS_NEAR[said]], at + length
     return None
 
 

@@ -44,6 +44,14 @@ from tests.server.test_reply_moves import answer
         ("quarto 101 alice pw b2", "quarto 101 alice ****** b2"),  # the verb left out
         ("mvo 101 alice pw b2", "mvo 101 alice ****** b2"),
         ("chnage password alice old new", "chnage password alice ****** ******"),
+        # the words players write for propose, undo and reject, of one word or two
+        ("quarto offer draw 101 alice secret", "quarto offer draw 101 alice ******"),
+        ("quarto draw offer 101 alice secret", "quarto draw offer 101 alice ******"),
+        ("quarto take back 101 alice secret", "quarto take back 101 alice ******"),
+        ("quarto takeback 101 alice secret", "quarto takeback 101 alice ******"),
+        ("quarto decline 101 alice secret", "quarto decline 101 alice ******"),
+        ("offer draw 101 alice secret", "offer draw 101 alice ******"),
+        ("take back 101 alice secret", "take back 101 alice ******"),
         # nothing secret
         ("quarto challenge -advanced=yes alice bob", "quarto challenge -advanced=yes alice bob"),
         ("quarto show 101 102", "quarto show 101 102"),
@@ -110,6 +118,14 @@ def test_an_unknown_verb_is_masked_in_the_reply_the_quote_and_the_log(
     logged = [r.getMessage() for r in caplog.records]
     assert any("plce 103 frank ******" in line for line in logged)
     assert not any("hunter2" in line for line in logged)
+
+
+def test_a_verb_of_two_words_is_masked_in_the_reply(server: Server) -> None:
+    alice = server.signup("alice")
+    assert server.send(alice, "quarto offer draw 101 alice hunter2") == "done"
+    [reply] = server.new_mail()
+    assert "(Your command: quarto offer draw 101 alice ******)" in reply.body
+    assert "hunter2" not in reply.raw.decode()
 
 
 def test_a_hidden_setup_answered_by_reply_is_echoed_as_written(server: Server) -> None:
