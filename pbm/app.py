@@ -18,7 +18,7 @@ from pbm.commands.registry import register as register_commands
 from pbm.config import Config
 from pbm.games import AnyGame, quad, quadrature, quadrupel, quarod, quarto, register_game
 from pbm.jobs import JOB_SECONDS, PeriodicJob, run_due
-from pbm.privacy_jobs import run_privacy
+from pbm.privacy_jobs import MAIL_TEXT_SECONDS, run_mail_text, run_privacy
 from pbm.services.context import Context
 from pbm.services.play import challenges, ratings
 from pbm.services.play.endings import GameEnd, GameEndHandler, on_game_end
@@ -63,10 +63,12 @@ GAME_END_HANDLERS: tuple[GameEndHandler, ...] = (
 
 # Correspondence play's reminders, timeouts, vacations and digests; tournament rounds
 # start from the game-end handlers, so they need no job of their own.
-# Beside them, due erasures by mail and export parts (docs/privacy.md).
+# Beside them, due erasures by mail and export parts, and hourly the text of old mail
+# forgotten (docs/privacy.md).
 PERIODIC_JOBS: tuple[PeriodicJob, ...] = (
     PeriodicJob("correspondence", JOB_SECONDS, run_due),
     PeriodicJob("privacy", JOB_SECONDS, run_privacy),
+    PeriodicJob("mail_text", MAIL_TEXT_SECONDS, run_mail_text),
 )
 
 

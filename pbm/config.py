@@ -296,6 +296,9 @@ class Config:
     erasure_delay_days: Annotated[float, In("consent", "erasure_delay_days")] = Field(
         default=7.0, ge=0
     )
+    # Days after which the text of mail pbm handled (a processed message's source, a
+    # sent reply's text) is forgotten, its row kept (docs/privacy.md); 0 keeps it.
+    mail_text_days: Annotated[float, In("privacy", "mail_text_days")] = Field(default=90.0, ge=0)
     # How many rows of the move list an ongoing-game mail shows (pbmserv's MoveHeight).
     move_rows: Annotated[int, In("limits", "move_rows")] = Field(default=4, ge=0)
     # Plies of conditional moves one player may set on one board, all lines together.

@@ -2,6 +2,8 @@
 whose delay ran out, forget erasure tokens never sent back, and mail the due parts of
 large exports. Each erasure and each part is its own transaction (pbm.jobs'), and a
 request or part is deleted in the transaction that acts on it, so nothing is done twice.
+Beside it, hourly, the text of mail handled longer ago than `[privacy] mail_text_days`
+is forgotten (pbm.services.mailing.retention), a batch per transaction.
 """
 
 from __future__ import annotations
@@ -14,8 +16,14 @@ from pbm.clock import Clock
 from pbm.config import Config
 from pbm.services.accounts import erasure_requests, export_parts
 from pbm.services.context import Context
+from pbm.services.mailing import retention
 from pbm.store.engine import session_for
 from pbm.work import run_work
+
+MAIL_TEXT_SECONDS = 3600.0
+# Batches of forgotten mail per run: a database that kept years of mail before it got
+# this job catches up over a few runs, none of them long.
+MAIL_TEXT_BATCHES = 40
 
 
 def _due(ctx: Context) -> tuple[list[int], list[int]]:
@@ -42,3 +50,15 @@ def run_privacy(engine: Engine, clock: Clock, config: Config) -> dict[str, int]:
         engine, erasure_requests.drop_unconfirmed, clock=clock, config=config
     )
     return done
+
+
+def run_mail_text(engine: Engine, clock: Clock, config: Config) -> dict[str, int]:
+    """Forget the text of mail handled before `[privacy] mail_text_days`, a batch per
+    transaction, until none is left or MAIL_TEXT_BATCHES were done."""
+    forgotten = 0
+    for _ in range(MAIL_TEXT_BATCHES):
+        batch = run_work(engine, retention.forget_old_text, clock=clock, config=config)
+        forgotten += batch
+        if batch < retention.BATCH:
+            break
+    return {"mail_texts_forgotten": forgotten}

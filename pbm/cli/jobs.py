@@ -1,5 +1,6 @@
-"""`pbm jobs run`: the periodic jobs once (reminders, timeouts, vacations, digests) and
-the bots' due moves, for installations that run them from cron instead of `pbm serve`."""
+"""`pbm jobs run`: the periodic jobs once (reminders, timeouts, vacations, digests,
+privacy) and the bots' due moves, for installations that run them from cron instead of
+`pbm serve`."""
 
 from __future__ import annotations
 
@@ -16,8 +17,9 @@ from pbm.jobs import play_bots
 
 def run(cli: typer.Context, as_json: JsonOption = False) -> None:
     """Send due reminders and digests, forfeit boards whose time is up, end used-up
-    vacations, carry out due erasures, mail due export parts, play the bots' due moves.
-    Safe to run as often as you like: nothing is ever done twice."""
+    vacations, carry out due erasures, mail due export parts, forget the text of old
+    mail, play the bots' due moves. Safe to run as often as you like: nothing is ever
+    done twice."""
     cfg = config(cli)
     require_engine_user(cfg)
     eng = engine(cfg)

@@ -27,7 +27,7 @@ def test_jobs_run_once(cfg: Path) -> None:
     # one line of 120 columns before: folded to 88, continued indented
     assert ok("jobs", "run") == (
         "vacations_ended=0 forfeits=0 nags=0 digests=0 unconfirmed=0 erasures=0 export_parts=0\n"
-        "  erasure_asks_dropped=0 bot_moves=0\n"
+        "  erasure_asks_dropped=0 mail_texts_forgotten=0 bot_moves=0\n"
     )
     assert json.loads(ok("jobs", "run", "--json"))["nags"] == 0
 

@@ -56,6 +56,7 @@ def _everything(server: Server) -> dict[str, str]:
     server.clock.advance(timedelta(days=8))
     run_due(server.engine, server.clock, server.config)  # reminders, to alice too
     server.send(alice, "vacation alice secret start")
+    assert server.send(alice, "tournament create alice secret spring quarto") == "done"
     server.config = replace(server.config, export_bytes_per_mail=17_000)
     server.send(alice, "export alice secret")  # in parts: the next one queued
     server.send(alice, "erase alice secret")
@@ -92,7 +93,13 @@ def _before(server: Server, people: dict[str, str]) -> Before:
         assert any(SECRET_TEXT in t for _, _, t in _texts(session))
         ctx = Context(session=session, clock=server.clock, config=server.config, sender="")
         data = personal_data(ctx, find_user(ctx, "alice"))
-        for table in ("job_marks", "erasure_requests", "export_parts", "rate_events"):
+        for table in (
+            "job_marks",
+            "erasure_requests",
+            "export_parts",
+            "rate_events",
+            "tournaments",
+        ):
             assert data["tables"][table], table
         assert data["log_lines"]
         return Before(

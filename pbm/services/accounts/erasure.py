@@ -19,8 +19,15 @@ from pbm.store.models import User
 
 log = logging.getLogger(__name__)
 
-# Rows keyed to a player that the games and the ratings need: kept, scrubbed.
-KEPT_TABLES = {"game_players", "player_ratings", "rating_changes", "tournament_entries"}
+# Rows keyed to a player that the games and the ratings need: kept, scrubbed (and the
+# tournaments he made, which name him by account number, as `created_by`).
+KEPT_TABLES = {
+    "game_players",
+    "player_ratings",
+    "rating_changes",
+    "tournament_entries",
+    "tournaments",
+}
 
 
 def pseudonym(user: User) -> str:
@@ -79,8 +86,8 @@ def erase_user(ctx: Context, user: User) -> str:
             values["result_reason"] = reason.replace(old, name)
         if values:
             conn.execute(update(games).where(games.c.id == game_id).values(**values))
-    tournaments = _table("tournaments")
-    conn.execute(update(tournaments).where(tournaments.c.created_by == old).values(created_by=name))
+    # A tournament names its maker by account number (`created_by`), which the pseudonym
+    # keeps: nothing to rewrite there.
     for table_name in ("mailbox_health", "bounce_events"):
         table = _table(table_name)
         if addresses:
@@ -89,12 +96,13 @@ def erase_user(ctx: Context, user: User) -> str:
     conn.execute(
         delete(events).where(or_(*(events.c.key.contains(n, autoescape=True) for n in needles)))
     )
-    # Mails that name him, in or out, kept or still queued, go: their text is his.
+    # Mails that name him, in or out, kept or still queued, go: their text is his (and
+    # a mail whose text was forgotten still names its recipients).
     outbox = _table("outbox")
-    for outbox_id, subject, body, raw in conn.execute(
-        select(outbox.c.id, outbox.c.subject, outbox.c.body, outbox.c.raw)
+    for outbox_id, subject, body, raw, recipients in conn.execute(
+        select(outbox.c.id, outbox.c.subject, outbox.c.body, outbox.c.raw, outbox.c.recipients)
     ):
-        if any(_mentions(t, needles) for t in (subject, body, raw)):
+        if any(_mentions(t, needles) for t in (subject, body, raw, recipients)):
             bounced = _table("bounce_events")
             conn.execute(delete(bounced).where(bounced.c.outbox_id == outbox_id))
             conn.execute(delete(outbox).where(outbox.c.id == outbox_id))

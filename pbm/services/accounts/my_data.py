@@ -95,7 +95,7 @@ def _keyed(ctx: Context, user: User, addresses: list[str]) -> dict[str, list[dic
     seats = [(row["game_id"], row["position"]) for row in found["game_players"]]
     found["job_marks"] = _rows(ctx, _table("job_marks"), player_log.marks_condition(uid, seats))
     tournaments = _table("tournaments")
-    found["tournaments"] = _rows(ctx, tournaments, tournaments.c.created_by == user.userid)
+    found["tournaments"] = _rows(ctx, tournaments, tournaments.c.created_by == uid)
     pairings = _table("tournament_pairings")
     found["tournament_pairings"] = _rows(
         ctx, pairings, or_(pairings.c.first_id == uid, pairings.c.second_id == uid)
