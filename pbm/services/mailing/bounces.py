@@ -317,9 +317,11 @@ def complaint_days(session: Session, now: datetime, days: int = 7) -> list[DayCo
 
 
 def bounce_counts(session: Session) -> dict[str, int]:
-    """Bounces and complaints ever recorded, by kind."""
+    """Bounces and complaints ever recorded, by kind, in BounceKind's order (a GROUP BY
+    comes back in any order, and on PostgreSQL not the one SQLite gives)."""
     rows = session.exec(select(BounceEvent.kind, func.count()).group_by(BounceEvent.kind)).all()
-    return {str(BounceKind(k).value): int(n) for k, n in rows}
+    found = {BounceKind(k): int(n) for k, n in rows}
+    return {kind.value: found[kind] for kind in BounceKind if kind in found}
 
 
 def recent_events(session: Session, limit: int = 20) -> list[BounceEvent]:
