@@ -312,7 +312,7 @@ def test_the_operator_sees_scores_disabled_mailboxes_and_the_complaint_rate(
     assert {e["outbox_id"] for e in data["recent"]} == {to_bob.id}
     # It printed Python's dict ("events ever: {'hard': 5, ...}") and three tables as one.
     lines = cli_ok("mail", "bounces").splitlines()
-    assert lines[0] == "bounce threshold 5; events ever: complaint 1, hard 5"
+    assert lines[0] == "bounce threshold 5; events ever: hard 5, complaint 1"
     assert lines[1:3] == ["", "mailboxes with bounces or complaints:"]
     assert lines[lines.index("latest bounces and complaints:") - 1] == ""
     assert lines[lines.index("mails sent and spam complaints, the last 7 days:") - 1] == ""
