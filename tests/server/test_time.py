@@ -120,6 +120,7 @@ def test_a_move_after_the_deadline_forfeits_even_before_the_job(server: Server) 
     server.clock.advance(22 * DAY)
     move(server, bob, "bob")
     mails = server.new_mail()
+    assert sorted(m.to[0] for m in mails) == [alice, bob]
     assert all("bob forfeits on Quadrature Board 101." in m.body for m in mails)
     assert board_row(server, "quadrature").move_count == 1
     assert run_jobs(server)["forfeits"] == 0
