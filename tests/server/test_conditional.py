@@ -426,6 +426,7 @@ def test_an_answer_that_ends_the_game(server: Server, game: str) -> None:
     row = board_row(server, game)
     assert row.status == "finished"
     assert [t for _, t, _ in table.moves()][-1] == answer
+    assert sorted(mails) == ["alice", "bob", "carol"]  # both players and the subscriber
     for reader, mail in mails.items():
         assert "Game ended......" in mail.body
         assert ("Game won by" in mail.body) or ("Game was a tie." in mail.body)

@@ -186,6 +186,7 @@ def test_a_resigned_board_says_nobody_is_to_move(server: Server, pair: tuple[str
     server.new_mail()
     server.send(alice, "quadrature resign 101 alice secret")
     mails = server.new_mail()
+    assert sorted(m.to[0] for m in mails) == [alice, bob]
     for mail in mails:
         assert "alice resigns. Game won by bob.\n" in mail.body
         assert "to move" not in mail.body and "Game over" not in mail.body
