@@ -174,8 +174,12 @@ def test_token_from_another_address_plays_nothing(server: Server) -> None:
     server.send(alice, "quarto challenge alice bob")
     board_mail = server.to(alice, server.new_mail())[0].mail
     move = legal_texts(server, "quarto")[0]
-    server.send("mallory@evil.example", "Re: x", move, to=board_mail.reply_to)
+    # Processed (not failed, which would play nothing too), and mallory alone is told.
+    assert server.send("mallory@evil.example", "Re: x", move, to=board_mail.reply_to) == "done"
     assert _moves(server) == 0
+    [refused] = server.new_mail()
+    assert refused.to == ["mallory@evil.example"]
+    assert "mallory@evil.example is not one of them" in " ".join(refused.body.split())
 
 
 def _auth_results(result: str) -> dict[str, str]:
