@@ -156,11 +156,11 @@ def test_token_only_in_a_message_id_pbm_issued(server: Server) -> None:
     move = legal_texts(server, "quarto")[0]
     # Our shape and our host, but never issued: not a token.
     forged = f"<pbm.{token}.0123456789@example.org>"
-    server.send(alice, "Re: x", move, headers={"In-Reply-To": forged})
+    assert server.send(alice, "Re: x", move, headers={"In-Reply-To": forged}) == "done"
     assert _moves(server) == 0
     # Any other host: not a token.
     evil = f"<pbm.{token}.{board_mail.message_id[-12:-1]}@evil.host>"
-    server.send(alice, "Re: x", move, headers={"In-Reply-To": evil})
+    assert server.send(alice, "Re: x", move, headers={"In-Reply-To": evil}) == "done"
     assert _moves(server) == 0
     # The Message-ID of the board mail pbm sent her: her move.
     server.send(alice, "Re: x", move, headers={"In-Reply-To": board_mail.message_id})
