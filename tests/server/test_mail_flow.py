@@ -250,7 +250,7 @@ def test_crash_marks_failed_and_retry_runs_it(
 
     monkeypatch.setattr(account.Help, "run", boom)
     with caplog.at_level(logging.ERROR):
-        assert server.send(alice, "help") == "failed"
+        assert server.send(alice, "help", failing=True) == "failed"
     assert server.new_mail() == []
     with session_for(server.engine) as session:
         row = session.exec(select(InboundMessage).where(InboundMessage.status == "failed")).one()
