@@ -30,6 +30,7 @@ QUICK = [
     ("export_zip.py", ["--games", "5"], "time to make it"),
     ("html_mail.py", [], "quarto"),
     ("pictures.py", ["--games", "1", "quarto"], "pictures at zlib level"),
+    ("pie_budget.py", ["--seconds", "0.01", "--seeds", "2"], "within"),
     ("process.py", ["--games", "200", "--moves-per-game", "5", "--messages", "20"], "show:"),
     ("quarto_exact.py", ["--counts", "7", "--per-count", "2", "--small", "2"], "0 mismatches"),
     ("records_roundtrip.py", ["--games", "20", "--max-seconds", "60"], "problems: 0"),

@@ -420,9 +420,18 @@ def test_options_variants_and_names():
     assert find_game("quadrupel zone2 ban") == (GAME, {"variant": "position", "zone2": "ban"})
     with pytest.raises(UnknownGameError):
         find_game("quadrupel-nothing")
+    # Every option spelled out, the unnamed ones at the rule sheet's defaults (threshold
+    # 20, the minimum-points goal, Zone 2 placing, the 400-ply cap).
+    defaults = {
+        "variant": "basic",
+        "goal": "minimum",
+        "threshold": 20,
+        "zone2": "placement",
+        "plycap": 400,
+    }
     for name, options in Quadrupel.variant_aliases.items():
         state = GAME.new_state(**options)
-        assert GAME.state_options(state) == state.rules.as_options(), name
+        assert GAME.state_options(state) == defaults | options, name
         assert GAME.new_state(**GAME.state_options(state)) == state
 
 

@@ -40,6 +40,13 @@ DOMAIN = "example.test"
 IDN_DOMAIN = "xn--bcher-kva.test"
 USERS = ("pbm", "alice", "bob", "carol")
 PASSWORD = "secret"
+POLL_SECONDS = 0.1
+
+
+def polls(seconds: float) -> int:
+    """How many polls a wait of `seconds` makes at most: its loop is bound by this count
+    as well as by the clock."""
+    return int(seconds / POLL_SECONDS) + 1
 
 
 def free_ports(n: int) -> list[int]:
@@ -164,11 +171,14 @@ class MailStack:
             client.logout()
 
     def wait_count(self, user: str, n: int, folder: str = "INBOX", timeout: float = 20) -> int:
-        """Poll until `user` has at least `n` messages in `folder` (bounded by `timeout`)."""
+        """Poll until `user` has at least `n` messages in `folder` (bounded by `timeout`
+        and by the number of polls that fit in it)."""
         deadline = time.monotonic() + timeout
         have = self.count(user, folder)
-        while have < n and time.monotonic() < deadline:
-            time.sleep(0.1)
+        for _ in range(polls(timeout)):
+            if have >= n or time.monotonic() >= deadline:
+                break
+            time.sleep(POLL_SECONDS)
             have = self.count(user, folder)
         return have
 
@@ -240,14 +250,17 @@ class Postbox:
     def wait_for(
         self, predicate: Callable[[email.message.EmailMessage], bool], n: int = 1, timeout=20.0
     ) -> list[email.message.EmailMessage]:
-        """Messages matching `predicate` once there are at least `n` (or at the timeout)."""
+        """Messages matching `predicate` once there are at least `n` (or at the timeout,
+        or after the polls that fit in it)."""
         deadline = time.monotonic() + timeout
-        while True:
+        found: list[email.message.EmailMessage] = []
+        for _ in range(polls(timeout)):
             self.refresh()
             found = [m for m in self.mail if predicate(m)]
             if len(found) >= n or time.monotonic() > deadline:
-                return found
-            time.sleep(0.1)
+                break
+            time.sleep(POLL_SECONDS)
+        return found
 
     def subjects(self) -> list[str]:
         self.refresh()
@@ -315,7 +328,9 @@ local_part = "pbm"
         )
         log.close()
         deadline = time.monotonic() + 30
-        while time.monotonic() < deadline:
+        for _ in range(polls(30)):
+            if time.monotonic() >= deadline:
+                break
             if self.proc.poll() is not None:
                 raise RuntimeError(f"pbm serve exited: {self.log()}")
             status = self.status()
@@ -412,12 +427,15 @@ def plain_text(mail: email.message.EmailMessage) -> str:
 
 
 def wait_until(predicate: Callable[[], bool], timeout: float = 30.0) -> bool:
-    """Poll `predicate` every 0.1 s until it holds or `timeout` seconds pass."""
+    """Poll `predicate` every 0.1 s until it holds, at most `timeout` seconds and the
+    number of polls that fit in them (a load test's loops are bound by both)."""
     deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
+    for _ in range(polls(timeout)):
+        if time.monotonic() >= deadline:
+            break
         if predicate():
             return True
-        time.sleep(0.1)
+        time.sleep(POLL_SECONDS)
     return predicate()
 
 

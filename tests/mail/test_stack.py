@@ -5,7 +5,6 @@ from __future__ import annotations
 import asyncio
 import email
 import email.policy
-import time
 
 import aioimaplib
 import pytest
@@ -14,21 +13,21 @@ pytestmark = pytest.mark.mailstack
 
 
 def test_smtp_to_imap_idle_push(stack) -> None:
-    async def scenario() -> tuple[float, bytes]:
+    async def scenario() -> bytes:
         client = aioimaplib.IMAP4(stack.host, stack.imap_port, timeout=10)
         await client.wait_hello_from_server()
         assert (await client.login("pbm", "secret")).result == "OK"
         assert (await client.select("INBOX")).result == "OK"
         idle = await client.idle_start(timeout=30)
-        started = time.monotonic()
         await asyncio.to_thread(stack.send, "alice", "pbm+abcdef12@example.test", "signup alice x")
         pushed = False
-        for _ in range(20):  # bounded: IDLE also pushes keep-alives
+        # bounded: IDLE also pushes keep-alives; a wait of 10 s that hears nothing raises
+        # (no hang), and how soon the push comes is for benchmarks/mail_e2e.py to measure
+        for _ in range(20):
             push = await client.wait_server_push(timeout=10)
             if isinstance(push, list) and any(line.endswith(b" EXISTS") for line in push):
                 pushed = True
                 break
-        elapsed = time.monotonic() - started
         client.idle_done()
         await asyncio.wait_for(idle, 5)
         assert pushed
@@ -37,14 +36,13 @@ def test_smtp_to_imap_idle_push(stack) -> None:
         fetched = await client.uid("fetch", uid, "(BODY.PEEK[])")
         raw = next(bytes(x) for x in fetched.lines if isinstance(x, bytearray))
         await client.logout()
-        return elapsed, raw
+        return raw
 
-    elapsed, raw = asyncio.run(scenario())
+    raw = asyncio.run(scenario())
     msg = email.message_from_bytes(raw, policy=email.policy.default)
     assert msg["Subject"] == "signup alice x"
     # plus-addressed mail lands in the server's own mailbox, the token kept in the headers
     assert "pbm+abcdef12@example.test" in raw.decode()
-    assert elapsed < 5
 
 
 def test_unknown_local_user_bounces_to_sender(stack) -> None:

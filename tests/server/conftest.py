@@ -29,7 +29,7 @@ from pbm.config import Config
 from pbm.intake import process_message
 from pbm.mail.inbound import InboundMail, parse_message
 from pbm.store.engine import make_engine, session_for
-from pbm.store.models import BoardRow, GamePlayer, OutboxMail, User
+from pbm.store.models import BoardRow, GamePlayer, InboundMessage, OutboxMail, User
 from pbm.store.schema import init_db
 
 START = datetime(2026, 11, 22, 2, 41, tzinfo=UTC)
@@ -79,11 +79,22 @@ class Server:
         msg.set_content(body or "\n")
         return msg.as_bytes()
 
-    def send(self, sender: str, subject: str, body: str = "", **kw: object) -> str:
-        return self.process(self.raw(sender, subject, body, **kw))  # type: ignore[arg-type]
+    def send(
+        self, sender: str, subject: str, body: str = "", *, failing: bool = False, **kw: Any
+    ) -> str:
+        return self.process(self.raw(sender, subject, body, **kw), failing=failing)
 
-    def process(self, raw: bytes) -> str:
-        return process_message(self.engine, raw, via="cli", clock=self.clock, config=self.config)
+    def process(self, raw: bytes, *, failing: bool = False) -> str:
+        """Process one mail; its status. A mail whose processing failed (a bug in pbm, its
+        traceback stored with it) fails the test there, unless `failing` says the test
+        makes it fail: else a test that checks only that nothing happened would pass."""
+        status = process_message(self.engine, raw, via="cli", clock=self.clock, config=self.config)
+        if status == "failed" and not failing:
+            with session_for(self.engine) as session:
+                query = select(InboundMessage).where(InboundMessage.status == "failed")
+                row = session.exec(query.order_by(col(InboundMessage.id).desc())).first()
+                raise AssertionError(f"the mail failed: {row.error if row else '?'}")
+        return status
 
     def outbox(self, after: int = 0) -> list[Sent]:
         """Queued replies (with an outbox id above `after`), parsed."""

@@ -156,11 +156,11 @@ def test_token_only_in_a_message_id_pbm_issued(server: Server) -> None:
     move = legal_texts(server, "quarto")[0]
     # Our shape and our host, but never issued: not a token.
     forged = f"<pbm.{token}.0123456789@example.org>"
-    server.send(alice, "Re: x", move, headers={"In-Reply-To": forged})
+    assert server.send(alice, "Re: x", move, headers={"In-Reply-To": forged}) == "done"
     assert _moves(server) == 0
     # Any other host: not a token.
     evil = f"<pbm.{token}.{board_mail.message_id[-12:-1]}@evil.host>"
-    server.send(alice, "Re: x", move, headers={"In-Reply-To": evil})
+    assert server.send(alice, "Re: x", move, headers={"In-Reply-To": evil}) == "done"
     assert _moves(server) == 0
     # The Message-ID of the board mail pbm sent her: her move.
     server.send(alice, "Re: x", move, headers={"In-Reply-To": board_mail.message_id})
@@ -174,8 +174,12 @@ def test_token_from_another_address_plays_nothing(server: Server) -> None:
     server.send(alice, "quarto challenge alice bob")
     board_mail = server.to(alice, server.new_mail())[0].mail
     move = legal_texts(server, "quarto")[0]
-    server.send("mallory@evil.example", "Re: x", move, to=board_mail.reply_to)
+    # Processed (not failed, which would play nothing too), and mallory alone is told.
+    assert server.send("mallory@evil.example", "Re: x", move, to=board_mail.reply_to) == "done"
     assert _moves(server) == 0
+    [refused] = server.new_mail()
+    assert refused.to == ["mallory@evil.example"]
+    assert "mallory@evil.example is not one of them" in " ".join(refused.body.split())
 
 
 def _auth_results(result: str) -> dict[str, str]:

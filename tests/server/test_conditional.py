@@ -15,6 +15,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import timedelta
 from pathlib import Path
+from typing import Any
 
 import pytest
 from sqlmodel import col, select
@@ -69,7 +70,7 @@ class Table:
         assert row is not None
         return self.rules.load(row.position)
 
-    def send(self, userid: str, subject: str, body: str = "", **kw: object) -> dict[str, Sent]:
+    def send(self, userid: str, subject: str, body: str = "", **kw: Any) -> dict[str, Sent]:
         """Mail as `userid`; the one mail each reader got in answer, by userid."""
         assert self.server.send(self.people[userid], subject, body, **kw) == "done"
         got: dict[str, Sent] = {}
@@ -426,6 +427,7 @@ def test_an_answer_that_ends_the_game(server: Server, game: str) -> None:
     row = board_row(server, game)
     assert row.status == "finished"
     assert [t for _, t, _ in table.moves()][-1] == answer
+    assert sorted(mails) == ["alice", "bob", "carol"]  # both players and the subscriber
     for reader, mail in mails.items():
         assert "Game ended......" in mail.body
         assert ("Game won by" in mail.body) or ("Game was a tie." in mail.body)

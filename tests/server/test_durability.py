@@ -380,7 +380,7 @@ def test_only_a_bug_is_failed_and_mail_failed_shows_it(
 
     monkeypatch.setattr(account.Help, "run", boom)
     raw = db.raw("Carol Doe <carol@players.example>", "help", message_id="<bug.1@players>")
-    assert db.process(raw) == "failed"
+    assert db.process(raw, failing=True) == "failed"
 
     result = runner.invoke(app, ["mail", "failed", "--json"])
     assert result.exit_code == 0, result.output
@@ -406,7 +406,7 @@ def failed_at_once(server: Server, subject: str) -> list[InboundMessage]:
         "failed"
     )
     piped = server.raw("dave@players.example", subject, message_id="<piped.1@players>")
-    assert server.process(piped) == "failed"
+    assert server.process(piped, failing=True) == "failed"
     rows = inbound(server)
     for row in rows:
         assert row.status == "failed" and row.attempts == 0 and row.next_attempt_at is None

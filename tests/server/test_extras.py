@@ -19,6 +19,7 @@ def test_quarod_pie_swap_changes_seats(server: Server) -> None:
     mails = server.new_mail()
     row = board_row(server, "quarod")
     assert row.move_count == 2 and row.to_move == 0  # alice, now White, moves on
+    assert sorted(m.to[0] for m in mails) == [alice, bob]
     for m in mails:
         assert m.subject == "Quarod Board 101 alice"
         lines = m.body.splitlines()

@@ -282,7 +282,7 @@ def test_help_on_draws_and_undos_says_how_to_offer_and_answer(server: Server, to
 
 def test_the_quarod_page_says_a_placement_needs_a_colour(server: Server) -> None:
     """It said "c3 c4" alone is a placement on empty squares; pbm refuses it there."""
-    alice, _ = server.signup("alice"), server.signup("bob")
+    alice, bob = server.signup("alice"), server.signup("bob")
     server.send(alice, "help quarod")
     [page] = server.new_mail()
     said = " ".join(page.body.split())
@@ -294,7 +294,9 @@ def test_the_quarod_page_says_a_placement_needs_a_colour(server: Server) -> None
     [err] = server.new_mail()
     assert "'c3 c4' is ambiguous: it could mean Bc3+Wc4 or Bc4+Wc3" in err.body
     server.send(alice, "quarod move 101 alice secret c3 Wc4")
-    assert all("alice Bc3+Wc4" in m.body for m in server.new_mail())
+    mails = server.new_mail()
+    assert sorted(m.to[0] for m in mails) == [alice, bob]
+    assert all("alice Bc3+Wc4" in m.body for m in mails)
 
 
 def test_the_tutorial_says_how_to_decline_a_challenge_and_it_works(server: Server) -> None:
@@ -308,7 +310,9 @@ def test_the_tutorial_says_how_to_decline_a_challenge_and_it_works(server: Serve
     assert server.send(alice, "quarto challenge alice bob") == "done"
     [mail] = [m for m in server.new_mail() if m.to == [bob]]
     server.send(bob, "Re: " + mail.subject, "resign\n", to=mail.mail.reply_to)
-    assert all("has been removed" in m.subject for m in server.new_mail())
+    removed = server.new_mail()
+    assert sorted(m.to[0] for m in removed) == [alice, bob]
+    assert all("has been removed" in m.subject for m in removed)
     server.send(bob, "quarto limit bob secret 0")
     server.new_mail()
     server.send(alice, "quarto challenge alice bob")

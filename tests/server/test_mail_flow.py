@@ -82,12 +82,13 @@ def test_reply_token_in_references_only(server: Server, game: tuple[str, str]) -
 
 
 def test_reply_any_command_about_the_board(server: Server, game: tuple[str, str]) -> None:
-    _alice, bob = game
+    alice, bob = game
     _reply(server, bob, "show\n")
     [shown] = server.new_mail()
     assert shown.to == [bob] and "Summary of Quadrature Board 101" in shown.body
     _reply(server, bob, "resign\n")
     mails = server.new_mail()
+    assert sorted(m.to[0] for m in mails) == [alice, bob]
     assert all(m.subject == "Quadrature board 101 has been removed" for m in mails)
 
 
@@ -249,7 +250,7 @@ def test_crash_marks_failed_and_retry_runs_it(
 
     monkeypatch.setattr(account.Help, "run", boom)
     with caplog.at_level(logging.ERROR):
-        assert server.send(alice, "help") == "failed"
+        assert server.send(alice, "help", failing=True) == "failed"
     assert server.new_mail() == []
     with session_for(server.engine) as session:
         row = session.exec(select(InboundMessage).where(InboundMessage.status == "failed")).one()

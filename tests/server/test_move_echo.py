@@ -141,7 +141,9 @@ def test_a_hidden_setup_hides_its_echo(server: Server, pair: tuple[str, str]) ->
     assert not any(value in mails[bob] for value in values)
     # The second setup reveals both: its echo names them, to everyone.
     _play(server, "quadrupel", [legal_texts(server, "quadrupel")[0]])
-    for body in (m.body for m in server.new_mail()):
+    revealed = server.new_mail()
+    assert sorted(m.to[0] for m in revealed) == [alice, bob]
+    for body in (m.body for m in revealed):
         assert "\nbob setup done; Black " in body
 
 

@@ -262,6 +262,7 @@ def test_queued_move_is_played_when_the_turn_comes(server: Server, pair: tuple[s
     assert f"You have the following move queued: {reply}" in confirm.body
     server.send(alice, f"quadrature move 101 alice secret {first}")
     mails = server.new_mail()
+    assert sorted(m.to[0] for m in mails) == [alice, bob]
     assert all(f"2 {reply} (Auto)" in m.body for m in mails)
     assert board_row(server, "quadrature").move_count == 2
 

@@ -102,6 +102,7 @@ def test_unrated_challenge(server: Server, people: dict[str, str]) -> None:
     play_two(server, (alice, "alice"), (bob, "bob"), "101")
     server.send(bob, "quadrature resign 101 bob secret")
     mails = server.new_mail()
+    assert sorted(m.to[0] for m in mails) == [alice, bob]
     assert all("Game won by alice.\n\nThis game was not rated." in m.body for m in mails)
     server.send(bob, "quadrature ratings")
     assert "Nobody has a Quadrature rating yet." in server.new_mail()[0].body
@@ -124,6 +125,7 @@ def test_established_rating_goes_up_and_recompute_agrees(
     # The 21st game: alice was established (20 games), bob too.
     assert not before.provisional
     line = f"alice's rating went up from {before.shown} to {expected[0].shown}."
+    assert sorted(m.to[0] for m in mails) == [alice, bob]
     assert all(line in m.body for m in mails)
     with session_for(server.engine) as session:
         first = snapshot(session)

@@ -67,9 +67,19 @@ def test_store_inbound_is_idempotent(server: Server) -> None:
         again = store_inbound(session, raw, via="lmtp", now=START, rules=DEFAULT_RULES)
         session.commit()
     assert first[1] is True and again == (first[0], False)
+    # A mail without a Message-ID is known again by its bytes, and another is not taken
+    # for it.
     no_id = b"From: a@b.example\r\nSubject: help\r\n\r\nhi\r\n"
-    assert message_id_of(no_id) == message_id_of(no_id)
+    other = no_id.replace(b"hi", b"hello")
     assert message_id_of(no_id).startswith("<missing.")
+    assert message_id_of(other).startswith("<missing.")
+    with session_for(server.engine) as session:
+        kept = store_inbound(session, no_id, via="imap", now=START, rules=DEFAULT_RULES)
+        same = store_inbound(session, no_id, via="lmtp", now=START, rules=DEFAULT_RULES)
+        new = store_inbound(session, other, via="imap", now=START, rules=DEFAULT_RULES)
+        session.commit()
+    assert kept[1] is True and same == (kept[0], False)
+    assert new[1] is True and len({first[0], kept[0], new[0]}) == 3
 
 
 def test_outbox_contract(server: Server) -> None:

@@ -120,6 +120,7 @@ def test_a_move_after_the_deadline_forfeits_even_before_the_job(server: Server) 
     server.clock.advance(22 * DAY)
     move(server, bob, "bob")
     mails = server.new_mail()
+    assert sorted(m.to[0] for m in mails) == [alice, bob]
     assert all("bob forfeits on Quadrature Board 101." in m.body for m in mails)
     assert board_row(server, "quadrature").move_count == 1
     assert run_jobs(server)["forfeits"] == 0
@@ -280,7 +281,9 @@ def test_a_move_on_vacation_reminds_the_mover_that_it_runs_on(server: Server) ->
     server.new_mail()
     move(server, bob, "bob")
     move(server, alice, "alice")
-    assert all(told not in flat(m.body) for m in server.new_mail())
+    after = server.new_mail()
+    assert {m.to[0] for m in after} == {alice, bob}
+    assert all(told not in flat(m.body) for m in after)
 
 
 def test_vacation_ends_when_its_days_run_out(server: Server) -> None:

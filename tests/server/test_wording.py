@@ -150,8 +150,10 @@ def test_a_reply_quoting_a_board_subject_is_not_a_command(
     assert board_mail.subject == "New Quad Board 101 alice"
     move = legal_texts(server, "quad")[0]
     server.send(carol, "Re: Quad Board 101 carol", f"{move}\n", to=board_mail.reply_to)
-    mails = server.new_mail()
-    assert all("Missing arguments" not in m.body and "Usage:" not in m.body for m in mails)
+    [refused] = server.new_mail()  # what carol is told instead
+    assert refused.to == [carol]
+    assert "carol@players.example is not one of them" in " ".join(refused.body.split())
+    assert "Missing arguments" not in refused.body and "Usage:" not in refused.body
     assert board_row(server, "quad").move_count == 0
     # A command in the body's first line is still found under such a subject.
     server.send(carol, "Re: Quad Board 101 carol", "quad show 101\n")
@@ -204,6 +206,7 @@ def test_a_resigned_board_says_nobody_is_to_move(server: Server, pair: tuple[str
     server.new_mail()
     server.send(alice, "quadrature resign 101 alice secret")
     mails = server.new_mail()
+    assert sorted(m.to[0] for m in mails) == [alice, bob]
     for mail in mails:
         assert "alice resigns. Game won by bob.\n" in mail.body
         assert "to move" not in mail.body and "Game over" not in mail.body
