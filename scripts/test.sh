@@ -42,6 +42,9 @@ fi
 .venv/bin/ruff format --check .
 # mypy (pbm and tests; strict on games, ratings, tournaments, store, services), vulture.
 bash scripts/check.sh
-# The PostgreSQL tests fail, not skip, when PostgreSQL cannot start (tests/pg_cluster.py).
+# The PostgreSQL tests fail, not skip, when PostgreSQL cannot start (tests/pg_cluster.py),
+# and so does a test whose tool (Chromium, axe-core, Postfix and Dovecot, dnsmasq,
+# OpenDKIM, SpamAssassin, openssl) is missing after the installs above (tests/tools.py).
 export PBM_TEST_POSTGRES="${PBM_TEST_POSTGRES:-required}"
+export PBM_TEST_TOOLS="${PBM_TEST_TOOLS:-required}"
 exec .venv/bin/python -m pytest "$@"

@@ -21,6 +21,7 @@ import dns.exception
 import pytest
 
 from pbm.mail.doctor import make_resolver
+from tests.tools import missing
 
 DNSMASQ = "/usr/sbin/dnsmasq"
 OPENDKIM = "/usr/sbin/opendkim"
@@ -30,7 +31,7 @@ VERIFY_SECONDS = 30.0
 
 def tool(path: str, package: str) -> str:
     if not Path(path).exists() and shutil.which(Path(path).name) is None:
-        pytest.skip(f"{path} missing: scripts/test.sh installs Debian's {package}")
+        missing(f"{path} missing: scripts/test.sh installs Debian's {package}")
     return path if Path(path).exists() else str(shutil.which(Path(path).name))
 
 

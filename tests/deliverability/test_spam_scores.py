@@ -11,6 +11,7 @@ import pytest
 from pbm.mail.dkim import DkimSigner, make_key
 from tests.deliverability import spam
 from tests.deliverability.mail_kinds import KINDS, make_mail
+from tests.tools import missing
 
 BOUND = 1.0
 
@@ -20,7 +21,7 @@ pytestmark = pytest.mark.slow
 @pytest.fixture(scope="module")
 def signer() -> DkimSigner:
     if not spam.available():
-        pytest.skip("spamassassin missing: scripts/test.sh installs Debian's package")
+        missing("spamassassin missing: scripts/test.sh installs Debian's package")
     return DkimSigner("example.org", "pbm1", make_key())
 
 
@@ -35,7 +36,7 @@ def test_the_scorer_sees_an_image_only_html_mail(tmp_path: Path) -> None:
     """The rule the board mails' HTML keeps clear of still fires on a mail made to hit it:
     the scorer reads what it is given."""
     if not spam.available():
-        pytest.skip("spamassassin missing: scripts/test.sh installs Debian's package")
+        missing("spamassassin missing: scripts/test.sh installs Debian's package")
     html = '<html><body><img src="cid:x@example.org" width="500" height="400"></body></html>'
     raw = (
         "From: a@example.org\r\nTo: b@example.org\r\nSubject: hello\r\n"

@@ -32,6 +32,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.tools import missing
+
 ROOT = Path(__file__).resolve().parents[2]
 SCRIPT = ROOT / ".ci" / "mailstack.sh"
 DOMAIN = "example.test"
@@ -195,7 +197,7 @@ def _stack_available() -> str | None:
 def mailstack() -> Iterator[MailStack]:
     reason = _stack_available()
     if reason:
-        pytest.skip(reason)
+        missing(reason)
     # not tmp_path: its parents are mode 0700, which Postfix's and Dovecot's users cannot pass
     ms = Path(tempfile.mkdtemp(prefix="pbm-mail-", dir="/tmp"))
     smtp, imap, lmtp, pbm_lmtp = free_ports(4)

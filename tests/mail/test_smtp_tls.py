@@ -14,16 +14,17 @@ from aiosmtpd.smtp import SMTP, AuthResult, Envelope, LoginPassword, Session
 
 from pbm.mail.settings import RelaySettings
 from pbm.mail.smtp_out import OutboxSender, OutgoingMail, SendOutcome, SmtpRelay
+from tests.tools import missing
 
 from .conftest import free_ports
-
-pytestmark = pytest.mark.skipif(not shutil.which("openssl"), reason="needs openssl")
 
 RAW = b"From: pbm@example.test\r\nTo: alice@example.test\r\nSubject: tls\r\n\r\nhello\r\n"
 
 
 @pytest.fixture(scope="module")
 def certificate(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
+    if not shutil.which("openssl"):
+        missing("needs openssl (to make the test certificate)")
     d = tmp_path_factory.mktemp("cert")
     key, cert = d / "key.pem", d / "cert.pem"
     subprocess.run(

@@ -21,6 +21,7 @@ import pytest
 from tests.server.conftest import Server
 from tests.server.test_mail_browser import chromium_or_skip, chromium_page, resolved_page
 from tests.server.test_mail_phone import every_kind_of_mail
+from tests.tools import missing
 
 AXE = Path(__file__).resolve().parents[2] / ".cache" / "axe" / "node_modules" / "axe-core"
 WINDOW = (800, 1600)
@@ -47,7 +48,7 @@ axe.run(document, { resultTypes: ["violations"] }).then((results) => {
 def axe_script() -> str:
     script = AXE / "axe.min.js"
     if not script.exists():
-        pytest.skip(f"axe-core is not installed in {AXE.parent} (scripts/test.sh installs it)")
+        missing(f"axe-core is not installed in {AXE.parent} (scripts/test.sh installs it)")
     return script.read_text(encoding="utf-8")
 
 

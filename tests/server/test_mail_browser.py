@@ -36,6 +36,7 @@ from pbm.pictures.picture import draw
 from pbm.services.play.picture_words import picture_words
 from tests.server.conftest import Server, legal_texts
 from tests.server.test_mail_html import sent_mail
+from tests.tools import missing
 
 # The words of the pictures as the templates hold them.
 WORDS = picture_words()
@@ -115,7 +116,7 @@ def chromium_or_skip() -> str:
     """The Chromium to run (installed when missing), or the test is skipped saying why."""
     reason = _chromium_missing()
     if reason is not None:
-        pytest.skip(reason)
+        missing(reason)
     return "chromium"
 
 
