@@ -227,8 +227,11 @@ def make_app(config: Config, reader: Reader, writer: Writer) -> Guard:
             found = views.find_board(ctx, game, name)
             if not 0 <= upto <= found.row.move_count:
                 raise NotFoundError(phrase("web_board_no_move", label=found.label, number=upto))
-            # the position after `upto` moves never changes: only its players' names can
-            tag = etag(views.picture_version(found, upto))
+            # the position after `upto` moves never changes: only its players' names can,
+            # and the words it is drawn with (templates/phrases.toml, a new release)
+            words = picture_words()
+            heading = _after(found.label, upto) if upto else found.label
+            tag = etag(views.picture_version(found, upto, repr((words, heading))))
             if held(request, tag):
                 return not_modified(tag, {"cache-control": "max-age=300"})
             state = state_at(ctx, found, upto)
@@ -237,9 +240,9 @@ def make_app(config: Config, reader: Reader, writer: Writer) -> Guard:
                 found.rules,
                 state,
                 seat=None,
-                words=picture_words(),
+                words=words,
                 previous=previous,
-                heading=_after(found.label, upto) if upto else found.label,
+                heading=heading,
                 players=found.userids,
                 ended=ended_line(found, upto),
             )

@@ -133,11 +133,12 @@ def board_version(board: Board, *more: str) -> str:
     return _digest(repr((*shown, row.last_move_at, row.result_reason, *board.userids, *more)))
 
 
-def picture_version(board: Board, upto: int) -> str:
+def picture_version(board: Board, upto: int, words: str) -> str:
     """A digest of what the picture after `upto` moves shows: that position never changes,
-    only its heading's and players' names can, and the last one's status when the board
-    ends."""
-    return _digest(repr((board.id, upto, board.label, *board.userids, ended_line(board, upto))))
+    only its heading's and players' names can, the last one's status when the board
+    ends, and `words`, what it is drawn with (its heading and words, as text)."""
+    shown = (board.id, upto, board.label, *board.userids, ended_line(board, upto), words)
+    return _digest(repr(shown))
 
 
 def _digest(text: str) -> str:

@@ -7,12 +7,15 @@ from __future__ import annotations
 import dataclasses
 import io
 import re
+import shutil
 from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
 
 import pytest
 from PIL import Image
 from starlette.testclient import TestClient
 
+from pbm.config import PACKAGE_TEMPLATES
 from pbm.pictures.picture import draw
 from pbm.services.context import Context
 from pbm.services.play import lists
@@ -20,6 +23,7 @@ from pbm.services.play.boards import load_board, rules_for, state_at
 from pbm.services.play.picture_words import picture_words
 from pbm.store.engine import session_for
 from pbm.store.readonly import POOL_SIZE
+from pbm.texts import use_templates
 from pbm.web import views
 from tests.server.conftest import Server
 from tests.web.conftest import (
@@ -296,3 +300,26 @@ def test_the_last_pictures_tag_changes_when_the_board_ends(
     after = client.get(path, headers={"if-none-match": before.headers["etag"]})
     assert after.status_code == 200 and after.content != before.content
     assert client.get("/quarto/101/3/picture.png").headers["etag"] == earlier
+
+
+def test_a_pictures_tag_changes_with_the_words_it_is_drawn_with(
+    site: Server, client: TestClient, tmp_path: Path
+) -> None:
+    """A release that rewords a picture (templates/phrases.toml) makes a cached copy
+    stale: the tag covers the words, not only the position."""
+    play(site)
+    path = "/quarto/101/3/picture.png"
+    before = client.get(path)
+    templates = tmp_path / "templates"
+    shutil.copytree(PACKAGE_TEMPLATES, templates)
+    phrases = templates / "phrases.toml"
+    text = phrases.read_text(encoding="utf-8")
+    assert 'picture_last_move = "Last move: $echo"' in text
+    phrases.write_text(text.replace('"Last move: $echo"', '"Zuletzt: $echo"'), encoding="utf-8")
+    use_templates(templates)
+    try:
+        after = client.get(path, headers={"if-none-match": before.headers["etag"]})
+    finally:
+        use_templates(PACKAGE_TEMPLATES)
+    assert after.status_code == 200 and after.content != before.content
+    assert client.get(path, headers={"if-none-match": before.headers["etag"]}).status_code == 304
