@@ -183,9 +183,10 @@ class DbInbox:
             outbox = session.exec(
                 select(OutboxMail.status, func.count()).group_by(OutboxMail.status)
             ).all()
+        # Sorted: a GROUP BY comes back in any order (on PostgreSQL not SQLite's).
         return {
-            "inbound": {str(s): int(n) for s, n in inbound},
-            "outbox": {str(s): int(n) for s, n in outbox},
+            "inbound": {str(s): int(n) for s, n in sorted(inbound)},
+            "outbox": {str(s): int(n) for s, n in sorted(outbox)},
         }
 
 
