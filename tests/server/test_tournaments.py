@@ -430,3 +430,29 @@ def test_a_full_players_limit_does_not_stop_his_tournament_boards(server: Server
     # A round robin starts every game at once: ann gets all three despite her limit.
     assert sum("ann" in seats for _, seats in boards) == 3
     assert all(how != "refused" for *_, how in results(server, "capped"))
+
+
+def test_a_boards_result_comes_before_the_round_and_the_end_it_causes(server: Server) -> None:
+    """The forfeit or resignation that ends a round was mailed after the next round's
+    boards and pairings, and the one that ends the tournament after the final standings
+    that already counted it: each player read what came of a game before the game."""
+    names = ["ann", "ben", "cat", "dan"]
+    people = signup_all(server, names)
+    create_and_enter(server, people, "order", "type=swiss rounds=2")
+    server.send(people["ann"], "tournament start order ann secret")
+    server.new_mail()
+    for round_ in (1, 2):
+        (board, seats), (last, last_seats) = active_boards(server, "order")
+        play_board(server, people, board, seats, "first")
+        server.new_mail()
+        play_board(server, people, last, last_seats, "first")  # the second resigns
+        mine = server.to(people[last_seats[1]], server.new_mail())
+        subjects = [m.subject for m in mine]
+        result = next(i for i, s in enumerate(subjects) if s == f"Quarto Board {last}")
+        caused = "Tournament order round 2" if round_ == 1 else "Tournament order won by"
+        assert any(s.startswith(caused) for s in subjects), subjects
+        assert all(
+            i > result
+            for i, s in enumerate(subjects)
+            if s.startswith(("New Quarto Board", "Tournament order"))
+        ), subjects
