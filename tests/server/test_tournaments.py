@@ -456,3 +456,15 @@ def test_a_boards_result_comes_before_the_round_and_the_end_it_causes(server: Se
             for i, s in enumerate(subjects)
             if s.startswith(("New Quarto Board", "Tournament order"))
         ), subjects
+
+
+@pytest.mark.parametrize("kind", ["roundrobin", "swiss rounds=2", "knockout"])
+def test_a_rounds_pairings_come_before_its_boards(server: Server, kind: str) -> None:
+    """The round's mail says "Each of your boards comes in its own mail", but came
+    after them: a player met boards of a round he had not been told of."""
+    people = signup_all(server, ["ann", "ben", "cat", "dan"])
+    create_and_enter(server, people, "first", f"type={kind}")
+    server.send(people["ann"], "tournament start first ann secret")
+    mine = [m.subject for m in server.to(people["dan"], server.new_mail())]
+    assert mine[0].startswith("Tournament first round 1"), mine
+    assert len(mine) > 1 and all(s.startswith("New Quarto Board") for s in mine[1:]), mine

@@ -32,7 +32,10 @@ def tell(ctx: Context, t: Tournament, people: Sequence[User], subject: str, body
             )
 
 
-def announce_round(ctx: Context, t: Tournament, number: int | None) -> None:
+def announce_round(ctx: Context, t: Tournament, number: int | None, before: int) -> None:
+    """Mail the round's pairings to the players still in, ahead of the round's board
+    mails (those queued from `before` on, when its boards were made): the round's mail
+    tells them the boards are coming."""
     people = [u for e, u in entries(ctx.session, t) if not e.withdrawn and not e.eliminated]
     body = render(
         "tournament_round",
@@ -52,7 +55,11 @@ def announce_round(ctx: Context, t: Tournament, number: int | None) -> None:
         name=t.name,
         round="1-" + str(t.rounds) if number is None else number,
     )
+    made = len(ctx.replies)
     tell(ctx, t, people, subject, body)
+    announced = ctx.replies[made:]
+    del ctx.replies[made:]
+    ctx.replies[before:before] = announced
 
 
 __all__ = ["announce_round", "tell"]

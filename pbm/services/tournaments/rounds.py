@@ -62,12 +62,13 @@ def start(ctx: Context, t: Tournament) -> None:
     if t.kind == "roundrobin":
         schedule = roundrobin.round_robin(seeded, double=t.double)
         t.rounds = len(schedule)
+        before = len(ctx.replies)
         for number, games in enumerate(schedule, 1):
             # An odd field: the player paired with None sits that round out, scoring nothing.
             real = [(a, b) for a, b in games if b is not None]
             _add_round(ctx, t, number, real)
         t.current_round = t.rounds
-        announce_round(ctx, t, None)
+        announce_round(ctx, t, None, before)
     elif t.kind == "swiss":
         _pair_swiss(ctx, t)
     else:
@@ -75,9 +76,10 @@ def start(ctx: Context, t: Tournament) -> None:
         while size < len(seeded):
             size *= 2
         t.rounds = size.bit_length() - 1
+        before = len(ctx.replies)
         _add_round(ctx, t, 1, knockout.first_round(seeded))
         t.current_round = 1
-        announce_round(ctx, t, 1)
+        announce_round(ctx, t, 1, before)
     ctx.session.add(t)
     ctx.session.flush()
     log.info("tournament %s started with %d players", t.name, len(field))
@@ -206,8 +208,9 @@ def _pair_swiss(ctx: Context, t: Tournament) -> bool:
         games.append((paired.bye, None))
     t.current_round += 1
     ctx.session.add(t)
+    before = len(ctx.replies)
     _add_round(ctx, t, t.current_round, games)
-    announce_round(ctx, t, t.current_round)
+    announce_round(ctx, t, t.current_round, before)
     return True
 
 
@@ -298,8 +301,9 @@ def _knockout_step(ctx: Context, t: Tournament, current: Sequence[TournamentPair
         return True
     t.current_round += 1
     ctx.session.add(t)
+    before = len(ctx.replies)
     _add_round(ctx, t, t.current_round, knockout.next_round(winners))
-    announce_round(ctx, t, t.current_round)
+    announce_round(ctx, t, t.current_round, before)
     return True
 
 
