@@ -468,3 +468,24 @@ def test_a_rounds_pairings_come_before_its_boards(server: Server, kind: str) -> 
     mine = [m.subject for m in server.to(people["dan"], server.new_mail())]
     assert mine[0].startswith("Tournament first round 1"), mine
     assert len(mine) > 1 and all(s.startswith("New Quarto Board") for s in mine[1:]), mine
+
+
+def test_a_knockout_replay_says_why_it_was_started(server: Server) -> None:
+    """A drawn knockout game brought a new board that said only "Tournament duel,
+    round 1.": its players were not told it replays the draw, nor what a second draw
+    means."""
+    people = signup_all(server, ["ann", "ben"])
+    create_and_enter(server, people, "duel", "type=knockout")
+    server.send(people["ann"], "tournament start duel ann secret")
+    server.new_mail()
+    [(board, seats)] = active_boards(server, "duel")
+    play_board(server, people, board, seats, "draw")
+    [(replay, _)] = active_boards(server, "duel")
+    new = [m for m in server.new_mail() if m.subject.startswith(f"New Quarto Board {replay}")]
+    assert len(new) == 2
+    for mail in new:
+        assert (
+            f"Tournament duel, round 1: board {board} was drawn, so it is replayed with "
+            "colours reversed. If this one is drawn too, ann goes through as the higher seed."
+        ) in flat(mail.body)
+        assert max(len(line) for line in mail.body.splitlines()) <= 72

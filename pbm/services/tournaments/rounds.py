@@ -26,7 +26,7 @@ from pbm.services.tournaments.lookup import (
 )
 from pbm.services.tournaments.notices import announce_round, tell
 from pbm.store import queries
-from pbm.store.models import User
+from pbm.store.models import BoardRow, User
 from pbm.store.models_correspondence import PlayerRating
 from pbm.store.models_tournament import Tournament, TournamentEntry, TournamentPairing
 from pbm.texts import phrase, render
@@ -150,7 +150,7 @@ def _make_board(ctx: Context, t: Tournament, pairing: TournamentPairing) -> None
                 [first.userid, second.userid],
                 params=dict(t.options),
                 server_options=options,
-                comment=phrase("tournament_board_comment", name=t.name, round=pairing.round),
+                comment=_comment(ctx, t, pairing),
                 comment_by=ctx.config.server_name,
                 board_name=name,
                 entered=True,
@@ -165,6 +165,34 @@ def _make_board(ctx: Context, t: Tournament, pairing: TournamentPairing) -> None
         pairing.game_id = board.id
     ctx.session.add(pairing)
     ctx.session.flush()
+
+
+def _comment(ctx: Context, t: Tournament, pairing: TournamentPairing) -> str:
+    """The board's comment: its tournament and round, and for a knockout replay which
+    board it replays and who goes through if it is drawn too (else a new board came
+    with no word of why)."""
+    if pairing.leg == 1:
+        return phrase("tournament_board_comment", name=t.name, round=pairing.round)
+    query = select(TournamentPairing).where(
+        TournamentPairing.tournament_id == t.id,
+        TournamentPairing.round == pairing.round,
+        TournamentPairing.slot == pairing.slot,
+        TournamentPairing.leg == pairing.leg - 1,
+    )
+    drawn = ctx.session.exec(query).one()
+    row = None if drawn.game_id is None else ctx.session.get(BoardRow, drawn.game_id)
+    seed = _seed_of(ctx.session, t)
+    players = [u for u in (pairing.first_id, pairing.second_id) if u is not None]
+    higher = ctx.session.get(User, min(players, key=lambda u: seed.get(u, 0)))
+    if row is None or higher is None:  # only a game on a board is replayed
+        return phrase("tournament_board_comment", name=t.name, round=pairing.round)
+    return phrase(
+        "tournament_replay_comment",
+        name=t.name,
+        round=pairing.round,
+        board=row.board,
+        userid=higher.userid,
+    )
 
 
 def _days(value: float) -> str:
