@@ -39,7 +39,8 @@ class TournamentCommand(Command):
     aliases = ("tourney",)
     usage = (
         "create userid password NAME GAME [type=roundrobin|double|swiss|knockout] [rounds=N] "
-        "[bots=yes] [-option=value...] | join|leave|start NAME userid password | "
+        "[nagtime=DAYS] [forfeittime=DAYS] [bots=yes] [-option=value...] | "
+        "join|leave|start NAME userid password | "
         "standings|pairings NAME [round] | list"
     )
     summary = "Create, enter, start and follow tournaments."
