@@ -489,3 +489,26 @@ def test_a_knockout_replay_says_why_it_was_started(server: Server) -> None:
             "colours reversed. If this one is drawn too, ann goes through as the higher seed."
         ) in flat(mail.body)
         assert max(len(line) for line in mail.body.splitlines()) <= 72
+
+
+def test_an_odd_round_robin_names_who_sits_out_each_round(server: Server) -> None:
+    """Five players: each round's pairings left one of them out without a word, so a
+    player looking for his name in round 1 could not tell whether he had been forgotten."""
+    names = ["ann", "ben", "cat", "dan", "eve"]
+    people = signup_all(server, names)
+    create_and_enter(server, people, "odd", "type=roundrobin")
+    server.send(people["ann"], "tournament start odd ann secret")
+    [round_mail] = [
+        m for m in server.to(people["ann"], server.new_mail()) if m.subject.endswith("1-5")
+    ]
+    blocks = round_mail.body.split("\nRound ")[1:]
+    assert len(blocks) == 5
+    out = []
+    for block in blocks:
+        rest = [line.split()[1] for line in block.splitlines() if line.endswith(" sits out")]
+        assert len(rest) == 1, block
+        out.append(rest[0])
+    assert sorted(out) == names  # each sits out once
+    server.send(people["ben"], "tournament pairings odd 2")
+    [answer] = server.new_mail()
+    assert f"  -      {out[1]:<16} sits out" in answer.body
