@@ -512,3 +512,24 @@ def test_an_odd_round_robin_names_who_sits_out_each_round(server: Server) -> Non
     server.send(people["ben"], "tournament pairings odd 2")
     [answer] = server.new_mail()
     assert f"  -      {out[1]:<16} sits out" in answer.body
+
+
+def test_a_knocked_out_player_has_nothing_to_withdraw_from(server: Server) -> None:
+    """A player knocked out could still withdraw: he was told his boards were forfeited
+    (he had none) and the final table called him withdrawn instead of out."""
+    people = signup_all(server, ["ann", "ben", "cat"])
+    create_and_enter(server, people, "ko3", "type=knockout")
+    server.send(people["ann"], "tournament start ko3 ann secret")
+    server.new_mail()
+    [(board, seats)] = active_boards(server, "ko3")
+    play_board(server, people, board, seats, "first")
+    loser = seats[1]
+    server.new_mail()
+    server.send(people[loser], f"tournament leave ko3 {loser} secret")
+    [refused] = server.new_mail()
+    assert "error" in refused.subject.lower()
+    assert f"{loser} is already out of tournament ko3." in flat(refused.body)
+    [(final, final_seats)] = active_boards(server, "ko3")
+    play_board(server, people, final, final_seats, "first")
+    won = next(m for m in server.new_mail() if m.subject.startswith("Tournament ko3 won"))
+    assert "(out)" in next(line for line in won.body.splitlines() if f" {loser} " in line)

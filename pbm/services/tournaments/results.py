@@ -55,6 +55,8 @@ def withdraw(ctx: Context, t: Tournament, user: User) -> None:
     entry = entry_of(ctx.session, t, user)
     if entry is None or entry.withdrawn:
         raise TournamentError(phrase("tournament_not_in", name=t.name, userid=user.userid))
+    if entry.eliminated:  # no board and no pairing left; the table keeps him "(out)"
+        raise TournamentError(phrase("tournament_out_already", name=t.name, userid=user.userid))
     entry.withdrawn = True
     ctx.session.add(entry)
     ctx.session.flush()
