@@ -533,3 +533,22 @@ def test_a_knocked_out_player_has_nothing_to_withdraw_from(server: Server) -> No
     play_board(server, people, final, final_seats, "first")
     won = next(m for m in server.new_mail() if m.subject.startswith("Tournament ko3 won"))
     assert "(out)" in next(line for line in won.body.splitlines() if f" {loser} " in line)
+
+
+def test_a_withdrawal_that_ends_the_tournament_is_told_before_the_end(server: Server) -> None:
+    """The last game's player withdrew: his one mail was subject "Tournament duel", the
+    final standings first and his withdrawal under them, the winner's name nowhere in
+    the subject. Now: his withdrawal, his board's forfeit, then the end, each its own."""
+    people = signup_all(server, ["ann", "ben"])
+    create_and_enter(server, people, "duel", "type=knockout")
+    server.send(people["ann"], "tournament start duel ann secret")
+    server.new_mail()
+    server.send(people["ben"], "tournament leave duel ben secret")
+    mine = server.to(people["ben"], server.new_mail())
+    assert [m.subject for m in mine] == [
+        "Tournament duel",
+        "Quarto Board a101 **",
+        "Tournament duel won by ann",
+    ]
+    assert flat(mine[0].body).startswith("ben has withdrawn from tournament duel: his boards")
+    assert flat(mine[2].body).startswith("Tournament duel (knockout of Quarto) is over.")

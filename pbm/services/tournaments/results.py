@@ -60,6 +60,15 @@ def withdraw(ctx: Context, t: Tournament, user: User) -> None:
     entry.withdrawn = True
     ctx.session.add(entry)
     ctx.session.flush()
+    # Told before his boards are forfeited: a forfeit may end the tournament, and the
+    # final standings, mailed to him too, must come after (not above) his withdrawal.
+    tell(
+        ctx,
+        t,
+        [user],
+        phrase("subject_tournament", name=t.name),
+        prose("tournament_withdrawn", name=t.name, userid=user.userid) + "\n",
+    )
     reason = phrase("tournament_withdrew", userid=user.userid, name=t.name)
     for p in pairings(ctx.session, t):
         if p.score is not None or p.game_id is None or user.id not in (p.first_id, p.second_id):
@@ -71,13 +80,6 @@ def withdraw(ctx: Context, t: Tournament, user: User) -> None:
         assert index is not None
         # ends the board: game_ended scores it
         forfeit(ctx, board, index, reason, EndReason.WITHDREW)
-    tell(
-        ctx,
-        t,
-        [user],
-        phrase("subject_tournament", name=t.name),
-        prose("tournament_withdrawn", name=t.name, userid=user.userid) + "\n",
-    )
     # Waiting pairings of the round may now be settled (a knockout bye-winner withdrawn).
     if t.status == "running":
         advance(ctx, t)
