@@ -552,3 +552,23 @@ def test_a_withdrawal_that_ends_the_tournament_is_told_before_the_end(server: Se
     ]
     assert flat(mine[0].body).startswith("ben has withdrawn from tournament duel: his boards")
     assert flat(mine[2].body).startswith("Tournament duel (knockout of Quarto) is over.")
+
+
+def test_a_swiss_that_cannot_pair_its_next_round_says_why_it_ended(server: Server) -> None:
+    """Told "Round 2 of 3", the players got the final standings after round 2 with no
+    word of why the third round never came."""
+    people = signup_all(server, ["ann", "ben", "cat", "dan"])
+    create_and_enter(server, people, "short", "type=swiss rounds=3")
+    server.send(people["ann"], "tournament start short ann secret")
+    server.new_mail()
+    (board, seats), (_, others) = active_boards(server, "short")
+    play_board(server, people, board, seats, "first")
+    for userid in others:  # both players of the other board withdraw
+        server.send(people[userid], f"tournament leave short {userid} secret")
+    final = [m for m in server.new_mail() if m.subject.startswith("Tournament short won by")]
+    assert final
+    assert (
+        "No pairing for round 3 keeps the Swiss rules (no second game between two players, "
+        "no second bye while someone has had none), so the tournament ends after 2 of its "
+        "3 rounds."
+    ) in flat(final[0].body)

@@ -255,8 +255,10 @@ def advance(ctx: Context, t: Tournament) -> None:
         if t.kind == "roundrobin":
             _finish(ctx, t)
         elif t.kind == "swiss":
-            if t.current_round >= t.rounds or not _pair_swiss(ctx, t):
+            if t.current_round >= t.rounds:
                 _finish(ctx, t)
+            elif not _pair_swiss(ctx, t):
+                _finish(ctx, t, early=True)
         elif not _knockout_step(ctx, t, current):
             return
 
@@ -345,7 +347,10 @@ def _eliminate(session: Session, t: Tournament, user_id: int) -> None:
         session.add(entry)
 
 
-def _finish(ctx: Context, t: Tournament) -> None:
+def _finish(ctx: Context, t: Tournament, *, early: bool = False) -> None:
+    """End the tournament and mail every entrant the final standings; `early`: a Swiss
+    whose next round could not be paired, which the mail explains (its players were
+    told "round 2 of 3")."""
     t.status = "finished"
     t.ended_at = ctx.now()
     ctx.session.add(t)
@@ -358,6 +363,15 @@ def _finish(ctx: Context, t: Tournament) -> None:
         game=game_title(t),
         kind=kind_text(t),
         winner=winner,
+        early="\n\n"
+        + phrase(
+            "tournament_ended_early",
+            round=t.current_round + 1,
+            played=t.current_round,
+            rounds=t.rounds,
+        )
+        if early
+        else "",
         standings=standings_text(ctx.session, t, rows),
         signature=ctx.config.server_name,
     )
