@@ -572,3 +572,26 @@ def test_a_swiss_that_cannot_pair_its_next_round_says_why_it_ended(server: Serve
         "no second bye while someone has had none), so the tournament ends after 2 of its "
         "3 rounds."
     ) in flat(final[0].body)
+
+
+def test_a_cancelled_tournaments_pairings_do_not_say_playing(server: Server) -> None:
+    """After the cancellation removed its boards, the pairings still called each of
+    them "playing"."""
+    from pbm.services.context import Context
+    from pbm.services.tournaments import results as tournament_results
+    from pbm.work import run_work
+
+    people = signup_all(server, ["ann", "ben"])
+    create_and_enter(server, people, "gone", "type=roundrobin")
+    server.send(people["ann"], "tournament start gone ann secret")
+
+    def cancel(ctx: Context) -> None:  # as `pbm tournament cancel gone` does
+        t = ctx.session.exec(select(Tournament).where(Tournament.name == "gone")).one()
+        tournament_results.cancel(ctx, t)
+
+    run_work(server.engine, cancel, clock=server.clock, config=server.config)
+    server.new_mail()
+    server.send(people["ben"], "tournament pairings gone")
+    [answer] = server.new_mail()
+    assert "playing" not in answer.body
+    assert "  a101   ann              ben              cancelled" in answer.body

@@ -84,7 +84,7 @@ def pairings_text(session: Session, t: Tournament, round_: int | None = None) ->
             lines.append(f"  {'-':<6} {first:<16} {phrase('tournament_bye')}")
             continue
         second = names.get(p.second_id, "?")
-        result = _result_text(p)
+        result = _result_text(t, p)
         lines.append(f"  {board:<6} {first:<16} {second:<16} {result}")
     _rest_lines(lines, names, resting.get(last_round or 0, []))
     if lines:
@@ -113,9 +113,12 @@ def _rest_lines(lines: list[str], names: dict[int, str], resting: Sequence[int])
         lines.append(f"  {'-':<6} {names.get(user_id, '?'):<16} {phrase('tournament_sits_out')}")
 
 
-def _result_text(p: TournamentPairing) -> str:
+def _result_text(t: Tournament, p: TournamentPairing) -> str:
     if p.score is None:
-        return phrase("tournament_playing")
+        # A cancellation removes the boards still being played without scoring them.
+        return phrase(
+            "tournament_game_cancelled" if t.status == "cancelled" else "tournament_playing"
+        )
     text = {1.0: "1-0", 0.5: "1/2-1/2", 0.0: "0-1"}[p.score]
     if p.how not in ("game", None):
         text += f" ({p.how})"
