@@ -148,11 +148,20 @@ class TournamentCommand(Command):
 
     def _list(self, ctx: Context, words: list[str]) -> None:
         rows = lookup.all_tournaments(ctx.session)
-        lines = [
-            f"{t.name:<16} {describe.game_title(t):<12} {describe.kind_text(t):<20} {t.status}"
-            for t in rows
-        ]
-        text = "\n".join(lines) if lines else phrase("tournament_none")
+        lines = []
+        for t in rows:
+            rest = (
+                f"{describe.game_title(t):<12} {describe.kind_text(t):<20}"
+                f" {t.status:<9} {len(lookup.entries(ctx.session, t)):>8}"
+            )
+            # A name of up to 32 characters would push the row past 72 columns: a long
+            # one gets a line of its own, the row under it.
+            name = f"{t.name:<16}" if len(t.name) <= 16 else t.name + "\n" + " " * 16
+            lines.append(f"{name} {rest}")
+        text = "\n".join([phrase("tournament_list_heading"), *lines]) if lines else ""
+        if any(t.status == "open" for t in rows):  # say how to enter what it offers
+            text += "\n\n" + phrase("tournament_list_enter")
+        text = text or phrase("tournament_none")
         answer(ctx, phrase("subject_tournaments"), text, ReplyKind.TOURNAMENT)
 
     def need_words(self, words: list[str], count: int) -> None:

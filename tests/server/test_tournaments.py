@@ -595,3 +595,24 @@ def test_a_cancelled_tournaments_pairings_do_not_say_playing(server: Server) -> 
     [answer] = server.new_mail()
     assert "playing" not in answer.body
     assert "  a101   ann              ben              cancelled" in answer.body
+
+
+def test_tournament_list_says_who_has_entered_and_how_to_enter(server: Server) -> None:
+    """`tournament list` gave bare rows ("club  Quarto  round robin  open"): no heading,
+    no count of entrants, and nothing of how to enter the open one it listed."""
+    people = signup_all(server, ["ann", "ben"])
+    create_and_enter(server, people, "club", "type=roundrobin")
+    server.send(people["ann"], f"tournament create ann secret later {GAME} type=knockout")
+    longest = "a" + "b" * 31  # a name of 32: the row goes under it, within 72 columns
+    server.send(people["ann"], f"tournament create ann secret {longest} {GAME} type=double")
+    server.new_mail()
+    server.send(people["ben"], "tournament list")
+    [listed] = server.new_mail()
+    lines = listed.body.splitlines()
+    assert lines[0].split() == ["Tournament", "Game", "Type", "Status", "Entrants"]
+    assert lines[1].split() == ["club", "Quarto", "round", "robin", "open", "2"]
+    assert lines[2].split() == ["later", "Quarto", "knockout", "open", "0"]
+    assert lines[3] == longest
+    assert lines[4].split() == ["Quarto", "double", "round", "robin", "open", "0"]
+    assert "Enter an open one with: tournament join NAME userid password" in flat(listed.body)
+    assert max(len(line) for line in lines) <= 72
