@@ -142,8 +142,8 @@ class TournamentCommand(Command):
     def _pairings(self, ctx: Context, words: list[str]) -> None:
         self.need_words(words, 1)
         t = lookup.find(ctx.session, words[0])
-        round_ = _number(words[1]) if len(words) > 1 else None
-        text = describe.pairings_text(ctx.session, t, int(round_) if round_ else None)
+        round_ = _round_number(t, words[1]) if len(words) > 1 else None
+        text = describe.pairings_text(ctx.session, t, round_)
         answer(ctx, phrase("subject_tournament_pairings", name=t.name), text, ReplyKind.TOURNAMENT)
 
     def _list(self, ctx: Context, words: list[str]) -> None:
@@ -189,6 +189,17 @@ def _yes(text: str) -> bool:
             phrase("tournament_bad_setting", word=f"bots={text}"), TournamentCommand().full_usage()
         )
     return word == "yes"
+
+
+def _round_number(t: Tournament, word: str) -> int:
+    """The round `tournament pairings NAME ROUND` asks for: a whole number (a round it
+    does not have is answered by the pairings themselves)."""
+    try:
+        return int(word)
+    except ValueError:
+        raise lookup.TournamentError(
+            phrase("tournament_bad_round", word=echoed(word), name=t.name)
+        ) from None
 
 
 def _number(text: str) -> float:

@@ -616,3 +616,25 @@ def test_tournament_list_says_who_has_entered_and_how_to_enter(server: Server) -
     assert lines[4].split() == ["Quarto", "double", "round", "robin", "open", "0"]
     assert "Enter an open one with: tournament join NAME userid password" in flat(listed.body)
     assert max(len(line) for line in lines) <= 72
+
+
+@pytest.mark.parametrize(
+    ("word", "says"),
+    [
+        ("x", "'x' is no round number: write one like 2, as in 'tournament pairings cup 2'."),
+        ("2.5", "'2.5' is no round number: write one like 2, as in"),
+        ("0", "Tournament cup has no pairings for round 0."),
+    ],
+)
+def test_pairings_of_a_round_that_is_no_number_say_so(server: Server, word: str, says: str) -> None:
+    """`tournament pairings cup x` answered "Unknown tournament setting 'x'; the settings
+    are type=, ..." with the whole create usage; `2.5` showed round 2, `0` every round."""
+    people = signup_all(server, ["ann", "ben"])
+    create_and_enter(server, people, "cup", "type=roundrobin")
+    server.send(people["ann"], "tournament start cup ann secret")
+    server.new_mail()
+    server.send(people["ben"], f"tournament pairings cup {word}")
+    [answer] = server.new_mail()
+    said = flat(answer.body)
+    assert "setting" not in said and "Round 1" not in said
+    assert says in said
