@@ -638,3 +638,14 @@ def test_pairings_of_a_round_that_is_no_number_say_so(server: Server, word: str,
     said = flat(answer.body)
     assert "setting" not in said and "Round 1" not in said
     assert says in said
+
+
+def test_a_round_robin_of_one_round_is_not_round_1_1(server: Server) -> None:
+    """Two players play one round; its mail was subject "Tournament pair round 1-1" and
+    said "All rounds start at once."."""
+    people = signup_all(server, ["ann", "ben"])
+    create_and_enter(server, people, "pair", "type=roundrobin")
+    server.send(people["ann"], "tournament start pair ann secret")
+    rounds = [m for m in server.new_mail() if m.subject.startswith("Tournament pair ")]
+    assert {m.subject for m in rounds} == {"Tournament pair round 1"}
+    assert all("Round 1 of 1." in m.body and "All rounds" not in m.body for m in rounds)

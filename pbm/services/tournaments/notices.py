@@ -43,8 +43,8 @@ def announce_round(ctx: Context, t: Tournament, number: int | None, before: int)
         game=game_title(t),
         kind=kind_text(t),
         round=phrase("tournament_all_rounds")
-        if number is None
-        else phrase("tournament_round_of", round=number, rounds=t.rounds),
+        if number is None and t.rounds > 1
+        else phrase("tournament_round_of", round=number or 1, rounds=t.rounds),
         pairings=pairings_text(ctx.session, t, number),
         nag=days_text(t.nag_days),
         forfeit=days_text(t.forfeit_days),
@@ -53,7 +53,8 @@ def announce_round(ctx: Context, t: Tournament, number: int | None, before: int)
     subject = phrase(
         "subject_tournament_round",
         name=t.name,
-        round="1-" + str(t.rounds) if number is None else number,
+        # A round robin's rounds all start at once: "1-5", but one round is "1".
+        round=f"1-{t.rounds}" if number is None and t.rounds > 1 else number or 1,
     )
     made = len(ctx.replies)
     tell(ctx, t, people, subject, body)
