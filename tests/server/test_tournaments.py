@@ -649,3 +649,14 @@ def test_a_round_robin_of_one_round_is_not_round_1_1(server: Server) -> None:
     rounds = [m for m in server.new_mail() if m.subject.startswith("Tournament pair ")]
     assert {m.subject for m in rounds} == {"Tournament pair round 1"}
     assert all("Round 1 of 1." in m.body and "All rounds" not in m.body for m in rounds)
+
+
+def test_a_long_bad_tournament_name_is_refused_in_even_lines(server: Server) -> None:
+    """The refusal of a 40-letter name folded as "... is no tournament name: a letter,",
+    "then up to 31 letters,", "digits, - or _.": the phrase's own line break kept."""
+    people = signup_all(server, ["ann"])
+    server.send(people["ann"], f"tournament create ann secret {'n' * 40} {GAME}")
+    [refused] = server.new_mail()
+    paragraph = refused.body.split("\n\n")[0].splitlines()
+    assert "is no tournament name" in paragraph[0]
+    assert all(50 <= len(line) <= 72 for line in paragraph[:-1]), paragraph
