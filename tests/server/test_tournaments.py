@@ -660,3 +660,30 @@ def test_a_long_bad_tournament_name_is_refused_in_even_lines(server: Server) -> 
     paragraph = refused.body.split("\n\n")[0].splitlines()
     assert "is no tournament name" in paragraph[0]
     assert all(50 <= len(line) <= 72 for line in paragraph[:-1]), paragraph
+
+
+@pytest.mark.parametrize("kind", ["swiss rounds=2", "knockout"])
+def test_the_player_with_the_bye_is_not_told_boards_are_coming(server: Server, kind: str) -> None:
+    """Every round mail said "Each of your boards comes in its own mail.", also to the
+    player with the bye, who then waited for a board that never came."""
+    people = signup_all(server, ["ann", "ben", "cat"])
+    create_and_enter(server, people, "three", f"type={kind}")
+    server.send(people["ann"], "tournament start three ann secret")
+    mails = [m for m in server.new_mail() if m.subject == "Tournament three round 1"]
+    [bye] = [r[1] for r in results(server, "three") if r[2] is None]
+    for mail in mails:
+        said = flat(mail.body)
+        if mail.to == [people[bye]]:
+            assert (
+                "You have a bye this round: "
+                + (
+                    "you go on to the next without a game."
+                    if kind == "knockout"
+                    else "a point, and no board to play."
+                )
+                in said
+            )
+            assert "Each of your boards" not in said
+        else:
+            assert "Each of your boards comes in its own mail." in said
+    assert len(mails) == 3

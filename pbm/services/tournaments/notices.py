@@ -9,7 +9,7 @@ from pbm.services.accounts.users import reply_addresses
 from pbm.services.context import Context, Reply, ReplyKind
 from pbm.services.correspondence.clocks import days_text
 from pbm.services.tournaments.describe import game_title, kind_text, pairings_text
-from pbm.services.tournaments.lookup import entries
+from pbm.services.tournaments.lookup import entries, pairings
 from pbm.store.models import User
 from pbm.store.models_tournament import Tournament
 from pbm.texts import phrase, render
@@ -37,7 +37,31 @@ def announce_round(ctx: Context, t: Tournament, number: int | None, before: int)
     mails (those queued from `before` on, when its boards were made): the round's mail
     tells them the boards are coming."""
     people = [u for e, u in entries(ctx.session, t) if not e.withdrawn and not e.eliminated]
-    body = render(
+    # The player with a bye gets no board: told that boards are coming, he waited for one.
+    byes = (
+        set()
+        if number is None
+        else {p.first_id for p in pairings(ctx.session, t, number) if p.second_id is None}
+    )
+    bye_key = "tournament_round_bye_knockout" if t.kind == "knockout" else "tournament_round_bye"
+    subject = phrase(
+        "subject_tournament_round",
+        name=t.name,
+        # A round robin's rounds all start at once: "1-5", but one round is "1".
+        round=f"1-{t.rounds}" if number is None and t.rounds > 1 else number or 1,
+    )
+    table = pairings_text(ctx.session, t, number)
+    made = len(ctx.replies)
+    for user in people:
+        yours = phrase(bye_key if user.id in byes else "tournament_round_boards")
+        tell(ctx, t, [user], subject, _round_body(ctx, t, number, table, yours))
+    announced = ctx.replies[made:]
+    del ctx.replies[made:]
+    ctx.replies[before:before] = announced
+
+
+def _round_body(ctx: Context, t: Tournament, number: int | None, table: str, yours: str) -> str:
+    return render(
         "tournament_round",
         tournament=t.name,
         game=game_title(t),
@@ -45,22 +69,12 @@ def announce_round(ctx: Context, t: Tournament, number: int | None, before: int)
         round=phrase("tournament_all_rounds")
         if number is None and t.rounds > 1
         else phrase("tournament_round_of", round=number or 1, rounds=t.rounds),
-        pairings=pairings_text(ctx.session, t, number),
+        pairings=table,
         nag=days_text(t.nag_days),
         forfeit=days_text(t.forfeit_days),
+        yours=yours,
         signature=ctx.config.server_name,
     )
-    subject = phrase(
-        "subject_tournament_round",
-        name=t.name,
-        # A round robin's rounds all start at once: "1-5", but one round is "1".
-        round=f"1-{t.rounds}" if number is None and t.rounds > 1 else number or 1,
-    )
-    made = len(ctx.replies)
-    tell(ctx, t, people, subject, body)
-    announced = ctx.replies[made:]
-    del ctx.replies[made:]
-    ctx.replies[before:before] = announced
 
 
 __all__ = ["announce_round", "tell"]
