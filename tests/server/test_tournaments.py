@@ -687,3 +687,24 @@ def test_the_player_with_the_bye_is_not_told_boards_are_coming(server: Server, k
         else:
             assert "Each of your boards comes in its own mail." in said
     assert len(mails) == 3
+
+
+def test_a_walkover_is_told_as_one_not_as_boards_to_come(server: Server) -> None:
+    """The bye-winner withdrew before the final: his opponent's round mail said "Each of
+    your boards comes in its own mail." of a final that was never played."""
+    people = signup_all(server, ["ann", "ben", "cat"])
+    create_and_enter(server, people, "walk", "type=knockout")
+    server.send(people["ann"], "tournament start walk ann secret")
+    server.new_mail()
+    server.send(people["ann"], "tournament leave walk ann secret")  # ann had the bye
+    [(board, seats)] = active_boards(server, "walk")
+    play_board(server, people, board, seats, "first")
+    winner = seats[0]
+    [final_round] = [
+        m
+        for m in server.to(people[winner], server.new_mail())
+        if m.subject == "Tournament walk round 2"
+    ]
+    said = flat(final_round.body)
+    assert "Your opponent has withdrawn: you win this round without a game." in said
+    assert "Each of your boards" not in said

@@ -37,12 +37,11 @@ def announce_round(ctx: Context, t: Tournament, number: int | None, before: int)
     mails (those queued from `before` on, when its boards were made): the round's mail
     tells them the boards are coming."""
     people = [u for e, u in entries(ctx.session, t) if not e.withdrawn and not e.eliminated]
-    # The player with a bye gets no board: told that boards are coming, he waited for one.
-    byes = (
-        set()
-        if number is None
-        else {p.first_id for p in pairings(ctx.session, t, number) if p.second_id is None}
-    )
+    # The player with a bye, or whose opponent has withdrawn (a knockout), gets no
+    # board: told that boards are coming, he waited for one.
+    round_ = [] if number is None else pairings(ctx.session, t, number)
+    byes = {p.first_id for p in round_ if p.second_id is None}
+    walkovers = {u for p in round_ if p.how == "withdrawal" for u in (p.first_id, p.second_id)}
     bye_key = "tournament_round_bye_knockout" if t.kind == "knockout" else "tournament_round_bye"
     subject = phrase(
         "subject_tournament_round",
@@ -53,7 +52,12 @@ def announce_round(ctx: Context, t: Tournament, number: int | None, before: int)
     table = pairings_text(ctx.session, t, number)
     made = len(ctx.replies)
     for user in people:
-        yours = phrase(bye_key if user.id in byes else "tournament_round_boards")
+        if user.id in byes:
+            yours = phrase(bye_key)
+        elif user.id in walkovers:  # the withdrawn side is not among `people`
+            yours = phrase("tournament_round_walkover")
+        else:
+            yours = phrase("tournament_round_boards")
         tell(ctx, t, [user], subject, _round_body(ctx, t, number, table, yours))
     announced = ctx.replies[made:]
     del ctx.replies[made:]
