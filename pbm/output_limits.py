@@ -186,12 +186,15 @@ def _room_for_pictures(reply: Reply) -> Reply:
 def _merge_notices(notices: list[Reply]) -> list[Reply]:
     """At most one mail per board and recipients, in the order first caused (board mails
     go to one reader each; a welcome may go to all of an account's addresses at once)."""
-    groups: dict[tuple[int | None, tuple[str, ...]], list[Reply]] = {}
+    groups: dict[tuple[int | None, tuple[str, ...], str], list[Reply]] = {}
     for reply in notices:
         to = tuple(sorted({a.lower() for a in reply.to if a}))
+        # A tournament's mails are news of their own (a withdrawal, a round, the end):
+        # merged, one took the other's subject and their order was lost.
+        own = reply.subject if reply.kind is ReplyKind.TOURNAMENT else ""
         if to:
-            groups.setdefault((reply.game_id, to), []).append(reply)
-    return [_one_notice(list(to), group) for (_game_id, to), group in groups.items()]
+            groups.setdefault((reply.game_id, to, own), []).append(reply)
+    return [_one_notice(list(to), group) for (_game_id, to, _own), group in groups.items()]
 
 
 def _one_notice(to: list[str], group: list[Reply]) -> Reply:

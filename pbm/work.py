@@ -23,7 +23,7 @@ from pbm.clock import Clock
 from pbm.config import Config
 from pbm.outgoing import queue_replies
 from pbm.output_limits import bounded
-from pbm.services.context import Context, Reply
+from pbm.services.context import Context, Reply, in_order
 from pbm.store import claims
 from pbm.store.engine import session_for
 from pbm.store.failures import unavailable_on_failure
@@ -55,7 +55,8 @@ def unit_of_work(
         answering = ctx.answering
         # Whoever can make pbm write is held to one answer and a reply budget; what the
         # server or its operator starts is not.
-        unit.replies = bounded(ctx, ctx.replies) if answering.bounded else list(ctx.replies)
+        replies = in_order(ctx.replies)
+        unit.replies = bounded(ctx, replies) if answering.bounded else replies
         if not keep:
             session.rollback()
             return

@@ -142,17 +142,26 @@ class TournamentCommand(Command):
     def _pairings(self, ctx: Context, words: list[str]) -> None:
         self.need_words(words, 1)
         t = lookup.find(ctx.session, words[0])
-        round_ = _number(words[1]) if len(words) > 1 else None
-        text = describe.pairings_text(ctx.session, t, int(round_) if round_ else None)
+        round_ = _round_number(t, words[1]) if len(words) > 1 else None
+        text = describe.pairings_text(ctx.session, t, round_)
         answer(ctx, phrase("subject_tournament_pairings", name=t.name), text, ReplyKind.TOURNAMENT)
 
     def _list(self, ctx: Context, words: list[str]) -> None:
         rows = lookup.all_tournaments(ctx.session)
-        lines = [
-            f"{t.name:<16} {describe.game_title(t):<12} {describe.kind_text(t):<20} {t.status}"
-            for t in rows
-        ]
-        text = "\n".join(lines) if lines else phrase("tournament_none")
+        lines = []
+        for t in rows:
+            rest = (
+                f"{describe.game_title(t):<12} {describe.kind_text(t):<20}"
+                f" {t.status:<9} {len(lookup.entries(ctx.session, t)):>8}"
+            )
+            # A name of up to 32 characters would push the row past 72 columns: a long
+            # one gets a line of its own, the row under it.
+            name = f"{t.name:<16}" if len(t.name) <= 16 else t.name + "\n" + " " * 16
+            lines.append(f"{name} {rest}")
+        text = "\n".join([phrase("tournament_list_heading"), *lines]) if lines else ""
+        if any(t.status == "open" for t in rows):  # say how to enter what it offers
+            text += "\n\n" + phrase("tournament_list_enter")
+        text = text or phrase("tournament_none")
         answer(ctx, phrase("subject_tournaments"), text, ReplyKind.TOURNAMENT)
 
     def need_words(self, words: list[str], count: int) -> None:
@@ -180,6 +189,17 @@ def _yes(text: str) -> bool:
             phrase("tournament_bad_setting", word=f"bots={text}"), TournamentCommand().full_usage()
         )
     return word == "yes"
+
+
+def _round_number(t: Tournament, word: str) -> int:
+    """The round `tournament pairings NAME ROUND` asks for: a whole number (a round it
+    does not have is answered by the pairings themselves)."""
+    try:
+        return int(word)
+    except ValueError:
+        raise lookup.TournamentError(
+            phrase("tournament_bad_round", word=echoed(word), name=t.name)
+        ) from None
 
 
 def _number(text: str) -> float:

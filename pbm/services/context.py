@@ -4,6 +4,7 @@ asks the store (what a process caches: docs/architecture.md, "What a process kee
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from enum import Enum
@@ -98,6 +99,31 @@ class Reply:
     # A file mailed with it (an export's zip): such a mail goes as text and attachment,
     # without an HTML part, under its own size bound (pbm.services.accounts.bulk_export).
     attachment: Attachment | None = None
+    # The board whose end caused this mail (a tournament's next round or final
+    # standings, a match's next game). The end is handled before the board's own mails
+    # are written, so `in_order` moves this mail after them: a player reads a game's
+    # result before what came of it.
+    after_board: int | None = None
+
+
+def in_order(replies: Sequence[Reply]) -> list[Reply]:
+    """`replies` in the order they are mailed: each mail caused by a board's end right
+    after the last mail about that board (when there is one after it), the rest as
+    they came."""
+    last: dict[int, int] = {}
+    for i, reply in enumerate(replies):
+        if reply.game_id is not None and reply.after_board != reply.game_id:
+            last[reply.game_id] = i
+    held: dict[int, list[Reply]] = {}
+    ordered: list[Reply] = []
+    for i, reply in enumerate(replies):
+        board = reply.after_board
+        if board is not None and last.get(board, -1) > i:
+            held.setdefault(last[board], []).append(reply)
+        else:
+            ordered.append(reply)
+        ordered.extend(held.pop(i, []))
+    return ordered
 
 
 @dataclass(frozen=True)

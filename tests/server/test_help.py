@@ -318,3 +318,14 @@ def test_the_tutorial_says_how_to_decline_a_challenge_and_it_works(server: Serve
     server.send(alice, "quarto challenge alice bob")
     [refused] = server.new_mail()
     assert refused.subject == "Invalid challenge"
+
+
+def test_help_tournament_names_every_setting_create_takes(server: Server) -> None:
+    """`help tournament` left out nagtime= and forfeittime=, which create takes (and its
+    refusal of an unknown setting names)."""
+    alice = server.signup("alice")
+    server.send(alice, "help tournament")
+    [helped] = server.new_mail()
+    for setting in ("type=", "rounds=", "nagtime=", "forfeittime=", "bots=yes"):
+        assert setting in helped.body
+    assert max(len(line) for line in helped.body.splitlines()) <= 72

@@ -232,14 +232,14 @@ def test_vacation_pauses_the_clocks(server: Server) -> None:
     server.send(bob, "vacation bob secret start")
     [started] = server.new_mail()
     assert started.subject == "Vacation bob"
-    assert "30 days of vacation are left" in started.body
+    assert "You have 30 days of vacation left" in started.body
     server.clock.advance(20 * DAY)
     assert run_jobs(server) == NOTHING_DUE
     server.send(bob, "vacation bob secret status")
-    assert "10 days of vacation are left" in server.new_mail()[0].body
+    assert "10 days of vacation left" in server.new_mail()[0].body
     server.send(bob, "vacation bob secret stop")
     [stopped] = server.new_mail()
-    assert "after 20 days" in stopped.body and "10 days of vacation are left" in stopped.body
+    assert "after 20 days" in stopped.body and "10 days of vacation left" in stopped.body
     server.clock.advance(2 * DAY - HOUR)
     assert run_jobs(server)["nags"] == 0  # 6 days 23 hours counted
     server.clock.advance(HOUR)
@@ -295,7 +295,7 @@ def test_vacation_ends_when_its_days_run_out(server: Server) -> None:
     assert run_jobs(server)["vacations_ended"] == 1
     server.send(bob, "vacation bob secret status")
     # It ended 5 days ago, and 5 days accrue 0.4 vacation days again.
-    assert "You are not on vacation; 0.4 days" in server.new_mail()[0].body
+    assert "You are not on vacation; you have 0.4 days" in server.new_mail()[0].body
     # 10 days paused, 5 counted so far: the nag comes at 7 counted days.
     server.clock.advance(2 * DAY - HOUR)
     assert run_jobs(server)["nags"] == 0

@@ -438,3 +438,281 @@ def test_the_usage_names_every_setting_create_takes() -> None:
     # docs/tournaments.md lists): every setting is in the usage, as NAME=.
     create = TournamentCommand.usage.split(" | ")[0]
     assert all(f"[{setting}=" in create for setting in SETTINGS), create
+
+
+def test_a_boards_result_comes_before_the_round_and_the_end_it_causes(server: Server) -> None:
+    """The forfeit or resignation that ends a round was mailed after the next round's
+    boards and pairings, and the one that ends the tournament after the final standings
+    that already counted it: each player read what came of a game before the game."""
+    names = ["ann", "ben", "cat", "dan"]
+    people = signup_all(server, names)
+    create_and_enter(server, people, "order", "type=swiss rounds=2")
+    server.send(people["ann"], "tournament start order ann secret")
+    server.new_mail()
+    for round_ in (1, 2):
+        (board, seats), (last, last_seats) = active_boards(server, "order")
+        play_board(server, people, board, seats, "first")
+        server.new_mail()
+        play_board(server, people, last, last_seats, "first")  # the second resigns
+        mine = server.to(people[last_seats[1]], server.new_mail())
+        subjects = [m.subject for m in mine]
+        result = next(i for i, s in enumerate(subjects) if s == f"Quarto Board {last}")
+        caused = "Tournament order round 2" if round_ == 1 else "Tournament order won by"
+        assert any(s.startswith(caused) for s in subjects), subjects
+        assert all(
+            i > result
+            for i, s in enumerate(subjects)
+            if s.startswith(("New Quarto Board", "Tournament order"))
+        ), subjects
+
+
+@pytest.mark.parametrize("kind", ["roundrobin", "swiss rounds=2", "knockout"])
+def test_a_rounds_pairings_come_before_its_boards(server: Server, kind: str) -> None:
+    """The round's mail says "Each of your boards comes in its own mail", but came
+    after them: a player met boards of a round he had not been told of."""
+    people = signup_all(server, ["ann", "ben", "cat", "dan"])
+    create_and_enter(server, people, "first", f"type={kind}")
+    server.send(people["ann"], "tournament start first ann secret")
+    mine = [m.subject for m in server.to(people["dan"], server.new_mail())]
+    assert mine[0].startswith("Tournament first round 1"), mine
+    assert len(mine) > 1 and all(s.startswith("New Quarto Board") for s in mine[1:]), mine
+
+
+def test_a_knockout_replay_says_why_it_was_started(server: Server) -> None:
+    """A drawn knockout game brought a new board that said only "Tournament duel,
+    round 1.": its players were not told it replays the draw, nor what a second draw
+    means."""
+    people = signup_all(server, ["ann", "ben"])
+    create_and_enter(server, people, "duel", "type=knockout")
+    server.send(people["ann"], "tournament start duel ann secret")
+    server.new_mail()
+    [(board, seats)] = active_boards(server, "duel")
+    play_board(server, people, board, seats, "draw")
+    [(replay, _)] = active_boards(server, "duel")
+    new = [m for m in server.new_mail() if m.subject.startswith(f"New Quarto Board {replay}")]
+    assert len(new) == 2
+    for mail in new:
+        assert (
+            f"Tournament duel, round 1: board {board} was drawn, so it is replayed with "
+            "colours reversed. If this one is drawn too, ann goes through as the higher seed."
+        ) in flat(mail.body)
+        assert max(len(line) for line in mail.body.splitlines()) <= 72
+
+
+def test_an_odd_round_robin_names_who_sits_out_each_round(server: Server) -> None:
+    """Five players: each round's pairings left one of them out without a word, so a
+    player looking for his name in round 1 could not tell whether he had been forgotten."""
+    names = ["ann", "ben", "cat", "dan", "eve"]
+    people = signup_all(server, names)
+    create_and_enter(server, people, "odd", "type=roundrobin")
+    server.send(people["ann"], "tournament start odd ann secret")
+    [round_mail] = [
+        m for m in server.to(people["ann"], server.new_mail()) if m.subject.endswith("1-5")
+    ]
+    blocks = round_mail.body.split("\nRound ")[1:]
+    assert len(blocks) == 5
+    out = []
+    for block in blocks:
+        rest = [line.split()[1] for line in block.splitlines() if line.endswith(" sits out")]
+        assert len(rest) == 1, block
+        out.append(rest[0])
+    assert sorted(out) == names  # each sits out once
+    server.send(people["ben"], "tournament pairings odd 2")
+    [answer] = server.new_mail()
+    assert f"  -      {out[1]:<16} sits out" in answer.body
+
+
+def test_a_knocked_out_player_has_nothing_to_withdraw_from(server: Server) -> None:
+    """A player knocked out could still withdraw: he was told his boards were forfeited
+    (he had none) and the final table called him withdrawn instead of out."""
+    people = signup_all(server, ["ann", "ben", "cat"])
+    create_and_enter(server, people, "ko3", "type=knockout")
+    server.send(people["ann"], "tournament start ko3 ann secret")
+    server.new_mail()
+    [(board, seats)] = active_boards(server, "ko3")
+    play_board(server, people, board, seats, "first")
+    loser = seats[1]
+    server.new_mail()
+    server.send(people[loser], f"tournament leave ko3 {loser} secret")
+    [refused] = server.new_mail()
+    assert "error" in refused.subject.lower()
+    assert f"{loser} is already out of tournament ko3." in flat(refused.body)
+    [(final, final_seats)] = active_boards(server, "ko3")
+    play_board(server, people, final, final_seats, "first")
+    won = next(m for m in server.new_mail() if m.subject.startswith("Tournament ko3 won"))
+    assert "(out)" in next(line for line in won.body.splitlines() if f" {loser} " in line)
+
+
+def test_a_withdrawal_that_ends_the_tournament_is_told_before_the_end(server: Server) -> None:
+    """The last game's player withdrew: his one mail was subject "Tournament duel", the
+    final standings first and his withdrawal under them, the winner's name nowhere in
+    the subject. Now: his withdrawal, his board's forfeit, then the end, each its own."""
+    people = signup_all(server, ["ann", "ben"])
+    create_and_enter(server, people, "duel", "type=knockout")
+    server.send(people["ann"], "tournament start duel ann secret")
+    server.new_mail()
+    server.send(people["ben"], "tournament leave duel ben secret")
+    mine = server.to(people["ben"], server.new_mail())
+    assert [m.subject for m in mine] == [
+        "Tournament duel",
+        "Quarto Board a101 **",
+        "Tournament duel won by ann",
+    ]
+    assert flat(mine[0].body).startswith("ben has withdrawn from tournament duel: his boards")
+    assert flat(mine[2].body).startswith("Tournament duel (knockout of Quarto) is over.")
+
+
+def test_a_swiss_that_cannot_pair_its_next_round_says_why_it_ended(server: Server) -> None:
+    """Told "Round 2 of 3", the players got the final standings after round 2 with no
+    word of why the third round never came."""
+    people = signup_all(server, ["ann", "ben", "cat", "dan"])
+    create_and_enter(server, people, "short", "type=swiss rounds=3")
+    server.send(people["ann"], "tournament start short ann secret")
+    server.new_mail()
+    (board, seats), (_, others) = active_boards(server, "short")
+    play_board(server, people, board, seats, "first")
+    for userid in others:  # both players of the other board withdraw
+        server.send(people[userid], f"tournament leave short {userid} secret")
+    final = [m for m in server.new_mail() if m.subject.startswith("Tournament short won by")]
+    assert final
+    assert (
+        "No pairing for round 3 keeps the Swiss rules (no second game between two players, "
+        "no second bye while someone has had none), so the tournament ends after 2 of its "
+        "3 rounds."
+    ) in flat(final[0].body)
+
+
+def test_a_cancelled_tournaments_pairings_do_not_say_playing(server: Server) -> None:
+    """After the cancellation removed its boards, the pairings still called each of
+    them "playing"."""
+    from pbm.services.context import Context
+    from pbm.services.tournaments import results as tournament_results
+    from pbm.work import run_work
+
+    people = signup_all(server, ["ann", "ben"])
+    create_and_enter(server, people, "gone", "type=roundrobin")
+    server.send(people["ann"], "tournament start gone ann secret")
+
+    def cancel(ctx: Context) -> None:  # as `pbm tournament cancel gone` does
+        t = ctx.session.exec(select(Tournament).where(Tournament.name == "gone")).one()
+        tournament_results.cancel(ctx, t)
+
+    run_work(server.engine, cancel, clock=server.clock, config=server.config)
+    server.new_mail()
+    server.send(people["ben"], "tournament pairings gone")
+    [answer] = server.new_mail()
+    assert "playing" not in answer.body
+    assert "  a101   ann              ben              cancelled" in answer.body
+
+
+def test_tournament_list_says_who_has_entered_and_how_to_enter(server: Server) -> None:
+    """`tournament list` gave bare rows ("club  Quarto  round robin  open"): no heading,
+    no count of entrants, and nothing of how to enter the open one it listed."""
+    people = signup_all(server, ["ann", "ben"])
+    create_and_enter(server, people, "club", "type=roundrobin")
+    server.send(people["ann"], f"tournament create ann secret later {GAME} type=knockout")
+    longest = "a" + "b" * 31  # a name of 32: the row goes under it, within 72 columns
+    server.send(people["ann"], f"tournament create ann secret {longest} {GAME} type=double")
+    server.new_mail()
+    server.send(people["ben"], "tournament list")
+    [listed] = server.new_mail()
+    lines = listed.body.splitlines()
+    assert lines[0].split() == ["Tournament", "Game", "Type", "Status", "Entrants"]
+    assert lines[1].split() == ["club", "Quarto", "round", "robin", "open", "2"]
+    assert lines[2].split() == ["later", "Quarto", "knockout", "open", "0"]
+    assert lines[3] == longest
+    assert lines[4].split() == ["Quarto", "double", "round", "robin", "open", "0"]
+    assert "Enter an open one with: tournament join NAME userid password" in flat(listed.body)
+    assert max(len(line) for line in lines) <= 72
+
+
+@pytest.mark.parametrize(
+    ("word", "says"),
+    [
+        ("x", "'x' is no round number: write one like 2, as in 'tournament pairings cup 2'."),
+        ("2.5", "'2.5' is no round number: write one like 2, as in"),
+        ("0", "Tournament cup has no pairings for round 0."),
+    ],
+)
+def test_pairings_of_a_round_that_is_no_number_say_so(server: Server, word: str, says: str) -> None:
+    """`tournament pairings cup x` answered "Unknown tournament setting 'x'; the settings
+    are type=, ..." with the whole create usage; `2.5` showed round 2, `0` every round."""
+    people = signup_all(server, ["ann", "ben"])
+    create_and_enter(server, people, "cup", "type=roundrobin")
+    server.send(people["ann"], "tournament start cup ann secret")
+    server.new_mail()
+    server.send(people["ben"], f"tournament pairings cup {word}")
+    [answer] = server.new_mail()
+    said = flat(answer.body)
+    assert "setting" not in said and "Round 1" not in said
+    assert says in said
+
+
+def test_a_round_robin_of_one_round_is_not_round_1_1(server: Server) -> None:
+    """Two players play one round; its mail was subject "Tournament pair round 1-1" and
+    said "All rounds start at once."."""
+    people = signup_all(server, ["ann", "ben"])
+    create_and_enter(server, people, "pair", "type=roundrobin")
+    server.send(people["ann"], "tournament start pair ann secret")
+    rounds = [m for m in server.new_mail() if m.subject.startswith("Tournament pair ")]
+    assert {m.subject for m in rounds} == {"Tournament pair round 1"}
+    assert all("Round 1 of 1." in m.body and "All rounds" not in m.body for m in rounds)
+
+
+def test_a_long_bad_tournament_name_is_refused_in_even_lines(server: Server) -> None:
+    """The refusal of a 40-letter name folded as "... is no tournament name: a letter,",
+    "then up to 31 letters,", "digits, - or _.": the phrase's own line break kept."""
+    people = signup_all(server, ["ann"])
+    server.send(people["ann"], f"tournament create ann secret {'n' * 40} {GAME}")
+    [refused] = server.new_mail()
+    paragraph = refused.body.split("\n\n")[0].splitlines()
+    assert "is no tournament name" in paragraph[0]
+    assert all(50 <= len(line) <= 72 for line in paragraph[:-1]), paragraph
+
+
+@pytest.mark.parametrize("kind", ["swiss rounds=2", "knockout"])
+def test_the_player_with_the_bye_is_not_told_boards_are_coming(server: Server, kind: str) -> None:
+    """Every round mail said "Each of your boards comes in its own mail.", also to the
+    player with the bye, who then waited for a board that never came."""
+    people = signup_all(server, ["ann", "ben", "cat"])
+    create_and_enter(server, people, "three", f"type={kind}")
+    server.send(people["ann"], "tournament start three ann secret")
+    mails = [m for m in server.new_mail() if m.subject == "Tournament three round 1"]
+    [bye] = [r[1] for r in results(server, "three") if r[2] is None]
+    for mail in mails:
+        said = flat(mail.body)
+        if mail.to == [people[bye]]:
+            assert (
+                "You have a bye this round: "
+                + (
+                    "you go on to the next without a game."
+                    if kind == "knockout"
+                    else "a point, and no board to play."
+                )
+                in said
+            )
+            assert "Each of your boards" not in said
+        else:
+            assert "Each of your boards comes in its own mail." in said
+    assert len(mails) == 3
+
+
+def test_a_walkover_is_told_as_one_not_as_boards_to_come(server: Server) -> None:
+    """The bye-winner withdrew before the final: his opponent's round mail said "Each of
+    your boards comes in its own mail." of a final that was never played."""
+    people = signup_all(server, ["ann", "ben", "cat"])
+    create_and_enter(server, people, "walk", "type=knockout")
+    server.send(people["ann"], "tournament start walk ann secret")
+    server.new_mail()
+    server.send(people["ann"], "tournament leave walk ann secret")  # ann had the bye
+    [(board, seats)] = active_boards(server, "walk")
+    play_board(server, people, board, seats, "first")
+    winner = seats[0]
+    [final_round] = [
+        m
+        for m in server.to(people[winner], server.new_mail())
+        if m.subject == "Tournament walk round 2"
+    ]
+    said = flat(final_round.body)
+    assert "Your opponent has withdrawn: you win this round without a game." in said
+    assert "Each of your boards" not in said

@@ -383,9 +383,22 @@ def test_a_new_account_has_its_vacation_allowance(server: Server, pair: tuple[st
     for word in ("status", "start"):
         server.send(alice, f"vacation alice secret {word}")
         said[word] = " ".join(server.new_mail()[0].body.split())
-    assert "You are not on vacation; 7 days of vacation are banked" in said["status"]
+    assert "You are not on vacation; you have 7 days of vacation banked" in said["status"]
     assert said["start"].startswith("Your vacation has started")
-    assert "7 days of vacation are left" in said["start"]
+    assert "You have 7 days of vacation left." in said["start"]
+
+
+def test_a_last_vacation_day_is_said_in_english(server: Server, pair: tuple[str, str]) -> None:
+    """Six days into a week's vacation the status said "You are on vacation since ...;
+    1 day of vacation are left."""
+    alice, _ = pair
+    server.send(alice, "vacation alice secret start")
+    server.new_mail()
+    server.clock.advance(timedelta(days=6))
+    server.send(alice, "vacation alice secret status")
+    said = " ".join(server.new_mail()[0].body.split())
+    assert said.startswith("You have been on vacation since Nov 22 02:41 (6 days so far);")
+    assert "you have 1 day of vacation left." in said
 
 
 def test_the_games_table_with_the_longest_names_fits_72_columns(server: Server) -> None:

@@ -49,8 +49,14 @@ def on_game_end(handler: GameEndHandler) -> GameEndHandler:
 
 
 def _ended(ctx: Context, event: GameEnd) -> None:
+    mark = len(ctx.replies)
     for handler in _HANDLERS:
         handler(ctx, event)
+    # The handlers run before the board's own mails are written (by finish's caller):
+    # their mails are marked to be sent after those (pbm.services.context.in_order).
+    for reply in ctx.replies[mark:]:
+        if reply.after_board is None:
+            reply.after_board = event.board.id
 
 
 def finish(

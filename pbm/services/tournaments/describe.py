@@ -67,8 +67,10 @@ def pairings_text(session: Session, t: Tournament, round_: int | None = None) ->
     boards: dict[int, str] = {}
     lines: list[str] = []
     last_round = None
+    resting = _sitting_out(session, t)
     for p in pairings(session, t, round_):
         if p.round != last_round:
+            _rest_lines(lines, names, resting.get(last_round or 0, []))
             if lines:
                 lines.append("")
             lines.append(phrase("tournament_round_heading", round=p.round))
@@ -82,8 +84,9 @@ def pairings_text(session: Session, t: Tournament, round_: int | None = None) ->
             lines.append(f"  {'-':<6} {first:<16} {phrase('tournament_bye')}")
             continue
         second = names.get(p.second_id, "?")
-        result = _result_text(p)
+        result = _result_text(t, p)
         lines.append(f"  {board:<6} {first:<16} {second:<16} {result}")
+    _rest_lines(lines, names, resting.get(last_round or 0, []))
     if lines:
         return "\n".join(lines)
     # "No pairings yet" for round 5 of 2 (or -1) would send its reader waiting for them.
@@ -93,9 +96,29 @@ def pairings_text(session: Session, t: Tournament, round_: int | None = None) ->
     return phrase("tournament_no_pairings" if t.status == "open" else "tournament_none_paired")
 
 
-def _result_text(p: TournamentPairing) -> str:
+def _sitting_out(session: Session, t: Tournament) -> dict[int, list[int]]:
+    """Round -> the entrants a round robin leaves out of it (an odd field: one a round).
+    They have no pairing to show, so the pairings name them, as a Swiss names its bye."""
+    if t.kind != "roundrobin":
+        return {}
+    field = [e.user_id for e, _ in entries(session, t)]
+    playing: dict[int, set[int | None]] = {}
+    for p in pairings(session, t):
+        playing.setdefault(p.round, set()).update((p.first_id, p.second_id))
+    return {r: [u for u in field if u not in ids] for r, ids in playing.items()}
+
+
+def _rest_lines(lines: list[str], names: dict[int, str], resting: Sequence[int]) -> None:
+    for user_id in resting:
+        lines.append(f"  {'-':<6} {names.get(user_id, '?'):<16} {phrase('tournament_sits_out')}")
+
+
+def _result_text(t: Tournament, p: TournamentPairing) -> str:
     if p.score is None:
-        return phrase("tournament_playing")
+        # A cancellation removes the boards still being played without scoring them.
+        return phrase(
+            "tournament_game_cancelled" if t.status == "cancelled" else "tournament_playing"
+        )
     text = {1.0: "1-0", 0.5: "1/2-1/2", 0.0: "0-1"}[p.score]
     if p.how not in ("game", None):
         text += f" ({p.how})"

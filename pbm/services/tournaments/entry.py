@@ -19,7 +19,7 @@ from pbm.services.tournaments.lookup import TournamentError, entry_of, require_o
 from pbm.services.tournaments.results import withdraw
 from pbm.store.models import User
 from pbm.store.models_tournament import Tournament, TournamentEntry
-from pbm.texts import phrase
+from pbm.texts import phrase, prose
 
 log = logging.getLogger(__name__)
 
@@ -63,7 +63,7 @@ def create(
     computer players may enter only when `bots` is true."""
     key = name.lower()
     if not NAME_PATTERN.match(key):
-        raise TournamentError(phrase("tournament_bad_name", name=name))
+        raise TournamentError(prose("tournament_bad_name", name=name))
     if ctx.session.exec(select(Tournament).where(Tournament.name == key)).first() is not None:
         raise TournamentError(phrase("tournament_exists", name=name))
     kind_key = KIND_WORDS.get(kind.lower())

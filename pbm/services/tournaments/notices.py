@@ -9,7 +9,7 @@ from pbm.services.accounts.users import reply_addresses
 from pbm.services.context import Context, Reply, ReplyKind
 from pbm.services.correspondence.clocks import days_text
 from pbm.services.tournaments.describe import game_title, kind_text, pairings_text
-from pbm.services.tournaments.lookup import entries
+from pbm.services.tournaments.lookup import entries, pairings
 from pbm.store.models import User
 from pbm.store.models_tournament import Tournament
 from pbm.texts import phrase, render
@@ -32,27 +32,53 @@ def tell(ctx: Context, t: Tournament, people: Sequence[User], subject: str, body
             )
 
 
-def announce_round(ctx: Context, t: Tournament, number: int | None) -> None:
+def announce_round(ctx: Context, t: Tournament, number: int | None, before: int) -> None:
+    """Mail the round's pairings to the players still in, ahead of the round's board
+    mails (those queued from `before` on, when its boards were made): the round's mail
+    tells them the boards are coming."""
     people = [u for e, u in entries(ctx.session, t) if not e.withdrawn and not e.eliminated]
-    body = render(
+    # The player with a bye, or whose opponent has withdrawn (a knockout), gets no
+    # board: told that boards are coming, he waited for one.
+    round_ = [] if number is None else pairings(ctx.session, t, number)
+    byes = {p.first_id for p in round_ if p.second_id is None}
+    walkovers = {u for p in round_ if p.how == "withdrawal" for u in (p.first_id, p.second_id)}
+    bye_key = "tournament_round_bye_knockout" if t.kind == "knockout" else "tournament_round_bye"
+    subject = phrase(
+        "subject_tournament_round",
+        name=t.name,
+        # A round robin's rounds all start at once: "1-5", but one round is "1".
+        round=f"1-{t.rounds}" if number is None and t.rounds > 1 else number or 1,
+    )
+    table = pairings_text(ctx.session, t, number)
+    made = len(ctx.replies)
+    for user in people:
+        if user.id in byes:
+            yours = phrase(bye_key)
+        elif user.id in walkovers:  # the withdrawn side is not among `people`
+            yours = phrase("tournament_round_walkover")
+        else:
+            yours = phrase("tournament_round_boards")
+        tell(ctx, t, [user], subject, _round_body(ctx, t, number, table, yours))
+    announced = ctx.replies[made:]
+    del ctx.replies[made:]
+    ctx.replies[before:before] = announced
+
+
+def _round_body(ctx: Context, t: Tournament, number: int | None, table: str, yours: str) -> str:
+    return render(
         "tournament_round",
         tournament=t.name,
         game=game_title(t),
         kind=kind_text(t),
         round=phrase("tournament_all_rounds")
-        if number is None
-        else phrase("tournament_round_of", round=number, rounds=t.rounds),
-        pairings=pairings_text(ctx.session, t, number),
+        if number is None and t.rounds > 1
+        else phrase("tournament_round_of", round=number or 1, rounds=t.rounds),
+        pairings=table,
         nag=days_text(t.nag_days),
         forfeit=days_text(t.forfeit_days),
+        yours=yours,
         signature=ctx.config.server_name,
     )
-    subject = phrase(
-        "subject_tournament_round",
-        name=t.name,
-        round="1-" + str(t.rounds) if number is None else number,
-    )
-    tell(ctx, t, people, subject, body)
 
 
 __all__ = ["announce_round", "tell"]

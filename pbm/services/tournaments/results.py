@@ -55,9 +55,20 @@ def withdraw(ctx: Context, t: Tournament, user: User) -> None:
     entry = entry_of(ctx.session, t, user)
     if entry is None or entry.withdrawn:
         raise TournamentError(phrase("tournament_not_in", name=t.name, userid=user.userid))
+    if entry.eliminated:  # no board and no pairing left; the table keeps him "(out)"
+        raise TournamentError(phrase("tournament_out_already", name=t.name, userid=user.userid))
     entry.withdrawn = True
     ctx.session.add(entry)
     ctx.session.flush()
+    # Told before his boards are forfeited: a forfeit may end the tournament, and the
+    # final standings, mailed to him too, must come after (not above) his withdrawal.
+    tell(
+        ctx,
+        t,
+        [user],
+        phrase("subject_tournament", name=t.name),
+        prose("tournament_withdrawn", name=t.name, userid=user.userid) + "\n",
+    )
     reason = phrase("tournament_withdrew", userid=user.userid, name=t.name)
     for p in pairings(ctx.session, t):
         if p.score is not None or p.game_id is None or user.id not in (p.first_id, p.second_id):
@@ -69,13 +80,6 @@ def withdraw(ctx: Context, t: Tournament, user: User) -> None:
         assert index is not None
         # ends the board: game_ended scores it
         forfeit(ctx, board, index, reason, EndReason.WITHDREW)
-    tell(
-        ctx,
-        t,
-        [user],
-        phrase("subject_tournament", name=t.name),
-        prose("tournament_withdrawn", name=t.name, userid=user.userid) + "\n",
-    )
     # Waiting pairings of the round may now be settled (a knockout bye-winner withdrawn).
     if t.status == "running":
         advance(ctx, t)

@@ -26,7 +26,7 @@ from pbm.services.tournaments.lookup import (
 )
 from pbm.services.tournaments.notices import announce_round, tell
 from pbm.store import queries
-from pbm.store.models import User
+from pbm.store.models import BoardRow, User
 from pbm.store.models_correspondence import PlayerRating
 from pbm.store.models_tournament import Tournament, TournamentEntry, TournamentPairing
 from pbm.texts import phrase, render
@@ -62,12 +62,13 @@ def start(ctx: Context, t: Tournament) -> None:
     if t.kind == "roundrobin":
         schedule = roundrobin.round_robin(seeded, double=t.double)
         t.rounds = len(schedule)
+        before = len(ctx.replies)
         for number, games in enumerate(schedule, 1):
             # An odd field: the player paired with None sits that round out, scoring nothing.
             real = [(a, b) for a, b in games if b is not None]
             _add_round(ctx, t, number, real)
         t.current_round = t.rounds
-        announce_round(ctx, t, None)
+        announce_round(ctx, t, None, before)
     elif t.kind == "swiss":
         _pair_swiss(ctx, t)
     else:
@@ -75,9 +76,10 @@ def start(ctx: Context, t: Tournament) -> None:
         while size < len(seeded):
             size *= 2
         t.rounds = size.bit_length() - 1
+        before = len(ctx.replies)
         _add_round(ctx, t, 1, knockout.first_round(seeded))
         t.current_round = 1
-        announce_round(ctx, t, 1)
+        announce_round(ctx, t, 1, before)
     ctx.session.add(t)
     ctx.session.flush()
     log.info("tournament %s started with %d players", t.name, len(field))
@@ -148,7 +150,7 @@ def _make_board(ctx: Context, t: Tournament, pairing: TournamentPairing) -> None
                 [first.userid, second.userid],
                 params=dict(t.options),
                 server_options=options,
-                comment=phrase("tournament_board_comment", name=t.name, round=pairing.round),
+                comment=_comment(ctx, t, pairing),
                 comment_by=ctx.config.server_name,
                 board_name=name,
                 entered=True,
@@ -163,6 +165,34 @@ def _make_board(ctx: Context, t: Tournament, pairing: TournamentPairing) -> None
         pairing.game_id = board.id
     ctx.session.add(pairing)
     ctx.session.flush()
+
+
+def _comment(ctx: Context, t: Tournament, pairing: TournamentPairing) -> str:
+    """The board's comment: its tournament and round, and for a knockout replay which
+    board it replays and who goes through if it is drawn too (else a new board came
+    with no word of why)."""
+    if pairing.leg == 1:
+        return phrase("tournament_board_comment", name=t.name, round=pairing.round)
+    query = select(TournamentPairing).where(
+        TournamentPairing.tournament_id == t.id,
+        TournamentPairing.round == pairing.round,
+        TournamentPairing.slot == pairing.slot,
+        TournamentPairing.leg == pairing.leg - 1,
+    )
+    drawn = ctx.session.exec(query).one()
+    row = None if drawn.game_id is None else ctx.session.get(BoardRow, drawn.game_id)
+    seed = _seed_of(ctx.session, t)
+    players = [u for u in (pairing.first_id, pairing.second_id) if u is not None]
+    higher = ctx.session.get(User, min(players, key=lambda u: seed.get(u, 0)))
+    if row is None or higher is None:  # only a game on a board is replayed
+        return phrase("tournament_board_comment", name=t.name, round=pairing.round)
+    return phrase(
+        "tournament_replay_comment",
+        name=t.name,
+        round=pairing.round,
+        board=row.board,
+        userid=higher.userid,
+    )
 
 
 def _days(value: float) -> str:
@@ -206,8 +236,9 @@ def _pair_swiss(ctx: Context, t: Tournament) -> bool:
         games.append((paired.bye, None))
     t.current_round += 1
     ctx.session.add(t)
+    before = len(ctx.replies)
     _add_round(ctx, t, t.current_round, games)
-    announce_round(ctx, t, t.current_round)
+    announce_round(ctx, t, t.current_round, before)
     return True
 
 
@@ -224,8 +255,10 @@ def advance(ctx: Context, t: Tournament) -> None:
         if t.kind == "roundrobin":
             _finish(ctx, t)
         elif t.kind == "swiss":
-            if t.current_round >= t.rounds or not _pair_swiss(ctx, t):
+            if t.current_round >= t.rounds:
                 _finish(ctx, t)
+            elif not _pair_swiss(ctx, t):
+                _finish(ctx, t, early=True)
         elif not _knockout_step(ctx, t, current):
             return
 
@@ -298,8 +331,9 @@ def _knockout_step(ctx: Context, t: Tournament, current: Sequence[TournamentPair
         return True
     t.current_round += 1
     ctx.session.add(t)
+    before = len(ctx.replies)
     _add_round(ctx, t, t.current_round, knockout.next_round(winners))
-    announce_round(ctx, t, t.current_round)
+    announce_round(ctx, t, t.current_round, before)
     return True
 
 
@@ -313,7 +347,10 @@ def _eliminate(session: Session, t: Tournament, user_id: int) -> None:
         session.add(entry)
 
 
-def _finish(ctx: Context, t: Tournament) -> None:
+def _finish(ctx: Context, t: Tournament, *, early: bool = False) -> None:
+    """End the tournament and mail every entrant the final standings; `early`: a Swiss
+    whose next round could not be paired, which the mail explains (its players were
+    told "round 2 of 3")."""
     t.status = "finished"
     t.ended_at = ctx.now()
     ctx.session.add(t)
@@ -326,6 +363,15 @@ def _finish(ctx: Context, t: Tournament) -> None:
         game=game_title(t),
         kind=kind_text(t),
         winner=winner,
+        early="\n\n"
+        + phrase(
+            "tournament_ended_early",
+            round=t.current_round + 1,
+            played=t.current_round,
+            rounds=t.rounds,
+        )
+        if early
+        else "",
         standings=standings_text(ctx.session, t, rows),
         signature=ctx.config.server_name,
     )
