@@ -204,7 +204,8 @@ def database_url(tmp_path: Path, request: pytest.FixtureRequest) -> str:
     (or when the test asks for `postgres_url` itself)."""
     from tests import pg_cluster
 
-    if pg_cluster.wanted() or "postgres_url" in request.fixturenames:
+    on_sqlite = request.node.get_closest_marker("sqlite") is not None
+    if (pg_cluster.wanted() and not on_sqlite) or "postgres_url" in request.fixturenames:
         url = str(request.getfixturevalue("postgres_url"))
         pg_cluster.truncate_all(url)
         return url

@@ -18,6 +18,8 @@ from pbm.store import claims
 from pbm.store.engine import session_for
 from tests.server.conftest import runner
 
+pytestmark = pytest.mark.sqlite
+
 
 def stop(daemon: Daemon) -> None:
     daemon.engine.dispose()
