@@ -374,6 +374,28 @@ def test_decline_loses_abort_draws_and_a_withdrawn_bye_winner(server: Server) ->
     }
 
 
+def test_standings_keep_their_columns_and_width_with_long_userids(server: Server) -> None:
+    """A userid may have 20 characters, the table's name column had 16: the numbers of
+    a long name's row stood out of their columns, and a withdrawn one ran to 76."""
+    long_name = "a" * 20
+    people = signup_all(server, [long_name, "bob", "cat", "dan"])
+    create_and_enter(server, people, "wide", "type=roundrobin")
+    server.send(people[long_name], f"tournament start wide {long_name} secret")
+    server.new_mail()
+    server.send(people[long_name], f"tournament leave wide {long_name} secret")
+    server.new_mail()
+    server.send(people["bob"], "tournament standings wide")
+    [table] = server.new_mail()
+    lines = table.body.splitlines()
+    header = next(i for i, line in enumerate(lines) if line.lstrip().startswith("Rank"))
+    points_end = lines[header].index("Points") + len("Points")
+    rows = [line for line in lines[header + 1 :] if line[:4].strip().isdigit()]
+    assert len(rows) == 4
+    assert all(row[points_end - 1].isdigit() and row[points_end] == " " for row in rows), rows
+    assert max(len(line) for line in lines) <= 72
+    assert "(withdrawn)" in table.body
+
+
 def test_swiss_standings_carry_the_tie_breaks(server: Server) -> None:
     """Four players, two rounds, results chosen so the tie-breaks are computed by hand.
     (Userids are two characters at least: ww stands for w, and so on.)"""

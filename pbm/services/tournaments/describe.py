@@ -12,7 +12,7 @@ from pbm.services.play.bots import label
 from pbm.services.tournaments.lookup import entries, pairings, table
 from pbm.store.models import BoardRow
 from pbm.store.models_tournament import Tournament, TournamentPairing
-from pbm.texts import phrase
+from pbm.texts import WIDTH, phrase
 from pbm.tournaments.standings import Row
 
 
@@ -43,21 +43,27 @@ def standings_text(session: Session, t: Tournament, rows: Sequence[Row[int]] | N
     rows = table(session, t) if rows is None else rows
     names = _names(session, t)
     state = {e.user_id: e for e, _ in entries(session, t)}
+    # As wide as the longest userid (up to 20), so the numbers stay in their columns.
+    width = max([16, *(len(names[r.player]) for r in rows)])
     lines = [
-        f"{'Rank':>4}  {'Player':<16} {'Points':>6} {'S-B':>6} {'Buchh':>6}"
+        f"{'Rank':>4}  {'Player':<{width}} {'Points':>6} {'S-B':>6} {'Buchh':>6}"
         f" {'W':>3} {'D':>3} {'L':>3} {'Bye':>3}"
     ]
     for r in rows:
         entry = state[r.player]
         note = ""
         if entry.withdrawn:
-            note = "  " + phrase("tournament_note_withdrawn")
+            note = phrase("tournament_note_withdrawn")
         elif entry.eliminated:
-            note = "  " + phrase("tournament_note_out")
-        lines.append(
-            f"{r.rank:>4}  {names[r.player]:<16} {r.points:>6g} {r.sonneborn_berger:>6g}"
-            f" {r.buchholz:>6g} {r.wins:>3} {r.draws:>3} {r.losses:>3} {r.byes:>3}{note}"
+            note = phrase("tournament_note_out")
+        row = (
+            f"{r.rank:>4}  {names[r.player]:<{width}} {r.points:>6g} {r.sonneborn_berger:>6g}"
+            f" {r.buchholz:>6g} {r.wins:>3} {r.draws:>3} {r.losses:>3} {r.byes:>3}"
         )
+        if note and len(row) + 2 + len(note) > WIDTH:
+            lines += [row, " " * 6 + note]  # under the name, not past the mail's width
+        else:
+            lines.append(f"{row}  {note}" if note else row)
     return "\n".join(lines)
 
 
