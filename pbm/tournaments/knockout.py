@@ -3,8 +3,11 @@ seeds can meet only in the final) with byes to the top seeds."""
 
 from __future__ import annotations
 
-from collections.abc import Hashable, Sequence
+from collections.abc import Hashable, Mapping, Sequence
+from dataclasses import replace
 from typing import TypeVar
+
+from pbm.tournaments.standings import Row
 
 P = TypeVar("P", bound=Hashable)  # a player, as the caller names them (a user id)
 
@@ -42,3 +45,15 @@ def next_round(winners: Sequence[P]) -> list[tuple[P, P]]:
     if len(winners) < 2 or len(winners) % 2:
         raise ValueError("a knockout round needs an even number of winners")
     return [(winners[i], winners[i + 1]) for i in range(0, len(winners), 2)]
+
+
+def by_round_reached(rows: Sequence[Row[P]], reached: Mapping[P, tuple[int, bool]]) -> list[Row[P]]:
+    """A knockout's table: ranked by how far each player came (the last round he played,
+    and whether he is still in, so the winner of the final comes before its loser), those
+    out in the same round sharing a rank; the points order them within it. Points alone
+    would put an early loser who had a bye above a player who won his first match."""
+    ordered = sorted(rows, key=lambda r: reached[r.player], reverse=True)  # stable: points
+    return [
+        replace(r, rank=1 + sum(reached[o.player] > reached[r.player] for o in rows))
+        for r in ordered
+    ]

@@ -257,6 +257,14 @@ def test_knockout_of_eight_with_a_timeout_forfeit_and_a_restart(server: Server) 
     with session_for(server.engine) as session:
         out = {e.user_id for e in session.exec(select(TournamentEntry)) if e.eliminated}
     assert len(out) == 7
+    # Ranked by the round reached, not by points: k8 drew twice with k1 (a point, as
+    # many as each semi-finalist) and is out in round 1 with the other first losers.
+    ranks = {
+        line.split()[1]: int(line.split()[0])
+        for line in won[0].body.splitlines()
+        if line[:4].strip().isdigit()
+    }
+    assert ranks == {"k2": 1, "k1": 2, "k3": 3, "k5": 3, "k4": 5, "k6": 5, "k7": 5, "k8": 5}
 
 
 @pytest.mark.parametrize(

@@ -8,7 +8,7 @@ from collections.abc import Hashable
 
 import pytest
 
-from pbm.tournaments.knockout import first_round, next_round, seed_order
+from pbm.tournaments.knockout import by_round_reached, first_round, next_round, seed_order
 from pbm.tournaments.roundrobin import berger_rounds, round_robin
 from pbm.tournaments.standings import Result, standings
 from pbm.tournaments.swiss import PairingError, SwissPlayer, SwissRound, pair_round
@@ -55,6 +55,29 @@ def test_knockout_seeding_and_byes():
     assert next_round(["s1", "s4", "s2", "s3"]) == [("s1", "s4"), ("s2", "s3")]
     with pytest.raises(ValueError):
         next_round(["a", "b", "c"])
+
+
+def test_a_knockout_table_ranks_by_the_round_reached():
+    # 5 players: a and b had byes in round 1; d beat e; then a beat d, c beat b... no:
+    # round 1: d-e (d wins), a and b byes, c plays nobody else here; round 2: a-d (a
+    # wins), b-c (c wins); final a-c (c wins). b has 1 bye point + 0: as many as e's 0?
+    results = [
+        Result("d", "e", 1.0),
+        Result("a", None, 1.0),
+        Result("b", None, 1.0),
+        Result("c", None, 1.0),
+        Result("a", "d", 1.0),
+        Result("b", "c", 0.0),
+        Result("a", "c", 0.0),
+    ]
+    rows = standings(["a", "b", "c", "d", "e"], results)
+    reached = {"a": (3, False), "c": (3, True), "b": (2, False), "d": (2, False), "e": (1, False)}
+    ranked = by_round_reached(rows, reached)
+    assert [(r.player, r.rank) for r in ranked] == [
+        ("c", 1), ("a", 2), ("b", 3), ("d", 3), ("e", 5)
+    ]  # fmt: skip
+    # By points alone a (3: a bye and two wins) came first, ahead of the winner c (3).
+    assert {r.player: r.points for r in ranked} == {"a": 2, "b": 1, "c": 3, "d": 1, "e": 0}
 
 
 def test_standings_with_tiebreaks():

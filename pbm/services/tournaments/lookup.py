@@ -11,6 +11,7 @@ from pbm.errors import NotFoundError, PbmError
 from pbm.store.models import User
 from pbm.store.models_tournament import Tournament, TournamentEntry, TournamentPairing
 from pbm.texts import phrase
+from pbm.tournaments import knockout
 from pbm.tournaments.standings import Result, Row, standings
 
 
@@ -64,7 +65,17 @@ def results_of(done: Sequence[TournamentPairing]) -> list[Result[int]]:
 
 def table(session: Session, t: Tournament) -> list[Row[int]]:
     field = [u.saved_id for _, u in entries(session, t)]
-    return standings(field, results_of(pairings(session, t)))
+    played = pairings(session, t)
+    rows = standings(field, results_of(played))
+    if t.kind != "knockout":
+        return rows
+    last = dict.fromkeys(field, 0)
+    for p in played:
+        for user in (p.first_id, p.second_id):
+            if user is not None:
+                last[user] = max(last.get(user, 0), p.round)
+    still_in = {e.user_id: not (e.eliminated or e.withdrawn) for e, _ in entries(session, t)}
+    return knockout.by_round_reached(rows, {u: (last[u], still_in[u]) for u in field})
 
 
 def require_open(t: Tournament) -> None:
