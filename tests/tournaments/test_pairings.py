@@ -58,9 +58,8 @@ def test_knockout_seeding_and_byes():
 
 
 def test_a_knockout_table_ranks_by_the_round_reached():
-    # 5 players: a and b had byes in round 1; d beat e; then a beat d, c beat b... no:
-    # round 1: d-e (d wins), a and b byes, c plays nobody else here; round 2: a-d (a
-    # wins), b-c (c wins); final a-c (c wins). b has 1 bye point + 0: as many as e's 0?
+    # Five players: round 1 d beats e, byes for a, b and c; round 2 a beats d, c beats
+    # b; the final c beats a.
     results = [
         Result("d", "e", 1.0),
         Result("a", None, 1.0),
@@ -76,7 +75,8 @@ def test_a_knockout_table_ranks_by_the_round_reached():
     assert [(r.player, r.rank) for r in ranked] == [
         ("c", 1), ("a", 2), ("b", 3), ("d", 3), ("e", 5)
     ]  # fmt: skip
-    # By points alone a (3: a bye and two wins) came first, ahead of the winner c (3).
+    # The points alone tie b (a bye) with d (a win) and leave the loser of the final
+    # a point short of the winner: the rounds decide the ranks.
     assert {r.player: r.points for r in ranked} == {"a": 2, "b": 1, "c": 3, "d": 1, "e": 0}
 
 
