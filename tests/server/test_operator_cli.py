@@ -306,6 +306,30 @@ def test_serve_on_a_port_in_use_says_so_in_one_line(tmp_path: Path) -> None:
     assert status.returncode == 3 and "daemons (the cluster)" not in status.stdout
 
 
+def test_mail_status_lists_the_daemons_in_88_columns(capsys: pytest.CaptureFixture[str]) -> None:
+    # Each daemon was one line of some 130 columns.
+    from pbm.cli.serve import _print_daemons
+
+    daemon = {
+        "id": 12,
+        "host": "mail-2.example.org",
+        "pid": 4242424,
+        "state": "running",
+        "last_seen": "2026-11-27T10:14:45+00:00",
+        "holds_messages": 3,
+        "holds_mails": 17,
+        "counters": {"processed": 123456, "sent": 234567},
+        "listen": "smtp 127.0.0.1:2525, lmtp 127.0.0.1:8024",
+    }
+    _print_daemons([daemon, daemon | {"id": 13, "listen": ""}])
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0] == "daemons (the cluster):"
+    assert max(len(line) for line in lines) <= 88
+    assert lines[1].startswith("  #12 mail-2.example.org pid 4242424: running, last seen ")
+    assert all(line.startswith("      ") for line in lines[2:] if not line.startswith("  #"))
+    assert "(smtp 127.0.0.1:2525, lmtp 127.0.0.1:8024)" in " ".join(x.strip() for x in lines)
+
+
 def test_web_on_a_port_in_use_ends_with_a_line_and_a_code_of_the_table(tmp_path: Path) -> None:
     # uvicorn logged the bind error and pbm web exited 3, a code no table explains.
     config = tmp_path / "pbm.toml"
