@@ -307,9 +307,19 @@ def _drop_stdout() -> None:
 
 
 def fail(message: str, code: int = EXIT_REFUSED) -> NoReturn:
-    """End the command with `error: message` on stderr and `code`."""
-    typer.echo(f"error: {message}", err=True)
+    """End the command with `error: message` on stderr and `code`: one line, the first
+    paragraph of `message` (see one_line)."""
+    typer.echo(f"error: {one_line(message)}", err=True)
     raise typer.Exit(code)
+
+
+def one_line(message: str) -> str:
+    """The first paragraph of `message` on one line. A refusal made for mail keeps
+    pbmserv's layout ("Userid not known here:", the userid on a tabbed line of its own)
+    and may go on with advice for the mail's reader (how to write a userid, a `signup`
+    example); the operator's error line says what is wrong in one line."""
+    paragraph = message.strip().split("\n\n", 1)[0]
+    return " ".join(part.strip() for part in paragraph.splitlines() if part.strip())
 
 
 @contextmanager

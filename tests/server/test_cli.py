@@ -75,6 +75,17 @@ def test_users(cfg: Path) -> None:
     assert runner.invoke(app, ["user", "show", "nobody"]).exit_code == 1
 
 
+def test_a_refusal_made_for_mail_is_one_error_line(cfg: Path) -> None:
+    # The mail's layout came through: "Userid not known here:" and the userid on a
+    # tabbed line of its own; a bad userid went on with how to write one and a `signup`
+    # example for a mail's reader.
+    ok("user", "add", "alice", "alice@x.example", "--password", "pw", "--confirmed")
+    unknown = runner.invoke(app, ["game", "new", "quarto", "alice", "ghost"])
+    assert (unknown.exit_code, unknown.output) == (1, "error: Userid not known here: ghost\n")
+    bad = runner.invoke(app, ["user", "add", "x y", "x@x.example", "--password", "pw"])
+    assert bad.output == "error: 'x y' cannot be a userid: it holds U+0020 SPACE.\n"
+
+
 def test_run_with_no_sender_prints_the_operators_answers(cfg: Path) -> None:
     # With neither --as nor --from, `pbm run "quarto show 101"` printed nothing at all.
     ok("user", "add", "alice", "alice@x.example", "--password", "pw", "--confirmed")
