@@ -132,7 +132,9 @@ def list_users(
             # An address nobody confirmed is marked with a "?".
             shown_addresses = [r.address + ("" if r.confirmed_at else "?") for r in rows_of]
             active = len(queries.games_of_user(ctx.session, user.saved_id, statuses=("active",)))
-            state = "disabled" if user.disabled else "active"
+            # a deleted account was listed as "disabled", which `pbm user enable` then
+            # said it did not know
+            state = "deleted" if users.deleted(user) else "disabled" if user.disabled else "active"
             row: list[object] = [
                 users.shown(user.userid),
                 state,

@@ -75,6 +75,20 @@ def test_users(cfg: Path) -> None:
     assert runner.invoke(app, ["user", "show", "nobody"]).exit_code == 1
 
 
+def test_user_list_says_deleted_for_a_deleted_account(cfg: Path) -> None:
+    # It said "disabled", and `pbm user enable` then said it knew no such userid.
+    ok("user", "add", "alice", "alice@x.example", "--password", "pw", "--confirmed")
+    ok("user", "add", "bob", "bob@x.example", "--password", "pw", "--confirmed")
+    ok("user", "disable", "alice")
+    ok("user", "delete", "bob")
+    listed = json.loads(ok("user", "list", "--json"))
+    assert [(u["userid"], u["status"]) for u in listed] == [
+        ("alice", "disabled"),
+        ("bob", "deleted"),
+    ]
+    assert "bob     deleted " in ok("user", "list")
+
+
 def test_a_refusal_made_for_mail_is_one_error_line(cfg: Path) -> None:
     # The mail's layout came through: "Userid not known here:" and the userid on a
     # tabbed line of its own; a bad userid went on with how to write one and a `signup`
