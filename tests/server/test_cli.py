@@ -217,8 +217,34 @@ def test_user_show_heads_the_boards_and_says_none(cfg: Path) -> None:
 def test_user_erase_says_whom_it_erased(cfg: Path) -> None:
     # It printed "erased; the games now name him erased-1": erased whom?
     ok("user", "add", "Carol", "carol@x.example", "--password", "pw", "--confirmed")
-    assert ok("user", "erase", "carol") == "erased Carol: the games now name him erased-1\n"
+    assert ok("user", "erase", "carol", "--yes") == (
+        "erased Carol: the games now name him erased-1\n"
+    )
     assert runner.invoke(app, ["user", "show", "carol"]).exit_code == 1
+
+
+def test_user_erase_asks_first(cfg: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # It erased at once, for good, and resigned the player's running boards.
+    ok("user", "add", "alice", "alice@x.example", "--password", "pw", "--confirmed")
+    ok("user", "add", "bob", "bob@x.example", "--password", "pw", "--confirmed")
+    ok("game", "new", "quarto", "alice", "bob")
+    script = runner.invoke(app, ["user", "erase", "alice"])
+    assert (script.exit_code, script.output) == (
+        2,
+        "error: erasing alice cannot be undone: run it again with --yes\n",
+    )
+    monkeypatch.setattr("pbm.cli.user._on_terminal", lambda: True)
+    declined = runner.invoke(app, ["user", "erase", "alice"], input="\n")
+    assert declined.exit_code == 1
+    assert declined.output == (
+        "alice's addresses, mails and settings go for good, and his running board is "
+        "resigned.\nErase alice? [y/N]: \nerror: alice not erased\n"
+    )
+    assert json.loads(ok("game", "list", "--json"))[0]["status"] != "finished"
+    assert ok("user", "show", "alice").startswith("userid:    alice\n")
+    agreed = runner.invoke(app, ["user", "erase", "alice"], input="y\n")
+    assert agreed.exit_code == 0
+    assert agreed.output.endswith("erased alice: the games now name him erased-1\n")
 
 
 def test_run_games_and_outbox(cfg: Path) -> None:
