@@ -93,7 +93,9 @@ def confirm(
         ),
     ],
 ) -> None:
-    """Confirm an address for its account (as its owner's answer to the request would)."""
+    """Confirm an address for its account (as its owner's answer to the request would:
+    a mailbox bounces had disabled is mailed again)."""
+    enabled = ""
     with admin_context(cli) as ctx:
         user = users.find_user(ctx, userid)
         row = next(
@@ -108,7 +110,13 @@ def confirm(
             fail(f"{address} is not an address of {user.userid}")
         else:
             consent.confirm(ctx, row)
-    typer.echo(f"{address} confirmed for {userid}")
+            # as the owner's confirmation does (pbm.commands.account.Confirm): the
+            # operator had no other way to mail a mailbox again that bounces disabled
+            enabled = bounces.enable(ctx, row.address)
+    typer.echo(
+        f"{address} confirmed for {userid}"
+        + (", and mailed again (bounces had disabled it)" if enabled else "")
+    )
 
 
 def list_users(
