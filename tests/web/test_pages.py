@@ -290,3 +290,26 @@ def test_the_last_pictures_tag_changes_when_the_board_ends(
     after = client.get(path, headers={"if-none-match": before.headers["etag"]})
     assert after.status_code == 200 and after.content != before.content
     assert client.get("/quarto/101/3/picture.png").headers["etag"] == earlier
+
+
+def test_a_page_while_the_database_is_away_is_a_503_and_one_log_line(
+    site: Server, client: TestClient, caplog: pytest.LogCaptureFixture
+) -> None:
+    # It was a 500, "Internal Server Error", with a traceback in the log for every page
+    # asked while the database file was away (a restore under way, say).
+    from pbm.store.engine import sqlite_file
+
+    path = sqlite_file(site.config.database_url)
+    if path is None:
+        pytest.skip("a database file to take away")
+    assert client.get("/").status_code == 200
+    path.rename(path.with_name("away"))
+    try:
+        with caplog.at_level("WARNING", logger="pbm.web"):
+            away = client.get("/")
+    finally:
+        path.with_name("away").rename(path)
+    assert (away.status_code, away.headers["retry-after"]) == (503, "60")
+    assert "The boards cannot be read just now." in away.text
+    assert [r.getMessage().split(" ")[0] for r in caplog.records] == ["event=web_store_unavailable"]
+    assert client.get("/").status_code == 200
