@@ -59,6 +59,37 @@ def test_db_backup_never_overwrites_and_names_its_target(cfg: Path) -> None:
     assert "alice" in ok("user", "list")
 
 
+def test_db_backup_onto_a_full_disk_leaves_nothing_and_says_whose_disk(cfg: Path) -> None:
+    # It said "the database cannot be used (full)", of the live database, and left a
+    # part of a copy under the backup's name, which a second try then refused.
+    from tests.server.conftest import small_tmpfs
+
+    ok("user", "add", "alice", "alice@x.example", "--password", "pw", "--confirmed")
+    with small_tmpfs(cfg.parent / "small", "64k") as small:
+        target = small / "copy.sqlite3"
+        full = runner.invoke(app, ["db", "backup", str(target)])
+        assert (full.exit_code, full.output) == (
+            75,
+            f"error: cannot write the backup {target}: the disk is full\n",
+        )
+        assert list(small.iterdir()) == []
+    target = cfg.parent / "copy.sqlite3"
+    assert ok("db", "backup", str(target)).startswith("backed up ")
+    assert sorted(p.name for p in cfg.parent.glob("copy*")) == ["copy.sqlite3"]
+
+
+def test_db_backup_onto_a_file_system_without_links(
+    cfg: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def no_links(*_args: object) -> None:
+        raise PermissionError(1, "Operation not permitted")
+
+    monkeypatch.setattr("pbm.cli.db.os.link", no_links)
+    target = cfg.parent / "copy.sqlite3"
+    assert ok("db", "backup", str(target)).startswith("backed up ")
+    assert sorted(p.name for p in cfg.parent.glob("copy*")) == ["copy.sqlite3"]
+
+
 def test_users(cfg: Path) -> None:
     ok("user", "add", "alice", "alice@x.example", "--password", "pw", "--confirmed")
     ok("user", "add", "bob", "bob@x.example", "--password", "pw", "--confirmed")
