@@ -204,6 +204,21 @@ def test_a_display_name_address_is_named_with_its_bare_address(tmp_path: Path) -
         )
 
 
+def test_output_to_a_full_disk_is_one_line_and_75(tmp_path: Path) -> None:
+    # `pbm user export alice > /full/disk/alice.json` ended in a traceback, exit 1.
+    if not Path("/dev/full").exists():
+        pytest.skip("no /dev/full")
+    config = write_config(tmp_path)
+    assert pbm(config, "db", "init").returncode == 0
+    assert pbm(config, "user", "add", "alice", "a@x.example", "--password", "p").returncode == 0
+    with open("/dev/full", "w") as full:
+        done = pbm(config, "user", "export", "alice", stdout=full.fileno())
+    assert (done.returncode, done.stderr) == (
+        75,
+        "error: cannot write the output: No space left on device\n",
+    )
+
+
 def test_a_usage_error_of_another_command_stays_one(tmp_path: Path) -> None:
     config = write_config(tmp_path)
     done = pbm(config, "mail", "status", "--bogus")
