@@ -117,6 +117,11 @@ def _new_database(path: Path, target: Path) -> sqlite3.Connection:
         fail(f"cannot write the backup {target}: {target.parent} is not a directory")
     try:
         target.parent.mkdir(parents=True, exist_ok=True)
+        # Readable by pbm's user only, as the DKIM key: a backup holds every player's
+        # mail, addresses and password hashes, and may be written far from the data
+        # directory. SQLite makes its side files with the mode of the file.
+        path.unlink(missing_ok=True)  # a part a killed backup left
+        os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
         return sqlite3.connect(path)
     except (OSError, sqlite3.Error) as exc:
         problem = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)

@@ -76,6 +76,8 @@ def test_db_backup_onto_a_full_disk_leaves_nothing_and_says_whose_disk(cfg: Path
     target = cfg.parent / "copy.sqlite3"
     assert ok("db", "backup", str(target)).startswith("backed up ")
     assert sorted(p.name for p in cfg.parent.glob("copy*")) == ["copy.sqlite3"]
+    # every player's mail and password hash: the backup was world-readable (0644)
+    assert target.stat().st_mode & 0o777 == 0o600
 
 
 def test_db_backup_onto_a_file_system_without_links(
