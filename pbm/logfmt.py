@@ -65,3 +65,7 @@ def setup_logging(level: str = "INFO") -> None:
     # alembic announces its plugins and dialect at INFO on every start; pbm.store.schema logs
     # the one line that matters (event=schema_upgraded)
     logging.getLogger("alembic").setLevel(logging.WARNING)
+    # uvicorn says "Started server process" (and "Shutting down", "Finished server
+    # process") at INFO once per server, the pages' and the metrics' alike: the same line
+    # twice, where pbm.web logs web_started and web_stopped once; its errors still show
+    logging.getLogger("uvicorn.error").setLevel(logging.WARNING)

@@ -17,6 +17,7 @@ the message.
 
 from __future__ import annotations
 
+import errno
 import json
 import os
 import sys
@@ -286,12 +287,24 @@ class PbmGroup(TyperGroup):
             raise  # a usage error of another command: typer's own end, code 2
         except (typer.Exit, typer.Abort):
             raise  # typer's own ends (--help, `fail`): nothing to classify
+        except OSError as exc:
+            if exc.errno not in _DISK_FULL or (isinstance(ctx.obj, CliState) and ctx.obj.debug):
+                raise
+            # `pbm user export alice > /full/disk/alice.json` ended in a traceback: a full
+            # disk is an operational error, and the output no longer wanted
+            _drop_stdout()
+            where = exc.filename or "the output"
+            typer.echo(f"error: cannot write {where}: {exc.strerror}", err=True)
+            raise typer.Exit(EX_TEMPFAIL) from None
         except Exception as exc:
             code = exit_code_for(exc)
             if code is None or (isinstance(ctx.obj, CliState) and ctx.obj.debug):
                 raise
             typer.echo(f"error: {error_line(exc)}", err=True)
             raise typer.Exit(code) from None
+
+
+_DISK_FULL = (errno.ENOSPC, errno.EDQUOT, errno.EFBIG)
 
 
 def _drop_stdout() -> None:
@@ -307,9 +320,19 @@ def _drop_stdout() -> None:
 
 
 def fail(message: str, code: int = EXIT_REFUSED) -> NoReturn:
-    """End the command with `error: message` on stderr and `code`."""
-    typer.echo(f"error: {message}", err=True)
+    """End the command with `error: message` on stderr and `code`: one line, the first
+    paragraph of `message` (see one_line)."""
+    typer.echo(f"error: {one_line(message)}", err=True)
     raise typer.Exit(code)
+
+
+def one_line(message: str) -> str:
+    """The first paragraph of `message` on one line. A refusal made for mail keeps
+    pbmserv's layout ("Userid not known here:", the userid on a tabbed line of its own)
+    and may go on with advice for the mail's reader (how to write a userid, a `signup`
+    example); the operator's error line says what is wrong in one line."""
+    paragraph = message.strip().split("\n\n", 1)[0]
+    return " ".join(part.strip() for part in paragraph.splitlines() if part.strip())
 
 
 @contextmanager

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import sqlite3
 from contextlib import closing
 from datetime import UTC, datetime
@@ -10,7 +11,7 @@ from typing import Annotated
 
 import typer
 
-from pbm.cli.common import config, engine, fail
+from pbm.cli.common import EXIT_TEMPFAIL, config, engine, fail
 from pbm.store.engine import mark_created, shown_url, sqlite_file
 from pbm.store.schema import current_revision, init_db
 
@@ -72,22 +73,56 @@ def backup(
     # Never over a file: that could be the live database itself, or an older backup.
     if target.exists() or target.is_symlink():
         fail(f"{target} exists already: name a new file (a backup never overwrites one)")
-    dst = _new_database(target)
+    # Written under a name of its own and linked to `target` once whole: a backup that
+    # failed (a full disk) or was stopped left a part at `target` that looked like a
+    # backup, and a second try was refused because it existed.
+    part = target.with_name(target.name + ".part")
+    dst = _new_database(part, target)
     try:
         with closing(sqlite3.connect(source)) as src:
             src.backup(dst)
-    finally:
         dst.close()
+        _take_name(part, target)
+    except BaseException as exc:
+        dst.close()
+        part.unlink(missing_ok=True)
+        if isinstance(exc, sqlite3.Error) and exc.sqlite_errorcode & 0xFF == sqlite3.SQLITE_FULL:
+            # the copy is the only side written: it was not the database that was full
+            fail(f"cannot write the backup {target}: the disk is full", EXIT_TEMPFAIL)
+        if isinstance(exc, FileExistsError):
+            fail(f"{target} exists already: name a new file (a backup never overwrites one)")
+        raise
+    part.unlink(missing_ok=True)
     typer.echo(f"backed up {source} to {target}")
 
 
-def _new_database(target: Path) -> sqlite3.Connection:
-    """A connection that creates `target`; a place it cannot be made ends the command."""
+def _take_name(part: Path, target: Path) -> None:
+    """Give the whole copy `part` the name `target`, never over a file that appeared
+    there meanwhile: a hard link where the file system has them, else a rename after a
+    last look (a FAT or SMB mount has no links)."""
+    try:
+        os.link(part, target)
+    except FileExistsError:
+        raise
+    except OSError:
+        if target.exists():
+            raise FileExistsError(target) from None
+        os.rename(part, target)
+
+
+def _new_database(path: Path, target: Path) -> sqlite3.Connection:
+    """A connection that creates `path`, the part of the backup `target` (which the
+    errors name); a place it cannot be made ends the command."""
     if target.parent.exists() and not target.parent.is_dir():
         fail(f"cannot write the backup {target}: {target.parent} is not a directory")
     try:
         target.parent.mkdir(parents=True, exist_ok=True)
-        return sqlite3.connect(target)
+        # Readable by pbm's user only, as the DKIM key: a backup holds every player's
+        # mail, addresses and password hashes, and may be written far from the data
+        # directory. SQLite makes its side files with the mode of the file.
+        path.unlink(missing_ok=True)  # a part a killed backup left
+        os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
+        return sqlite3.connect(path)
     except (OSError, sqlite3.Error) as exc:
         problem = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
         fail(f"cannot write the backup {target}: {problem}")

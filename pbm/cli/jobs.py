@@ -19,7 +19,8 @@ def run(cli: typer.Context, as_json: JsonOption = False) -> None:
     """Send due reminders and digests, forfeit boards whose time is up, end used-up
     vacations, carry out due erasures, mail due export parts, forget the text of old
     mail, play the bots' due moves. Safe to run as often as you like: nothing is ever
-    done twice."""
+    done twice. Prints what it did, and nothing when nothing was due (cron mails any
+    output)."""
     cfg = config(cli)
     require_engine_user(cfg)
     eng = engine(cfg)
@@ -32,5 +33,7 @@ def run(cli: typer.Context, as_json: JsonOption = False) -> None:
         eng.dispose()
     if as_json:
         typer.echo(json.dumps(done))
-    else:
-        typer.echo(folded(" ".join(f"{k}={v}" for k, v in done.items())))
+    elif any(done.values()):
+        # the counts that happened only: from cron, a line of zeros every five minutes
+        # is a mail every five minutes
+        typer.echo(folded(" ".join(f"{k}={v}" for k, v in done.items() if v)))

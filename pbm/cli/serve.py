@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from pbm.cli.common import EXIT_UNAVAILABLE, EXIT_USAGE, config, fail
+from pbm.cli.common import EXIT_UNAVAILABLE, EXIT_USAGE, config, fail, folded
 from pbm.cli.web import LogLevelOption, WebOption
 
 if TYPE_CHECKING:
@@ -239,11 +239,17 @@ def _print_daemons(daemons: list[dict[str, Any]] | str) -> None:
     if shown:
         typer.echo("daemons (the cluster):")
     for d in shown:
+        # one daemon's line is some 130 columns: folded to the terminal, as the rest
         typer.echo(
-            f"  #{d['id']} {d['host']} pid {d['pid']}: {d['state']}, last seen "
-            f"{d['last_seen']}, holds {d['holds_messages']} messages and "
-            f"{d['holds_mails']} mails; processed {d['counters'].get('processed', 0)}, "
-            f"sent {d['counters'].get('sent', 0)}" + (f" ({d['listen']})" if d["listen"] else "")
+            folded(
+                f"#{d['id']} {d['host']} pid {d['pid']}: {d['state']}, last seen "
+                f"{d['last_seen']}, holds {d['holds_messages']} messages and "
+                f"{d['holds_mails']} mails; processed {d['counters'].get('processed', 0)}, "
+                f"sent {d['counters'].get('sent', 0)}"
+                + (f" ({d['listen']})" if d["listen"] else ""),
+                indent="  ",
+                hang="    ",
+            )
         )
 
 

@@ -28,12 +28,17 @@ UseridArg = Annotated[
 ]
 
 
+def _on_terminal() -> bool:
+    """Whether someone at a terminal can answer a question."""
+    return sys.stdin is not None and sys.stdin.isatty()
+
+
 def _password(password: str | None) -> str:
     """`--password`, else asked on the terminal, else the first line of a piped stdin
     (`printf '%s\\n' "$PW" | pbm user add ...`): a prompt there only warned and aborted."""
     if password:
         return password
-    if sys.stdin is not None and sys.stdin.isatty():
+    if _on_terminal():
         return typer.prompt("Password", hide_input=True, confirmation_prompt=True)
     line = sys.stdin.readline().rstrip("\r\n") if sys.stdin is not None else ""
     if not line:
@@ -88,7 +93,9 @@ def confirm(
         ),
     ],
 ) -> None:
-    """Confirm an address for its account (as its owner's answer to the request would)."""
+    """Confirm an address for its account (as its owner's answer to the request would:
+    a mailbox bounces had disabled is mailed again)."""
+    enabled = ""
     with admin_context(cli) as ctx:
         user = users.find_user(ctx, userid)
         row = next(
@@ -103,7 +110,13 @@ def confirm(
             fail(f"{address} is not an address of {user.userid}")
         else:
             consent.confirm(ctx, row)
-    typer.echo(f"{address} confirmed for {userid}")
+            # as the owner's confirmation does (pbm.commands.account.Confirm): the
+            # operator had no other way to mail a mailbox again that bounces disabled
+            enabled = bounces.enable(ctx, row.address)
+    typer.echo(
+        f"{address} confirmed for {userid}"
+        + (", and mailed again (bounces had disabled it)" if enabled else "")
+    )
 
 
 def list_users(
@@ -132,7 +145,9 @@ def list_users(
             # An address nobody confirmed is marked with a "?".
             shown_addresses = [r.address + ("" if r.confirmed_at else "?") for r in rows_of]
             active = len(queries.games_of_user(ctx.session, user.saved_id, statuses=("active",)))
-            state = "disabled" if user.disabled else "active"
+            # a deleted account was listed as "disabled", which `pbm user enable` then
+            # said it did not know
+            state = "deleted" if users.deleted(user) else "disabled" if user.disabled else "active"
             row: list[object] = [
                 users.shown(user.userid),
                 state,
@@ -263,11 +278,37 @@ def export(cli: typer.Context, userid: UseridArg) -> None:
         typer.echo(my_data.personal_json(ctx, find_user(ctx, userid)), nl=False)
 
 
-def erase(cli: typer.Context, userid: UseridArg) -> None:
+def erase(
+    cli: typer.Context,
+    userid: UseridArg,
+    yes: Annotated[
+        bool, typer.Option("--yes", help="Erase without asking (scripts; there is no undo).")
+    ] = False,
+) -> None:
     """Erase a player but keep his games: his personal data goes, his userid in the
-    games becomes a pseudonym, his running boards are resigned unrated."""
+    games becomes a pseudonym, his running boards are resigned unrated. Asks first on a
+    terminal; elsewhere it needs --yes."""
+    if not yes:
+        _confirm_erasure(cli, userid)
     with admin_context(cli) as ctx:
         user = find_user(ctx, userid)
         name = user.userid  # the account's own spelling, gone once erased
         pseudonym = erasure.erase_user(ctx, user)
         typer.echo(f"erased {name}: the games now name him {pseudonym}")
+
+
+def _confirm_erasure(cli: typer.Context, userid: str) -> None:
+    """Ask before an erasure, which nothing undoes; asked outside the transaction, so
+    that no write lock waits on the operator. Not on a terminal: refuse, naming --yes."""
+    with admin_context(cli) as ctx:
+        user = find_user(ctx, userid)
+        name = user.userid
+        running = len(queries.games_of_user(ctx.session, user.saved_id, statuses=("active",)))
+    if not _on_terminal():
+        fail(f"erasing {name} cannot be undone: run it again with --yes", EXIT_USAGE)
+    boards = {0: "", 1: ", and his running board is resigned"}.get(
+        running, f", and his {running} running boards are resigned"
+    )
+    typer.echo(f"{name}'s addresses, mails and settings go for good{boards}.")
+    if not typer.confirm(f"Erase {name}?", default=False):
+        fail(f"{name} not erased")

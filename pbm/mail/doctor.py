@@ -25,7 +25,7 @@ import dns.resolver
 import dns.reversename
 from publicsuffixlist import PublicSuffixList
 
-from pbm.mail.dkim import record_name, record_text
+from pbm.mail.dkim import dns_record, record_name
 from pbm.mail.identity import a_label
 
 # RFC 7208 section 4.6.4: at most 10 terms that cause DNS lookups per evaluation.
@@ -308,7 +308,9 @@ def check_dkim(setup: DomainSetup, lookup: Dns) -> Check:
     name = record_name(setup.dkim_selector, setup.dkim_domain)
     publish = ""
     if setup.dkim_public_key is not None:
-        publish = f'{name}. IN TXT "{record_text(setup.dkim_public_key)}"'
+        # split as `pbm mail dkim-key` prints it: a 2048-bit key is some 400 octets, and a
+        # zone file refuses a TXT string longer than 255
+        publish = dns_record(setup.dkim_selector, setup.dkim_domain, setup.dkim_public_key)
     records = [t for t in lookup.texts(name, "TXT") if "p=" in t]
     if not records:
         return Check(CheckName.DKIM, Verdict.FAIL, f"no key at {name}", "publish it", publish)

@@ -8,7 +8,7 @@ from datetime import datetime
 
 from sqlmodel import Session, col, select
 
-from pbm.store.models import AddressRefusal, GamePlayer, User, UserAddress
+from pbm.store.models import AddressRefusal, BoardRow, GamePlayer, User, UserAddress
 from pbm.store.models_correspondence import MailPreference
 from pbm.store.models_tournament import TournamentEntry
 
@@ -62,8 +62,15 @@ def add_refusal(session: Session, mailbox: str, userid_key: str, at: datetime) -
 
 def unconfirmed_users(session: Session, created_before: datetime) -> list[User]:
     """Accounts (not bots, not removed) created before `created_before` that have no
-    confirmed address."""
+    confirmed address, and play no started board: such a player is kept until his
+    boards end (listing him made every run of the job say so again, every five
+    minutes in the log and, from cron, in a mail)."""
     confirmed = select(UserAddress.user_id).where(col(UserAddress.confirmed_at).is_not(None))
+    playing = (
+        select(GamePlayer.user_id)
+        .join(BoardRow, col(BoardRow.id) == col(GamePlayer.game_id))
+        .where(col(BoardRow.status) == "active", col(BoardRow.move_count) > 0)
+    )
     query = (
         select(User)
         .where(
@@ -71,6 +78,7 @@ def unconfirmed_users(session: Session, created_before: datetime) -> list[User]:
             col(User.bot).is_(False),
             col(User.disabled).is_(False),
             col(User.id).not_in(confirmed),
+            col(User.id).not_in(playing),
         )
         .order_by(col(User.id))
     )

@@ -79,12 +79,7 @@ def ensure_schema(engine: Engine, *, create: bool = False) -> None:
         raise SchemaNotReady(
             f"the database {_shown(engine)} holds no pbm schema: create it with `pbm db init`"
         )
-    unknown = have - _revisions()[0]
-    if unknown:
-        raise SchemaNotReady(
-            f"the database schema ({', '.join(sorted(unknown))}) is newer than this pbm "
-            f"knows ({', '.join(sorted(want))}): run the newer pbm"
-        )
+    _refuse_newer(have)
     if engine.dialect.name == "sqlite":
         init_db(engine)
         return
@@ -93,6 +88,17 @@ def ensure_schema(engine: Engine, *, create: bool = False) -> None:
         f"the database schema is {stored}, this pbm needs {', '.join(sorted(want))}: "
         "run `pbm db upgrade`"
     )
+
+
+def _refuse_newer(have: frozenset[str]) -> None:
+    """A schema a newer pbm made (the code was rolled back, or an old copy runs beside
+    the new one) is no migration of this pbm's: name it instead of failing in alembic."""
+    unknown = have - _revisions()[0]
+    if unknown:
+        raise SchemaNotReady(
+            f"the database schema ({', '.join(sorted(unknown))}) is newer than this pbm "
+            f"knows ({', '.join(sorted(schema_heads()))}): run the newer pbm"
+        )
 
 
 def _shown(engine: Engine) -> str:
@@ -113,6 +119,7 @@ def init_db(engine: Engine) -> None:
     """Create the schema, or upgrade it in place to the newest migration."""
     from alembic import command  # see _revisions: import cost
 
+    _refuse_newer(stored_heads(engine))
     before = current_revision(engine)
     # "heads": a schema whose revisions branched (two features migrated side by side)
     # still upgrades to every head.

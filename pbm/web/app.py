@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import logging
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any, TypeVar
@@ -15,13 +16,16 @@ from typing import Any, TypeVar
 import jinja2
 from sqlalchemy.engine import Engine
 from starlette.applications import Starlette
+from starlette.middleware import Middleware
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, PlainTextResponse, Response
 from starlette.routing import Route
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from pbm.clock import Clock
 from pbm.config import Config
 from pbm.errors import NotFoundError, PbmError
+from pbm.logfmt import kv
 from pbm.mail import web_links
 from pbm.pictures.picture import draw
 from pbm.services.context import Context
@@ -31,6 +35,7 @@ from pbm.services.play.board_text import ended_line
 from pbm.services.play.boards import state_at
 from pbm.services.play.picture_words import picture_words
 from pbm.store.engine import session_for
+from pbm.store.failures import classify, describe_failure
 from pbm.texts import phrase
 from pbm.web import feeds, views
 from pbm.web.chart import rating_chart
@@ -38,6 +43,8 @@ from pbm.web.guard import Buckets, Guard
 from pbm.work import run_work
 
 T = TypeVar("T")
+log = logging.getLogger("pbm.web")
+RETRY_AFTER_SECONDS = 60  # a 503 while the store is away: the daemon retries as often
 MAX_PAGE = 10_000  # page numbers past this are no list's
 ROBOTS_PUBLIC = "User-agent: *\nDisallow: /unsubscribe/\nDisallow: /confirm/\n"
 ROBOTS_PRIVATE = "User-agent: *\nDisallow: /\n"
@@ -133,6 +140,34 @@ def _page(request: Request) -> int:
 
 def _after(label: str, upto: object) -> str:
     return phrase("web_after_move", label=label, number=upto)
+
+
+class StoreTrouble:
+    """ASGI middleware inside the pages: a request the store could not answer (the
+    database missing, locked, unreachable: a temporary failure, pbm.store.failures)
+    gets a 503 page with Retry-After and one log line, where it got a 500 and a
+    traceback in the log for every page asked while the database was away."""
+
+    def __init__(self, app: ASGIApp, unavailable: Callable[[], Response]) -> None:
+        self.app, self.unavailable = app, unavailable
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        started = False
+
+        async def sending(message: Message) -> None:
+            nonlocal started
+            started = started or message["type"] == "http.response.start"
+            await send(message)
+
+        try:
+            await self.app(scope, receive, sending)
+        except Exception as exc:
+            if started or scope["type"] != "http" or not classify(exc).temporary:
+                raise
+            log.warning(
+                kv("web_store_unavailable", path=scope.get("path"), error=describe_failure(exc))
+            )
+            await self.unavailable()(scope, receive, send)
 
 
 def make_app(config: Config, reader: Reader, writer: Writer) -> Guard:
@@ -369,5 +404,13 @@ def make_app(config: Config, reader: Reader, writer: Writer) -> Guard:
         Route("/{game}/{board}/{move:int}", etagged(board)),
         Route("/{game}/{board}/{move:int}/picture.png", picture),
     ]
-    app = Starlette(routes=routes)
+
+    def unavailable() -> Response:
+        response = page(
+            "missing.html", 503, title=phrase("web_unavailable"), what=phrase("web_try_later")
+        )
+        response.headers["retry-after"] = str(RETRY_AFTER_SECONDS)
+        return response
+
+    app = Starlette(routes=routes, middleware=[Middleware(StoreTrouble, unavailable=unavailable)])
     return Guard(app, Buckets(config.web_burst, config.web_requests_per_second))

@@ -180,6 +180,25 @@ def test_confirm_token_from_the_disabled_mailbox_enables_it(server: Server) -> N
     assert _score(server, bob) == (0.0, False)
 
 
+def test_the_operators_confirmation_enables_a_disabled_mailbox(
+    server: Server, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # `pbm user confirm` said "confirmed" and the mailbox stayed disabled: the operator,
+    # told by the player that his mailbox works again, could not mail it again.
+    path = tmp_path / "cli.toml"
+    path.write_text(
+        f'[server]\naddress = "pbm@example.org"\ndata_dir = "{tmp_path}"\n'
+        f'[store]\ndatabase_url = "{server.config.database_url}"\n'
+    )
+    monkeypatch.setenv("PBM_CONFIG", str(path))
+    _alice, bob = _disable(server)
+    assert cli_ok("user", "confirm", "bob", bob) == (
+        f"{bob} confirmed for bob, and mailed again (bounces had disabled it)\n"
+    )
+    assert _score(server, bob) == (0.0, False)
+    assert cli_ok("user", "confirm", "bob", bob) == f"{bob} confirmed for bob\n"
+
+
 def test_requests_to_a_disabled_mailbox_keep_consents_daily_limit(server: Server) -> None:
     _alice, bob = _disable(server)
     requests = []

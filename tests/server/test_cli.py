@@ -59,6 +59,39 @@ def test_db_backup_never_overwrites_and_names_its_target(cfg: Path) -> None:
     assert "alice" in ok("user", "list")
 
 
+def test_db_backup_onto_a_full_disk_leaves_nothing_and_says_whose_disk(cfg: Path) -> None:
+    # It said "the database cannot be used (full)", of the live database, and left a
+    # part of a copy under the backup's name, which a second try then refused.
+    from tests.server.conftest import small_tmpfs
+
+    ok("user", "add", "alice", "alice@x.example", "--password", "pw", "--confirmed")
+    with small_tmpfs(cfg.parent / "small", "64k") as small:
+        target = small / "copy.sqlite3"
+        full = runner.invoke(app, ["db", "backup", str(target)])
+        assert (full.exit_code, full.output) == (
+            75,
+            f"error: cannot write the backup {target}: the disk is full\n",
+        )
+        assert list(small.iterdir()) == []
+    target = cfg.parent / "copy.sqlite3"
+    assert ok("db", "backup", str(target)).startswith("backed up ")
+    assert sorted(p.name for p in cfg.parent.glob("copy*")) == ["copy.sqlite3"]
+    # every player's mail and password hash: the backup was world-readable (0644)
+    assert target.stat().st_mode & 0o777 == 0o600
+
+
+def test_db_backup_onto_a_file_system_without_links(
+    cfg: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def no_links(*_args: object) -> None:
+        raise PermissionError(1, "Operation not permitted")
+
+    monkeypatch.setattr("pbm.cli.db.os.link", no_links)
+    target = cfg.parent / "copy.sqlite3"
+    assert ok("db", "backup", str(target)).startswith("backed up ")
+    assert sorted(p.name for p in cfg.parent.glob("copy*")) == ["copy.sqlite3"]
+
+
 def test_users(cfg: Path) -> None:
     ok("user", "add", "alice", "alice@x.example", "--password", "pw", "--confirmed")
     ok("user", "add", "bob", "bob@x.example", "--password", "pw", "--confirmed")
@@ -73,6 +106,31 @@ def test_users(cfg: Path) -> None:
     ok("user", "enable", "bob")
     ok("user", "delete", "bob")
     assert runner.invoke(app, ["user", "show", "nobody"]).exit_code == 1
+
+
+def test_user_list_says_deleted_for_a_deleted_account(cfg: Path) -> None:
+    # It said "disabled", and `pbm user enable` then said it knew no such userid.
+    ok("user", "add", "alice", "alice@x.example", "--password", "pw", "--confirmed")
+    ok("user", "add", "bob", "bob@x.example", "--password", "pw", "--confirmed")
+    ok("user", "disable", "alice")
+    ok("user", "delete", "bob")
+    listed = json.loads(ok("user", "list", "--json"))
+    assert [(u["userid"], u["status"]) for u in listed] == [
+        ("alice", "disabled"),
+        ("bob", "deleted"),
+    ]
+    assert "bob     deleted " in ok("user", "list")
+
+
+def test_a_refusal_made_for_mail_is_one_error_line(cfg: Path) -> None:
+    # The mail's layout came through: "Userid not known here:" and the userid on a
+    # tabbed line of its own; a bad userid went on with how to write one and a `signup`
+    # example for a mail's reader.
+    ok("user", "add", "alice", "alice@x.example", "--password", "pw", "--confirmed")
+    unknown = runner.invoke(app, ["game", "new", "quarto", "alice", "ghost"])
+    assert (unknown.exit_code, unknown.output) == (1, "error: Userid not known here: ghost\n")
+    bad = runner.invoke(app, ["user", "add", "x y", "x@x.example", "--password", "pw"])
+    assert bad.output == "error: 'x y' cannot be a userid: it holds U+0020 SPACE.\n"
 
 
 def test_run_with_no_sender_prints_the_operators_answers(cfg: Path) -> None:
@@ -192,8 +250,34 @@ def test_user_show_heads_the_boards_and_says_none(cfg: Path) -> None:
 def test_user_erase_says_whom_it_erased(cfg: Path) -> None:
     # It printed "erased; the games now name him erased-1": erased whom?
     ok("user", "add", "Carol", "carol@x.example", "--password", "pw", "--confirmed")
-    assert ok("user", "erase", "carol") == "erased Carol: the games now name him erased-1\n"
+    assert ok("user", "erase", "carol", "--yes") == (
+        "erased Carol: the games now name him erased-1\n"
+    )
     assert runner.invoke(app, ["user", "show", "carol"]).exit_code == 1
+
+
+def test_user_erase_asks_first(cfg: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # It erased at once, for good, and resigned the player's running boards.
+    ok("user", "add", "alice", "alice@x.example", "--password", "pw", "--confirmed")
+    ok("user", "add", "bob", "bob@x.example", "--password", "pw", "--confirmed")
+    ok("game", "new", "quarto", "alice", "bob")
+    script = runner.invoke(app, ["user", "erase", "alice"])
+    assert (script.exit_code, script.output) == (
+        2,
+        "error: erasing alice cannot be undone: run it again with --yes\n",
+    )
+    monkeypatch.setattr("pbm.cli.user._on_terminal", lambda: True)
+    declined = runner.invoke(app, ["user", "erase", "alice"], input="\n")
+    assert declined.exit_code == 1
+    assert declined.output == (
+        "alice's addresses, mails and settings go for good, and his running board is "
+        "resigned.\nErase alice? [y/N]: \nerror: alice not erased\n"
+    )
+    assert json.loads(ok("game", "list", "--json"))[0]["status"] != "finished"
+    assert ok("user", "show", "alice").startswith("userid:    alice\n")
+    agreed = runner.invoke(app, ["user", "erase", "alice"], input="y\n")
+    assert agreed.exit_code == 0
+    assert agreed.output.endswith("erased alice: the games now name him erased-1\n")
 
 
 def test_run_games_and_outbox(cfg: Path) -> None:

@@ -172,6 +172,30 @@ def test_unconfirmed_accounts_go_after_seven_days(server: Server) -> None:
     assert server.new_mail() == []
 
 
+def test_an_unconfirmed_player_of_a_started_board_is_kept_without_a_word(
+    server: Server, caplog: pytest.LogCaptureFixture
+) -> None:
+    # Every run of the job (every five minutes; from cron, a mail each time) said again
+    # "unconfirmed ghost kept: it plays started boards".
+    alice = server.signup("alice")
+    server.send("ghost@nowhere.example", "signup ghost pw")
+    with session_for(server.engine) as session:  # as `pbm game new` makes it
+        ctx = Context(session=session, clock=server.clock, config=server.config, sender="")
+        create_game(ctx, NewBoard(get_game("quarto"), ["alice", "ghost"]))
+        queue_replies(ctx, None, ctx.replies, inbound_id=None)
+        session.commit()
+    server.send(alice, f"quarto move 101 alice secret {legal_texts(server, 'quarto', '101')[0]}")
+    server.new_mail()
+    server.clock.advance(timedelta(days=8))
+    with caplog.at_level(logging.WARNING, logger="pbm.jobs"):
+        for _ in range(2):
+            assert run_due(server.engine, server.clock, server.config)["unconfirmed"] == 0
+    assert "unconfirmed ghost" not in caplog.text
+    with session_for(server.engine) as session:
+        users = {u.userid: u.disabled for u in session.exec(select(User))}
+    assert users == {"alice": False, "ghost": False}
+
+
 def test_three_requests_a_day_per_mailbox_whatever_the_spelling(server: Server) -> None:
     spellings = [
         "victim+1@victim.example",

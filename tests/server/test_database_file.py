@@ -182,3 +182,38 @@ def test_a_fresh_database_made_in_its_place_is_refused(
         "event=database_file_missing",
         "event=database_file_replaced",
     ]
+
+
+def test_the_pages_read_the_file_a_restore_put_at_the_path(tmp_path: Path) -> None:
+    # The pages' pooled connections kept the file they had opened: after a backup was
+    # moved into place they showed the old database, and with the file deleted /healthz
+    # still said ok.
+    from sqlalchemy import exc as sa_exc
+    from sqlalchemy import text
+
+    from pbm.store.readonly import make_read_engine
+
+    live = tmp_path / "pbm.sqlite3"
+
+    def write(path: Path, value: str) -> None:
+        with closing(sqlite3.connect(path)) as conn:
+            conn.execute("CREATE TABLE t (v TEXT)")
+            conn.execute("INSERT INTO t VALUES (?)", (value,))
+            conn.commit()
+
+    def read() -> str:
+        with engine.connect() as conn:
+            return str(conn.execute(text("SELECT v FROM t")).scalar_one())
+
+    write(live, "before")
+    engine = make_read_engine(f"sqlite:///{live}")
+    try:
+        assert read() == "before"
+        write(tmp_path / "restored.tmp", "restored")
+        os.replace(tmp_path / "restored.tmp", live)  # a restore with mv
+        assert read() == "restored"
+        live.unlink()
+        with pytest.raises(sa_exc.OperationalError):
+            read()
+    finally:
+        engine.dispose()

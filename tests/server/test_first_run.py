@@ -157,6 +157,23 @@ def test_an_old_schema_is_upgraded_by_any_command(data_dir: Path) -> None:
     assert heads_of(database) == schema_heads()
 
 
+@pytest.mark.parametrize(
+    "command", [["user", "list"], ["db", "upgrade"], ["db", "init"], ["mail", "process"]]
+)
+def test_a_schema_newer_than_this_pbm_is_named(ready: Path, command: list[str]) -> None:
+    """After rolling the code back: every command, the ones that migrate too, names the
+    newer schema in one line and touches nothing (the pipe's exit makes the MTA wait)."""
+    with sqlite3.connect(ready) as conn:
+        conn.execute("UPDATE alembic_version SET version_num = '9999'")
+    conn.close()
+    result = runner.invoke(app, command, input=RAW)
+    assert result.exit_code == (75 if command == ["mail", "process"] else 78)
+    assert "error: the database schema (9999) is newer than this pbm knows" in (
+        one_error_line(result)
+    )
+    assert heads_of(ready) == {"9999"}
+
+
 # --- operational errors: one line, a sysexits code -------------------------------------
 
 

@@ -204,6 +204,21 @@ def test_a_display_name_address_is_named_with_its_bare_address(tmp_path: Path) -
         )
 
 
+def test_output_to_a_full_disk_is_one_line_and_75(tmp_path: Path) -> None:
+    # `pbm user export alice > /full/disk/alice.json` ended in a traceback, exit 1.
+    if not Path("/dev/full").exists():
+        pytest.skip("no /dev/full")
+    config = write_config(tmp_path)
+    assert pbm(config, "db", "init").returncode == 0
+    assert pbm(config, "user", "add", "alice", "a@x.example", "--password", "p").returncode == 0
+    with open("/dev/full", "w") as full:
+        done = pbm(config, "user", "export", "alice", stdout=full.fileno())
+    assert (done.returncode, done.stderr) == (
+        75,
+        "error: cannot write the output: No space left on device\n",
+    )
+
+
 def test_a_usage_error_of_another_command_stays_one(tmp_path: Path) -> None:
     config = write_config(tmp_path)
     done = pbm(config, "mail", "status", "--bogus")
@@ -304,6 +319,30 @@ def test_serve_on_a_port_in_use_says_so_in_one_line(tmp_path: Path) -> None:
     # and it signed off: `pbm mail status` listed it as running, then "gone" for ever
     status = pbm(config, "mail", "status")
     assert status.returncode == 3 and "daemons (the cluster)" not in status.stdout
+
+
+def test_mail_status_lists_the_daemons_in_88_columns(capsys: pytest.CaptureFixture[str]) -> None:
+    # Each daemon was one line of some 130 columns.
+    from pbm.cli.serve import _print_daemons
+
+    daemon = {
+        "id": 12,
+        "host": "mail-2.example.org",
+        "pid": 4242424,
+        "state": "running",
+        "last_seen": "2026-11-27T10:14:45+00:00",
+        "holds_messages": 3,
+        "holds_mails": 17,
+        "counters": {"processed": 123456, "sent": 234567},
+        "listen": "smtp 127.0.0.1:2525, lmtp 127.0.0.1:8024",
+    }
+    _print_daemons([daemon, daemon | {"id": 13, "listen": ""}])
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0] == "daemons (the cluster):"
+    assert max(len(line) for line in lines) <= 88
+    assert lines[1].startswith("  #12 mail-2.example.org pid 4242424: running, last seen ")
+    assert all(line.startswith("      ") for line in lines[2:] if not line.startswith("  #"))
+    assert "(smtp 127.0.0.1:2525, lmtp 127.0.0.1:8024)" in " ".join(x.strip() for x in lines)
 
 
 def test_web_on_a_port_in_use_ends_with_a_line_and_a_code_of_the_table(tmp_path: Path) -> None:

@@ -9,6 +9,7 @@ from datetime import timedelta
 from pathlib import Path
 
 import pytest
+from alembic import command
 from alembic.autogenerate import compare_metadata
 from alembic.migration import MigrationContext
 from sqlalchemy import text
@@ -24,7 +25,7 @@ from pbm.services.play.boards import replay
 from pbm.store import claims, queries
 from pbm.store.engine import make_engine, session_for
 from pbm.store.models import User
-from pbm.store.schema import current_revision, init_db
+from pbm.store.schema import alembic_config, current_revision, init_db, schema_heads
 from pbm.store.types import Stored, UnsavedRowError
 from tests.outbox_rows import queue_mail
 from tests.server.conftest import START, Server, legal_texts
@@ -49,6 +50,45 @@ def test_migrated_schema_equals_the_models(tmp_path: Path) -> None:
         assert_migrations_build_the_models(engine)
     finally:
         engine.dispose()
+
+
+def test_a_database_with_players_upgrades_from_the_first_schema(tmp_path: Path) -> None:
+    """Upgrading copies tables that others point at (users, games): a database of the
+    first schema with players, a board, its moves and mails upgrades to the newest with
+    every row kept, and the connection enforces foreign keys again afterwards."""
+    engine = make_engine(f"sqlite:///{tmp_path / 'old.sqlite3'}")
+    command.upgrade(alembic_config(engine), "0001")
+    at = "'2026-01-01 00:00:00'"
+    rows = [
+        f"INSERT INTO users VALUES (1, 'alice', 'alice', 'x', {at}, 0),"
+        f" (2, 'bob', 'bob', 'x', {at}, 0)",
+        "INSERT INTO user_addresses VALUES (1, 1, 'alice@example.org', 0),"
+        " (2, 2, 'bob@example.org', 0)",
+        "INSERT INTO games (id, game, board, board_number, status, options, server_options,"
+        " position, move_count, to_move, created_at, last_move_at, rated) VALUES (1,"
+        " 'quarto', '101', 101, 'active', '{}', '{}', '', 1, 1, " + at + ", " + at + ", 1)",
+        "INSERT INTO game_players VALUES (1, 1, 1, 0, 0, NULL, 0, NULL, 60.0, 't1'),"
+        " (2, 1, 2, 1, 0, NULL, 1, NULL, 0.0, 't2')",
+        f"INSERT INTO moves VALUES (1, 1, 1, 0, 'give TLRH', 0, {at})",
+        f"INSERT INTO inbound_messages VALUES (1, '<a@x>', {at}, 'smtp', x'41', 'done',"
+        f" NULL, {at})",
+        f"INSERT INTO outbox VALUES (1, {at}, 'pbm@example.org', '[\"b@example.org\"]',"
+        f" 's', 'b', x'41', 'sent', 1, {at}, NULL, {at}, '<o@x>', 1)",
+    ]
+    with engine.begin() as conn:
+        for sql in rows:
+            conn.execute(text(sql))
+    init_db(engine)
+    with engine.connect() as conn:
+        assert current_revision(engine) in schema_heads()
+        counted = {
+            table: conn.execute(text(f"SELECT count(*) FROM {table}")).scalar()
+            for table in ("users", "user_addresses", "games", "game_players", "moves")
+        }
+        assert conn.execute(text("PRAGMA foreign_keys")).scalar() == 1
+        assert conn.execute(text("PRAGMA foreign_key_check")).all() == []
+    engine.dispose()
+    assert counted == {"users": 2, "user_addresses": 2, "games": 1, "game_players": 2, "moves": 1}
 
 
 def test_sqlite_uses_wal_and_a_busy_timeout(tmp_path: Path) -> None:

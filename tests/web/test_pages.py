@@ -21,7 +21,7 @@ from pbm.services.context import Context
 from pbm.services.play import lists
 from pbm.services.play.boards import load_board, rules_for, state_at
 from pbm.services.play.picture_words import picture_words
-from pbm.store.engine import session_for
+from pbm.store.engine import session_for, sqlite_file
 from pbm.store.readonly import POOL_SIZE
 from pbm.texts import use_templates
 from pbm.web import views
@@ -323,3 +323,24 @@ def test_a_pictures_tag_changes_with_the_words_it_is_drawn_with(
         use_templates(PACKAGE_TEMPLATES)
     assert after.status_code == 200 and after.content != before.content
     assert client.get(path, headers={"if-none-match": before.headers["etag"]}).status_code == 304
+
+
+def test_a_page_while_the_database_is_away_is_a_503_and_one_log_line(
+    site: Server, client: TestClient, caplog: pytest.LogCaptureFixture
+) -> None:
+    # It was a 500, "Internal Server Error", with a traceback in the log for every page
+    # asked while the database file was away (a restore under way, say).
+    path = sqlite_file(site.config.database_url)
+    if path is None:
+        pytest.skip("a database file to take away")
+    assert client.get("/").status_code == 200
+    path.rename(path.with_name("away"))
+    try:
+        with caplog.at_level("WARNING", logger="pbm.web"):
+            away = client.get("/")
+    finally:
+        path.with_name("away").rename(path)
+    assert (away.status_code, away.headers["retry-after"]) == (503, "60")
+    assert "The boards cannot be read just now." in away.text
+    assert [r.getMessage().split(" ")[0] for r in caplog.records] == ["event=web_store_unavailable"]
+    assert client.get("/").status_code == 200

@@ -63,6 +63,9 @@ def test_the_daemon_serves_pages_metrics_and_a_confirmation_link(serving: Servin
     assert "pbm_daemons_alive 1.0" in text
     assert 'pbm_messages_received_total{via="smtp"} 1.0' in text
     assert httpx.get(f"{metrics}/healthz", timeout=5).text == "ok\n"
+    # one line for the pages' start (event=web_started), not uvicorn's per server, twice
+    log = serving.log.read_text()
+    assert log.count("event=web_started") == 1 and "logger=uvicorn" not in log, log
 
 
 def test_the_pages_run_in_a_child_at_a_lower_priority_restarted_when_it_dies(

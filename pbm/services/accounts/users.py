@@ -149,9 +149,15 @@ def user_named(ctx: Context, userid: str) -> User | None:
     """The account `userid` names, or None (a deleted account keeps its userid for
     the history, disabled with no password: it is nobody's now)."""
     user = queries.user_by_userid(ctx.session, userid)
-    if user is None or (user.disabled and not user.password_hash):
+    if user is None or deleted(user):
         return None
     return user
+
+
+def deleted(user: User) -> bool:
+    """Whether `user` was deleted (or erased): it keeps its row and userid for the
+    history, disabled with no password."""
+    return user.disabled and not user.password_hash
 
 
 def find_user(ctx: Context, userid: str) -> User:
