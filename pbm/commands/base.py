@@ -35,6 +35,12 @@ class Invocation:
     params: dict[str, str] = field(default_factory=dict)  # -name[=value] words
     server_options: dict[str, str] = field(default_factory=dict)  # --name=value words
 
+    def __post_init__(self) -> None:
+        # A NUL is no character of a mail's text (RFC 5322 forbids it) and PostgreSQL
+        # cannot store one: a comment, chat or message holding one failed the whole mail.
+        # The command's own words keep theirs, so an address holding one is refused.
+        self.comment = self.comment.replace("\x00", "")
+
     @property
     def by_token(self) -> bool:
         return self.token_user is not None

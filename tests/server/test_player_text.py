@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from pbm.logfmt import LogfmtFormatter
-from tests.server.conftest import SERVER, Sent, Server, cli_ok
+from tests.server.conftest import SERVER, Sent, Server, board_row, cli_ok
 
 # Each character issue 21 found arriving verbatim, between two words.
 CHARS = {
@@ -73,6 +73,8 @@ def test_comments_chat_and_messages_reach_others_without_controls(
     _clean(server.new_mail())
     assert server.send(bob, "quarto move 101 bob secret b2 SDQF", comment) == "done"
     _clean(server.new_mail())
+    # Stored without a NUL, which PostgreSQL cannot hold (the mail failed there).
+    assert "\x00" not in (board_row(server, "quarto").comment or "")
 
 
 @pytest.mark.parametrize("name", sorted(CHARS))
