@@ -35,12 +35,13 @@ COMMANDS: dict[str, Entry] = {
         },
     ),
     "db": Group(
-        "Create, upgrade and back up the database.",
+        "Create, upgrade, back up and copy the database.",
         {
             "init": "db:init",
             "upgrade": "db:upgrade",
             "current": "db:current",
             "backup": "db:backup",
+            "copy": "db:copy_command",
         },
     ),
     "user": Group(

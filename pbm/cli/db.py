@@ -1,9 +1,11 @@
-"""`pbm db init|upgrade|backup|current`: the database schema, upgraded in place."""
+"""`pbm db init|upgrade|backup|current|copy`: the database schema, upgraded in place, and
+an installation moved to another database."""
 
 from __future__ import annotations
 
 import os
 import sqlite3
+import time
 from contextlib import closing
 from datetime import UTC, datetime
 from pathlib import Path
@@ -11,7 +13,15 @@ from typing import Annotated
 
 import typer
 
-from pbm.cli.common import EXIT_TEMPFAIL, config, engine, fail
+from pbm.cli.common import (
+    EXIT_CONFIG,
+    EXIT_TEMPFAIL,
+    EXIT_UNAVAILABLE,
+    EXIT_USAGE,
+    config,
+    engine,
+    fail,
+)
 from pbm.store.engine import mark_created, shown_url, sqlite_file
 from pbm.store.schema import current_revision, init_db
 
@@ -126,3 +136,72 @@ def _new_database(path: Path, target: Path) -> sqlite3.Connection:
     except (OSError, sqlite3.Error) as exc:
         problem = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
         fail(f"cannot write the backup {target}: {problem}")
+
+
+def copy_command(
+    cli: typer.Context,
+    source_url: Annotated[
+        str,
+        typer.Argument(
+            metavar="SOURCE_URL",
+            help="The database to copy from, e.g. sqlite:////var/lib/pbm/var/pbm.sqlite3.",
+        ),
+    ],
+) -> None:
+    """Copy every table of SOURCE_URL into the configured database, which must be empty
+    (move from SQLite to PostgreSQL)."""
+    from pbm.config import ConfigError
+    from pbm.store.copy import (
+        NOT_COPIED,
+        CopyRefused,
+        check_source,
+        copy_database,
+        same_database,
+    )
+    from pbm.store.engine import make_engine
+
+    cfg = config(cli)
+    shown = shown_url(source_url)
+    if shown == "(not an URL)":
+        fail(
+            "SOURCE_URL is not a database URL: write sqlite:///PATH or "
+            "postgresql+psycopg://USER:PASSWORD@HOST/DATABASE",
+            EXIT_USAGE,
+        )
+    if same_database(source_url, cfg.database_url):
+        fail(
+            f"{shown} is the configured database itself: a copy goes to another one "
+            "([store] database_url)",
+            EXIT_USAGE,
+        )
+    path = sqlite_file(source_url)
+    if path is not None and not path.is_file():
+        fail(f"the source database file {path} does not exist", EXIT_UNAVAILABLE)
+    try:
+        source = make_engine(source_url, create=False, busy_timeout=cfg.busy_timeout_seconds)
+    except ConfigError as exc:
+        fail(f"SOURCE_URL {shown}: {str(exc).partition(': ')[2]}", EXIT_USAGE)
+    try:
+        check_source(source)
+        target = engine(cfg, schema=False, create=True)
+        try:
+            init_db(target)  # as `pbm db init`: the copy goes into the newest schema
+            started = time.monotonic()
+            copied = copy_database(source, target)
+            seconds = time.monotonic() - started
+        finally:
+            target.dispose()
+    except CopyRefused as exc:
+        fail(str(exc), EXIT_CONFIG)
+    finally:
+        source.dispose()
+    target_file = sqlite_file(cfg.database_url)
+    if target_file is not None:
+        mark_created(target_file)
+    typer.echo(f"copied {shown} to {shown_url(cfg.database_url)}:")
+    width = max(len(c.table) for c in copied)
+    for one in sorted(copied, key=lambda c: c.table):
+        typer.echo(f"  {one.table:<{width}}  {one.rows:>8}")
+    total = sum(c.rows for c in copied)
+    typer.echo(f"  {'total':<{width}}  {total:>8} rows in {seconds:.1f} s")
+    typer.echo(f"not copied: {', '.join(sorted(NOT_COPIED))} (the source's running daemons)")

@@ -47,6 +47,11 @@ def _revisions() -> tuple[frozenset[str], frozenset[str]]:
     return frozenset(known), frozenset(known - parents)
 
 
+def known_revisions() -> frozenset[str]:
+    """Every migration this pbm knows."""
+    return _revisions()[0]
+
+
 def schema_heads() -> frozenset[str]:
     """The newest migration(s) this pbm knows."""
     return _revisions()[1]
