@@ -5,9 +5,10 @@ transaction stays small however much is due."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from datetime import datetime
 
-from sqlalchemy import delete, func, update
+from sqlalchemy import Table, delete, func, update
 from sqlalchemy import select as sa_select
 from sqlmodel import Session
 
@@ -29,21 +30,28 @@ _INBOUND_OVER = (MessageStatus.DONE, MessageStatus.IGNORED)
 _OUTBOX_OVER = (OutboxStatus.SENT, OutboxStatus.FAILED)
 
 
+def _oldest(
+    session: Session, table: Table, over: Sequence[str], since: str, before: datetime, limit: int
+) -> list[int]:
+    """The ids of up to `limit` rows of `table` in a status of `over`, whose `since`
+    column is before `before` and whose text is still there, oldest first."""
+    query = (
+        sa_select(table.c.id)
+        .where(
+            table.c.status.in_(over),
+            table.c[since] < before,
+            func.length(table.c.raw) > 0,
+        )
+        .order_by(table.c.id)
+        .limit(limit)
+    )
+    return list(session.execute(query).scalars())
+
+
 def forget_inbound(session: Session, before: datetime, limit: int) -> int:
     """Blank the source of up to `limit` messages processed before `before`, and drop
     their order keys (which only hold back later mail while a message waits)."""
-    ids = list(
-        session.execute(
-            sa_select(_INBOUND.c.id)
-            .where(
-                _INBOUND.c.status.in_(_INBOUND_OVER),
-                _INBOUND.c.processed_at < before,
-                func.length(_INBOUND.c.raw) > 0,
-            )
-            .order_by(_INBOUND.c.id)
-            .limit(limit)
-        ).scalars()
-    )
+    ids = _oldest(session, _INBOUND, _INBOUND_OVER, "processed_at", before, limit)
     if ids:
         session.execute(update(_INBOUND).where(_INBOUND.c.id.in_(ids)).values(raw=b""))
         session.execute(delete(_KEYS).where(_KEYS.c.inbound_id.in_(ids)))
@@ -53,18 +61,7 @@ def forget_inbound(session: Session, before: datetime, limit: int) -> int:
 def forget_outbox(session: Session, before: datetime, limit: int) -> int:
     """Blank the text (body, source, HTML order) of up to `limit` mails queued before
     `before` and sent or given up."""
-    ids = list(
-        session.execute(
-            sa_select(_OUTBOX.c.id)
-            .where(
-                _OUTBOX.c.status.in_(_OUTBOX_OVER),
-                _OUTBOX.c.created_at < before,
-                func.length(_OUTBOX.c.raw) > 0,
-            )
-            .order_by(_OUTBOX.c.id)
-            .limit(limit)
-        ).scalars()
-    )
+    ids = _oldest(session, _OUTBOX, _OUTBOX_OVER, "created_at", before, limit)
     if ids:
         blank = update(_OUTBOX).where(_OUTBOX.c.id.in_(ids))
         session.execute(blank.values(body="", raw=b"", html=None))
