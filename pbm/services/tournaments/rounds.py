@@ -376,6 +376,10 @@ def _finish(ctx: Context, t: Tournament, *, early: bool = False) -> None:
         signature=ctx.config.server_name,
     )
     people = [u for _, u in entries(ctx.session, t)]
+    # An organiser who did not play made it happen: he hears how it ended too.
+    maker = ctx.session.get(User, t.created_by) if t.created_by is not None else None
+    if maker is not None and maker.id not in {u.id for u in people}:
+        people.append(maker)
     tell(ctx, t, people, phrase("subject_tournament_final", name=t.name, winner=winner), body)
     log.info("tournament %s finished: %s", t.name, winner)
 
