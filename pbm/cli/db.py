@@ -45,11 +45,17 @@ def _migrate(cli: typer.Context, *, create: bool) -> None:
         after = current_revision(eng)
     finally:
         eng.dispose()
-    path = sqlite_file(cfg.database_url)
-    if path is not None:
-        mark_created(path)
+    _mark_made(cfg.database_url)
     # not the URL itself: it holds the PostgreSQL password
     typer.echo(f"database {shown_url(cfg.database_url)}: schema {before or 'none'} -> {after}")
+
+
+def _mark_made(url: str) -> None:
+    """A SQLite file this command made (or upgraded) carries pbm's creation marker, so a
+    later command knows a missing file is gone, not never made (docs/security.md)."""
+    path = sqlite_file(url)
+    if path is not None:
+        mark_created(path)
 
 
 def current(cli: typer.Context) -> None:
@@ -195,9 +201,7 @@ def copy_command(
         fail(str(exc), EXIT_CONFIG)
     finally:
         source.dispose()
-    target_file = sqlite_file(cfg.database_url)
-    if target_file is not None:
-        mark_created(target_file)
+    _mark_made(cfg.database_url)
     typer.echo(f"copied {shown} to {shown_url(cfg.database_url)}:")
     width = max(len(c.table) for c in copied)
     for one in sorted(copied, key=lambda c: c.table):

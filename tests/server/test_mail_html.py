@@ -104,6 +104,18 @@ def check_html_mail(sent: Sent, pictures: int) -> EmailMessage:
     return msg
 
 
+def _first_move(server: Server) -> str:
+    """alice challenges bob at Quarto (its mails read) and makes the first move; returns
+    her address."""
+    alice = server.signup("alice")
+    server.signup("bob")
+    server.send(alice, "quarto challenge alice bob")
+    sent_mail(server)
+    move = legal_texts(server, "quarto")[0]
+    assert server.send(alice, f"quarto move 101 alice secret {move}") == "done"
+    return alice
+
+
 def test_board_mails_carry_the_drawn_board(server: Server) -> None:
     alice = server.signup("alice")
     bob = server.signup("bob")
@@ -154,12 +166,7 @@ def test_the_senders_picture_says_the_templates_words(server: Server, tmp_path: 
     text = phrases.read_text(encoding="utf-8")
     assert old in text
     phrases.write_text(text.replace(old, old.replace("last move", "zuletzt")), encoding="utf-8")
-    alice = server.signup("alice")
-    server.signup("bob")
-    server.send(alice, "quarto challenge alice bob")
-    sent_mail(server)
-    move = legal_texts(server, "quarto")[0]
-    assert server.send(alice, f"quarto move 101 alice secret {move}") == "done"
+    _first_move(server)
     initialize(replace(server.config, templates_dir=templates))
     try:
         mails = sent_mail(server)
@@ -281,12 +288,7 @@ def _set_last_order(server: Server, order: str) -> None:
 
 
 def test_a_mail_whose_picture_cannot_be_made_goes_as_text(server: Server) -> None:
-    alice = server.signup("alice")
-    server.signup("bob")
-    server.send(alice, "quarto challenge alice bob")
-    sent_mail(server)
-    move = legal_texts(server, "quarto")[0]
-    assert server.send(alice, f"quarto move 101 alice secret {move}") == "done"
+    alice = _first_move(server)
     with session_for(server.engine) as session:
         stored = session.exec(select(Move)).one()
         stored.text = "not a quarto move"  # the replay for the picture fails
