@@ -29,7 +29,6 @@ from sqlmodel import select
 from pbm.clock import Clock
 from pbm.config import Config
 from pbm.errors import PbmError
-from pbm.services.accounts import consent
 from pbm.services.accounts.users import delete_user
 from pbm.services.context import Context
 from pbm.services.correspondence import timeouts, vacation
@@ -125,14 +124,10 @@ def run_due(engine: Engine, clock: Clock, config: Config) -> dict[str, int]:
 def _remove_unconfirmed(ctx: Context, user_id: int, cutoff: datetime) -> int:
     """Remove an account nobody confirmed an address of since `cutoff`, with the boards
     named for it that never started (no move played): nobody asked for its mail."""
-    user = ctx.session.get(User, user_id)
-    if (
-        user is None
-        or user.disabled
-        or user.created_at >= cutoff
-        or consent.has_confirmed(ctx, user)
-    ):
-        return 0  # confirmed, or removed, since the list was read
+    found = addresses.unconfirmed_users(ctx.session, cutoff, user_id)
+    if not found:
+        return 0  # confirmed, asked again, or removed since the list was read
+    user = found[0]
     for row in queries.games_of_user(ctx.session, user.saved_id, statuses=("active",)):
         board = board_from_row(ctx, row)
         if row.move_count == 0:

@@ -21,6 +21,7 @@ from pbm.commands.registry import MULTIPLE, parse_line
 from pbm.errors import PbmError
 from pbm.games import GameError
 from pbm.mail.inbound import InboundMail, is_from_self, parse_message
+from pbm.services.accounts import consent
 from pbm.services.accounts.users import record_auth_failures
 from pbm.services.context import Answering, Context
 from pbm.services.mailing import bounces, tokens
@@ -68,6 +69,7 @@ def handle_message(ctx: Context, row: StoredMessage) -> Handled:
     ctx.answering = Answering(bounded=True, mail=mail, inbound_id=row.id)
     run_mail(ctx, mail)
     bounces.reconfirm_on_mail(ctx)
+    consent.ask_unasked_sender(ctx)
     return Handled(MessageStatus.DONE)
 
 

@@ -60,12 +60,31 @@ def add_refusal(session: Session, mailbox: str, userid_key: str, at: datetime) -
         session.add(AddressRefusal(mailbox=mailbox, userid_key=userid_key, refused_at=at))
 
 
-def unconfirmed_users(session: Session, created_before: datetime) -> list[User]:
-    """Accounts (not bots, not removed) created before `created_before` that have no
-    confirmed address, and play no started board: such a player is kept until his
-    boards end (listing him made every run of the job say so again, every five
-    minutes in the log and, from cron, in a mail)."""
+def unasked_in(session: Session, mailbox: str) -> list[UserAddress]:
+    """The addresses reaching `mailbox` that are from before consent and were never
+    asked to confirm (`UserAddress.unconfirmed_since`)."""
+    query = select(UserAddress).where(
+        UserAddress.mailbox == mailbox,
+        col(UserAddress.confirmed_at).is_(None),
+        col(UserAddress.unconfirmed_since).is_(None),
+    )
+    return list(session.exec(query))
+
+
+def unconfirmed_users(
+    session: Session, waiting_before: datetime, user_id: int | None = None
+) -> list[User]:
+    """Accounts (not bots, not removed; `user_id` alone if given) created before
+    `waiting_before` that have no confirmed address, none that has waited for its
+    owner only since then or was never asked (from before consent), and play no
+    started board: such a player is kept until his boards end (listing him made every
+    run of the job say so again, every five minutes in the log and, from cron, in a
+    mail)."""
     confirmed = select(UserAddress.user_id).where(col(UserAddress.confirmed_at).is_not(None))
+    waiting = select(UserAddress.user_id).where(
+        col(UserAddress.unconfirmed_since).is_(None)
+        | (col(UserAddress.unconfirmed_since) >= waiting_before)
+    )
     playing = (
         select(GamePlayer.user_id)
         .join(BoardRow, col(BoardRow.id) == col(GamePlayer.game_id))
@@ -74,14 +93,17 @@ def unconfirmed_users(session: Session, created_before: datetime) -> list[User]:
     query = (
         select(User)
         .where(
-            col(User.created_at) < created_before,
+            col(User.created_at) < waiting_before,
             col(User.bot).is_(False),
             col(User.disabled).is_(False),
             col(User.id).not_in(confirmed),
+            col(User.id).not_in(waiting),
             col(User.id).not_in(playing),
         )
         .order_by(col(User.id))
     )
+    if user_id is not None:
+        query = query.where(User.id == user_id)
     return list(session.exec(query))
 
 

@@ -48,6 +48,10 @@ class UserAddress(Stored, SQLModel, table=True):
     confirmed_at: datetime | None = Field(default=None, sa_column=_ts(nullable=True))
     # The secret the confirmation request carries; None once confirmed.
     confirm_token: str | None = Field(default=None, max_length=40, unique=True)
+    # Since when it waits for its owner (its creation, or the latest request to it): the
+    # account goes `[consent] unconfirmed_days` after. None: an address from before
+    # consent that pbm never asked, kept until it is (its owner writes, or the operator).
+    unconfirmed_since: datetime | None = Field(default=None, sa_column=_ts(nullable=True))
 
 
 class AddressRefusal(Stored, SQLModel, table=True):

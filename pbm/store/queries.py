@@ -107,10 +107,10 @@ def first_addresses(session: Session, user_ids: Sequence[int]) -> dict[int, str]
 
 
 def set_addresses(
-    session: Session, user_id: int, addresses: Mapping[str, str]
+    session: Session, user_id: int, addresses: Mapping[str, str], now: datetime
 ) -> list[UserAddress]:
     """Make `addresses` (address: mailbox key, in order) the user's; an address he had
-    keeps its confirmation. Returns the rows of the new ones."""
+    keeps its confirmation, a new one waits for it from `now`. Returns the new rows."""
     kept = {
         row.address: row
         for row in session.exec(select(UserAddress).where(UserAddress.user_id == user_id))
@@ -122,7 +122,9 @@ def set_addresses(
     session.flush()
     added: list[UserAddress] = []
     for i, (address, mailbox) in enumerate(addresses.items()):
-        row = kept.get(address) or UserAddress(user_id=user_id, address=address, mailbox=mailbox)
+        row = kept.get(address) or UserAddress(
+            user_id=user_id, address=address, mailbox=mailbox, unconfirmed_since=now
+        )
         if address not in kept:
             added.append(row)
         row.position = i

@@ -172,6 +172,38 @@ def test_unconfirmed_accounts_go_after_seven_days(server: Server) -> None:
     assert server.new_mail() == []
 
 
+def test_an_account_from_before_consent_is_asked_before_its_days_count(server: Server) -> None:
+    # Upgrading counted the days from the account's creation: every older account whose
+    # address pbm had never asked was removed at the first run of the jobs, unasked.
+    server.signup("alice")
+    server.send("ghost@nowhere.example", "signup ghost pw")
+    server.new_mail()
+    with session_for(server.engine) as session:  # as the upgrade leaves a never-asked one
+        [row] = session.exec(
+            select(UserAddress).where(UserAddress.address == "ghost@nowhere.example")
+        )
+        row.unconfirmed_since = None
+        row.confirm_token = None
+        session.add(row)
+        session.commit()
+    server.clock.advance(timedelta(days=30))
+    assert run_due(server.engine, server.clock, server.config)["unconfirmed"] == 0
+    assert server.new_mail() == []  # the job asks nobody: only the owner's own mail does
+    server.send("ghost@nowhere.example", "help")
+    subjects = [(m.to, m.subject) for m in server.new_mail()]
+    ghost = ["ghost@nowhere.example"]
+    assert subjects == [(ghost, "Help pbm"), (ghost, "Confirm your address for ghost")]
+    server.clock.advance(timedelta(days=6))
+    assert run_due(server.engine, server.clock, server.config)["unconfirmed"] == 0
+    server.send("ghost@nowhere.example", "help")  # asked already: no second request
+    assert [m.subject for m in server.new_mail()] == ["Help pbm"]
+    server.clock.advance(timedelta(days=1, minutes=1))
+    assert run_due(server.engine, server.clock, server.config)["unconfirmed"] == 1
+    with session_for(server.engine) as session:
+        users = {u.userid: u.disabled for u in session.exec(select(User))}
+    assert users == {"alice": False, "ghost": True}
+
+
 def test_an_unconfirmed_player_of_a_started_board_is_kept_without_a_word(
     server: Server, caplog: pytest.LogCaptureFixture
 ) -> None:
@@ -310,6 +342,42 @@ def test_upgrading_confirms_the_addresses_players_wrote_from(
     assert rows == {
         "alice@old.example": ("alice@old.example", True),
         "ghost+x@old.example": ("ghost@old.example", False),
+    }
+
+
+def test_upgrading_keeps_the_days_of_asked_addresses_and_none_for_the_others(
+    tmp_path: Path,
+) -> None:
+    """The migration that counts each address's days to confirm from its own start: one
+    asked since consent (holding a request's token) or confirmed counts from its
+    account's creation, as before; one never asked has none (kept until asked)."""
+    engine = make_engine(f"sqlite:///{tmp_path / 'old.sqlite3'}")
+    command.upgrade(alembic_config(engine), "0017")
+    with engine.begin() as conn:
+        conn.execute(
+            text(
+                "INSERT INTO users (id, userid, userid_key, password_hash, created_at, disabled,"
+                " bot) VALUES (1, 'asked', 'asked', 'x', '2026-01-01 00:00:00', 0, 0),"
+                " (2, 'unasked', 'unasked', 'x', '2026-02-01 00:00:00', 0, 0),"
+                " (3, 'sure', 'sure', 'x', '2026-03-01 00:00:00', 0, 0)"
+            )
+        )
+        conn.execute(
+            text(
+                "INSERT INTO user_addresses (user_id, address, position, mailbox, confirm_token,"
+                " confirmed_at) VALUES (1, 'a@x.example', 0, 'a@x.example', 'tok', NULL),"
+                " (2, 'u@x.example', 0, 'u@x.example', NULL, NULL),"
+                " (3, 's@x.example', 0, 's@x.example', NULL, '2026-03-02 00:00:00')"
+            )
+        )
+    command.upgrade(alembic_config(engine), "heads")
+    with session_for(engine) as session:
+        since = {r.address: r.unconfirmed_since for r in session.exec(select(UserAddress))}
+    engine.dispose()
+    assert {a: t and f"{t:%Y-%m-%d}" for a, t in since.items()} == {
+        "a@x.example": "2026-01-01",
+        "u@x.example": None,
+        "s@x.example": "2026-03-01",
     }
 
 

@@ -84,6 +84,8 @@ def request(
         return None
     queries.add_event(ctx.session, _REQUEST_EVENT, row.mailbox, ctx.now())
     row.confirm_token = base64.b32encode(secrets.token_bytes(_TOKEN_BYTES)).decode().lower()
+    if row.confirmed_at is None:
+        row.unconfirmed_since = ctx.now()  # the request promises `unconfirmed_days` from now
     ctx.session.add(row)
     log.info("confirmation request to %s for %s", row.address, user.userid)
     if not to_sender:
@@ -97,6 +99,16 @@ def request(
             )
         )
     return row.confirm_token
+
+
+def ask_unasked_sender(ctx: Context) -> None:
+    """Mail from an address registered before consent and never asked gets it asked:
+    one request (the daily limit and refusals apply), from which its account has
+    `unconfirmed_days` to confirm. Called after the mail's commands."""
+    if not ctx.sender:
+        return
+    for row in addresses.unasked_in(ctx.session, mailbox(ctx, ctx.sender)):
+        request(ctx, owner(ctx, row), row)
 
 
 def request_text(ctx: Context, user: User, row: UserAddress) -> str:

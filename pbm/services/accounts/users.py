@@ -364,7 +364,7 @@ def create_user(
     )
     ctx.session.add(user)
     ctx.session.flush()
-    rows = queries.set_addresses(ctx.session, user.saved_id, wanted)
+    rows = queries.set_addresses(ctx.session, user.saved_id, wanted, ctx.now())
     log.info("new user %s %s", userid, list(wanted))
     return user, rows
 
@@ -382,7 +382,7 @@ def set_user_addresses(
     them all and the rows of the new ones (those of a mailbox the account confirmed
     already are confirmed at once, the others wait for their owner)."""
     wanted = _checked_addresses(ctx, addresses)
-    added = queries.set_addresses(ctx.session, user.saved_id, wanted)
+    added = queries.set_addresses(ctx.session, user.saved_id, wanted, ctx.now())
     consent.new_rows(ctx, user, added)
     return list(wanted), [row for row in added if row.confirmed_at is None]
 
@@ -426,7 +426,7 @@ def delete_user(ctx: Context, user: User) -> None:
         boards = ", ".join(f"{g.game} {g.board}" for g in active)
         raise PbmError(phrase("delete_has_games", boards=boards))
     sign_off(ctx, user)
-    queries.set_addresses(ctx.session, user.saved_id, {})
+    queries.set_addresses(ctx.session, user.saved_id, {}, ctx.now())
     user.password_hash = ""
     user.disabled = True
     ctx.session.add(user)
