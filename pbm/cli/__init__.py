@@ -54,6 +54,7 @@ COMMANDS: dict[str, Entry] = {
             "passwd": "user:passwd",
             "disable": "user:disable",
             "enable": "user:enable",
+            "rename": "user:rename",
             "delete": "user:delete",
             "export": "user:export",
             "erase": "user:erase",

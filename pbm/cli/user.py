@@ -1,4 +1,4 @@
-"""`pbm user add|list|show|passwd|disable|enable|delete|export|erase`."""
+"""`pbm user add|list|confirm|show|passwd|disable|enable|rename|delete|export|erase`."""
 
 from __future__ import annotations
 
@@ -19,6 +19,7 @@ from pbm.cli.common import (
 )
 from pbm.cli.questions import Question, YesOption, ask_first, on_terminal
 from pbm.services.accounts import consent, erasure, my_data, users
+from pbm.services.accounts import rename as renaming
 from pbm.services.accounts.users import find_user
 from pbm.services.context import Context
 from pbm.services.mailing import bounces
@@ -285,6 +286,27 @@ def _deletion_question(ctx: Context, userid: str) -> Question:
         ask=f"Delete {name}?",
         declined=f"{name} not deleted",
     )
+
+
+def rename(
+    cli: typer.Context,
+    userid: UseridArg,
+    new: Annotated[
+        str,
+        typer.Argument(
+            metavar="NEW",
+            callback=not_an_address,
+            help="The new userid (the rules of signup; not another account's).",
+        ),
+    ],
+) -> None:
+    """Rename an account: its boards, tournaments, ratings and settings follow; commands
+    that name the old userid are refused from now on (docs/security.md)."""
+    with admin_context(cli) as ctx:
+        user = users.find_user(ctx, userid)
+        old = user.userid
+        name = renaming.rename_user(ctx, user, new)
+    typer.echo(f"renamed {users.shown(old)} to {name}")
 
 
 def export(cli: typer.Context, userid: UseridArg) -> None:
