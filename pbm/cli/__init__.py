@@ -35,12 +35,13 @@ COMMANDS: dict[str, Entry] = {
         },
     ),
     "db": Group(
-        "Create, upgrade, back up and copy the database.",
+        "Create, upgrade, back up, restore and copy the database.",
         {
             "init": "db:init",
             "upgrade": "db:upgrade",
             "current": "db:current",
             "backup": "db:backup",
+            "restore": "restore:restore",
             "copy": "db:copy_command",
         },
     ),
