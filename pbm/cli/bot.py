@@ -8,7 +8,7 @@ import typer
 
 from pbm.bots.sandbox import SandboxError, user_ids
 from pbm.cli.common import EXIT_CONFIG, JsonOption, admin_context, emit, fail, known_games
-from pbm.cli.questions import Question, YesOption, ask_first
+from pbm.cli.questions import Act, Question, YesOption, ask_first
 from pbm.config import Config
 from pbm.services.play import bots
 
@@ -139,11 +139,11 @@ def remove(cli: typer.Context, name: NameArg, yes: YesOption = False) -> None:
         typer.echo(f"removed bot {name}")
 
 
+REMOVE = Act("remove", "removing", "removed")
+
+
 def _removal_question(info: bots.BotInfo) -> Question:
-    return Question(
-        doing=f"removing bot {info.userid}",
-        effects=f"{_line(info)}: it stops playing for good; its userid stays, for its "
-        "finished games.",
-        ask=f"Remove bot {info.userid}?",
-        declined=f"bot {info.userid} not removed",
+    return REMOVE.question(
+        f"bot {info.userid}",
+        f"{_line(info)}: it stops playing for good; its userid stays, for its finished games.",
     )

@@ -8,7 +8,7 @@ from typing import Annotated
 import typer
 
 from pbm.cli.common import EXIT_USAGE, JsonOption, admin_context, emit, fail, known_game
-from pbm.cli.questions import Question, YesOption, ask_first
+from pbm.cli.questions import Act, Question, YesOption, ask_first
 from pbm.errors import BoardError
 from pbm.games import GAMES, GameError, find_game
 from pbm.games.base import parse_option_pairs
@@ -163,15 +163,16 @@ def abort(
     typer.echo(f"aborted {game} {board}")
 
 
+ABORT = Act("abort", "aborting", "aborted")
+
+
 def _abort_question(board: Board, told: str) -> Question:
     if not board.active:  # the service's own refusal, before the question
         raise BoardError(phrase("game_over"), board.id)
-    return Question(
-        doing=f"aborting {board.label}",
-        effects=f"{board.label} of {' and '.join(board.labels)} ends unrated, without a "
-        f"result; the players are told: {told}",
-        ask=f"Abort {board.label}?",
-        declined=f"{board.label} not aborted",
+    return ABORT.question(
+        board.label,
+        f"{board.label} of {' and '.join(board.labels)} ends unrated, without a result; "
+        f"the players are told: {told}",
     )
 
 

@@ -39,6 +39,24 @@ class Question:
     declined: str
 
 
+@dataclass(frozen=True)
+class Act:
+    """What a command does, as its questions say it: `Act("erase", "erasing", "erased")`."""
+
+    verb: str
+    doing: str
+    done: str
+
+    def question(self, what: str, effects: str) -> Question:
+        """The question before doing this to `what` ("bot quartobot")."""
+        return Question(
+            doing=f"{self.doing} {what}",
+            effects=effects,
+            ask=f"{self.verb.capitalize()} {what}?",
+            declined=f"{what} not {self.done}",
+        )
+
+
 def confirm_or_refuse(question: Question) -> None:
     """Go on only if the operator says yes at a terminal; elsewhere (a script, a pipe)
     refuse, naming --yes, since nobody can answer (exit 2)."""

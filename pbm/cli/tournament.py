@@ -7,7 +7,7 @@ from typing import Annotated
 import typer
 
 from pbm.cli.common import EXIT_USAGE, JsonOption, admin_context, emit, fail, known_game
-from pbm.cli.questions import Question, YesOption, ask_first
+from pbm.cli.questions import Act, Question, YesOption, ask_first
 from pbm.games import GameError
 from pbm.games.base import parse_option_pairs
 from pbm.services.accounts.users import find_user
@@ -169,6 +169,9 @@ def cancel(cli: typer.Context, name: NameArg, yes: YesOption = False) -> None:
         typer.echo(phrase("tournament_cancelled", name=t.name))
 
 
+CANCEL = Act("cancel", "cancelling", "cancelled")
+
+
 def _cancel_question(ctx: Context, name: str) -> Question:
     t = lookup.find(ctx.session, name)
     if t.status in ("finished", "cancelled"):  # the service's own refusal, first
@@ -177,13 +180,11 @@ def _cancel_question(ctx: Context, name: str) -> Question:
     playing = sum(
         p.game_id is not None and p.score is None for p in lookup.pairings(ctx.session, t)
     )
-    return Question(
-        doing=f"cancelling tournament {t.name}",
-        effects=f"{t.name} ({describe.kind_text(t)} of {describe.game_title(t)}, "
+    return CANCEL.question(
+        f"tournament {t.name}",
+        f"{t.name} ({describe.kind_text(t)} of {describe.game_title(t)}, "
         f"{_count(entrants, 'entrant')}) ends: its boards being played ({playing}) are "
         "removed unrated, and its entrants told.",
-        ask=f"Cancel {t.name}?",
-        declined=f"{t.name} not cancelled",
     )
 
 

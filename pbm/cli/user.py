@@ -17,7 +17,7 @@ from pbm.cli.common import (
     not_an_address,
     one_bare_address,
 )
-from pbm.cli.questions import Question, YesOption, ask_first, on_terminal
+from pbm.cli.questions import Act, Question, YesOption, ask_first, on_terminal
 from pbm.services.accounts import consent, erasure, my_data, users
 from pbm.services.accounts import rename as renaming
 from pbm.services.accounts.users import find_user
@@ -277,14 +277,15 @@ def _deletable(ctx: Context, userid: str) -> User:
     return user
 
 
+DELETE = Act("delete", "deleting", "deleted")
+
+
 def _deletion_question(ctx: Context, userid: str) -> Question:
     name = _deletable(ctx, userid).userid
-    return Question(
-        doing=f"deleting {name}",
-        effects=f"{name}'s addresses and settings go and his password stops working; "
-        "his finished games keep his userid.",
-        ask=f"Delete {name}?",
-        declined=f"{name} not deleted",
+    return DELETE.question(
+        name,
+        f"{name}'s addresses and settings go and his password stops working; his "
+        "finished games keep his userid.",
     )
 
 
@@ -327,6 +328,9 @@ def erase(cli: typer.Context, userid: UseridArg, yes: YesOption = False) -> None
         typer.echo(f"erased {name}: the games now name him {pseudonym}")
 
 
+ERASE = Act("erase", "erasing", "erased")
+
+
 def _erasure_question(ctx: Context, userid: str) -> Question:
     user = find_user(ctx, userid)
     name = user.userid
@@ -334,9 +338,4 @@ def _erasure_question(ctx: Context, userid: str) -> Question:
     boards = {0: "", 1: ", and his running board is resigned"}.get(
         running, f", and his {running} running boards are resigned"
     )
-    return Question(
-        doing=f"erasing {name}",
-        effects=f"{name}'s addresses, mails and settings go for good{boards}.",
-        ask=f"Erase {name}?",
-        declined=f"{name} not erased",
-    )
+    return ERASE.question(name, f"{name}'s addresses, mails and settings go for good{boards}.")

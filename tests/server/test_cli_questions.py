@@ -34,8 +34,8 @@ CASES = {
         ["tournament", "cancel", "cup"],
         "cancelling tournament cup",
         "cup (round robin of Quarto, 2 entrants) ends: its boards being played (0) are "
-        "removed unrated, and its entrants told.\nCancel cup? [y/N]: ",
-        "cup not cancelled",
+        "removed unrated, and its entrants told.\nCancel tournament cup? [y/N]: ",
+        "tournament cup not cancelled",
     ),
     "bot remove": (
         ["bot", "remove", "quartobot"],
