@@ -35,12 +35,13 @@ COMMANDS: dict[str, Entry] = {
         },
     ),
     "db": Group(
-        "Create, upgrade, back up and copy the database.",
+        "Create, upgrade, back up, restore and copy the database.",
         {
             "init": "db:init",
             "upgrade": "db:upgrade",
             "current": "db:current",
             "backup": "db:backup",
+            "restore": "restore:restore",
             "copy": "db:copy_command",
         },
     ),
@@ -54,6 +55,7 @@ COMMANDS: dict[str, Entry] = {
             "passwd": "user:passwd",
             "disable": "user:disable",
             "enable": "user:enable",
+            "rename": "user:rename",
             "delete": "user:delete",
             "export": "user:export",
             "erase": "user:erase",

@@ -8,6 +8,7 @@ import typer
 
 from pbm.bots.sandbox import SandboxError, user_ids
 from pbm.cli.common import EXIT_CONFIG, JsonOption, admin_context, emit, fail, known_games
+from pbm.cli.questions import Act, Question, YesOption, ask_first
 from pbm.config import Config
 from pbm.services.play import bots
 
@@ -129,8 +130,20 @@ def enable(cli: typer.Context, name: NameArg) -> None:
         typer.echo(f"enabled bot {name}")
 
 
-def remove(cli: typer.Context, name: NameArg) -> None:
-    """Remove a bot with no active boards (its userid stays, for the finished games)."""
+def remove(cli: typer.Context, name: NameArg, yes: YesOption = False) -> None:
+    """Remove a bot with no active boards (its userid stays, for the finished games).
+    Asks first on a terminal; elsewhere it needs --yes."""
+    ask_first(cli, yes, lambda ctx: _removal_question(bots.show_bot(ctx, name)))
     with admin_context(cli) as ctx:
         bots.remove_bot(ctx, name)
         typer.echo(f"removed bot {name}")
+
+
+REMOVE = Act("remove", "removing", "removed")
+
+
+def _removal_question(info: bots.BotInfo) -> Question:
+    return REMOVE.question(
+        f"bot {info.userid}",
+        f"{_line(info)}: it stops playing for good; its userid stays, for its finished games.",
+    )

@@ -8,6 +8,8 @@ from typing import Annotated
 import typer
 
 from pbm.cli.common import EXIT_USAGE, JsonOption, admin_context, emit, fail, known_game
+from pbm.cli.questions import Act, Question, YesOption, ask_first
+from pbm.errors import BoardError
 from pbm.games import GAMES, GameError, find_game
 from pbm.games.base import parse_option_pairs
 from pbm.services.accounts.users import find_user
@@ -26,6 +28,7 @@ from pbm.services.play.challenges import NewBoard, create_game, merge_variant
 from pbm.services.play.secrecy import hidden_moves, shown_text
 from pbm.store import queries
 from pbm.store.models import BoardRow, Move
+from pbm.texts import phrase
 
 GameArg = Annotated[
     str, typer.Argument(metavar="GAME", callback=known_game, help="Game name or alias.")
@@ -149,12 +152,28 @@ def abort(
     game: GameArg,
     board: BoardArg,
     reason: Annotated[str, typer.Option(help="Told to the players.")] = "Aborted by the server.",
+    yes: YesOption = False,
 ) -> None:
-    """End a board unrated, without a result."""
+    """End a board unrated, without a result. Asks first on a terminal; elsewhere it
+    needs --yes."""
     told = _reason(reason)
+    ask_first(cli, yes, lambda ctx: _abort_question(load_board(ctx, rules_for(game), board), told))
     with admin_context(cli) as ctx:
         play.abort(ctx, load_board(ctx, rules_for(game), board), told)
     typer.echo(f"aborted {game} {board}")
+
+
+ABORT = Act("abort", "aborting", "aborted")
+
+
+def _abort_question(board: Board, told: str) -> Question:
+    if not board.active:  # the service's own refusal, before the question
+        raise BoardError(phrase("game_over"), board.id)
+    return ABORT.question(
+        board.label,
+        f"{board.label} of {' and '.join(board.labels)} ends unrated, without a result; "
+        f"the players are told: {told}",
+    )
 
 
 def adjudicate(

@@ -7,11 +7,14 @@ from typing import Annotated
 import typer
 
 from pbm.cli.common import EXIT_USAGE, JsonOption, admin_context, emit, fail, known_game
+from pbm.cli.questions import Act, Question, YesOption, ask_first
 from pbm.games import GameError
 from pbm.games.base import parse_option_pairs
 from pbm.services.accounts.users import find_user
+from pbm.services.context import Context
 from pbm.services.play.bots import label
 from pbm.services.tournaments import describe, entry, lookup, results, rounds
+from pbm.services.tournaments.lookup import TournamentError
 from pbm.texts import phrase, prose
 
 NameArg = Annotated[str, typer.Argument(metavar="NAME", help="The tournament's name.")]
@@ -156,9 +159,34 @@ def withdraw(cli: typer.Context, name: NameArg, userid: UseridArg) -> None:
         typer.echo(prose(key, userid=user.userid, name=t.name))
 
 
-def cancel(cli: typer.Context, name: NameArg) -> None:
-    """Cancel a tournament: its boards being played are removed, the entrants told."""
+def cancel(cli: typer.Context, name: NameArg, yes: YesOption = False) -> None:
+    """Cancel a tournament: its boards being played are removed, the entrants told.
+    Asks first on a terminal; elsewhere it needs --yes."""
+    ask_first(cli, yes, lambda ctx: _cancel_question(ctx, name))
     with admin_context(cli) as ctx:
         t = lookup.find(ctx.session, name)
         results.cancel(ctx, t)
         typer.echo(phrase("tournament_cancelled", name=t.name))
+
+
+CANCEL = Act("cancel", "cancelling", "cancelled")
+
+
+def _cancel_question(ctx: Context, name: str) -> Question:
+    t = lookup.find(ctx.session, name)
+    if t.status in ("finished", "cancelled"):  # the service's own refusal, first
+        raise TournamentError(phrase("tournament_over", name=t.name))
+    entrants = len(lookup.entries(ctx.session, t))
+    playing = sum(
+        p.game_id is not None and p.score is None for p in lookup.pairings(ctx.session, t)
+    )
+    return CANCEL.question(
+        f"tournament {t.name}",
+        f"{t.name} ({describe.kind_text(t)} of {describe.game_title(t)}, "
+        f"{_count(entrants, 'entrant')}) ends: its boards being played ({playing}) are "
+        "removed unrated, and its entrants told.",
+    )
+
+
+def _count(number: int, noun: str) -> str:
+    return f"{number} {noun}" + ("" if number == 1 else "s")

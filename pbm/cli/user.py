@@ -1,4 +1,4 @@
-"""`pbm user add|list|show|passwd|disable|enable|delete|export|erase`."""
+"""`pbm user add|list|confirm|show|passwd|disable|enable|rename|delete|export|erase`."""
 
 from __future__ import annotations
 
@@ -17,20 +17,18 @@ from pbm.cli.common import (
     not_an_address,
     one_bare_address,
 )
+from pbm.cli.questions import Act, Question, YesOption, ask_first, on_terminal
 from pbm.services.accounts import consent, erasure, my_data, users
+from pbm.services.accounts import rename as renaming
 from pbm.services.accounts.users import find_user
 from pbm.services.context import Context
 from pbm.services.mailing import bounces
 from pbm.store import addresses, queries
+from pbm.store.models import User
 
 UseridArg = Annotated[
     str, typer.Argument(metavar="USERID", callback=not_an_address, help="The player's userid.")
 ]
-
-
-def _on_terminal() -> bool:
-    """Whether someone at a terminal can answer a question."""
-    return sys.stdin is not None and sys.stdin.isatty()
 
 
 def _password(password: str | None) -> str:
@@ -38,7 +36,7 @@ def _password(password: str | None) -> str:
     (`printf '%s\\n' "$PW" | pbm user add ...`): a prompt there only warned and aborted."""
     if password:
         return password
-    if _on_terminal():
+    if on_terminal():
         return typer.prompt("Password", hide_input=True, confirmation_prompt=True)
     line = sys.stdin.readline().rstrip("\r\n") if sys.stdin is not None else ""
     if not line:
@@ -260,16 +258,56 @@ def enable(cli: typer.Context, userid: UseridArg) -> None:
     typer.echo(f"{userid} enabled" if changed else f"{userid} was not disabled")
 
 
-def delete(cli: typer.Context, userid: UseridArg) -> None:
-    """Delete an account that has no active boards."""
+def delete(cli: typer.Context, userid: UseridArg, yes: YesOption = False) -> None:
+    """Delete an account that has no active boards. Asks first on a terminal; elsewhere
+    it needs --yes."""
+    ask_first(cli, yes, lambda ctx: _deletion_question(ctx, userid))
+    with admin_context(cli) as ctx:
+        users.delete_user(ctx, _deletable(ctx, userid))
+    typer.echo(f"{userid} deleted")
+
+
+def _deletable(ctx: Context, userid: str) -> User:
+    """The account `pbm user delete` may delete (a bot's goes with pbm bot remove)."""
+    user = users.find_user(ctx, userid)
+    if user.disabled and not user.password_hash:
+        fail(f"{userid} is already deleted")
+    if user.bot:  # its settings row would stay behind
+        fail(f"{user.userid} is a computer player: remove it with pbm bot remove {user.userid}")
+    return user
+
+
+DELETE = Act("delete", "deleting", "deleted")
+
+
+def _deletion_question(ctx: Context, userid: str) -> Question:
+    name = _deletable(ctx, userid).userid
+    return DELETE.question(
+        name,
+        f"{name}'s addresses and settings go and his password stops working; his "
+        "finished games keep his userid.",
+    )
+
+
+def rename(
+    cli: typer.Context,
+    userid: UseridArg,
+    new: Annotated[
+        str,
+        typer.Argument(
+            metavar="NEW",
+            callback=not_an_address,
+            help="The new userid (the rules of signup; not another account's).",
+        ),
+    ],
+) -> None:
+    """Rename an account: its boards, tournaments, ratings and settings follow; commands
+    that name the old userid are refused from now on (docs/security.md)."""
     with admin_context(cli) as ctx:
         user = users.find_user(ctx, userid)
-        if user.disabled and not user.password_hash:
-            fail(f"{userid} is already deleted")
-        if user.bot:  # its settings row would stay behind
-            fail(f"{user.userid} is a computer player: remove it with pbm bot remove {user.userid}")
-        users.delete_user(ctx, user)
-    typer.echo(f"{userid} deleted")
+        old = user.userid
+        name = renaming.rename_user(ctx, user, new)
+    typer.echo(f"renamed {users.shown(old)} to {name}")
 
 
 def export(cli: typer.Context, userid: UseridArg) -> None:
@@ -278,18 +316,11 @@ def export(cli: typer.Context, userid: UseridArg) -> None:
         typer.echo(my_data.personal_json(ctx, find_user(ctx, userid)), nl=False)
 
 
-def erase(
-    cli: typer.Context,
-    userid: UseridArg,
-    yes: Annotated[
-        bool, typer.Option("--yes", help="Erase without asking (scripts; there is no undo).")
-    ] = False,
-) -> None:
+def erase(cli: typer.Context, userid: UseridArg, yes: YesOption = False) -> None:
     """Erase a player but keep his games: his personal data goes, his userid in the
     games becomes a pseudonym, his running boards are resigned unrated. Asks first on a
     terminal; elsewhere it needs --yes."""
-    if not yes:
-        _confirm_erasure(cli, userid)
+    ask_first(cli, yes, lambda ctx: _erasure_question(ctx, userid))
     with admin_context(cli) as ctx:
         user = find_user(ctx, userid)
         name = user.userid  # the account's own spelling, gone once erased
@@ -297,18 +328,14 @@ def erase(
         typer.echo(f"erased {name}: the games now name him {pseudonym}")
 
 
-def _confirm_erasure(cli: typer.Context, userid: str) -> None:
-    """Ask before an erasure, which nothing undoes; asked outside the transaction, so
-    that no write lock waits on the operator. Not on a terminal: refuse, naming --yes."""
-    with admin_context(cli) as ctx:
-        user = find_user(ctx, userid)
-        name = user.userid
-        running = len(queries.games_of_user(ctx.session, user.saved_id, statuses=("active",)))
-    if not _on_terminal():
-        fail(f"erasing {name} cannot be undone: run it again with --yes", EXIT_USAGE)
+ERASE = Act("erase", "erasing", "erased")
+
+
+def _erasure_question(ctx: Context, userid: str) -> Question:
+    user = find_user(ctx, userid)
+    name = user.userid
+    running = len(queries.games_of_user(ctx.session, user.saved_id, statuses=("active",)))
     boards = {0: "", 1: ", and his running board is resigned"}.get(
         running, f", and his {running} running boards are resigned"
     )
-    typer.echo(f"{name}'s addresses, mails and settings go for good{boards}.")
-    if not typer.confirm(f"Erase {name}?", default=False):
-        fail(f"{name} not erased")
+    return ERASE.question(name, f"{name}'s addresses, mails and settings go for good{boards}.")

@@ -4,14 +4,17 @@ one transaction on the target, each table's rows counted on both sides before th
 
 from __future__ import annotations
 
+import ipaddress
+import socket
 from collections.abc import Iterator
 from dataclasses import dataclass
+from functools import cache
 from pathlib import Path
 from typing import Any
 
 from sqlalchemy import Table, func, insert, select, text
 from sqlalchemy import exc as sa_exc
-from sqlalchemy.engine import Connection, Engine, make_url
+from sqlalchemy.engine import URL, Connection, Engine, make_url
 from sqlmodel import SQLModel
 
 from pbm.store.engine import sqlite_file
@@ -54,20 +57,65 @@ def copied_tables() -> list[Table]:
 
 def same_database(a: str, b: str) -> bool:
     """Whether the URLs `a` and `b` name one database (a SQLite file by its resolved
-    path; a server database by its kind, host, port and name, whatever the driver)."""
+    path; a server database by its kind, host, port and name, whatever the driver and
+    however the host is written: `localhost`, `127.0.0.1` and `::1` are one host)."""
     files = sqlite_file(a), sqlite_file(b)
     if files[0] is not None or files[1] is not None:
         return None not in files and _resolved(files[0]) == _resolved(files[1])
     first, second = make_url(a), make_url(b)
-    return _where(first) == _where(second)
+    return _where(first) == _where(second) and bool(
+        _host_addresses(first.host) & _host_addresses(second.host)
+    )
 
 
 def _resolved(path: Path | None) -> Path | None:
     return None if path is None else path.expanduser().resolve()
 
 
-def _where(url: Any) -> tuple[str, str, int | None, str | None]:
-    return (url.get_backend_name(), url.host or "localhost", url.port, url.database)
+def _where(url: URL) -> tuple[str, int | None, str | None]:
+    """The kind, port (the server's default when none is written) and database name."""
+    backend = url.get_backend_name()
+    return (backend, url.port or DEFAULT_PORTS.get(backend), url.database)
+
+
+# The port a server database listens on when its URL names none.
+DEFAULT_PORTS = {"postgresql": 5432, "mysql": 3306, "mariadb": 3306, "mssql": 1433}
+LOCAL = "this machine"  # what a loopback address, or one of this host's own, stands for
+
+
+def _host_addresses(host: str | None) -> set[str]:
+    """The addresses `host` resolves to, every address of this machine (loopback or its
+    own name's) written LOCAL; a name that does not resolve stands for itself. No host
+    is the server's local socket: this machine too."""
+    if not host:
+        return {LOCAL}
+    found = _addresses(host)
+    if not found:
+        return {host.lower().rstrip(".")}
+    return {LOCAL if _local(address) else address for address in found}
+
+
+def _addresses(host: str) -> set[str]:
+    try:
+        infos = socket.getaddrinfo(host, None, proto=socket.IPPROTO_TCP)
+    except (OSError, UnicodeError):
+        return set()
+    return {str(info[4][0]).partition("%")[0] for info in infos}
+
+
+def _local(address: str) -> bool:
+    """Whether `address` is this machine's: a loopback one, or one its own name has."""
+    try:
+        if ipaddress.ip_address(address).is_loopback:
+            return True
+    except ValueError:
+        return False
+    return address in _own_addresses()
+
+
+@cache
+def _own_addresses() -> frozenset[str]:
+    return frozenset(_addresses(socket.gethostname()) | _addresses(socket.getfqdn()))
 
 
 def check_source(source: Engine) -> None:

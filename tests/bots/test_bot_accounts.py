@@ -37,7 +37,7 @@ def test_bots_are_added_listed_shown_disabled_and_removed(cfg: Path) -> None:
     cli_ok("bot", "disable", "quartobot")
     assert json.loads(cli_ok("bot", "show", "quartobot", "--json"))["disabled"] is True
     cli_ok("bot", "enable", "quartobot")
-    cli_ok("bot", "remove", "quartobot")
+    cli_ok("bot", "remove", "quartobot", "--yes")
     result = runner.invoke(app, ["bot", "show", "quartobot"])
     assert result.exit_code != 0 and "no bot named quartobot" in result.output
     # A bot's name is a userid like any other: taken is taken.

@@ -236,6 +236,16 @@ def cli_ok(*args: str, input: str | bytes | None = None) -> str:
     return result.output
 
 
+def operator_cli(server: Server, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The admin CLI (`cli_ok`) pointed at the server's database, as the operator runs it."""
+    path = tmp_path / "cli.toml"
+    path.write_text(
+        f'[server]\naddress = "pbm@example.org"\ndata_dir = "{tmp_path}"\n'
+        f'[store]\ndatabase_url = "{server.config.database_url}"\n'
+    )
+    monkeypatch.setenv("PBM_CONFIG", str(path))
+
+
 @pytest.fixture
 def config(tmp_path: Path, request: pytest.FixtureRequest) -> Config:
     return Config(

@@ -21,7 +21,15 @@ from pbm.store.engine import session_for
 from pbm.store.models import OutboxMail
 from pbm.store.models_mail import BounceEvent
 from tests.bounce_mails import arf, dsn
-from tests.server.conftest import Sent, Server, cli_ok, flat, fresh_server, legal_texts
+from tests.server.conftest import (
+    Sent,
+    Server,
+    cli_ok,
+    flat,
+    fresh_server,
+    legal_texts,
+    operator_cli,
+)
 
 
 def _board(server: Server, bob_address: str = "") -> tuple[str, str]:
@@ -160,16 +168,6 @@ def _disable(server: Server) -> tuple[str, str]:
     return alice, bob
 
 
-def _operator_cli(server: Server, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """The admin CLI (`cli_ok`) pointed at the server's database, as the operator runs it."""
-    path = tmp_path / "cli.toml"
-    path.write_text(
-        f'[server]\naddress = "pbm@example.org"\ndata_dir = "{tmp_path}"\n'
-        f'[store]\ndatabase_url = "{server.config.database_url}"\n'
-    )
-    monkeypatch.setenv("PBM_CONFIG", str(path))
-
-
 def _token(request: Sent) -> str:
     [token] = re.findall(r"^ +confirm (\w+)$", request.body, re.MULTILINE)
     return token
@@ -195,7 +193,7 @@ def test_the_operators_confirmation_enables_a_disabled_mailbox(
 ) -> None:
     # `pbm user confirm` said "confirmed" and the mailbox stayed disabled: the operator,
     # told by the player that his mailbox works again, could not mail it again.
-    _operator_cli(server, tmp_path, monkeypatch)
+    operator_cli(server, tmp_path, monkeypatch)
     _alice, bob = _disable(server)
     assert cli_ok("user", "confirm", "bob", bob) == (
         f"{bob} confirmed for bob, and mailed again (bounces had disabled it)\n"
@@ -309,7 +307,7 @@ def test_the_stop_address_switches_boards_to_the_digest_and_back(server: Server)
 def test_the_operator_sees_scores_disabled_mailboxes_and_the_complaint_rate(
     server: Server, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    _operator_cli(server, tmp_path, monkeypatch)
+    operator_cli(server, tmp_path, monkeypatch)
     alice, bob = _board(server)
     [to_bob] = server.to(bob, _move(server, alice, "alice"))
     for _ in range(5):

@@ -104,7 +104,7 @@ def test_users(cfg: Path) -> None:
     ok("user", "disable", "bob")
     assert json.loads(ok("user", "show", "bob", "--json"))["disabled"] is True
     ok("user", "enable", "bob")
-    ok("user", "delete", "bob")
+    ok("user", "delete", "bob", "--yes")
     assert runner.invoke(app, ["user", "show", "nobody"]).exit_code == 1
 
 
@@ -113,7 +113,7 @@ def test_user_list_says_deleted_for_a_deleted_account(cfg: Path) -> None:
     ok("user", "add", "alice", "alice@x.example", "--password", "pw", "--confirmed")
     ok("user", "add", "bob", "bob@x.example", "--password", "pw", "--confirmed")
     ok("user", "disable", "alice")
-    ok("user", "delete", "bob")
+    ok("user", "delete", "bob", "--yes")
     listed = json.loads(ok("user", "list", "--json"))
     assert [(u["userid"], u["status"]) for u in listed] == [
         ("alice", "disabled"),
@@ -202,7 +202,7 @@ def test_abort_and_adjudicate_take_a_reason_that_fits(cfg: Path) -> None:
             refused = runner.invoke(app, ["game", *command, "--reason", bad])
             assert refused.exit_code == 2
             assert refused.output == "error: --reason: write one sentence of 1 to 200 characters\n"
-    ok("game", "abort", "quarto", "101", "--reason", "  Both  asked for it.  ")
+    ok("game", "abort", "quarto", "101", "--reason", "  Both  asked for it.  ", "--yes")
     shown = json.loads(ok("game", "show", "quarto", "101", "--json"))
     assert shown["status"] == "removed"
     assert any(
@@ -266,7 +266,7 @@ def test_user_erase_asks_first(cfg: Path, monkeypatch: pytest.MonkeyPatch) -> No
         2,
         "error: erasing alice cannot be undone: run it again with --yes\n",
     )
-    monkeypatch.setattr("pbm.cli.user._on_terminal", lambda: True)
+    monkeypatch.setattr("pbm.cli.questions.on_terminal", lambda: True)
     declined = runner.invoke(app, ["user", "erase", "alice"], input="\n")
     assert declined.exit_code == 1
     assert declined.output == (
@@ -312,7 +312,7 @@ def test_run_games_and_outbox(cfg: Path) -> None:
     shown = json.loads(ok("game", "show", "quarto", "101", "--json"))
     assert shown["status"] == "finished" and shown["winner"] == 1
     ok("game", "new", "quarto", "bob", "alice")
-    ok("game", "abort", "quarto", "102")
+    ok("game", "abort", "quarto", "102", "--yes")
     assert json.loads(ok("game", "show", "quarto", "102", "--json"))["status"] == "removed"
 
 

@@ -257,3 +257,73 @@ def test_a_copy_that_fails_leaves_the_target_empty(source: Server, target: str) 
             assert conn.execute(select(func.count()).select_from(users)).scalar_one() == 0
     finally:
         engine.dispose()
+
+
+def test_the_configured_database_under_another_name_of_its_host_is_refused(target: str) -> None:
+    # `localhost` and `127.0.0.1` were compared as words: a copy of the database onto
+    # itself went ahead (and stopped at "holds rows already", or emptied nothing only
+    # because the copy runs in one transaction).
+    if not target.startswith("postgresql"):
+        pytest.skip("a host name is a server database's")
+    for other in ("localhost", "[::1]"):
+        done = _copy(target.replace("@127.0.0.1:", f"@{other}:"))
+        assert done.exit_code == 2, done.output
+        assert "is the configured database itself" in done.output
+
+
+LOCALHOST = "postgresql+psycopg://pbm@localhost/pbm"
+
+
+@pytest.mark.parametrize(
+    ("other", "same"),
+    [
+        ("postgresql://someone:secret@127.0.0.1:5432/pbm", True),  # the default port
+        ("postgresql+psycopg://pbm@[::1]/pbm", True),
+        ("postgresql+psycopg://pbm@/pbm", True),  # the local socket
+        ("postgresql+psycopg://pbm@localhost:5433/pbm", False),
+        ("postgresql+psycopg://pbm@localhost/pbm2", False),
+        ("postgresql+psycopg://pbm@192.0.2.7/pbm", False),
+        ("sqlite:///pbm", False),
+    ],
+)
+def test_same_database_compares_addresses_port_and_name(other: str, same: bool) -> None:
+    from pbm.store.copy import same_database
+
+    assert same_database(LOCALHOST, other) is same
+    assert same_database(other, LOCALHOST) is same
+
+
+def test_same_database_knows_this_machine_by_its_own_name() -> None:
+    import socket
+
+    from pbm.store.copy import same_database
+
+    own = f"postgresql+psycopg://pbm@{socket.gethostname()}/pbm"
+    assert same_database(LOCALHOST, own)
+
+
+def test_same_database_resolves_names_and_keeps_an_unknown_one_as_written(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import socket
+
+    from pbm.store.copy import same_database
+
+    real = socket.getaddrinfo
+    zone = {"db.example.org": "192.0.2.7", "pg.example.org": "192.0.2.7"}
+    zone["other.example.org"] = "192.0.2.8"
+
+    def lookup(host: str, *args: Any, **kwargs: Any) -> Any:
+        if host in zone:
+            return [(socket.AF_INET, socket.SOCK_STREAM, 6, "", (zone[host], 0))]
+        if host.endswith(".example.org"):
+            raise socket.gaierror(socket.EAI_NONAME, "Name or service not known")
+        return real(host, *args, **kwargs)
+
+    monkeypatch.setattr(socket, "getaddrinfo", lookup)
+    url = "postgresql://pbm@{}/pbm".format
+    assert same_database(url("db.example.org"), url("pg.example.org"))
+    assert same_database(url("db.example.org"), url("192.0.2.7"))
+    assert not same_database(url("db.example.org"), url("other.example.org"))
+    assert same_database(url("gone.example.org"), url("GONE.example.org."))
+    assert not same_database(url("gone.example.org"), url("lost.example.org"))

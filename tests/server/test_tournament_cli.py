@@ -62,7 +62,7 @@ def test_admin_runs_a_round_robin_from_the_cli(cfg: Path) -> None:
     table = ok("tournament", "standings", "spring")
     cy_line = next(line for line in table.splitlines() if " cy " in f" {line} ")
     assert cy_line.split()[2] == "0" and "(withdrawn)" in cy_line
-    assert ok("tournament", "cancel", "ko") == "Tournament ko has been cancelled.\n"
+    assert ok("tournament", "cancel", "ko", "--yes") == "Tournament ko has been cancelled.\n"
     listed = json.loads(ok("tournament", "list", "--json"))
     assert [t["status"] for t in listed] == ["running", "cancelled"]
     again = runner.invoke(app, ["tournament", "cancel", "ko"])
@@ -89,7 +89,7 @@ def test_withdraw_before_the_start_says_the_entry_is_gone(cfg: Path) -> None:
     assert ok("tournament", "withdraw", "fall", "amy") == "amy has left tournament fall.\n"
     assert "\nentrants: none\n\nNo pairings yet.\n" in ok("tournament", "show", "fall")
     # cancelled before its start: "No pairings yet." had it waiting for pairings to come
-    ok("tournament", "cancel", "fall")
+    ok("tournament", "cancel", "fall", "--yes")
     assert "\nNo pairings were made.\n" in ok("tournament", "show", "fall")
     assert ok("tournament", "pairings", "fall") == "No pairings were made.\n"
 

@@ -304,9 +304,10 @@ def record_auth_failures(ctx: Context) -> None:
     ctx.auth_failures.clear()
 
 
-def check_userid(ctx: Context, userid: str) -> str:
+def check_userid(ctx: Context, userid: str, owner: User | None = None) -> str:
     """The NFKC form of a new userid, or PbmError saying what is wrong and how to write
-    it right (also when the userid is taken, whatever its case or width)."""
+    it right (also when the userid is taken, whatever its case or width, by another
+    account than `owner`: a renamed account may keep its userid in another case)."""
     problem = userid_problem(userid)
     if problem is not None:
         raise PbmError(
@@ -322,6 +323,8 @@ def check_userid(ctx: Context, userid: str) -> str:
         )
     name = unicodedata.normalize("NFKC", userid)
     taken = queries.user_by_userid(ctx.session, name)
+    if taken is not None and owner is not None and taken.id == owner.id:
+        return name
     if taken is not None and taken.userid == name:  # the case note only for another case
         raise PbmError(wrapped(phrase("userid_taken_same", userid=name)))
     if taken is not None:
