@@ -40,6 +40,11 @@ def entries(session: Session, t: Tournament) -> list[tuple[TournamentEntry, User
     return list(session.exec(query).all())
 
 
+def organiser(session: Session, t: Tournament) -> User | None:
+    """The player who created the tournament by mail (None for one the admin made)."""
+    return None if t.created_by is None else session.get(User, t.created_by)
+
+
 def entry_of(session: Session, t: Tournament, user: User) -> TournamentEntry | None:
     query = select(TournamentEntry).where(
         TournamentEntry.tournament_id == t.id, TournamentEntry.user_id == user.id
@@ -89,6 +94,7 @@ __all__ = [
     "entries",
     "entry_of",
     "find",
+    "organiser",
     "pairings",
     "require_open",
     "results_of",

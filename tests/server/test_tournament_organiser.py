@@ -1,0 +1,59 @@
+"""The organiser of a tournament by mail: each round's pairings mailed to him (once, when
+he plays too), and his `tournament cancel`, refused to anyone else."""
+
+from __future__ import annotations
+
+from tests.server.conftest import Server, flat
+from tests.server.test_tournaments import (
+    GAME,
+    active_boards,
+    create_and_enter,
+    play_board,
+    signup_all,
+    tournament,
+)
+
+
+def organise(server: Server, people: dict[str, str], name: str, settings: str) -> None:
+    """`org` creates the tournament and starts it; the others enter, he does not."""
+    server.send(people["org"], f"tournament create org secret {name} {GAME} {settings}")
+    for userid in people:
+        if userid != "org":
+            server.send(people[userid], f"tournament join {name} {userid} secret")
+    server.new_mail()
+    server.send(people["org"], f"tournament start {name} org secret")
+
+
+def test_an_organiser_who_does_not_play_gets_every_rounds_pairings(server: Server) -> None:
+    """He was told how his tournament ended, but of no round: not who meets whom, nor
+    on which board."""
+    people = signup_all(server, ["org", "ann", "ben", "cat", "dan"])
+    organise(server, people, "club", "type=swiss rounds=2")
+    mine = server.to(people["org"], server.new_mail())
+    subjects = [m.subject for m in mine]
+    assert "Tournament club round 1" in subjects, subjects
+    body = next(m.body for m in mine if m.subject == "Tournament club round 1")
+    boards = active_boards(server, "club")
+    for board, (white, black) in boards:
+        assert any(board in line and white in line and black in line for line in body.split("\n"))
+    assert "You organise this tournament and play no board in this round" in flat(body)
+    assert "Each of your boards" not in body
+    for board, seats in boards:
+        play_board(server, people, board, seats, "first")
+    mine = server.to(people["org"], server.new_mail())
+    assert [m.subject for m in mine if "round" in m.subject] == ["Tournament club round 2"]
+
+
+def test_a_playing_organiser_gets_one_round_mail_as_a_player(server: Server) -> None:
+    people = signup_all(server, ["ann", "ben", "cat", "dan"])
+    create_and_enter(server, people, "own", "type=knockout")
+    server.send(people["ann"], "tournament start own ann secret")
+    rounds = [m for m in server.to(people["ann"], server.new_mail()) if "round" in m.subject]
+    assert len(rounds) == 1 and "Each of your boards comes in its own mail." in rounds[0].body
+    # Knocked out, he still organises: round 2 comes to him as to an organiser.
+    for board, seats in active_boards(server, "own"):
+        play_board(server, people, board, seats, "second" if seats[0] == "ann" else "first")
+    rounds = [m for m in server.to(people["ann"], server.new_mail()) if "round" in m.subject]
+    assert [m.subject for m in rounds] == ["Tournament own round 2"]
+    assert "You organise this tournament" in flat(rounds[0].body)
+    assert tournament(server, "own").current_round == 2
