@@ -1,9 +1,12 @@
 """The organiser of a tournament by mail: each round's pairings mailed to him (once, when
-he plays too), and his `tournament cancel`, refused to anyone else."""
+he plays too), and his `tournament cancel`, refused to anyone else and shown by `help`."""
 
 from __future__ import annotations
 
-from tests.server.conftest import Server, flat
+from pathlib import Path
+
+from pbm.commands.masking import mask_line
+from tests.server.conftest import Server, cli_ok, flat
 from tests.server.test_tournaments import (
     GAME,
     active_boards,
@@ -57,3 +60,62 @@ def test_a_playing_organiser_gets_one_round_mail_as_a_player(server: Server) -> 
     assert [m.subject for m in rounds] == ["Tournament own round 2"]
     assert "You organise this tournament" in flat(rounds[0].body)
     assert tournament(server, "own").current_round == 2
+
+
+def test_the_organiser_cancels_by_mail_and_everyone_is_told(server: Server) -> None:
+    """Only `pbm tournament cancel` could stop a tournament: its organiser had no way."""
+    people = signup_all(server, ["org", "ann", "ben", "cat"])
+    organise(server, people, "club", "type=roundrobin")
+    server.new_mail()
+    assert len(active_boards(server, "club")) == 3
+    server.send(people["ann"], "tournament cancel club ann secret")
+    [refused] = server.new_mail()
+    assert refused.to == [people["ann"]]
+    assert "Only the player who created tournament club may cancel it." in flat(refused.body)
+    assert tournament(server, "club").status == "running"
+    server.send(people["org"], "tournament cancel club org wrong")
+    [refused] = server.new_mail()
+    assert tournament(server, "club").status == "running" and "password" in refused.body.lower()
+    server.send(people["org"], "tournament cancel club org secret")
+    mails = server.new_mail()
+    told = [m for m in mails if m.subject == "Tournament club"]
+    assert sorted(m.to[0] for m in told) == sorted(people.values())  # entrants and organiser
+    assert all("Tournament club has been cancelled." in m.body for m in told)
+    assert active_boards(server, "club") == []  # its boards removed, as the CLI's cancel
+    assert tournament(server, "club").status == "cancelled"
+    server.send(people["ann"], "tournament pairings club")
+    assert "cancelled" in server.new_mail()[0].body
+    server.send(people["org"], "tournament cancel club org secret")
+    [again] = server.new_mail()
+    assert "Tournament club is cancelled already: there is nothing left to cancel." in flat(
+        again.body
+    )
+    server.send(people["org"], "tournament cancel nosuch org secret")
+    [unknown] = server.new_mail()
+    assert "There is no tournament called 'nosuch'." in unknown.body
+
+
+def test_a_finished_tournament_cannot_be_cancelled(server: Server) -> None:
+    people = signup_all(server, ["org", "ann", "ben"])
+    organise(server, people, "done", "type=knockout")
+    [(board, seats)] = active_boards(server, "done")
+    play_board(server, people, board, seats, "first")
+    server.new_mail()
+    server.send(people["org"], "tournament cancel done org secret")
+    [refused] = server.new_mail()
+    assert "Tournament done is finished already: there is nothing left to cancel." in flat(
+        refused.body
+    )
+    assert tournament(server, "done").status == "finished"
+
+
+def test_help_shows_the_mailed_cancel(server: Server, cfg: Path) -> None:
+    form = "tournament join|leave|start|cancel NAME userid password"
+    server.send("new@x.example", "help tournament")
+    [mailed] = server.new_mail()
+    assert form in mailed.body
+    assert form in cli_ok("help", "tournament")
+
+
+def test_a_quoted_cancel_has_its_password_masked() -> None:
+    assert mask_line("tournament cancel club org secret") == "tournament cancel club org ******"

@@ -11,7 +11,7 @@ from pbm.services.play.boards import board_by_id
 from pbm.services.play.endings import GameEnd
 from pbm.services.play.moves import abort
 from pbm.services.tournaments.lookup import TournamentError, entries, entry_of, pairings
-from pbm.services.tournaments.notices import tell
+from pbm.services.tournaments.notices import tell, with_organiser
 from pbm.services.tournaments.rounds import advance
 from pbm.store.models import EndReason, User
 from pbm.store.models_tournament import Tournament, TournamentPairing
@@ -86,9 +86,10 @@ def withdraw(ctx: Context, t: Tournament, user: User) -> None:
 
 
 def cancel(ctx: Context, t: Tournament) -> None:
-    """Stop a tournament: its boards still being played are removed unrated."""
+    """Stop a tournament: its boards still being played are removed unrated, and the
+    entrants and the organiser are told (the CLI's `cancel` and the organiser's by mail)."""
     if t.status in ("finished", "cancelled"):
-        raise TournamentError(phrase("tournament_over", name=t.name))
+        raise TournamentError(phrase("tournament_over", name=t.name, status=t.status))
     t.status = "cancelled"
     t.ended_at = ctx.now()
     ctx.session.add(t)
@@ -101,7 +102,7 @@ def cancel(ctx: Context, t: Tournament) -> None:
     tell(
         ctx,
         t,
-        [u for _, u in entries(ctx.session, t)],
+        with_organiser(ctx, t, [u for _, u in entries(ctx.session, t)]),
         phrase("subject_tournament", name=t.name),
         prose("tournament_cancelled", name=t.name) + "\n",
     )
