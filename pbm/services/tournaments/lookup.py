@@ -60,6 +60,12 @@ def pairings(session: Session, t: Tournament, round_: int | None = None) -> list
     return list(session.exec(query.order_by(*order)))
 
 
+def pairing_of_board(session: Session, game_id: int) -> TournamentPairing | None:
+    """The tournament pairing played on the board, None for a board of no tournament."""
+    query = select(TournamentPairing).where(TournamentPairing.game_id == game_id)
+    return session.exec(query).first()
+
+
 def withdrawn_ids(session: Session, t: Tournament) -> set[int]:
     return {e.user_id for e, _ in entries(session, t) if e.withdrawn}
 
@@ -95,6 +101,7 @@ __all__ = [
     "entry_of",
     "find",
     "organiser",
+    "pairing_of_board",
     "pairings",
     "require_open",
     "results_of",

@@ -10,11 +10,17 @@ from pbm.services.correspondence.timeouts import forfeit
 from pbm.services.play.boards import board_by_id
 from pbm.services.play.endings import GameEnd
 from pbm.services.play.moves import abort
-from pbm.services.tournaments.lookup import TournamentError, entries, entry_of, pairings
+from pbm.services.tournaments.lookup import (
+    TournamentError,
+    entries,
+    entry_of,
+    pairing_of_board,
+    pairings,
+)
 from pbm.services.tournaments.notices import tell, with_organiser
 from pbm.services.tournaments.rounds import advance
 from pbm.store.models import EndReason, User
-from pbm.store.models_tournament import Tournament, TournamentPairing
+from pbm.store.models_tournament import Tournament
 from pbm.texts import phrase, prose
 
 
@@ -23,8 +29,7 @@ def game_ended(ctx: Context, end: GameEnd) -> None:
     or removed) records its result and starts what comes next. `end.loser_id` names a
     player who declined the board (a resignation before everyone moved): he loses it."""
     board, loser_id = end.board, end.loser_id
-    query = select(TournamentPairing).where(TournamentPairing.game_id == board.id)
-    pairing = ctx.session.exec(query).first()
+    pairing = pairing_of_board(ctx.session, board.id)
     if pairing is None or pairing.score is not None:
         return
     # Locked, so two boards of a round ending at once cannot both miss the round's end
