@@ -6,6 +6,9 @@ from __future__ import annotations
 from pathlib import Path
 
 from pbm.commands.masking import mask_line
+from pbm.services.context import Context
+from pbm.services.tournaments import lookup, rounds
+from pbm.work import run_work
 from tests.server.conftest import Server, cli_ok, flat
 from tests.server.test_tournaments import (
     GAME,
@@ -119,3 +122,27 @@ def test_help_shows_the_mailed_cancel(server: Server, cfg: Path) -> None:
 
 def test_a_quoted_cancel_has_its_password_masked() -> None:
     assert mask_line("tournament cancel club org secret") == "tournament cancel club org ******"
+
+
+def test_an_organiser_whose_address_is_not_confirmed_gets_no_round_mail(server: Server) -> None:
+    people = signup_all(server, ["org", "ann", "ben"])
+    server.send(people["org"], f"tournament create org secret club {GAME} type=knockout")
+    for userid in ("ann", "ben"):
+        server.send(people[userid], f"tournament join club {userid} secret")
+    # His only address is now one he has not confirmed: the admin starts the tournament.
+    server.send(people["org"], "change address org secret org@new.example")
+    server.new_mail()
+
+    def start(ctx: Context) -> None:  # as `pbm tournament start club` does
+        rounds.start(ctx, lookup.find(ctx.session, "club"))
+
+    run_work(server.engine, start, clock=server.clock, config=server.config)
+    mails = server.new_mail()
+    assert len([m for m in mails if m.subject == "Tournament club round 1"]) == 2
+    assert not [m for m in mails if {people["org"], "org@new.example"} & set(m.to)]
+    # Confirmed, the address gets the organiser's mail (here the end: one round only).
+    server.confirm("org@new.example")
+    [(board, seats)] = active_boards(server, "club")
+    play_board(server, people, board, seats, "first")
+    final = [m for m in server.new_mail() if m.subject.startswith("Tournament club won by")]
+    assert ["org@new.example"] in [m.to for m in final]
