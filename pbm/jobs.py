@@ -1,14 +1,16 @@
 """The periodic jobs of correspondence play, as one service call on the injected clock:
-end vacations whose days ran out, forfeit boards whose time is up, send reminders, and
-send the day's digests.
+end vacations whose days ran out, forfeit boards whose time is up, send reminders, tell
+the opponents of a tournament board that waits on a vacation, and send the day's
+digests.
 
 Every board (and every player's digest) is handled in its own transaction, and what was
 done is recorded in the database (a board's result, a nag's JobMark for the move number,
-a digest's JobMark for the day), so running the job again, or after a restart, never
-repeats anything; a job missed while the server was down does its work once when it
-comes back. The daemon runs `run_due` every JOB_SECONDS (listed in pbm.app.PERIODIC_JOBS);
-`pbm jobs run` runs it once, for cron, and plays the bots' due moves (`play_bots`; the
-daemon thinks for them in worker processes instead, see pbm.daemon).
+a vacation notice's for the board and the vacation, a digest's for the day), so running
+the job again, or after a restart, never repeats anything; a job missed while the server
+was down does its work once when it comes back. The daemon runs `run_due` every
+JOB_SECONDS (listed in pbm.app.PERIODIC_JOBS); `pbm jobs run` runs it once, for cron, and
+plays the bots' due moves (`play_bots`; the daemon thinks for them in worker processes
+instead, see pbm.daemon).
 
 Several daemons on one PostgreSQL run each job through `run_for_cluster`: one of them,
 under the job's advisory lock, once per due time (pbm.store.claims), since two runs of
@@ -36,6 +38,7 @@ from pbm.services.correspondence.digest import digest_readers, send_digest
 from pbm.services.play import bots
 from pbm.services.play.boards import board_from_row
 from pbm.services.play.moves import abort
+from pbm.services.tournaments import waiting
 from pbm.store import addresses, claims, queries
 from pbm.store.bot_queries import BotTurn
 from pbm.store.engine import session_for
@@ -47,6 +50,8 @@ from pbm.work import run_work
 log = logging.getLogger(__name__)
 
 JOB_SECONDS = 300.0
+# What `run_due` counts (docs/correspondence.md lists them; `pbm jobs run --json`).
+DONE_KINDS = ("vacations_ended", "forfeits", "nags", "vacation_notices", "digests", "unconfirmed")
 
 
 @dataclass(frozen=True)
@@ -92,7 +97,7 @@ def run_for_cluster(
 
 def run_due(engine: Engine, clock: Clock, config: Config) -> dict[str, int]:
     """Everything due at `clock.now()`; returns how many of each thing were done."""
-    done = {"vacations_ended": 0, "forfeits": 0, "nags": 0, "digests": 0, "unconfirmed": 0}
+    done = dict.fromkeys(DONE_KINDS, 0)
     cutoff = clock.now() - timedelta(days=config.unconfirmed_days)
     with session_for(engine) as session:
         unconfirmed = [u.saved_id for u in addresses.unconfirmed_users(session, cutoff)]
@@ -160,7 +165,8 @@ def _board(ctx: Context, game_id: int | None) -> str:
     board = board_from_row(ctx, row)
     what = timeouts.due(ctx, board)
     if what is None:
-        return ""
+        # Nothing is due while the player to move is on vacation: his opponent hears why.
+        return "vacation_notice" if waiting.tell_waiting(ctx, board) else ""
     timeouts.apply(ctx, board, what)
     return what.action
 

@@ -14,7 +14,6 @@ from pbm.services.accounts.users import find_user
 from pbm.services.context import Context
 from pbm.services.play.bots import label
 from pbm.services.tournaments import describe, entry, lookup, results, rounds
-from pbm.services.tournaments.lookup import TournamentError
 from pbm.texts import phrase, prose
 
 NameArg = Annotated[str, typer.Argument(metavar="NAME", help="The tournament's name.")]
@@ -174,8 +173,7 @@ CANCEL = Act("cancel", "cancelling", "cancelled")
 
 def _cancel_question(ctx: Context, name: str) -> Question:
     t = lookup.find(ctx.session, name)
-    if t.status in ("finished", "cancelled"):  # the service's own refusal, first
-        raise TournamentError(phrase("tournament_over", name=t.name))
+    results.check_cancellable(t)  # the service's own refusal, before the question
     entrants = len(lookup.entries(ctx.session, t))
     playing = sum(
         p.game_id is not None and p.score is None for p in lookup.pairings(ctx.session, t)

@@ -2,7 +2,7 @@
 
 tournament create userid password NAME GAME [type=swiss] [rounds=N] [nagtime=D]
                   [forfeittime=D] [bots=yes] [-option=value...]
-tournament join|leave|start NAME userid password
+tournament join|leave|start|cancel NAME userid password
 tournament standings|pairings NAME [round]
 tournament list
 """
@@ -16,7 +16,7 @@ from pbm.commands.base import Command, Invocation
 from pbm.errors import UsageError
 from pbm.services.accounts.users import authenticate
 from pbm.services.context import Context, ReplyKind
-from pbm.services.tournaments import describe, entry, lookup, rounds
+from pbm.services.tournaments import describe, entry, lookup, results, rounds
 from pbm.store.models import User
 from pbm.store.models_tournament import Tournament
 from pbm.texts import echoed, phrase, prose, render
@@ -40,10 +40,10 @@ class TournamentCommand(Command):
     usage = (
         "create userid password NAME GAME [type=roundrobin|double|swiss|knockout] [rounds=N] "
         "[nagtime=DAYS] [forfeittime=DAYS] [bots=yes] [-option=value...] | "
-        "join|leave|start NAME userid password | "
+        "join|leave|start|cancel NAME userid password | "
         "standings|pairings NAME [round] | list"
     )
-    summary = "Create, enter, start and follow tournaments."
+    summary = "Create, enter, start, follow and cancel tournaments."
     scope = "account"
 
     def run(self, ctx: Context, inv: Invocation) -> None:
@@ -55,6 +55,7 @@ class TournamentCommand(Command):
             "join": self._join,
             "leave": self._leave,
             "start": self._start,
+            "cancel": self._cancel,
             "standings": self._standings,
             "pairings": self._pairings,
             "list": self._list,
@@ -124,10 +125,16 @@ class TournamentCommand(Command):
 
     def _start(self, ctx: Context, words: list[str]) -> None:
         t, user = self._named_user(ctx, words)
-        entry.may_manage(t, user)
+        entry.may_manage(t, user, "start")
         rounds.start(ctx, t)
         text = prose("tournament_started", name=t.name)
         answer(ctx, phrase("subject_tournament", name=t.name), text, ReplyKind.TOURNAMENT)
+
+    def _cancel(self, ctx: Context, words: list[str]) -> None:
+        t, user = self._named_user(ctx, words)
+        entry.may_manage(t, user, "cancel")
+        # As `pbm tournament cancel`: the entrants and the organiser are mailed.
+        results.cancel(ctx, t)
 
     def _standings(self, ctx: Context, words: list[str]) -> None:
         self.need_words(words, 1)

@@ -96,7 +96,7 @@ class JobMark(Stored, SQLModel, table=True):
     __table_args__ = (UniqueConstraint("kind", "key"),)
 
     id: int | None = Field(default=None, primary_key=True)
-    kind: str = Field(max_length=16)  # nag | digest
+    kind: str = Field(max_length=16)  # nag | digest | vacation-wait
     key: str = Field(max_length=128)
     at: datetime = Field(sa_column=_ts())
 

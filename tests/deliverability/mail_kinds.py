@@ -186,6 +186,16 @@ def result(server: Server) -> Sent:
     return only(server.new_mail(), "Tournament club won by")
 
 
+def waiting(server: Server) -> Sent:
+    """A tournament board's player to move is on vacation: his opponent is told."""
+    people = tournament_started(server)
+    for userid, address in people.items():  # whoever is to move, he is away
+        server.send(address, f"vacation {userid} secret start")
+    server.new_mail()
+    run_jobs(server)
+    return only(server.new_mail(), "Tournament club board a101 waits")
+
+
 def confirmation(server: Server) -> Sent:
     """The request that goes to a second address named at signup (the welcome is the
     sender's own request)."""
@@ -236,6 +246,7 @@ KINDS: dict[str, Callable[[Server], Sent]] = {
     "forfeit": forfeit,
     "tournament pairing": pairing,
     "tournament result": result,
+    "tournament waiting": waiting,
     "message": message,
     "chat": chat,
     "bot move": bot_move,

@@ -17,7 +17,14 @@ from tests.server.conftest import Server, board_row, flat, legal_texts, seat_to_
 DAY = timedelta(days=1)
 HOUR = timedelta(hours=1)
 # What a run of the jobs reports when nothing was due.
-NOTHING_DUE = {"vacations_ended": 0, "forfeits": 0, "nags": 0, "digests": 0, "unconfirmed": 0}
+NOTHING_DUE = {
+    "vacations_ended": 0,
+    "forfeits": 0,
+    "nags": 0,
+    "vacation_notices": 0,
+    "digests": 0,
+    "unconfirmed": 0,
+}
 
 
 @pytest.fixture

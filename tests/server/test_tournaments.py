@@ -298,7 +298,7 @@ def test_an_unknown_tournament_action_says_which_there_are(
     server.send(people["ann"], command)
     [reply] = server.new_mail()
     assert says in flat(reply.body)
-    assert "one of these: create, join, leave, start, standings, pairings, list." in flat(
+    assert "one of these: create, join, leave, start, cancel, standings, pairings, list." in flat(
         reply.body
     )
 

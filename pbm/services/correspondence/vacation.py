@@ -49,11 +49,17 @@ def running_end(row: Vacation) -> datetime | None:
     return row.started_at + timedelta(days=row.bank_days)
 
 
-def on_vacation(session: Session, user: User, now: datetime) -> bool:
-    """Whether a vacation of `user` runs at `now` (read only: nothing accrues)."""
+def running(session: Session, user: User, now: datetime) -> Vacation | None:
+    """The vacation row of `user` when a vacation of his runs at `now` (read only:
+    nothing accrues), else None."""
     row = session.exec(select(Vacation).where(Vacation.user_id == user.id)).first()
     end = running_end(row) if row is not None else None
-    return end is not None and now < end
+    return row if end is not None and now < end else None
+
+
+def on_vacation(session: Session, user: User, now: datetime) -> bool:
+    """Whether a vacation of `user` runs at `now`."""
+    return running(session, user, now) is not None
 
 
 def left_days(session: Session, user: User, now: datetime, *, allowance: float) -> float:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import logging
 import re
+from typing import Literal
 
 from sqlmodel import Session, select
 
@@ -143,10 +144,11 @@ def leave(ctx: Context, t: Tournament, user: User) -> str:
     return "withdrawn"
 
 
-def may_manage(t: Tournament, user: User) -> None:
-    """Only the player who created a tournament by mail starts it (the admin uses the CLI)."""
+def may_manage(t: Tournament, user: User, action: Literal["start", "cancel"]) -> None:
+    """Only the player who created a tournament by mail starts or cancels it (the admin
+    uses the CLI); `action` names which, for the refusal."""
     if t.created_by != user.id:
-        raise TournamentError(phrase("tournament_not_yours", name=t.name))
+        raise TournamentError(phrase("tournament_not_yours", name=t.name, action=action))
 
 
 __all__ = [

@@ -40,6 +40,11 @@ def entries(session: Session, t: Tournament) -> list[tuple[TournamentEntry, User
     return list(session.exec(query).all())
 
 
+def organiser(session: Session, t: Tournament) -> User | None:
+    """The player who created the tournament by mail (None for one the admin made)."""
+    return None if t.created_by is None else session.get(User, t.created_by)
+
+
 def entry_of(session: Session, t: Tournament, user: User) -> TournamentEntry | None:
     query = select(TournamentEntry).where(
         TournamentEntry.tournament_id == t.id, TournamentEntry.user_id == user.id
@@ -53,6 +58,12 @@ def pairings(session: Session, t: Tournament, round_: int | None = None) -> list
         query = query.where(TournamentPairing.round == round_)
     order = (col(TournamentPairing.round), col(TournamentPairing.slot), col(TournamentPairing.leg))
     return list(session.exec(query.order_by(*order)))
+
+
+def pairing_of_board(session: Session, game_id: int) -> TournamentPairing | None:
+    """The tournament pairing played on the board, None for a board of no tournament."""
+    query = select(TournamentPairing).where(TournamentPairing.game_id == game_id)
+    return session.exec(query).first()
 
 
 def withdrawn_ids(session: Session, t: Tournament) -> set[int]:
@@ -89,6 +100,8 @@ __all__ = [
     "entries",
     "entry_of",
     "find",
+    "organiser",
+    "pairing_of_board",
     "pairings",
     "require_open",
     "results_of",

@@ -1,5 +1,5 @@
-"""The mails a tournament sends its entrants: a round's pairings, a withdrawal, a
-cancellation and the final standings go out through `tell`."""
+"""The mails a tournament sends its entrants and its organiser: a round's pairings, a
+withdrawal, a cancellation and the final standings go out through `tell`."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from pbm.services.accounts.users import reply_addresses
 from pbm.services.context import Context, Reply, ReplyKind
 from pbm.services.correspondence.clocks import days_text
 from pbm.services.tournaments.describe import game_title, kind_text, pairings_text
-from pbm.services.tournaments.lookup import entries, pairings
+from pbm.services.tournaments.lookup import entries, organiser, pairings
 from pbm.store.models import User
 from pbm.store.models_tournament import Tournament
 from pbm.texts import phrase, render
@@ -32,10 +32,20 @@ def tell(ctx: Context, t: Tournament, people: Sequence[User], subject: str, body
             )
 
 
+def with_organiser(ctx: Context, t: Tournament, people: Sequence[User]) -> list[User]:
+    """`people` and the organiser, when he is not among them: he made the tournament
+    happen, so he hears how it goes even when he does not play."""
+    maker = organiser(ctx.session, t)
+    if maker is None or maker.id in {u.id for u in people}:
+        return list(people)
+    return [*people, maker]
+
+
 def announce_round(ctx: Context, t: Tournament, number: int | None, before: int) -> None:
     """Mail the round's pairings to the players still in, ahead of the round's board
     mails (those queued from `before` on, when its boards were made): the round's mail
-    tells them the boards are coming."""
+    tells them the boards are coming. The organiser gets it too: the player's mail when
+    he plays in the round, else one that says he organises it."""
     people = [u for e, u in entries(ctx.session, t) if not e.withdrawn and not e.eliminated]
     # The player with a bye, or whose opponent has withdrawn (a knockout), gets no
     # board: told that boards are coming, he waited for one.
@@ -51,8 +61,11 @@ def announce_round(ctx: Context, t: Tournament, number: int | None, before: int)
     )
     table = pairings_text(ctx.session, t, number)
     made = len(ctx.replies)
-    for user in people:
-        if user.id in byes:
+    playing = {u.id for u in people}
+    for user in with_organiser(ctx, t, people):
+        if user.id not in playing:
+            yours = phrase("tournament_round_organiser")
+        elif user.id in byes:
             yours = phrase(bye_key)
         elif user.id in walkovers:  # the withdrawn side is not among `people`
             yours = phrase("tournament_round_walkover")
@@ -81,4 +94,4 @@ def _round_body(ctx: Context, t: Tournament, number: int | None, table: str, you
     )
 
 
-__all__ = ["announce_round", "tell"]
+__all__ = ["announce_round", "tell", "with_organiser"]

@@ -10,11 +10,17 @@ from pbm.services.correspondence.timeouts import forfeit
 from pbm.services.play.boards import board_by_id
 from pbm.services.play.endings import GameEnd
 from pbm.services.play.moves import abort
-from pbm.services.tournaments.lookup import TournamentError, entries, entry_of, pairings
-from pbm.services.tournaments.notices import tell
+from pbm.services.tournaments.lookup import (
+    TournamentError,
+    entries,
+    entry_of,
+    pairing_of_board,
+    pairings,
+)
+from pbm.services.tournaments.notices import tell, with_organiser
 from pbm.services.tournaments.rounds import advance
 from pbm.store.models import EndReason, User
-from pbm.store.models_tournament import Tournament, TournamentPairing
+from pbm.store.models_tournament import Tournament
 from pbm.texts import phrase, prose
 
 
@@ -23,8 +29,7 @@ def game_ended(ctx: Context, end: GameEnd) -> None:
     or removed) records its result and starts what comes next. `end.loser_id` names a
     player who declined the board (a resignation before everyone moved): he loses it."""
     board, loser_id = end.board, end.loser_id
-    query = select(TournamentPairing).where(TournamentPairing.game_id == board.id)
-    pairing = ctx.session.exec(query).first()
+    pairing = pairing_of_board(ctx.session, board.id)
     if pairing is None or pairing.score is not None:
         return
     # Locked, so two boards of a round ending at once cannot both miss the round's end
@@ -85,10 +90,16 @@ def withdraw(ctx: Context, t: Tournament, user: User) -> None:
         advance(ctx, t)
 
 
-def cancel(ctx: Context, t: Tournament) -> None:
-    """Stop a tournament: its boards still being played are removed unrated."""
+def check_cancellable(t: Tournament) -> None:
+    """TournamentError when `t` is over already: nothing is left to cancel."""
     if t.status in ("finished", "cancelled"):
-        raise TournamentError(phrase("tournament_over", name=t.name))
+        raise TournamentError(phrase("tournament_over", name=t.name, status=t.status))
+
+
+def cancel(ctx: Context, t: Tournament) -> None:
+    """Stop a tournament: its boards still being played are removed unrated, and the
+    entrants and the organiser are told (the CLI's `cancel` and the organiser's by mail)."""
+    check_cancellable(t)
     t.status = "cancelled"
     t.ended_at = ctx.now()
     ctx.session.add(t)
@@ -101,10 +112,10 @@ def cancel(ctx: Context, t: Tournament) -> None:
     tell(
         ctx,
         t,
-        [u for _, u in entries(ctx.session, t)],
+        with_organiser(ctx, t, [u for _, u in entries(ctx.session, t)]),
         phrase("subject_tournament", name=t.name),
         prose("tournament_cancelled", name=t.name) + "\n",
     )
 
 
-__all__ = ["cancel", "game_ended", "withdraw"]
+__all__ = ["cancel", "check_cancellable", "game_ended", "withdraw"]

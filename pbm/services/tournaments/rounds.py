@@ -24,7 +24,7 @@ from pbm.services.tournaments.lookup import (
     table,
     withdrawn_ids,
 )
-from pbm.services.tournaments.notices import announce_round, tell
+from pbm.services.tournaments.notices import announce_round, tell, with_organiser
 from pbm.store import queries
 from pbm.store.models import BoardRow, User
 from pbm.store.models_correspondence import PlayerRating
@@ -375,11 +375,7 @@ def _finish(ctx: Context, t: Tournament, *, early: bool = False) -> None:
         standings=standings_text(ctx.session, t, rows),
         signature=ctx.config.server_name,
     )
-    people = [u for _, u in entries(ctx.session, t)]
-    # An organiser who did not play made it happen: he hears how it ended too.
-    maker = ctx.session.get(User, t.created_by) if t.created_by is not None else None
-    if maker is not None and maker.id not in {u.id for u in people}:
-        people.append(maker)
+    people = with_organiser(ctx, t, [u for _, u in entries(ctx.session, t)])
     tell(ctx, t, people, phrase("subject_tournament_final", name=t.name, winner=winner), body)
     log.info("tournament %s finished: %s", t.name, winner)
 
