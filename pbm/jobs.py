@@ -1,6 +1,6 @@
 """The periodic jobs of correspondence play, as one service call on the injected clock:
 end vacations whose days ran out, forfeit boards whose time is up, send reminders, tell
-the opponents of a tournament board that waits on a vacation, and send the day's
+the opponents of a player on vacation which boards wait for him, and send the day's
 digests.
 
 Every board (and every player's digest) is handled in its own transaction, and what was
@@ -33,12 +33,11 @@ from pbm.config import Config
 from pbm.errors import PbmError
 from pbm.services.accounts.users import delete_user
 from pbm.services.context import Context
-from pbm.services.correspondence import timeouts, vacation
+from pbm.services.correspondence import timeouts, vacation, vacation_notices
 from pbm.services.correspondence.digest import digest_readers, send_digest
 from pbm.services.play import bots
 from pbm.services.play.boards import board_from_row
 from pbm.services.play.moves import abort
-from pbm.services.tournaments import waiting
 from pbm.store import addresses, claims, queries
 from pbm.store.bot_queries import BotTurn
 from pbm.store.engine import session_for
@@ -102,6 +101,7 @@ def run_due(engine: Engine, clock: Clock, config: Config) -> dict[str, int]:
     with session_for(engine) as session:
         unconfirmed = [u.saved_id for u in addresses.unconfirmed_users(session, cutoff)]
         ending = vacation.exhausted(session, clock.now())
+        away = vacation.away(session, clock.now())
         boards = list(session.exec(select(BoardRow.id).where(BoardRow.status == "active")))
         readers = sorted(digest_readers(session))
     for user_id in ending:
@@ -112,6 +112,13 @@ def run_due(engine: Engine, clock: Clock, config: Config) -> dict[str, int]:
         action = run_work(engine, partial(_board, game_id=game_id), clock=clock, config=config)
         if action:
             done[action + "s"] += 1
+    for user_id in away:  # after the boards: a forfeit or a move ends a wait
+        done["vacation_notices"] += run_work(
+            engine,
+            partial(vacation_notices.tell_opponents, user_id=user_id),
+            clock=clock,
+            config=config,
+        )
     for user_id in readers:
         done["digests"] += run_work(
             engine, partial(_digest, user_id=user_id), clock=clock, config=config
@@ -165,8 +172,7 @@ def _board(ctx: Context, game_id: int | None) -> str:
     board = board_from_row(ctx, row)
     what = timeouts.due(ctx, board)
     if what is None:
-        # Nothing is due while the player to move is on vacation: his opponent hears why.
-        return "vacation_notice" if waiting.tell_waiting(ctx, board) else ""
+        return ""
     timeouts.apply(ctx, board, what)
     return what.action
 

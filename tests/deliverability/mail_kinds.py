@@ -193,7 +193,8 @@ def waiting(server: Server) -> Sent:
         server.send(address, f"vacation {userid} secret start")
     server.new_mail()
     run_jobs(server)
-    return only(server.new_mail(), "Tournament club board a101 waits")
+    [told] = [m for m in server.new_mail() if m.subject.endswith(" is on vacation")]
+    return told
 
 
 def confirmation(server: Server) -> Sent:

@@ -241,6 +241,9 @@ def test_vacation_pauses_the_clocks(server: Server) -> None:
     assert started.subject == "Vacation bob"
     assert "You have 30 days of vacation left" in started.body
     server.clock.advance(20 * DAY)
+    assert run_jobs(server) == NOTHING_DUE | {"vacation_notices": 1}  # alice waits
+    [told] = server.new_mail()
+    assert told.to == [alice] and told.subject == "bob is on vacation"
     assert run_jobs(server) == NOTHING_DUE
     server.send(bob, "vacation bob secret status")
     assert "10 days of vacation left" in server.new_mail()[0].body

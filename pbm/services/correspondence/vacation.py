@@ -165,6 +165,16 @@ def span_changes(session: Session, user_id: int, since: datetime) -> int:
     return int(started) + int(ended)
 
 
+def away(session: Session, now: datetime) -> list[int]:
+    """Users whose vacation runs at `now`."""
+    query = select(Vacation).where(col(Vacation.started_at).is_not(None))
+    return [
+        row.user_id
+        for row in session.exec(query)
+        if (end := running_end(row)) is not None and end > now
+    ]
+
+
 def exhausted(session: Session, now: datetime) -> list[int]:
     """Users whose running vacation's bank has run out by `now`."""
     query = select(Vacation).where(col(Vacation.started_at).is_not(None))

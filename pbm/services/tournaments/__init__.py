@@ -1,8 +1,7 @@
 """Tournaments on the stored boards, one module per job: `entry` (creating and
 entering), `rounds` (seeding, pairing rounds into boards, advancing), `results` (the
 game-end handler, withdrawals, cancelling), `notices` (the mails to entrants and the
-organiser), `waiting` (the opponent told that a board waits on a vacation), `lookup`
-(the rows read back) and `describe` (a tournament in words and tables).
+organiser), `lookup` (the rows read back) and `describe` (a tournament in words and tables).
 
 Pairing itself is pure (pbm.tournaments). The rules players read are in
 docs/tournaments.md. This `__init__` imports nothing: callers import the module they
