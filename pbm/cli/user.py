@@ -268,10 +268,9 @@ def delete(cli: typer.Context, userid: UseridArg, yes: YesOption = False) -> Non
 
 
 def _deletable(ctx: Context, userid: str) -> User:
-    """The account `pbm user delete` may delete (a bot's goes with pbm bot remove)."""
+    """The account `pbm user delete` may delete (a bot's goes with pbm bot remove); a
+    deleted one is unknown to find_user, as to every command."""
     user = users.find_user(ctx, userid)
-    if user.disabled and not user.password_hash:
-        fail(f"{userid} is already deleted")
     if user.bot:  # its settings row would stay behind
         fail(f"{user.userid} is a computer player: remove it with pbm bot remove {user.userid}")
     return user
