@@ -20,7 +20,7 @@ one board's forfeit at the same moment would both see it due.
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from functools import partial
@@ -69,29 +69,34 @@ def due_time(now: datetime, every_seconds: float) -> datetime:
     return datetime.fromtimestamp(now.timestamp() // every_seconds * every_seconds, UTC)
 
 
+def did(done: Mapping[str, int]) -> dict[str, int]:
+    """What a job did: its counts that are not zero (a line of zeros says nothing)."""
+    return {kind: count for kind, count in done.items() if count}
+
+
 def run_for_cluster(
     engine: Engine,
     clock: Clock,
     config: Config,
     name: str,
     every_seconds: float,
-    run: Callable[[Engine, Clock, Config], object],
-) -> bool:
+    run: Callable[[Engine, Clock, Config], dict[str, int]],
+) -> dict[str, int] | None:
     """Run the job `name` unless another daemon is running it or it already ran for
-    the current due time; returns whether it ran. On SQLite (one daemon per file) it
-    simply runs. The lock and the mark are one transaction, held while the job runs in
-    its own: a daemon that dies mid-run leaves no mark, so another runs the due time."""
+    the current due time; returns what it did (its counts), None when it did not run.
+    On SQLite (one daemon per file) it simply runs. The lock and the mark are one
+    transaction, held while the job runs in its own: a daemon that dies mid-run leaves
+    no mark, so another runs the due time."""
     if not claims.is_postgres(engine):
-        run(engine, clock, config)
-        return True
+        return run(engine, clock, config)
     due_at = due_time(clock.now(), every_seconds)
     with unavailable_on_failure(), session_for(engine) as lock:
         if not claims.try_job_lock(lock, name) or not claims.job_due(lock, name, due_at):
-            return False
-        run(engine, clock, config)
+            return None
+        done = run(engine, clock, config)
         claims.mark_job(lock, name, due_at)
         lock.commit()
-    return True
+    return done
 
 
 def run_due(engine: Engine, clock: Clock, config: Config) -> dict[str, int]:

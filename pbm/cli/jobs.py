@@ -12,7 +12,7 @@ from pbm.app import PERIODIC_JOBS
 from pbm.cli.bot import require_engine_user
 from pbm.cli.common import JsonOption, config, engine, folded
 from pbm.clock import SystemClock
-from pbm.jobs import play_bots
+from pbm.jobs import did, play_bots
 
 
 def run(cli: typer.Context, as_json: JsonOption = False) -> None:
@@ -33,7 +33,7 @@ def run(cli: typer.Context, as_json: JsonOption = False) -> None:
         eng.dispose()
     if as_json:
         typer.echo(json.dumps(done))
-    elif any(done.values()):
+    elif counts := did(done):
         # the counts that happened only: from cron, a line of zeros every five minutes
         # is a mail every five minutes
-        typer.echo(folded(" ".join(f"{k}={v}" for k, v in done.items() if v)))
+        typer.echo(folded(" ".join(f"{k}={v}" for k, v in counts.items())))

@@ -268,10 +268,9 @@ def delete(cli: typer.Context, userid: UseridArg, yes: YesOption = False) -> Non
 
 
 def _deletable(ctx: Context, userid: str) -> User:
-    """The account `pbm user delete` may delete (a bot's goes with pbm bot remove)."""
+    """The account `pbm user delete` may delete (a bot's goes with pbm bot remove); a
+    deleted one is unknown to find_user, as to every command."""
     user = users.find_user(ctx, userid)
-    if user.disabled and not user.password_hash:
-        fail(f"{userid} is already deleted")
     if user.bot:  # its settings row would stay behind
         fail(f"{user.userid} is a computer player: remove it with pbm bot remove {user.userid}")
     return user
@@ -302,12 +301,20 @@ def rename(
     ],
 ) -> None:
     """Rename an account: its boards, tournaments, ratings and settings follow; commands
-    that name the old userid are refused from now on (docs/security.md)."""
+    that name the old userid are refused from now on, and the player is mailed his new
+    userid at his confirmed address (docs/security.md)."""
     with admin_context(cli) as ctx:
         user = users.find_user(ctx, userid)
-        old = user.userid
-        name = renaming.rename_user(ctx, user, new)
-    typer.echo(f"renamed {users.shown(old)} to {name}")
+        old, bot = user.userid, user.bot
+        done = renaming.rename_user(ctx, user, new)
+    told = (
+        ""  # a bot reads no mail
+        if bot
+        else f"; told at {done.told}"
+        if done.told
+        else "; he has no confirmed address, so tell him yourself"
+    )
+    typer.echo(f"renamed {users.shown(old)} to {done.userid}{told}")
 
 
 def export(cli: typer.Context, userid: UseridArg) -> None:

@@ -1,5 +1,6 @@
 """A periodic job (pbm.app.PERIODIC_JOBS) run every `every_seconds`, by one daemon of
-a cluster per due time (pbm.jobs.run_for_cluster)."""
+a cluster per due time (pbm.jobs.run_for_cluster); each run is logged (`event=job_ran`)
+with what it did, at DEBUG when it did nothing."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ from sqlalchemy.engine import Engine
 
 from pbm.clock import Clock
 from pbm.config import Config
-from pbm.jobs import PeriodicJob, run_for_cluster
+from pbm.jobs import PeriodicJob, did, run_for_cluster
 from pbm.logfmt import kv
 from pbm.runners.base import Runner, Signals, wait
 from pbm.store.failures import classify, describe_failure
@@ -33,7 +34,7 @@ class JobRunner(Runner):
         job, stop = self.job, self.signals.stop
         while not stop.is_set():
             try:
-                ran = await asyncio.to_thread(
+                done = await asyncio.to_thread(
                     run_for_cluster,
                     self.engine,
                     self.clock,
@@ -42,8 +43,11 @@ class JobRunner(Runner):
                     job.every_seconds,
                     job.run,
                 )
-                if ran:  # which daemon ran which due time, for the operator
-                    log.info(kv("job_ran", job=job.name))
+                if done is not None:  # which daemon ran which due time, and what it did
+                    counts = did(done)
+                    # an idle server's runs, every few minutes, would fill the log
+                    level = logging.INFO if counts else logging.DEBUG
+                    log.log(level, kv("job_ran", job=job.name, **counts))
             except Exception as exc:
                 if not classify(exc).temporary:
                     log.exception(kv("job_failed", job=job.name, error=repr(exc)))

@@ -266,22 +266,26 @@ def test_a_periodic_job_runs_once_per_due_time_while_two_daemons_run(server: Ser
     ran: list[str] = []
     start = threading.Barrier(2, timeout=10)
 
-    def job(_engine: object, _clock: Clock, _config: Config) -> None:
+    def job(_engine: object, _clock: Clock, _config: Config) -> dict[str, int]:
         ran.append(threading.current_thread().name)
         time.sleep(0.3)  # long enough that the other daemon tries meanwhile
+        return {"runs": len(ran), "idle": 0}
 
-    def daemon(clock: FrozenClock) -> bool:
+    def daemon(clock: FrozenClock) -> dict[str, int] | None:
         start.wait()
         return run_for_cluster(server.engine, clock, server.config, "test-job", 300.0, job)
 
     with ThreadPoolExecutor(max_workers=2) as pool:
         results = list(pool.map(daemon, [server.clock, server.clock]))
-    assert sorted(results) == [False, True] and len(ran) == 1
+    # what the one run did; None from the daemon that did not run it
+    assert sorted(results, key=bool) == [None, {"runs": 1, "idle": 0}] and len(ran) == 1
     # later in the same due time: done already, by whichever daemon asks
     server.clock.advance(timedelta(seconds=10))
-    assert not run_for_cluster(server.engine, server.clock, server.config, "test-job", 300.0, job)
+    done = run_for_cluster(server.engine, server.clock, server.config, "test-job", 300.0, job)
+    assert done is None
     server.clock.advance(timedelta(seconds=300))
-    assert run_for_cluster(server.engine, server.clock, server.config, "test-job", 300.0, job)
+    done = run_for_cluster(server.engine, server.clock, server.config, "test-job", 300.0, job)
+    assert done == {"runs": 2, "idle": 0}
     assert len(ran) == 2
 
 

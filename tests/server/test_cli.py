@@ -120,6 +120,9 @@ def test_user_list_says_deleted_for_a_deleted_account(cfg: Path) -> None:
         ("bob", "deleted"),
     ]
     assert "bob     deleted " in ok("user", "list")
+    # Deleted, the account is nobody's: a second delete names no account.
+    again = runner.invoke(app, ["user", "delete", "bob", "--yes"])
+    assert (again.exit_code, again.output) == (1, "error: Userid not known here: bob\n")
 
 
 def test_a_refusal_made_for_mail_is_one_error_line(cfg: Path) -> None:

@@ -1,7 +1,8 @@
 """`pbm user rename OLD NEW` (docs/security.md): the account keeps its number, so its
 boards, tournaments, ratings and bot settings follow; the userid held as text (a
 board's comment author and result line, mailboxes' refusals, counted password
-failures) is rewritten; NEW is checked as a signup's userid."""
+failures) is rewritten; NEW is checked as a signup's userid; the player is told by
+mail at his confirmed address."""
 
 from __future__ import annotations
 
@@ -14,7 +15,7 @@ from sqlmodel import select
 from pbm.cli import app
 from pbm.store.engine import session_for
 from pbm.store.models import AddressRefusal, BoardRow, RateEvent
-from tests.server.conftest import Server, cli_ok, legal_texts, operator_cli, runner
+from tests.server.conftest import Server, cli_ok, flat, legal_texts, operator_cli, runner
 
 
 def _board(server: Server, game: str) -> BoardRow:
@@ -62,7 +63,16 @@ def test_rename_keeps_the_account_whole(
 ) -> None:
     people = _installation(server)
     operator_cli(server, tmp_path, monkeypatch)
-    assert cli_ok("user", "rename", "bob", "Robert") == "renamed bob to Robert\n"
+    assert cli_ok("user", "rename", "bob", "Robert") == (
+        "renamed bob to Robert; told at bob@players.example\n"
+    )
+    # He is told, at his confirmed address, what to name from now on.
+    [told] = server.new_mail()
+    assert (told.to, told.subject) == (["bob@players.example"], "Your userid is now Robert")
+    body = flat(told.body)
+    assert "userid is now Robert instead of bob." in body
+    assert "Your boards, ratings and tournaments" in body
+    assert "password is unchanged. Commands must now name Robert" in body
     assert cli_ok("user", "show", "robert").startswith("userid:    Robert\n")
     assert runner.invoke(app, ["user", "show", "bob"]).exit_code == 1
     games = {g["game"]: g["players"] for g in json.loads(cli_ok("game", "list", "--json"))}
@@ -118,7 +128,7 @@ def test_rename_checks_new_as_a_signup_does(
     unknown = runner.invoke(app, ["user", "rename", "nobody", "somebody"])
     assert (unknown.exit_code, unknown.output) == (1, "error: Userid not known here: nobody\n")
     # His own userid in another case is his to take.
-    assert cli_ok("user", "rename", "bob", "Bob") == "renamed bob to Bob\n"
+    assert cli_ok("user", "rename", "bob", "Bob").startswith("renamed bob to Bob; told at ")
     assert cli_ok("user", "show", "bob").startswith("userid:    Bob\n")
 
 
@@ -130,3 +140,16 @@ def test_a_bot_is_renamed_with_its_settings(
     cli_ok("user", "rename", "quartobot", "cubebot")
     shown = json.loads(cli_ok("bot", "show", "cubebot", "--json"))
     assert (shown["userid"], shown["games"], shown["level"]) == ("cubebot", ["quarto"], 2)
+
+
+def test_an_unconfirmed_address_is_not_told(
+    server: Server, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """pbm mails no address that did not confirm: the operator is asked to tell him."""
+    operator_cli(server, tmp_path, monkeypatch)
+    cli_ok("user", "add", "dave", "dave@players.example", "--password", "secret")
+    assert len(server.new_mail()) == 1  # his confirmation request, and nothing more
+    assert cli_ok("user", "rename", "dave", "David") == (
+        "renamed dave to David; he has no confirmed address, so tell him yourself\n"
+    )
+    assert server.new_mail() == []

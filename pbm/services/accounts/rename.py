@@ -1,22 +1,30 @@
 """Renaming an account (`pbm user rename`, docs/security.md): the account keeps its
 number, and everything that names it by number (its boards, tournament entries and the
 tournaments it made, ratings, bot settings, addresses, vacation, mail settings) follows
-at once; the few places that hold the userid as text are rewritten here."""
+at once; the few places that hold the userid as text are rewritten here, and the player
+is told his new userid at his confirmed address."""
 
 from __future__ import annotations
 
 import logging
 import re
+from dataclasses import dataclass
 
 from sqlalchemy import Table, select, update
 from sqlalchemy.engine import Connection
 from sqlmodel import SQLModel
 
 from pbm.errors import PbmError
-from pbm.services.accounts.users import PAIR_FAILURE, STRANGER_FAILURE, check_userid, userid_key
-from pbm.services.context import Context
+from pbm.services.accounts.users import (
+    PAIR_FAILURE,
+    STRANGER_FAILURE,
+    check_userid,
+    reply_addresses,
+    userid_key,
+)
+from pbm.services.context import Context, Reply, ReplyKind
 from pbm.store.models import User
-from pbm.texts import phrase
+from pbm.texts import phrase, prose
 
 log = logging.getLogger(__name__)
 
@@ -28,9 +36,18 @@ def _table(name: str) -> Table:
     return SQLModel.metadata.tables[name]
 
 
-def rename_user(ctx: Context, user: User, new: str) -> str:
+@dataclass(frozen=True)
+class Renamed:
+    """What `rename_user` did: the userid as stored (NFKC), and the address the player
+    was told it at (None: he has no confirmed address, so nobody was mailed)."""
+
+    userid: str
+    told: str | None
+
+
+def rename_user(ctx: Context, user: User, new: str) -> Renamed:
     """Give `user` the userid `new`, checked as a signup's (PbmError when it is taken
-    by another account or breaks the rules); returns it as stored (NFKC)."""
+    by another account or breaks the rules), and tell him."""
     name = check_userid(ctx, new, owner=user)
     old, old_key = user.userid, user.userid_key
     if name == old:
@@ -44,7 +61,26 @@ def rename_user(ctx: Context, user: User, new: str) -> str:
         _move_refusals(conn, old_key, user.userid_key)
         _move_failures(conn, old_key, user.userid_key)
     log.info("renamed user #%d from %s to %s", user.saved_id, old, name)
-    return name
+    return Renamed(name, _tell(ctx, user, old))
+
+
+def _tell(ctx: Context, user: User, old: str) -> str | None:
+    """Mail the player his new userid at his first confirmed address (a command naming
+    the old one is refused from now on); returns that address, None when he has none."""
+    to = reply_addresses(ctx, user)
+    if not to:
+        return None
+    values = {"old": old, "new": user.userid, "server": ctx.config.server_name}
+    ctx.reply(
+        Reply(
+            to=to,
+            subject=phrase("subject_renamed", **values),
+            body=prose("renamed", **values) + "\n",
+            kind=ReplyKind.ACCOUNT,
+            user_id=user.saved_id,
+        )
+    )
+    return to[0]
 
 
 def _rewrite_boards(conn: Connection, uid: int, old: str, new: str) -> None:
