@@ -50,6 +50,18 @@ def test_an_organiser_who_does_not_play_gets_every_rounds_pairings(server: Serve
     assert [m.subject for m in mine if "round" in m.subject] == ["Tournament club round 2"]
 
 
+def test_an_organiser_who_does_not_play_hears_how_it_ended(server: Server) -> None:
+    """He made the tournament and started it, but was never told its result: only the
+    entrants got the final standings."""
+    people = signup_all(server, ["org", "ann", "ben"])
+    organise(server, people, "club", "type=knockout")
+    server.new_mail()
+    [(board, seats)] = active_boards(server, "club")
+    play_board(server, people, board, seats, "first")
+    final = [m for m in server.new_mail() if m.subject.startswith("Tournament club won by")]
+    assert sorted(m.to[0] for m in final) == sorted(people.values())
+
+
 def test_a_playing_organiser_gets_one_round_mail_as_a_player(server: Server) -> None:
     people = signup_all(server, ["ann", "ben", "cat", "dan"])
     create_and_enter(server, people, "own", "type=knockout")

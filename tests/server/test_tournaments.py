@@ -404,21 +404,6 @@ def test_standings_keep_their_columns_and_width_with_long_userids(server: Server
     assert "(withdrawn)" in table.body
 
 
-def test_an_organiser_who_does_not_play_hears_how_it_ended(server: Server) -> None:
-    """He made the tournament and started it, but was never told its result: only the
-    entrants got the final standings."""
-    people = signup_all(server, ["org", "ann", "ben"])
-    server.send(people["org"], f"tournament create org secret club {GAME} type=knockout")
-    for userid in ("ann", "ben"):
-        server.send(people[userid], f"tournament join club {userid} secret")
-    server.send(people["org"], "tournament start club org secret")
-    server.new_mail()
-    [(board, seats)] = active_boards(server, "club")
-    play_board(server, people, board, seats, "first")
-    final = [m for m in server.new_mail() if m.subject.startswith("Tournament club won by")]
-    assert sorted(m.to[0] for m in final) == sorted(people.values())
-
-
 def test_swiss_standings_carry_the_tie_breaks(server: Server) -> None:
     """Four players, two rounds, results chosen so the tie-breaks are computed by hand.
     (Userids are two characters at least: ww stands for w, and so on.)"""
