@@ -14,6 +14,22 @@ from pbm.store.models import User
 from pbm.texts import phrase
 
 
+def usage_forms(usage: str) -> list[str]:
+    """The forms of a usage written `form | form` (a `|` inside brackets stays)."""
+    forms: list[str] = []
+    depth, start = 0, 0
+    for i, char in enumerate(usage):
+        if char in "[(":
+            depth += 1
+        elif char in ")]":
+            depth -= 1
+        elif usage.startswith(" | ", i) and depth == 0:
+            forms.append(usage[start:i].strip())
+            start = i + 3
+    forms.append(usage[start:].strip())
+    return [f for f in forms if f] or [""]
+
+
 @dataclass
 class Invocation:
     """One command line, split into words, with its comment and any reply-token context."""
@@ -64,9 +80,14 @@ class Command:
     # only for the games whose `move_words` hold it.
     move_word: ClassVar[bool] = False
 
-    def full_usage(self, rules: Rules | None = None) -> str:
+    def usage_forms(self, rules: Rules | None = None) -> list[str]:
+        """Each form of the usage as a whole command line (`quarto subscribe ...`)."""
         prefix = (rules.name if rules else "GAME") + " " if self.scope == "game" else ""
-        return f"{prefix}{self.name} {self.usage}".rstrip()
+        return [f"{prefix}{self.name} {form}".rstrip() for form in usage_forms(self.usage)]
+
+    def full_usage(self, rules: Rules | None = None) -> str:
+        """The usage an error mail shows: its forms one per line, each a whole command."""
+        return "\n".join(self.usage_forms(rules))
 
     def run(self, ctx: Context, inv: Invocation) -> None:
         raise NotImplementedError

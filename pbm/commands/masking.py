@@ -21,8 +21,7 @@ import difflib
 import re
 from collections.abc import Sequence
 
-from pbm.commands.base import Command
-from pbm.commands.helptext import usage_forms
+from pbm.commands.base import Command, usage_forms
 from pbm.commands.registry import (
     ACCOUNT_COMMANDS,
     ACCOUNT_VERBS,
