@@ -7,7 +7,7 @@ import re
 
 from pbm.commands.answers import answer
 from pbm.commands.base import Command, Invocation
-from pbm.errors import BoardError, NotAMoveError, NotFoundError, UsageError
+from pbm.errors import NotAMoveError, NotFoundError, UsageError
 from pbm.services.context import Context, ReplyKind
 from pbm.services.play import conditional, records
 from pbm.services.play import moves as play
@@ -60,9 +60,7 @@ class MoveCommand(Command):
 
     def run(self, ctx: Context, inv: Invocation) -> None:
         board, user, rest = self.board_user(ctx, inv)
-        if not rest and inv.by_token:
-            raise BoardError(phrase("no_move_given"), board.id)
-        if not rest:
+        if not rest and not inv.by_token:
             raise UsageError(phrase("no_move_given"), self.full_usage(inv.rules))
         request = play.split_move_number(" ".join(rest), inv.token_move)
         try:

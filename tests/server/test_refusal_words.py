@@ -22,3 +22,25 @@ def test_a_usage_of_several_forms_lists_each_as_a_whole_command(server: Server) 
     [refused] = server.new_mail()
     assert "\n  tournament join|leave|start NAME userid password\n" in refused.body
     assert "\n  tournament list\n" in refused.body
+
+
+def _reply(server: Server, sender: str, body: str) -> None:
+    """`sender` answers the newest board mail he got, to its Reply-To."""
+    [mail] = [m for m in server.outbox() if sender in m.to][-1:]
+    assert mail.mail.reply_to is not None
+    headers = {"In-Reply-To": mail.mail.message_id or ""}
+    assert server.send(sender, "Re: " + mail.subject, body, to=mail.mail.reply_to, headers=headers)
+
+
+def test_an_empty_answer_to_a_board_mail_says_how_to_write_the_move(server: Server) -> None:
+    """An empty answer to a board mail was refused with "No move given." and "(Your
+    command: )": nothing said what to write, and an empty command was echoed."""
+    alice = server.signup("alice")
+    server.signup("bob")
+    server.send(alice, "quadrature challenge alice bob")
+    server.new_mail()
+    _reply(server, alice, "\n")
+    [refused] = server.new_mail()
+    assert refused.subject == "Quadrature Board 101 Error"
+    assert refused.body.startswith("No move given: write your move, e.g. b3-b4 (help quadrature).")
+    assert "(Your command:" not in refused.body

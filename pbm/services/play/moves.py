@@ -254,8 +254,11 @@ def make_move(
     if board.index_to_move() != index:
         raise _not_your_move(board)
     _check_number(board, request)
-    if not request.text:
-        raise BoardError(phrase("no_move_given"), board.id)
+    if not request.text:  # an empty answer to a board mail
+        example = board.rules.answer_example(board.state)
+        raise BoardError(
+            phrase("no_move_example", example=example, game=board.rules.name), board.id
+        )
     if forfeit_if_due(ctx, board):
         return  # too late: time ran out before this move came (the forfeit is mailed)
     notes = conditional.Notes()
