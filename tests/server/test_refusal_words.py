@@ -3,7 +3,7 @@ was wrong and shows how to write it right, in words the player can copy."""
 
 from __future__ import annotations
 
-from tests.server.conftest import Server
+from tests.server.conftest import Server, flat
 
 
 def test_a_usage_of_several_forms_lists_each_as_a_whole_command(server: Server) -> None:
@@ -44,3 +44,17 @@ def test_an_empty_answer_to_a_board_mail_says_how_to_write_the_move(server: Serv
     assert refused.subject == "Quadrature Board 101 Error"
     assert refused.body.startswith("No move given: write your move, e.g. b3-b4 (help quadrature).")
     assert "(Your command:" not in refused.body
+
+
+def test_a_tournament_of_an_unknown_game_is_refused_as_a_challenge_is(server: Server) -> None:
+    """`tournament create ... chess` was answered in the rules engine's words, lower
+    case and with no way on ("there is no game called 'chess'; the games are: ...")."""
+    alice = server.signup("alice")
+    server.send(alice, "tournament create alice secret autumn chess")
+    [refused] = server.new_mail()
+    said = flat(refused.body)
+    assert said.startswith("No game called 'chess' is played here.")
+    assert "Send 'list' for the games and their variant names" in said
+    server.send(alice, "tournament create alice secret autumn quadrupel-added")
+    [created] = server.new_mail()
+    assert "Tournament autumn (round robin of Quadrupel" in flat(created.body)
