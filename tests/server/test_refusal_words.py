@@ -58,3 +58,27 @@ def test_a_tournament_of_an_unknown_game_is_refused_as_a_challenge_is(server: Se
     server.send(alice, "tournament create alice secret autumn quadrupel-added")
     [created] = server.new_mail()
     assert "Tournament autumn (round robin of Quadrupel" in flat(created.body)
+
+
+def test_a_preview_cut_into_words_says_how_to_separate_moves(server: Server) -> None:
+    """`quarto preview new give TLRH` was refused with "'give' is illegal here: say
+    which piece you give: give TLRH", the very words the player wrote: each word was read
+    as a move, and nothing said that moves holding spaces are separated by ; or ,."""
+    alice = server.signup("alice")
+    server.signup("bob")
+    server.send(alice, "quarto challenge alice bob")
+    server.new_mail()
+    hint = "Each word was read as a move. If a move holds a space, separate the moves"
+    for command in ("quarto preview new give TLRH", "quarto preview 101 give TLRH"):
+        server.send(alice, command)
+        [refused] = server.new_mail()
+        assert hint in flat(refused.body), command
+    server.send(alice, "quarto preview 101 give")  # one word: nothing was cut
+    [refused] = server.new_mail()
+    assert hint not in flat(refused.body)
+    server.send(alice, "quarto preview new give TLRH; b2 SDQF")
+    [shown] = server.new_mail()
+    assert shown.subject == "Preview of a new Quarto board"
+    server.send(alice, "help preview")
+    [helped] = server.new_mail()
+    assert "Separate moves that hold spaces with ; or , (give TLRH; b2 SDQF)." in flat(helped.body)
