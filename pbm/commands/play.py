@@ -212,7 +212,9 @@ class Chat(Command):
 class Preview(Command):
     name = "preview"
     aliases = ("prev",)
-    usage = "board[#n] move... | new move... | record (a game record in the body)"
+    usage = (
+        "board[#n] move... | new [-option=value...] move... | record (a game record in the body)"
+    )
     summary = (
         "Show what a board would look like after some moves; nothing is saved. Separate "
         "moves that hold spaces with ; or , (give TLRH; b2 SDQF)."
@@ -256,7 +258,13 @@ class Preview(Command):
         if target.lower() == "new":
             if rest and rest[0].isdigit():  # pbmserv's `preview new <players> move...`
                 rest = rest[1:]
-            text = play.preview_new(ctx, rules.name, _moves_of(rest))
+            # The options of the variant named (`quadrupel-points`) and any `-option=value`.
+            params = {}
+            while rest and rest[0].startswith("-") and len(rest[0]) > 1:
+                name, _, value = rest.pop(0).lstrip("-").partition("=")
+                params[name.lower()] = value or "yes"
+            options = merge_variant(rules, inv.variant, params, _game_word(inv))
+            text = play.preview_new(ctx, rules.name, _moves_of(rest), options)
             answer(ctx, phrase("subject_preview_new", game=rules.title), text, ReplyKind.PREVIEW)
             return
         board_text, _, upto = target.partition("#")

@@ -82,3 +82,18 @@ def test_a_preview_cut_into_words_says_how_to_separate_moves(server: Server) -> 
     server.send(alice, "help preview")
     [helped] = server.new_mail()
     assert "Separate moves that hold spaces with ; or , (give TLRH; b2 SDQF)." in flat(helped.body)
+
+
+def test_preview_new_plays_the_variant_named_and_its_options(server: Server) -> None:
+    """`quadrupel-points preview new setup ...;` was refused ("QUADRUPEL has no setup"):
+    a new board's preview started from the basic game whatever variant was named, and
+    `-option=value` words were read as moves."""
+    alice = server.signup("alice")
+    server.send(alice, "quadrupel-points preview new setup c4=1 d4=2 d5=3 c3=4;")
+    [shown] = server.new_mail()
+    assert shown.subject == "Preview of a new Quadrupel board"
+    assert "White (O) to set up his stones" in shown.body
+    server.send(alice, "quarod preview new -size=6 Bc3+Wc4")
+    [shown] = server.new_mail()
+    assert shown.subject == "Preview of a new Quarod board"
+    assert "\n6  .  .  .  .  .  .   6\n" in shown.body

@@ -513,11 +513,13 @@ def _mail_preview(
     )
 
 
-def preview_new(ctx: Context, rules_name: str, texts: Sequence[str]) -> str:
-    """`preview new move...`: the moves from a fresh start position, as text."""
+def preview_new(
+    ctx: Context, rules_name: str, texts: Sequence[str], options: dict[str, str] | None = None
+) -> str:
+    """`preview new move...`: the moves from a fresh start position with `options`."""
     rules = rules_for(rules_name)
-    state = rules.new_state()
     try:
+        state = rules.new_state(**(options or {}))
         for text in texts:
             state = rules.apply(state, rules.parse_move(state, text))
     except GameError as exc:
