@@ -101,6 +101,16 @@ class Command:
         assert inv.rules is not None
         return inv.rules
 
+    def named_board(self, ctx: Context, rules: Rules, board_text: str) -> Board:
+        """The board a command names by its number."""
+        try:
+            return load_board(ctx, rules, board_text)
+        except NotFoundError as exc:
+            # A player who mistyped his board learns how to find its number.
+            raise NotFoundError(
+                f"{exc}\n{phrase('unknown_board_lists', name=rules.name)}"
+            ) from None
+
     def board_user(self, ctx: Context, inv: Invocation) -> tuple[Board, User, list[str]]:
         """`board userid password rest...`, or, in a token reply, just `rest...`."""
         if inv.by_token:
@@ -108,14 +118,7 @@ class Command:
             return board_by_id(ctx, inv.token_board_id), inv.token_user, list(inv.words)
         self.need(inv, 3)
         board_text, userid, password, *rest = inv.words
-        rules = self.rules_of(inv)
-        try:
-            board = load_board(ctx, rules, board_text)
-        except NotFoundError as exc:
-            # A player who mistyped his board learns how to find its number.
-            raise NotFoundError(
-                f"{exc}\n{phrase('unknown_board_lists', name=rules.name)}"
-            ) from None
+        board = self.named_board(ctx, self.rules_of(inv), board_text)
         user = authenticate(ctx, userid, password, [u for _, u in board.players])
         return board, user, rest
 

@@ -97,3 +97,17 @@ def test_preview_new_plays_the_variant_named_and_its_options(server: Server) -> 
     [shown] = server.new_mail()
     assert shown.subject == "Preview of a new Quarod board"
     assert "\n6  .  .  .  .  .  .   6\n" in shown.body
+
+
+def test_ask_about_a_board_that_is_not_there_says_so(server: Server) -> None:
+    """`quarto ask 999 threats` was answered "Quarto board 999 not found: the board number
+    comes first, e.g. "quarto ask 101 999"", though the board number did come first."""
+    alice = server.signup("alice")
+    server.send(alice, "quarto ask 999 threats")
+    [refused] = server.new_mail()
+    said = flat(refused.body)
+    assert said.startswith("Quarto board 999 not found Send 'quarto games YOURID'")
+    assert "comes first" not in said and "ask 101 999" not in said
+    server.send(alice, "quarto ask c3")  # a square asked about, the board left out
+    [refused] = server.new_mail()
+    assert 'the board number comes first, e.g. "quarto ask 101 c3"' in flat(refused.body)
