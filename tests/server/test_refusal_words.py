@@ -111,3 +111,15 @@ def test_ask_about_a_board_that_is_not_there_says_so(server: Server) -> None:
     server.send(alice, "quarto ask c3")  # a square asked about, the board left out
     [refused] = server.new_mail()
     assert 'the board number comes first, e.g. "quarto ask 101 c3"' in flat(refused.body)
+
+
+def test_words_after_the_password_that_are_no_addresses(server: Server) -> None:
+    """`signup carol sec ret x` (a password with a space) was answered "Not a mail
+    address: ret x", as if "ret x" were one address, and nothing said why addresses were
+    looked for there."""
+    server.send("carol@players.example", "signup carol sec ret x")
+    [refused] = server.new_mail()
+    assert flat(refused.body).startswith(
+        "Not a mail address: ret, x. A userid and a password hold no spaces: the words after"
+        " them are read as mail addresses."
+    )
