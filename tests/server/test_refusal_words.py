@@ -89,14 +89,18 @@ def test_preview_new_plays_the_variant_named_and_its_options(server: Server) -> 
     a new board's preview started from the basic game whatever variant was named, and
     `-option=value` words were read as moves."""
     alice = server.signup("alice")
-    server.send(alice, "quadrupel-points preview new setup c4=1 d4=2 d5=3 c3=4;")
-    [shown] = server.new_mail()
-    assert shown.subject == "Preview of a new Quadrupel board"
-    assert "White (O) to set up his stones" in shown.body
-    server.send(alice, "quarod preview new -size=6 Bc3+Wc4")
-    [shown] = server.new_mail()
-    assert shown.subject == "Preview of a new Quarod board"
-    assert "\n6  .  .  .  .  .  .   6\n" in shown.body
+    previews = {
+        "quadrupel-points preview new setup c4=1 d4=2 d5=3 c3=4;": (
+            "Quadrupel",
+            "White (O) to set up his stones",
+        ),
+        "quarod preview new -size=6 Bc3+Wc4": ("Quarod", "\n6  .  .  .  .  .  .   6\n"),
+    }
+    for command, (title, seen) in previews.items():
+        server.send(alice, command)
+        [shown] = server.new_mail()
+        assert shown.subject == f"Preview of a new {title} board", command
+        assert seen in shown.body, command
 
 
 def test_ask_about_a_board_that_is_not_there_says_so(server: Server) -> None:
