@@ -28,7 +28,14 @@ class UsageError(PbmError):
     """A command written with the wrong arguments; carries the command's usage."""
 
     def __init__(self, message: str, usage: str) -> None:
-        super().__init__(f"{message}\n{phrase('usage_line', usage=usage)}")
+        # A usage of several forms (`show 101` or `show alice`) lists them one per line.
+        forms = usage.split("\n")
+        said = (
+            phrase("usage_line", usage=usage)
+            if len(forms) == 1
+            else phrase("usage_forms", forms="\n".join(f"  {form}" for form in forms))
+        )
+        super().__init__(f"{message}\n{said}")
         self.usage = usage
 
 

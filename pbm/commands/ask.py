@@ -36,6 +36,9 @@ class Ask(Command):
     def _board(self, ctx: Context, inv: Invocation) -> Board:
         """The board named first; a question written first (`ask threats`) is told so."""
         rules = self.rules_of(inv)
+        # A number of no board is told how to find it; a square (`c3`) was asked first.
+        if inv.words[0].isdigit():
+            return self.named_board(ctx, rules, inv.words[0])
         try:
             return load_board(ctx, rules, inv.words[0])
         except NotFoundError:

@@ -14,6 +14,22 @@ from pbm.store.models import User
 from pbm.texts import phrase
 
 
+def usage_forms(usage: str) -> list[str]:
+    """The forms of a usage written `form | form` (a `|` inside brackets stays)."""
+    forms: list[str] = []
+    depth, start = 0, 0
+    for i, char in enumerate(usage):
+        if char in "[(":
+            depth += 1
+        elif char in ")]":
+            depth -= 1
+        elif usage.startswith(" | ", i) and depth == 0:
+            forms.append(usage[start:i].strip())
+            start = i + 3
+    forms.append(usage[start:].strip())
+    return [f for f in forms if f] or [""]
+
+
 @dataclass
 class Invocation:
     """One command line, split into words, with its comment and any reply-token context."""
@@ -64,9 +80,14 @@ class Command:
     # only for the games whose `move_words` hold it.
     move_word: ClassVar[bool] = False
 
-    def full_usage(self, rules: Rules | None = None) -> str:
+    def usage_forms(self, rules: Rules | None = None) -> list[str]:
+        """Each form of the usage as a whole command line (`quarto subscribe ...`)."""
         prefix = (rules.name if rules else "GAME") + " " if self.scope == "game" else ""
-        return f"{prefix}{self.name} {self.usage}".rstrip()
+        return [f"{prefix}{self.name} {form}".rstrip() for form in usage_forms(self.usage)]
+
+    def full_usage(self, rules: Rules | None = None) -> str:
+        """The usage an error mail shows: its forms one per line, each a whole command."""
+        return "\n".join(self.usage_forms(rules))
 
     def run(self, ctx: Context, inv: Invocation) -> None:
         raise NotImplementedError
@@ -80,6 +101,16 @@ class Command:
         assert inv.rules is not None
         return inv.rules
 
+    def named_board(self, ctx: Context, rules: Rules, board_text: str) -> Board:
+        """The board a command names by its number."""
+        try:
+            return load_board(ctx, rules, board_text)
+        except NotFoundError as exc:
+            # A player who mistyped his board learns how to find its number.
+            raise NotFoundError(
+                f"{exc}\n{phrase('unknown_board_lists', name=rules.name)}"
+            ) from None
+
     def board_user(self, ctx: Context, inv: Invocation) -> tuple[Board, User, list[str]]:
         """`board userid password rest...`, or, in a token reply, just `rest...`."""
         if inv.by_token:
@@ -87,14 +118,7 @@ class Command:
             return board_by_id(ctx, inv.token_board_id), inv.token_user, list(inv.words)
         self.need(inv, 3)
         board_text, userid, password, *rest = inv.words
-        rules = self.rules_of(inv)
-        try:
-            board = load_board(ctx, rules, board_text)
-        except NotFoundError as exc:
-            # A player who mistyped his board learns how to find its number.
-            raise NotFoundError(
-                f"{exc}\n{phrase('unknown_board_lists', name=rules.name)}"
-            ) from None
+        board = self.named_board(ctx, self.rules_of(inv), board_text)
         user = authenticate(ctx, userid, password, [u for _, u in board.players])
         return board, user, rest
 

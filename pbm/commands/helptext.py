@@ -29,28 +29,11 @@ TOPICS = ("commands", "tutorial")
 PROPOSAL_TOPICS = ("propose", "draw", "undo", "takeback")
 
 
-def usage_forms(usage: str) -> list[str]:
-    """The forms of a usage written `form | form` (a `|` inside brackets stays)."""
-    forms: list[str] = []
-    depth, start = 0, 0
-    for i, char in enumerate(usage):
-        if char in "[(":
-            depth += 1
-        elif char in ")]":
-            depth -= 1
-        elif usage.startswith(" | ", i) and depth == 0:
-            forms.append(usage[start:i].strip())
-            start = i + 3
-    forms.append(usage[start:].strip())
-    return [f for f in forms if f] or [""]
-
-
 def usage_lines(command: Command, rules: Rules | None = None, indent: str = "  ") -> list[str]:
     """Each form of a command's usage on its own line, folded under itself when long."""
-    prefix = (rules.name if rules else "GAME") + " " if command.scope == "game" else ""
     lines: list[str] = []
-    for form in usage_forms(command.usage):
-        text = _bracketed_spaces(f"{prefix}{command.name} {form}".rstrip(), _KEEP)
+    for form in command.usage_forms(rules):
+        text = _bracketed_spaces(form, _KEEP)
         folded = textwrap.wrap(
             text,
             width=WIDTH,

@@ -8,11 +8,12 @@ words in the password places (`password`, `current-password`, `new-password` aft
 command when the words fit one of its forms (`quarto chalenge alice bob` has no
 password); otherwise, and when the verb is unknown, the line still carries the
 password where every command puts it, so it is tried against every form of the verb's
-scope (`quarto plce 103 frank secret a1` masks `secret`). The words players write for
-a command of another name (`offer draw`, `take back`, `decline`) read as that command,
-two words shifting the password one place on. A word fits a `userid` place
-only when it could be a userid, so a move such as `setup c5=1 d4=2 d5=3 c3=4` is never
-masked.
+scope (`quarto plce 103 frank secret a1` masks `secret`); a board number mistyped or
+left out does not hide the password behind it (`quarto resign #101 frank secret`). The
+words players write for a command of another name (`offer draw`, `take back`,
+`decline`) read as that command, two words shifting the password one place on. A word
+fits a `userid` place only when it could be a userid, so a move such as `setup c5=1
+d4=2 d5=3 c3=4` is never masked.
 """
 
 from __future__ import annotations
@@ -21,8 +22,7 @@ import difflib
 import re
 from collections.abc import Sequence
 
-from pbm.commands.base import Command
-from pbm.commands.helptext import usage_forms
+from pbm.commands.base import Command, usage_forms
 from pbm.commands.registry import (
     ACCOUNT_COMMANDS,
     ACCOUNT_VERBS,
@@ -60,6 +60,8 @@ def mask_line(line: str) -> str:
     named, others, start = found
     args = [m.group() for m in spans[start:]]
     places = _places(named, args) if named is not None else None
+    if places is None and named is not None and start == 2:  # `GAME VERB ...`, no reply
+        places = _places_without_board(named, args)
     if places is None:
         for command in others:
             places = _places(command, args)
@@ -94,6 +96,22 @@ def _places(command: Command, args: Sequence[str]) -> set[int] | None:
         places = _fit(form.split(), args)
         if places is not None:
             return places
+    return None
+
+
+def _places_without_board(command: Command, args: Sequence[str]) -> set[int] | None:
+    """The password places when the words fit no form of `command` because its board
+    number was mistyped (`#101`, `101.`) or left out (`quarto resign alice secret`):
+    the first word read as the board whatever it is, or as the userid. A first word
+    that could be a userid may be either, so both readings are masked."""
+    for form in usage_forms(command.usage):
+        board, *rest = form.split()
+        if not board.startswith("board"):
+            continue
+        mistyped = _fit(["move", *rest], args)
+        left_out = _fit(rest, args) if args and _is_userid(args[0]) else None
+        if mistyped is not None or left_out is not None:
+            return (mistyped or set()) | (left_out or set())
     return None
 
 

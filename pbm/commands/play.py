@@ -7,7 +7,7 @@ import re
 
 from pbm.commands.answers import answer
 from pbm.commands.base import Command, Invocation
-from pbm.errors import BoardError, NotAMoveError, NotFoundError, UsageError
+from pbm.errors import BoardError, NotAMoveError, NotFoundError, PbmError, UsageError
 from pbm.services.context import Context, ReplyKind
 from pbm.services.play import conditional, records
 from pbm.services.play import moves as play
@@ -60,9 +60,7 @@ class MoveCommand(Command):
 
     def run(self, ctx: Context, inv: Invocation) -> None:
         board, user, rest = self.board_user(ctx, inv)
-        if not rest and inv.by_token:
-            raise BoardError(phrase("no_move_given"), board.id)
-        if not rest:
+        if not rest and not inv.by_token:
             raise UsageError(phrase("no_move_given"), self.full_usage(inv.rules))
         request = play.split_move_number(" ".join(rest), inv.token_move)
         try:
@@ -214,12 +212,30 @@ class Chat(Command):
 class Preview(Command):
     name = "preview"
     aliases = ("prev",)
-    usage = "board[#n] move... | new move... | record (a game record in the body)"
-    summary = "Show what a board would look like after some moves; nothing is saved."
+    usage = (
+        "board[#n] move... | new [-option=value...] move... | record (a game record in the body)"
+    )
+    summary = (
+        "Show what a board would look like after some moves; nothing is saved. Separate "
+        "moves that hold spaces with ; or , (give TLRH; b2 SDQF)."
+    )
     changes_state = False
     token_verb = True
 
     def run(self, ctx: Context, inv: Invocation) -> None:
+        try:
+            self._preview(ctx, inv)
+        except PbmError as exc:
+            words = inv.words[1:] if inv.words and not inv.by_token else inv.words
+            if isinstance(exc, NotFoundError | UsageError) or not _word_by_word(words):
+                raise
+            # Each word was read as a move: a move written with a space was cut in two.
+            said = f"{exc}\n{phrase('preview_word_by_word')}"
+            if isinstance(exc, BoardError):
+                raise type(exc)(said, exc.board_id) from None
+            raise PbmError(said) from None
+
+    def _preview(self, ctx: Context, inv: Invocation) -> None:
         rules = self.rules_of(inv)
         if inv.by_token:
             assert inv.token_board_id is not None
@@ -242,7 +258,13 @@ class Preview(Command):
         if target.lower() == "new":
             if rest and rest[0].isdigit():  # pbmserv's `preview new <players> move...`
                 rest = rest[1:]
-            text = play.preview_new(ctx, rules.name, _moves_of(rest))
+            # The options of the variant named (`quadrupel-points`) and any `-option=value`.
+            params = {}
+            while rest and rest[0].startswith("-") and len(rest[0]) > 1:
+                name, _, value = rest.pop(0).lstrip("-").partition("=")
+                params[name.lower()] = value or "yes"
+            options = merge_variant(rules, inv.variant, params, _game_word(inv))
+            text = play.preview_new(ctx, rules.name, _moves_of(rest), options)
             answer(ctx, phrase("subject_preview_new", game=rules.title), text, ReplyKind.PREVIEW)
             return
         board_text, _, upto = target.partition("#")
@@ -251,6 +273,11 @@ class Preview(Command):
         if number is not None and not 0 <= number <= board.row.move_count:
             raise NotFoundError(phrase("no_such_move", number=number, label=board.label))
         play.preview(ctx, board, number, _moves_of(rest), None)
+
+
+def _word_by_word(words: list[str]) -> bool:
+    """Whether several words were read as a move each (no `;` or `,` between them)."""
+    return len(words) > 1 and _moves_of(words) == words
 
 
 def _moves_of(words: list[str]) -> list[str]:

@@ -52,7 +52,9 @@ def error_reply(ctx: Context, exc: Exception, inv: Invocation | None, line: str)
         subject = phrase("subject_game_error", game=rules.title)
     else:
         subject = phrase("subject_error")
-    text = _fold_last_line(render("error", message=body.rstrip(), command=line))
+    # An empty answer to a board mail wrote no command to echo.
+    said = render("error", message=body.rstrip(), command=line) if line.strip() else body
+    text = _fold_last_line(said.rstrip())
     if board is None:
         reply = Reply(
             [ctx.sender],

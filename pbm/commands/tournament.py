@@ -13,6 +13,7 @@ import difflib
 
 from pbm.commands.answers import answer
 from pbm.commands.base import Command, Invocation
+from pbm.commands.registry import game_and_variant, unknown_game
 from pbm.errors import UsageError
 from pbm.services.accounts.users import authenticate
 from pbm.services.context import Context, ReplyKind
@@ -70,6 +71,8 @@ class TournamentCommand(Command):
             raise UsageError(phrase("tournament_usage"), self.full_usage())
         userid, password, name, game, *extra = words
         user = authenticate(ctx, userid, password)
+        if game_and_variant(game) is None:
+            raise unknown_game(game)  # worded as for `chess challenge ...`
         settings: dict[str, str] = {}
         params: dict[str, str] = {}
         for word in extra:

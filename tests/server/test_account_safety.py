@@ -197,11 +197,11 @@ def test_challenges_come_from_a_player_they_name(server: Server) -> None:
     assert refusal.to == [EVIL] and refusal.subject == "Invalid challenge"
     text = flat(refusal.body)
     assert "Challenges are taken only from the players they name" in text
-    assert "mallory@evil.example is not an address of alice bob" in text
+    assert "mallory@evil.example is the address of none of them (alice, bob)." in text
     assert "\n    quarto challenge YOURID OPPONENT\n" in refusal.body
     assert narrow(refusal.body)
     server.send(carol, "quarto challenge alice bob")
-    assert "carol@players.example is not an address of alice bob" in bodies(server)
+    assert "carol@players.example is the address of none of them (alice, bob)" in bodies(server)
     assert boards(server) == 0
     # Either named player may send it, naming himself in any seat, in any case or width.
     server.send(bob, "quarto challenge alice bob")

@@ -279,7 +279,8 @@ def test_empty_token_reply_shows_the_board(server: Server, game: tuple[str, str]
     assert _reply(server, alice, f"On Sunday the server wrote:\n{quoted}") == "done"
     [err] = server.new_mail()
     assert err.subject == "Quadrature Board 101 Error"
-    assert "No move given." in err.body and "Summary of Quadrature Board 101" in err.body
+    assert "No move given: write your move, e.g. b3-b4 (help quadrature)." in err.body
+    assert "Summary of Quadrature Board 101" in err.body
 
 
 def _fail_after_the_writes(monkeypatch: pytest.MonkeyPatch) -> None:

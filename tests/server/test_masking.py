@@ -52,6 +52,13 @@ from tests.server.test_reply_moves import answer
         ("quarto decline 101 alice secret", "quarto decline 101 alice ******"),
         ("offer draw 101 alice secret", "offer draw 101 alice ******"),
         ("take back 101 alice secret", "take back 101 alice ******"),
+        # a board number mistyped or left out: the password is still found
+        ("quarto move #101 alice pw b2 SDQF", "quarto move #101 alice ****** b2 SDQF"),
+        ("quarto move 101. alice pw b2", "quarto move 101. alice ****** b2"),
+        ("quarto resign alice pw", "quarto resign alice ******"),
+        # ... a first word that could be the userid: both readings masked
+        ("quarto move abc alice pw b2", "quarto move abc ****** ****** b2"),
+        ("quarto move alice pw b2 SDQF", "quarto move alice ****** ****** SDQF"),
         # nothing secret
         ("quarto challenge -advanced=yes alice bob", "quarto challenge -advanced=yes alice bob"),
         ("quarto show 101 102", "quarto show 101 102"),
@@ -118,6 +125,16 @@ def test_an_unknown_verb_is_masked_in_the_reply_the_quote_and_the_log(
     logged = [r.getMessage() for r in caplog.records]
     assert any("plce 103 frank ******" in line for line in logged)
     assert not any("hunter2" in line for line in logged)
+
+
+def test_a_mistyped_board_number_does_not_echo_the_password(server: Server) -> None:
+    """`quarto move #101 alice hunter2 ...` was refused with the password echoed as
+    written in "(Your command: ...)" and the quoted Subject."""
+    alice = server.signup("alice")
+    assert server.send(alice, "quarto move #101 alice hunter2 give TLRH") == "done"
+    [reply] = server.new_mail()
+    assert "(Your command: quarto move #101 alice ****** give TLRH)" in reply.body
+    assert "hunter2" not in reply.raw.decode()
 
 
 def test_a_verb_of_two_words_is_masked_in_the_reply(server: Server) -> None:

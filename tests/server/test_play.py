@@ -264,6 +264,10 @@ def test_queued_move_is_played_when_the_turn_comes(server: Server, pair: tuple[s
     mails = server.new_mail()
     assert sorted(m.to[0] for m in mails) == [alice, bob]
     assert all(f"2 {reply} (Auto)" in m.body for m in mails)
+    # The move that brought bob's turn is echoed above his queued one: his mail said
+    # only "bob ... (Auto)", and he never read what alice's move did.
+    echoes = f"Summary of Quadrature Board 101\n\nalice {first}\nbob {reply} (Auto)\n"
+    assert all(echoes in m.body for m in mails)
     assert board_row(server, "quadrature").move_count == 2
 
 

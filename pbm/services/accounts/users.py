@@ -345,7 +345,7 @@ def _checked_addresses(ctx: Context, addresses: Sequence[str]) -> dict[str, str]
     _refuse_hidden(wanted)
     bad = [a for a in wanted if not valid_address(a)]
     if bad or not wanted:
-        raise PbmError(phrase("bad_address", addresses=echoed(" ".join(bad)) or "(none)"))
+        raise PbmError(phrase("bad_address", addresses=echoed(", ".join(bad)) or "(none)"))
     limit = ctx.config.addresses_per_signup
     if len(wanted) > limit:
         raise PbmError(phrase("too_many_addresses", count=len(wanted), limit=limit))

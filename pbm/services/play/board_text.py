@@ -125,16 +125,29 @@ def drawing(board: Board, state: State, seat: int | None, *, final: bool = False
 
 
 def last_move_line(
-    board: Board, moves: Sequence[ShownMove], hidden: set[int], *, bare: bool = False
+    board: Board,
+    moves: Sequence[ShownMove],
+    hidden: set[int],
+    *,
+    bare: bool = False,
+    lead: bool = False,
 ) -> str:
     """The last move with its echo, "carol g4-g5 converts c5" ("" before the first);
-    `bare`: the move alone (the result line below says what it did)."""
+    `bare`: the move alone (the result line below says what it did). `lead`: a queued
+    move played by itself ("(Auto)") comes after the move that brought its turn, echoed
+    too, on lines of their own: its player would else never read what that move did."""
     if not moves:
         return ""
-    last = moves[-1]
-    shown = shown_text(last, hidden) if bare else shown_echo(last, hidden)
-    echo = shown + (" (Auto)" if last.auto else "")
-    return phrase("last_move_line", userid=board.userids[last.player], echo=echo)
+    first = len(moves) - 1
+    while lead and first > 0 and moves[first].auto:
+        first -= 1
+    lines = []
+    for move in moves[first:]:
+        last = move is moves[-1]
+        shown = shown_text(move, hidden) if bare and last else shown_echo(move, hidden)
+        echo = shown + (" (Auto)" if move.auto else "")
+        lines.append(phrase("last_move_line", userid=board.userids[move.player], echo=echo))
+    return "\n".join(lines)
 
 
 def position_line(board: Board, state: State) -> str:
@@ -208,7 +221,7 @@ def summary(
     hidden = hidden_moves(board, moves, index, now)
     # A move that ended the game by the rules: its echo would say the result twice.
     ended = final and board.rules.outcome(state) is not None
-    status = [last_move_line(board, moves, hidden, bare=ended), *events]
+    status = [last_move_line(board, moves, hidden, bare=ended, lead=True), *events]
     status.append(position_line(board, state) if past else result_line(board))
     # The events and the result are pbm's sentences (with a rules engine's reasons):
     # folded at 72 columns like every line pbm writes.

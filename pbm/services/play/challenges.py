@@ -56,7 +56,7 @@ def challenger_of(ctx: Context, rules: Rules, userids: Sequence[str]) -> User | 
             phrase(
                 "challenge_not_player",
                 address=ctx.sender,
-                userids=" ".join(shown(u) for u in userids),
+                userids=", ".join(shown(u) for u in userids),
                 game=rules.name,
             )
         )

@@ -254,8 +254,11 @@ def make_move(
     if board.index_to_move() != index:
         raise _not_your_move(board)
     _check_number(board, request)
-    if not request.text:
-        raise BoardError(phrase("no_move_given"), board.id)
+    if not request.text:  # an empty answer to a board mail
+        example = board.rules.answer_example(board.state)
+        raise BoardError(
+            phrase("no_move_example", example=example, game=board.rules.name), board.id
+        )
     if forfeit_if_due(ctx, board):
         return  # too late: time ran out before this move came (the forfeit is mailed)
     notes = conditional.Notes()
@@ -510,11 +513,13 @@ def _mail_preview(
     )
 
 
-def preview_new(ctx: Context, rules_name: str, texts: Sequence[str]) -> str:
-    """`preview new move...`: the moves from a fresh start position, as text."""
+def preview_new(
+    ctx: Context, rules_name: str, texts: Sequence[str], options: dict[str, str] | None = None
+) -> str:
+    """`preview new move...`: the moves from a fresh start position with `options`."""
     rules = rules_for(rules_name)
-    state = rules.new_state()
     try:
+        state = rules.new_state(**(options or {}))
         for text in texts:
             state = rules.apply(state, rules.parse_move(state, text))
     except GameError as exc:
