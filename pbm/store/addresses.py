@@ -6,11 +6,14 @@ from __future__ import annotations
 from collections.abc import Sequence
 from datetime import datetime
 
+from sqlalchemy import bindparam
+from sqlalchemy import select as sa_select
 from sqlmodel import Session, col, select
 
 from pbm.store.models import AddressRefusal, BoardRow, GamePlayer, User, UserAddress
 from pbm.store.models_correspondence import MailPreference
 from pbm.store.models_tournament import TournamentEntry
+from pbm.store.queries import core_rows
 
 
 def rows_of(session: Session, user_id: int) -> list[UserAddress]:
@@ -60,15 +63,20 @@ def add_refusal(session: Session, mailbox: str, userid_key: str, at: datetime) -
         session.add(AddressRefusal(mailbox=mailbox, userid_key=userid_key, refused_at=at))
 
 
+# Asked of every mail pbm runs (pbm.services.accounts.consent.ask_unasked_sender), and
+# nearly always empty: a prebuilt Core statement of ids costs a fraction of an ORM select.
+_UNASKED = sa_select(col(UserAddress.id)).where(
+    col(UserAddress.mailbox) == bindparam("mailbox"),
+    col(UserAddress.confirmed_at).is_(None),
+    col(UserAddress.unconfirmed_since).is_(None),
+)
+
+
 def unasked_in(session: Session, mailbox: str) -> list[UserAddress]:
     """The addresses reaching `mailbox` that are from before consent and were never
     asked to confirm (`UserAddress.unconfirmed_since`)."""
-    query = select(UserAddress).where(
-        UserAddress.mailbox == mailbox,
-        col(UserAddress.confirmed_at).is_(None),
-        col(UserAddress.unconfirmed_since).is_(None),
-    )
-    return list(session.exec(query))
+    ids = core_rows(session, _UNASKED, {"mailbox": mailbox}).scalars().all()
+    return [row for i in ids if (row := session.get(UserAddress, i)) is not None]
 
 
 def unconfirmed_users(
