@@ -13,7 +13,7 @@ from pbm.commands.registry import game_named, unknown_game
 from pbm.errors import NotFoundError, PbmError, UsageError
 from pbm.mail.streams import MailReason, Stream
 from pbm.services.accounts import consent, profile, users
-from pbm.services.accounts.users import find_user, sender_account
+from pbm.services.accounts.users import LIST_SELECTORS, find_user, sender_account
 from pbm.services.context import Context, Reply, ReplyKind
 from pbm.services.mailing import bounces, mail_html, streams
 from pbm.services.play import lists
@@ -378,7 +378,7 @@ class All(Command):
             raise UsageError(phrase("all_show"), self.full_usage())
         user = find_user(ctx, inv.words[1])
         selector = inv.words[2].lower() if len(inv.words) > 2 else "active"
-        if selector not in ("next", "active", "all", "inactive"):
+        if selector not in LIST_SELECTORS:
             raise UsageError(phrase("bad_selector", word=echoed(selector)), self.full_usage())
         boards = lists.boards_of_users(ctx, None, [user], selector)
         if not boards:

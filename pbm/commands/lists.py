@@ -9,7 +9,13 @@ from pbm.commands.helptext import game_help
 from pbm.errors import NotFoundError, PbmError, UsageError
 from pbm.games import Game
 from pbm.services.accounts import settings
-from pbm.services.accounts.users import authenticate, find_user, sender_account, user_named
+from pbm.services.accounts.users import (
+    LIST_SELECTORS,
+    authenticate,
+    find_user,
+    sender_account,
+    user_named,
+)
 from pbm.services.context import Context, ReplyKind
 from pbm.services.play import lists
 from pbm.services.play import moves as play
@@ -25,7 +31,7 @@ def reader_of(ctx: Context, inv: Invocation) -> User | None:
 
 
 def _selector(words: list[str]) -> tuple[list[str], str | None]:
-    if words and words[-1].lower() in lists.SELECTORS:
+    if words and words[-1].lower() in LIST_SELECTORS:
         return words[:-1], words[-1].lower()
     return words, None
 

@@ -242,6 +242,8 @@ def test_admin_game_new_still_pairs_anyone(cfg: Path) -> None:
         ("abcdefghij0123456789k", "abcdefghij0123456789k", "its length is 21, not 2 to 20"),
         ("-size", "-size", "it begins with '-'"),
         ("2024", "2024", "it holds no letter"),
+        # show and games read it as which boards: "quarto show Next" listed nobody's
+        ("Next", "Next", "it is Next, a word show and games read after userids"),
         ("bad:name", "bad:name", "it holds ':' (U+003A)."),
     ],
 )
@@ -252,6 +254,7 @@ def test_signup_refuses_userids_that_are_not_names(
     [err] = server.new_mail()
     assert f"'{shown}' cannot be a userid: {why}" in flat(err.body)
     assert "A userid is 2 to 20 letters (of any alphabet), digits" in flat(err.body)
+    assert "is none of the words all, active, inactive and next" in flat(err.body)
     assert "\n    signup alice_b PASSWORD\n" in err.body
     assert "\x00" not in err.subject and "\u202e" not in err.subject
     assert narrow(err.body)

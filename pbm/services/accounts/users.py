@@ -94,13 +94,19 @@ def _describe(char: str) -> str:
     return f"'{char}' (U+{ord(char):04X})" if visible else f"U+{ord(char):04X} {name}".rstrip()
 
 
+# The words `show`, `games` and `all show` read after userids as which boards to list
+# (pbm.services.play.lists): a player of that name could never list his own.
+LIST_SELECTORS = ("all", "active", "inactive", "next")
+
+
 def userid_problem(userid: str) -> str | None:
     """Why `userid` cannot be a new userid, as a sentence for the player; None if it can.
 
     The rule: in NFKC form, 2 to 20 characters, each a letter of any script (Unicode
     category L*), a decimal digit (Nd) or one of `_ - .`; the first a letter or a digit
     (a leading `-` reads as a challenge option); at least one letter (`101` reads as a
-    board number). No control, format (U+200B, U+202E...), space or other character."""
+    board number); not one of the list commands' words (LIST_SELECTORS). No control,
+    format (U+200B, U+202E...), space or other character."""
     name = unicodedata.normalize("NFKC", userid)
     bad = [c for c in dict.fromkeys(name) if not _userid_char(c)]
     if bad:
@@ -111,6 +117,8 @@ def userid_problem(userid: str) -> str | None:
         return phrase("userid_bad_start", char=name[0])
     if not any(unicodedata.category(c).startswith("L") for c in name):
         return phrase("userid_no_letter")
+    if name.casefold() in LIST_SELECTORS:
+        return phrase("userid_list_word", word=name)
     return None
 
 

@@ -18,8 +18,6 @@ from pbm.store import queries
 from pbm.store.models import User
 from pbm.texts import WIDTH, phrase
 
-SELECTORS = ("all", "active", "inactive", "next")
-
 
 def show_text(ctx: Context, board: Board, reader: User | None, upto: int | None = None) -> str:
     """The summary of a board (after `upto` moves when given), full move list."""
