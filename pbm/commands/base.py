@@ -93,9 +93,10 @@ class Command:
         raise NotImplementedError
 
     # -- helpers for the common argument shapes -------------------------------------
-    def need(self, inv: Invocation, count: int, message: str = "Missing arguments.") -> None:
+    def need(self, inv: Invocation, count: int) -> None:
+        """Refuse, with the usage, a command of fewer than `count` words."""
         if len(inv.words) < count:
-            raise UsageError(message, self.full_usage(inv.rules))
+            raise UsageError(phrase("missing_arguments"), self.full_usage(inv.rules))
 
     def rules_of(self, inv: Invocation) -> Rules:
         assert inv.rules is not None

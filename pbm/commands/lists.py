@@ -58,7 +58,8 @@ class Show(Command):
             raise PbmError(phrase("too_much_mail"))
         missing: list[str] = []
         first = words[0].split("#")[0]
-        if board_exists(ctx, rules, first) or first.isdigit():
+        showing_boards = board_exists(ctx, rules, first) or first.isdigit()
+        if showing_boards:
             for word in words:
                 board_text, _, upto = word.partition("#")
                 try:
@@ -95,12 +96,10 @@ class Show(Command):
                     ReplyKind.LIST,
                 )
         if missing:
-            answer(
-                ctx,
-                phrase("subject_show_summary"),
-                phrase("show_not_found", game=rules.title, items="\n\t".join(missing)),
-                ReplyKind.LIST,
-            )
+            text = phrase("show_not_found", game=rules.title, items="\n\t".join(missing))
+            if showing_boards:  # a mistyped board number: how to find the right one
+                text += "\n" + phrase("unknown_board_lists", name=rules.name)
+            answer(ctx, phrase("subject_show_summary"), text, ReplyKind.LIST)
 
 
 def _misplaced(ctx: Context, rules: Game, word: str, *, as_board: bool) -> str:

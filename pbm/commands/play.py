@@ -11,7 +11,7 @@ from pbm.errors import BoardError, NotAMoveError, NotFoundError, PbmError, Usage
 from pbm.services.context import Context, ReplyKind
 from pbm.services.play import conditional, records
 from pbm.services.play import moves as play
-from pbm.services.play.boards import board_by_id, load_board
+from pbm.services.play.boards import board_by_id
 from pbm.services.play.challenges import NewBoard, challenger_of, create_game, merge_variant
 from pbm.texts import phrase
 
@@ -268,7 +268,7 @@ class Preview(Command):
             answer(ctx, phrase("subject_preview_new", game=rules.title), text, ReplyKind.PREVIEW)
             return
         board_text, _, upto = target.partition("#")
-        board = load_board(ctx, rules, board_text)
+        board = self.named_board(ctx, rules, board_text)
         number = int(upto) if upto.isdigit() else None
         if number is not None and not 0 <= number <= board.row.move_count:
             raise NotFoundError(phrase("no_such_move", number=number, label=board.label))

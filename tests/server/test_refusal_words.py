@@ -20,7 +20,7 @@ def test_a_usage_of_several_forms_lists_each_as_a_whole_command(server: Server) 
     ) in refused.body
     server.send(alice, "tournament")
     [refused] = server.new_mail()
-    assert "\n  tournament join|leave|start NAME userid password\n" in refused.body
+    assert "\n  tournament join|leave|start|cancel NAME userid password\n" in refused.body
     assert "\n  tournament list\n" in refused.body
 
 
@@ -127,3 +127,19 @@ def test_words_after_the_password_that_are_no_addresses(server: Server) -> None:
         "Not a mail address: ret, x. A userid and a password hold no spaces: the words after"
         " them are read as mail addresses."
     )
+
+
+def test_show_and_preview_of_a_board_that_is_not_there_say_how_to_find_it(
+    server: Server,
+) -> None:
+    """A move to a mistyped board says how to find the board numbers; `show 999` and
+    `preview 999` said only that it was not found."""
+    alice = server.signup("alice")
+    for command in ("quarto show 999", "quarto preview 999 a1"):
+        server.send(alice, command)
+        [refused] = server.new_mail()
+        said = flat(refused.body)
+        assert "999" in said and "not found" in said, said
+        assert "Send 'quarto games YOURID' for the numbers of your boards" in said, command
+    server.send(alice, "quarto show alice")  # a player, not a board: no board hint
+    assert "quarto games YOURID" not in flat(server.new_mail()[0].body)
