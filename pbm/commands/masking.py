@@ -105,7 +105,7 @@ def _places_without_board(command: Command, args: Sequence[str]) -> set[int] | N
     the first word read as the board whatever it is, or as the userid. A first word
     that could be a userid may be either, so both readings are masked."""
     for form in usage_forms(command.usage):
-        board, *rest = form.split()
+        board, *rest = form.split() or [""]  # `help`'s usage has an empty form
         if not board.startswith("board"):
             continue
         mistyped = _fit(["move", *rest], args)
