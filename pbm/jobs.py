@@ -105,8 +105,7 @@ def run_due(engine: Engine, clock: Clock, config: Config) -> dict[str, int]:
     cutoff = clock.now() - timedelta(days=config.unconfirmed_days)
     with session_for(engine) as session:
         unconfirmed = [u.saved_id for u in addresses.unconfirmed_users(session, cutoff)]
-        ending = vacation.exhausted(session, clock.now())
-        away = vacation.away(session, clock.now())
+        away, ending = vacation.split_running(session, clock.now())
         boards = list(session.exec(select(BoardRow.id).where(BoardRow.status == "active")))
         readers = sorted(digest_readers(session))
     for user_id in ending:

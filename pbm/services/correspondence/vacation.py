@@ -165,21 +165,14 @@ def span_changes(session: Session, user_id: int, since: datetime) -> int:
     return int(started) + int(ended)
 
 
-def away(session: Session, now: datetime) -> list[int]:
-    """Users whose vacation runs at `now`."""
+def split_running(session: Session, now: datetime) -> tuple[list[int], list[int]]:
+    """The users with a vacation started: those it still runs for at `now`, and those
+    whose bank has run out by then (their vacation is to be ended), in one read."""
     query = select(Vacation).where(col(Vacation.started_at).is_not(None))
-    return [
-        row.user_id
-        for row in session.exec(query)
-        if (end := running_end(row)) is not None and end > now
-    ]
-
-
-def exhausted(session: Session, now: datetime) -> list[int]:
-    """Users whose running vacation's bank has run out by `now`."""
-    query = select(Vacation).where(col(Vacation.started_at).is_not(None))
-    return [
-        row.user_id
-        for row in session.exec(query)
-        if (end := running_end(row)) is not None and end <= now
-    ]
+    away: list[int] = []
+    exhausted: list[int] = []
+    for row in session.exec(query):
+        end = running_end(row)
+        if end is not None:
+            (away if end > now else exhausted).append(row.user_id)
+    return away, exhausted
