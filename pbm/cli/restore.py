@@ -70,7 +70,7 @@ def _restore(backup: Path, live: Path, busy_timeout: float, yes: bool) -> None:
         kept = set_aside(live, datetime.now(UTC).strftime("%Y%m%d-%H%M%S"))
         put_in_place(staged, live)
     finally:
-        remove_with_sides(staged.path)  # a copy not put in place (a "no")
+        remove_with_sides(staged.path)  # a copy not put in place (a "no"), or its emptied log
     mark_created(live)
     typer.echo(f"restored {backup} to {live} ({_contents(staged)})")
     if kept is not None:

@@ -123,7 +123,6 @@ def take_mode_of(staged: Staged, live: Path) -> None:
 def put_in_place(staged: Staged, live: Path) -> None:
     """Give the checked copy the database's name (set aside first)."""
     os.rename(staged.path, live)
-    remove_with_sides(staged.path)  # an emptied write-ahead log of the copy, if any
 
 
 def remove_with_sides(path: Path) -> None:
