@@ -7,7 +7,7 @@ gives it (pbm.services.mailing.mail_html). Prints, per variant: positions, media
 PNG bytes, median and slowest milliseconds per picture, wall clock and CPU time of this
 process (the CPU figures stay honest on a busy machine); then the median CPU time of all
 pictures against issue 21's target of 3 ms, and the largest against 40 KB.
-`--compress-level N` draws with zlib level N (pbm's is pbm.pictures.canvas.COMPRESS_LEVEL),
+`--compress-level N` deflates with zlib-ng level N (pbm's is pbm.pictures.png.COMPRESS_LEVEL),
 to weigh bytes against time. `--samples DIR` also writes one picture per game
 (DIR/board-GAME.png), a running position whose last move did something beyond its
 notation where one turns up (a conversion, a capture, a placement).
@@ -29,7 +29,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from pbm.app import register
 from pbm.games import GAMES, get_game
-from pbm.pictures import canvas
+from pbm.pictures import png
 from pbm.pictures.picture import draw
 from pbm.services.play.picture_words import picture_words
 
@@ -137,10 +137,10 @@ def main() -> None:
     parser.add_argument("--games", dest="count", type=int, default=6, help="playouts per variant")
     parser.add_argument("--seed", type=int, default=13)
     parser.add_argument("--samples", type=Path, help="write one sample picture per game here")
-    parser.add_argument("--compress-level", type=int, help="zlib level of the PNGs (0-9)")
+    parser.add_argument("--compress-level", type=int, help="zlib-ng level of the PNGs (0-9)")
     args = parser.parse_args()
     if args.compress_level is not None:
-        canvas.COMPRESS_LEVEL = args.compress_level
+        png.COMPRESS_LEVEL = args.compress_level
     names = args.games or list(GAMES)
     rng = random.Random(args.seed)
     # The first picture loads the fonts; leave it out of the figures.
@@ -169,7 +169,7 @@ def main() -> None:
     median_cpu = statistics.median(every_cpu)
     verdict = "within" if worst_bytes <= MAX_BYTES and median_cpu <= MAX_MS else "OVER"
     print(
-        f"{len(every_cpu)} pictures at zlib level {canvas.COMPRESS_LEVEL}: median"
+        f"{len(every_cpu)} pictures at zlib-ng level {png.COMPRESS_LEVEL}: median"
         f" {median_cpu:.2f} ms of CPU and {statistics.median(every_size):.0f} bytes a picture;"
         f" largest {worst_bytes} bytes, slowest {worst_cpu:.1f} ms of CPU ({worst_ms:.1f} ms"
         f" wall clock): {verdict} the targets ({MAX_BYTES} bytes, {MAX_MS:.0f} ms a picture)"

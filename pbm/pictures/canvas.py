@@ -13,12 +13,13 @@ built-in font only: nothing is read from the system.
 
 from __future__ import annotations
 
-import io
 from collections.abc import Sequence
 from functools import cache, lru_cache
 from math import ceil, floor
 
 from PIL import Image, ImageDraw, ImageFont
+
+from pbm.pictures.png import palette_png
 
 Colour = tuple[int, int, int]
 Box = tuple[float, float, float, float]
@@ -51,9 +52,6 @@ CAPTURE: Colour = (176, 36, 30)
 WIN: Colour = (22, 122, 70)
 
 SPRITE_SCALE = 4  # sprites are drawn at four times their size, then reduced
-# zlib's level for the PNG: level 3 takes half of level 6's time for a fifth more bytes,
-# and level 1 no less time than 3 for more bytes (`benchmarks/pictures.py --compress-level`).
-COMPRESS_LEVEL = 3
 
 MARGIN = 12
 TEXT_SIZE = 13
@@ -119,13 +117,15 @@ def palette_colours() -> list[Colour]:
 
 
 @cache
-def _palette() -> Image.Image:
+def _palette() -> tuple[Image.Image, bytes]:
+    """The palette as Pillow maps a picture to it (256 entries, the last colour
+    repeated), and as the PNG stores it (the colours alone)."""
     colours = palette_colours()
     assert len(colours) <= 256, len(colours)
     image = Image.new("P", (1, 1))
     flat = [value for colour in colours for value in colour]
     image.putpalette(flat + flat[:3] * (256 - len(colours)))
-    return image
+    return image, bytes(flat)
 
 
 @cache
@@ -319,7 +319,6 @@ class Canvas:
         self.image.paste(image, (round(at[0]), round(at[1])))
 
     def png(self) -> bytes:
-        mapped = self.image.quantize(palette=_palette(), dither=Image.Dither.NONE)
-        out = io.BytesIO()
-        mapped.save(out, "PNG", compress_level=COMPRESS_LEVEL)
-        return out.getvalue()
+        mapping, colours = _palette()
+        mapped = self.image.quantize(palette=mapping, dither=Image.Dither.NONE)
+        return palette_png(mapped.tobytes(), self.width, self.height, colours)
