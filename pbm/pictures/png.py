@@ -32,7 +32,7 @@ def palette_png(pixels: bytes, width: int, height: int, palette: bytes) -> bytes
     byte each, row by row; `palette` is its colours as RGB triples (at most 256)."""
     assert len(pixels) == width * height and len(palette) % 3 == 0 and len(palette) <= 768
     rows = _NO_FILTER + _NO_FILTER.join(
-        pixels[start : start + width] for start in range(0, len(pixels), width)
+        [pixels[start : start + width] for start in range(0, len(pixels), width)]
     )
     header = struct.pack(">IIBBBBB", width, height, 8, 3, 0, 0, 0)
     return b"".join(
