@@ -198,3 +198,22 @@ def test_a_knockout_replay_is_mailed_to_its_players_and_the_organiser(server: Se
         assert subjects.index(subject) < next(
             i for i, s in enumerate(subjects) if s.startswith(f"New Quarto Board {replay}")
         ), subjects
+
+
+def test_a_mailed_cancel_is_answered_where_it_came_from(server: Server) -> None:
+    """The organiser mailed `tournament cancel` from his second address; its answer went
+    to his first, as a notice, where every other command answers the sender."""
+    people = signup_all(server, ["org", "ann", "ben"])
+    organise(server, people, "club", "type=knockout")
+    work = "org@work.example"
+    server.send(people["org"], f"change address org secret {people['org']} {work}")
+    server.confirm(work)
+    server.new_mail()
+    server.send(work, "tournament cancel club org secret")
+    mails = server.new_mail()
+    told = [m for m in mails if m.subject == "Tournament club"]
+    assert sorted(m.to[0] for m in told) == sorted([work, people["ann"], people["ben"]])
+    [answer] = server.to(work, mails)
+    assert "Tournament club has been cancelled." in answer.body
+    assert not server.to(people["org"], mails)
+    assert tournament(server, "club").status == "cancelled"

@@ -96,9 +96,10 @@ def check_cancellable(t: Tournament) -> None:
         raise TournamentError(phrase("tournament_over", name=t.name, status=t.status))
 
 
-def cancel(ctx: Context, t: Tournament) -> None:
+def cancel(ctx: Context, t: Tournament, answered: User | None = None) -> None:
     """Stop a tournament: its boards still being played are removed unrated, and the
-    entrants and the organiser are told (the CLI's `cancel` and the organiser's by mail)."""
+    entrants and the organiser are told (the CLI's `cancel` and the organiser's by mail),
+    except `answered`, the organiser whose mailed `cancel` is answered where it came from."""
     check_cancellable(t)
     t.status = "cancelled"
     t.ended_at = ctx.now()
@@ -112,7 +113,11 @@ def cancel(ctx: Context, t: Tournament) -> None:
     tell(
         ctx,
         t,
-        with_organiser(ctx, t, [u for _, u in entries(ctx.session, t)]),
+        [
+            u
+            for u in with_organiser(ctx, t, [u for _, u in entries(ctx.session, t)])
+            if answered is None or u.id != answered.id
+        ],
         phrase("subject_tournament", name=t.name),
         prose("tournament_cancelled", name=t.name) + "\n",
     )
