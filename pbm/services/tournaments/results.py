@@ -8,8 +8,8 @@ from sqlmodel import select
 from pbm.services.context import Context
 from pbm.services.correspondence.timeouts import forfeit
 from pbm.services.play.boards import board_by_id
-from pbm.services.play.endings import GameEnd
-from pbm.services.play.moves import abort
+from pbm.services.play.endings import GameEnd, remove
+from pbm.services.play.moves import abort, everyone_moved
 from pbm.services.tournaments.lookup import (
     TournamentError,
     entries,
@@ -54,7 +54,8 @@ def game_ended(ctx: Context, end: GameEnd) -> None:
 
 
 def withdraw(ctx: Context, t: Tournament, user: User) -> None:
-    """The player is not paired again; his boards still being played are forfeited."""
+    """The player is not paired again; his boards still being played are forfeited, or
+    removed unrated where not everyone has moved yet (as a resignation then is)."""
     if t.status != "running":
         raise TournamentError(phrase("tournament_not_running", name=t.name))
     entry = entry_of(ctx.session, t, user)
@@ -81,9 +82,12 @@ def withdraw(ctx: Context, t: Tournament, user: User) -> None:
         board = board_by_id(ctx, p.game_id)
         if not board.active:
             continue
+        # Either ends the board, and game_ended scores it as his loss.
+        if not everyone_moved(ctx, board):  # as a resignation then: removed unrated
+            remove(ctx, board, EndReason.WITHDREW, reason, loser_id=user.id)
+            continue
         index = board.index_of(user.id)
         assert index is not None
-        # ends the board: game_ended scores it
         forfeit(ctx, board, index, reason, EndReason.WITHDREW)
     # Waiting pairings of the round may now be settled (a knockout bye-winner withdrawn).
     if t.status == "running":
