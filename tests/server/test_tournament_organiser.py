@@ -158,3 +158,62 @@ def test_an_organiser_whose_address_is_not_confirmed_gets_no_round_mail(server: 
     play_board(server, people, board, seats, "first")
     final = [m for m in server.new_mail() if m.subject.startswith("Tournament club won by")]
     assert ["org@new.example"] in [m.to for m in final]
+
+
+def test_a_knockout_replay_is_mailed_to_its_players_and_the_organiser(server: Server) -> None:
+    """A drawn knockout game got a new board and nothing else: no mail said a replay had
+    been paired, and the organiser, told of every round, heard nothing of it."""
+    people = signup_all(server, ["org", "ann", "ben", "cat", "dan"])
+    organise(server, people, "cup", "type=knockout")
+    server.new_mail()
+    (board, seats), _ = active_boards(server, "cup")
+    play_board(server, people, board, seats, "draw")
+    [(replay, _)] = [b for b in active_boards(server, "cup") if b[1] == seats[::-1]]
+    mails = server.new_mail()
+    subject = f"Tournament cup round 1: board {board} replayed"
+    told = [m for m in mails if m.subject == subject]
+    assert sorted(m.to[0] for m in told) == sorted(people[u] for u in ("org", *seats))
+    higher = "ann"  # the first seed: all are unrated, so the order of entry
+    for mail in told:
+        said = flat(mail.body)
+        # The round's pairings: the drawn game and its replay.
+        assert f"{board} {seats[0]} {seats[1]} 1/2-1/2" in said
+        assert f"{replay} {seats[1]} {seats[0]} playing" in said
+        assert f"If it is drawn too, {higher} goes through as the higher seed." in said
+        if mail.to == [people["org"]]:
+            assert (
+                f"You organise this tournament. Board {board} was drawn, so {seats[1]} and "
+                f"{seats[0]} replay it with colours reversed on board {replay}, mailed to them."
+            ) in said
+        else:
+            assert (
+                f"Your game on board {board} was drawn, so it is replayed with colours "
+                f"reversed on board {replay}, which comes in its own mail."
+            ) in said
+        assert max(len(line) for line in mail.body.splitlines()) <= 72
+    # Each player reads the drawn board's result, then the replay's mail, then its board.
+    for userid in seats:
+        subjects = [m.subject for m in server.to(people[userid], mails)]
+        assert subjects.index(subject) > subjects.index(f"Quarto Board {board}"), subjects
+        assert subjects.index(subject) < next(
+            i for i, s in enumerate(subjects) if s.startswith(f"New Quarto Board {replay}")
+        ), subjects
+
+
+def test_a_mailed_cancel_is_answered_where_it_came_from(server: Server) -> None:
+    """The organiser mailed `tournament cancel` from his second address; its answer went
+    to his first, as a notice, where every other command answers the sender."""
+    people = signup_all(server, ["org", "ann", "ben"])
+    organise(server, people, "club", "type=knockout")
+    work = "org@work.example"
+    server.send(people["org"], f"change address org secret {people['org']} {work}")
+    server.confirm(work)
+    server.new_mail()
+    server.send(work, "tournament cancel club org secret")
+    mails = server.new_mail()
+    told = [m for m in mails if m.subject == "Tournament club"]
+    assert sorted(m.to[0] for m in told) == sorted([work, people["ann"], people["ben"]])
+    [answer] = server.to(work, mails)
+    assert "Tournament club has been cancelled." in answer.body
+    assert not server.to(people["org"], mails)
+    assert tournament(server, "club").status == "cancelled"

@@ -576,7 +576,7 @@ def test_a_knocked_out_player_has_nothing_to_withdraw_from(server: Server) -> No
 def test_a_withdrawal_that_ends_the_tournament_is_told_before_the_end(server: Server) -> None:
     """The last game's player withdrew: his one mail was subject "Tournament duel", the
     final standings first and his withdrawal under them, the winner's name nowhere in
-    the subject. Now: his withdrawal, his board's forfeit, then the end, each its own."""
+    the subject. Now: his withdrawal, his board's end, then the tournament's, each its own."""
     people = signup_all(server, ["ann", "ben"])
     create_and_enter(server, people, "duel", "type=knockout")
     server.send(people["ann"], "tournament start duel ann secret")
@@ -585,7 +585,7 @@ def test_a_withdrawal_that_ends_the_tournament_is_told_before_the_end(server: Se
     mine = server.to(people["ben"], server.new_mail())
     assert [m.subject for m in mine] == [
         "Tournament duel",
-        "Quarto Board a101 **",
+        "Quarto board a101 has been removed",  # nobody had moved (see below)
         "Tournament duel won by ann",
     ]
     assert flat(mine[0].body).startswith("ben has withdrawn from tournament duel: his boards")
@@ -746,3 +746,50 @@ def test_a_walkover_is_told_as_one_not_as_boards_to_come(server: Server) -> None
     said = flat(final_round.body)
     assert "Your opponent has withdrawn: you win this round without a game." in said
     assert "Each of your boards" not in said
+
+
+def test_a_withdrawal_before_everyone_has_moved_is_unrated_as_a_resignation_is(
+    server: Server,
+) -> None:
+    """A player who resigns before everyone has moved declines the board: removed,
+    unrated. Withdrawing from the tournament then forfeited it instead, rated: his
+    opponent gained rating for a game in which nobody (or only one of them) had moved."""
+    from pbm.store.models_correspondence import RatingChange
+
+    names = ["ann", "ben", "cat", "dan"]
+    people = signup_all(server, names)
+    create_and_enter(server, people, "club", "type=roundrobin")
+    server.send(people["ann"], "tournament start club ann secret")
+    server.new_mail()
+    mine = sorted((b, seats) for b, seats in active_boards(server, "club") if "ben" in seats)
+    assert len(mine) == 3
+    # On the first both players have moved, on the second one of them, on the third none.
+    (both, both_seats), (one, one_seats), (none, _) = mine
+    for board, seats, count in ((both, both_seats, 2), (one, one_seats, 1)):
+        for _ in range(count):
+            index = to_move(server, board)
+            assert index is not None
+            move(server, people, board, seats[index], legal_texts(server, GAME, board)[0])
+    server.new_mail()
+    server.send(people["ben"], "tournament leave club ben secret")
+    mails = server.new_mail()
+    with session_for(server.engine) as session:
+        rows = {r.board: r for r in session.exec(select(BoardRow)) if r.board in (both, one, none)}
+        rated = {r.board for r in rows.values() if r.rated and r.status == "finished"}
+        changed = {c.game_id for c in session.exec(select(RatingChange))}
+    assert rated == {both} and {rows[both].id} == changed
+    assert {rows[one].status, rows[none].status} == {"removed"}
+    assert all(rows[b].end_reason == "withdrew" for b in (both, one, none))
+    removed = [m for m in mails if m.subject.endswith("has been removed")]
+    assert {m.subject for m in removed} == {
+        f"Quarto board {one} has been removed",
+        f"Quarto board {none} has been removed",
+    }
+    for mail in removed:
+        said = flat(mail.body)
+        assert said.startswith("ben has withdrawn from tournament club. The board has been")
+        assert "it is not rated, but in the tournament club it counts as a game lost by ben" in said
+    # The tournament scores each as ben's loss, as a forfeit.
+    lost = [r for r in results(server, "club") if "ben" in r[1:3] and r[3] is not None]
+    assert len(lost) == 3
+    assert all(r[3] == (0.0 if r[1] == "ben" else 1.0) and r[4] == "game" for r in lost)

@@ -297,12 +297,18 @@ def queue_move(
     mail_board(ctx, board, only=[user], events=conditional.queue_notes(gp))
 
 
+def everyone_moved(ctx: Context, board: Board) -> bool:
+    """Whether every player has moved once: before, a player who leaves the board (a
+    resignation, a tournament withdrawal) declines it, and it is removed unrated."""
+    movers = {m.player for m in queries.moves_of(ctx.session, board.id)}
+    return len(movers) >= len(board.players)
+
+
 def resign(ctx: Context, board: Board, user: User, comment: str = "") -> None:
     """Resign; before every player has moved once this declines: the board is removed."""
     index = _player_index(board, user)
-    movers = {m.player for m in queries.moves_of(ctx.session, board.id)}
     _set_comment(board, user, comment)
-    if len(movers) < len(board.players):
+    if not everyone_moved(ctx, board):
         decline(ctx, board, user, comment)
         return
     player_leaves(ctx, board, index, EndReason.RESIGNED, phrase("resigned", userid=user.userid))

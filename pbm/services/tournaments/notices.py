@@ -1,5 +1,5 @@
 """The mails a tournament sends its entrants and its organiser: a round's pairings, a
-withdrawal, a cancellation and the final standings go out through `tell`."""
+knockout replay, a withdrawal, a cancellation and the final standings go out through `tell`."""
 
 from __future__ import annotations
 
@@ -8,11 +8,12 @@ from collections.abc import Sequence
 from pbm.services.accounts.users import reply_addresses
 from pbm.services.context import Context, Reply, ReplyKind
 from pbm.services.correspondence.clocks import days_text
+from pbm.services.play.bots import label
 from pbm.services.tournaments.describe import game_title, kind_text, pairings_text
 from pbm.services.tournaments.lookup import entries, organiser, pairings
-from pbm.store.models import User
-from pbm.store.models_tournament import Tournament
-from pbm.texts import phrase, render
+from pbm.store.models import BoardRow, User
+from pbm.store.models_tournament import Tournament, TournamentPairing
+from pbm.texts import phrase, prose, render
 
 
 def tell(ctx: Context, t: Tournament, people: Sequence[User], subject: str, body: str) -> None:
@@ -59,9 +60,8 @@ def announce_round(ctx: Context, t: Tournament, number: int | None, before: int)
         # A round robin's rounds all start at once: "1-5", but one round is "1".
         round=f"1-{t.rounds}" if number is None and t.rounds > 1 else number or 1,
     )
-    table = pairings_text(ctx.session, t, number)
-    made = len(ctx.replies)
     playing = {u.id for u in people}
+    told: list[tuple[User, str]] = []
     for user in with_organiser(ctx, t, people):
         if user.id not in playing:
             yours = phrase("tournament_round_organiser")
@@ -71,6 +71,45 @@ def announce_round(ctx: Context, t: Tournament, number: int | None, before: int)
             yours = phrase("tournament_round_walkover")
         else:
             yours = phrase("tournament_round_boards")
+        told.append((user, yours))
+    _announce(ctx, t, number, subject, told, before)
+
+
+def announce_replay(
+    ctx: Context, t: Tournament, replay: TournamentPairing, drawn: str, higher: str, before: int
+) -> None:
+    """Mail a knockout replay's two players and the organiser, as a round's mail does,
+    ahead of the replay's board mails (queued from `before` on): board `drawn` was drawn,
+    and `higher` goes through if the replay is drawn too."""
+    board = ctx.session.get(BoardRow, replay.game_id)
+    assert board is not None
+    entrant = {u.id: u for _, u in entries(ctx.session, t)}
+    players = [entrant[replay.first_id], entrant[replay.second_id or 0]]
+    words = {"board": drawn, "replay": board.board, "userid": higher}
+    names = {"first": label(players[0]), "second": label(players[1])}
+    told = [
+        (user, prose("tournament_replay_yours", **words))
+        if user.id in (replay.first_id, replay.second_id)
+        else (user, prose("tournament_replay_organiser", **names, **words))
+        for user in with_organiser(ctx, t, players)
+    ]
+    subject = phrase("subject_tournament_replay", name=t.name, round=replay.round, board=drawn)
+    _announce(ctx, t, replay.round, subject, told, before)
+
+
+def _announce(
+    ctx: Context,
+    t: Tournament,
+    number: int | None,
+    subject: str,
+    told: Sequence[tuple[User, str]],
+    before: int,
+) -> None:
+    """Mail each user of `told` the round's pairings and what it holds for him, ahead of
+    the mails queued from `before` on (the boards the round's mail announces)."""
+    table = pairings_text(ctx.session, t, number)
+    made = len(ctx.replies)
+    for user, yours in told:
         tell(ctx, t, [user], subject, _round_body(ctx, t, number, table, yours))
     announced = ctx.replies[made:]
     del ctx.replies[made:]
@@ -94,4 +133,4 @@ def _round_body(ctx: Context, t: Tournament, number: int | None, table: str, you
     )
 
 
-__all__ = ["announce_round", "tell", "with_organiser"]
+__all__ = ["announce_replay", "announce_round", "tell", "with_organiser"]

@@ -8,8 +8,8 @@ from sqlmodel import select
 from pbm.services.context import Context
 from pbm.services.correspondence.timeouts import forfeit
 from pbm.services.play.boards import board_by_id
-from pbm.services.play.endings import GameEnd
-from pbm.services.play.moves import abort
+from pbm.services.play.endings import GameEnd, remove
+from pbm.services.play.moves import abort, everyone_moved
 from pbm.services.tournaments.lookup import (
     TournamentError,
     entries,
@@ -54,7 +54,8 @@ def game_ended(ctx: Context, end: GameEnd) -> None:
 
 
 def withdraw(ctx: Context, t: Tournament, user: User) -> None:
-    """The player is not paired again; his boards still being played are forfeited."""
+    """The player is not paired again; his boards still being played are forfeited, or
+    removed unrated where not everyone has moved yet (as a resignation then is)."""
     if t.status != "running":
         raise TournamentError(phrase("tournament_not_running", name=t.name))
     entry = entry_of(ctx.session, t, user)
@@ -81,9 +82,12 @@ def withdraw(ctx: Context, t: Tournament, user: User) -> None:
         board = board_by_id(ctx, p.game_id)
         if not board.active:
             continue
+        # Either ends the board, and game_ended scores it as his loss.
+        if not everyone_moved(ctx, board):  # as a resignation then: removed unrated
+            remove(ctx, board, EndReason.WITHDREW, reason, loser_id=user.id)
+            continue
         index = board.index_of(user.id)
         assert index is not None
-        # ends the board: game_ended scores it
         forfeit(ctx, board, index, reason, EndReason.WITHDREW)
     # Waiting pairings of the round may now be settled (a knockout bye-winner withdrawn).
     if t.status == "running":
@@ -96,9 +100,10 @@ def check_cancellable(t: Tournament) -> None:
         raise TournamentError(phrase("tournament_over", name=t.name, status=t.status))
 
 
-def cancel(ctx: Context, t: Tournament) -> None:
+def cancel(ctx: Context, t: Tournament, answered: User | None = None) -> None:
     """Stop a tournament: its boards still being played are removed unrated, and the
-    entrants and the organiser are told (the CLI's `cancel` and the organiser's by mail)."""
+    entrants and the organiser are told (the CLI's `cancel` and the organiser's by mail),
+    except `answered`, the organiser whose mailed `cancel` is answered where it came from."""
     check_cancellable(t)
     t.status = "cancelled"
     t.ended_at = ctx.now()
@@ -112,7 +117,11 @@ def cancel(ctx: Context, t: Tournament) -> None:
     tell(
         ctx,
         t,
-        with_organiser(ctx, t, [u for _, u in entries(ctx.session, t)]),
+        [
+            u
+            for u in with_organiser(ctx, t, [u for _, u in entries(ctx.session, t)])
+            if answered is None or u.id != answered.id
+        ],
         phrase("subject_tournament", name=t.name),
         prose("tournament_cancelled", name=t.name) + "\n",
     )

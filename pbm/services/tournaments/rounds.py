@@ -24,7 +24,12 @@ from pbm.services.tournaments.lookup import (
     table,
     withdrawn_ids,
 )
-from pbm.services.tournaments.notices import announce_round, tell, with_organiser
+from pbm.services.tournaments.notices import (
+    announce_replay,
+    announce_round,
+    tell,
+    with_organiser,
+)
 from pbm.store import queries
 from pbm.store.models import BoardRow, User
 from pbm.store.models_correspondence import PlayerRating
@@ -171,8 +176,20 @@ def _comment(ctx: Context, t: Tournament, pairing: TournamentPairing) -> str:
     """The board's comment: its tournament and round, and for a knockout replay which
     board it replays and who goes through if it is drawn too (else a new board came
     with no word of why)."""
-    if pairing.leg == 1:
+    replayed = _replayed(ctx, t, pairing)
+    if replayed is None:
         return phrase("tournament_board_comment", name=t.name, round=pairing.round)
+    board, higher = replayed
+    return phrase(
+        "tournament_replay_comment", name=t.name, round=pairing.round, board=board, userid=higher
+    )
+
+
+def _replayed(ctx: Context, t: Tournament, pairing: TournamentPairing) -> tuple[str, str] | None:
+    """For a knockout replay, the drawn board it replays and the higher seed, who goes
+    through if it is drawn too; None for a first game."""
+    if pairing.leg == 1:
+        return None
     query = select(TournamentPairing).where(
         TournamentPairing.tournament_id == t.id,
         TournamentPairing.round == pairing.round,
@@ -185,14 +202,8 @@ def _comment(ctx: Context, t: Tournament, pairing: TournamentPairing) -> str:
     players = [u for u in (pairing.first_id, pairing.second_id) if u is not None]
     higher = ctx.session.get(User, min(players, key=lambda u: seed.get(u, 0)))
     if row is None or higher is None:  # only a game on a board is replayed
-        return phrase("tournament_board_comment", name=t.name, round=pairing.round)
-    return phrase(
-        "tournament_replay_comment",
-        name=t.name,
-        round=pairing.round,
-        board=row.board,
-        userid=higher.userid,
-    )
+        return None
+    return row.board, higher.userid
 
 
 def _days(value: float) -> str:
@@ -309,7 +320,11 @@ def _replays(ctx: Context, t: Tournament, current: Sequence[TournamentPairing]) 
             first_id=last.second_id,  # colours reversed
             second_id=last.first_id,
         )
+        before = len(ctx.replies)
         _settle_or_play(ctx, t, replay, gone)
+        replayed = _replayed(ctx, t, replay)
+        if replay.game_id is not None and replayed is not None:
+            announce_replay(ctx, t, replay, *replayed, before)
         made = True
     return made
 
