@@ -181,3 +181,19 @@ def test_failures_from_a_long_address_follow_the_rename(
     assert len(pairs) == 2 and all(key.startswith("robert #") for key in pairs), pairs
     server.new_mail()
     _counted_on(server, bob)
+
+
+def test_a_long_result_line_names_the_new_userid(
+    server: Server, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A result line near the 200 characters an adjudication takes grows past them with
+    a longer userid: it is rewritten all the same (games.result_reason is text)."""
+    alice, _ = server.signup("alice"), server.signup("bob")
+    assert server.send(alice, "quarto challenge alice bob") == "done"
+    operator_cli(server, tmp_path, monkeypatch)
+    reason = "bob and alice agreed on a tie; " * 6 + "so says bob."
+    assert len(reason) <= 200 < len(reason.replace("bob", "Robert"))
+    cli_ok("game", "adjudicate", "quarto", "101", "tie", "--reason", reason)
+    assert _board(server, "quarto").result_reason == reason
+    cli_ok("user", "rename", "bob", "Robert")
+    assert _board(server, "quarto").result_reason == reason.replace("bob", "Robert")

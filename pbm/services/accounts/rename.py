@@ -30,8 +30,6 @@ from pbm.texts import phrase, prose
 
 log = logging.getLogger(__name__)
 
-REASON_CHARACTERS = 200  # games.result_reason: a longer sentence keeps the old userid
-
 
 def _table(name: str) -> Table:
     return SQLModel.metadata.tables[name]
@@ -99,7 +97,7 @@ def _rewrite_boards(conn: Connection, uid: int, old: str, new: str) -> None:
         if comment_by == old:
             values["comment_by"] = new
         renamed = mention.sub(new, reason or "")
-        if reason and renamed != reason and len(renamed) <= REASON_CHARACTERS:
+        if reason and renamed != reason:
             values["result_reason"] = renamed
         if values:
             conn.execute(update(games).where(games.c.id == game_id).values(**values))
