@@ -135,7 +135,7 @@ def new(
         typer.echo(f"started {b.label}")
 
 
-# BoardRow.result_reason holds 200 characters (PostgreSQL refuses more: a store failure).
+# The sentence the players read about the board's end, as short as a signature line.
 REASON_CHARACTERS = 200
 
 

@@ -5,8 +5,9 @@
 procmail setup): exit 0 when the message is stored (whatever its commands did, and even
 when they raised a bug: it is then kept as failed, for `pbm mail failed`), 75
 (EX_TEMPFAIL) for anything else (the store locked, full, failing or missing its schema,
-a bad configuration, a usage error: pbm.cli.common.pipe_usage_error), so the MTA keeps
-it and delivers it again later: never a bounce.
+being restored by `pbm db restore`: pbm.store.restore_lock; a bad configuration, a
+usage error: pbm.cli.common.pipe_usage_error), so the MTA keeps it and delivers it
+again later: never a bounce.
 """
 
 from __future__ import annotations
@@ -64,6 +65,7 @@ def process(
     keeps it and delivers it again later."""
     from pbm.clock import SystemClock
     from pbm.intake import process_message
+    from pbm.store.restore_lock import held_by_intake
 
     # inbound_messages.via holds 8 characters (PostgreSQL refuses more: a store failure
     # on every message); 75 as for any setup error, so that the MTA keeps the mail.
@@ -76,13 +78,15 @@ def process(
         fail("empty message: nothing to store", EXIT_TEMPFAIL)
     try:
         cfg = config(cli)
-        eng = engine(cfg)
-        try:
-            for raw in raws:
-                status = process_message(eng, raw, via=via, clock=SystemClock(), config=cfg)
-                typer.echo(status)
-        finally:
-            eng.dispose()
+        # No `pbm db restore` replaces the file while this process has it open.
+        with held_by_intake(cfg.database_url):
+            eng = engine(cfg)
+            try:
+                for raw in raws:
+                    status = process_message(eng, raw, via=via, clock=SystemClock(), config=cfg)
+                    typer.echo(status)
+            finally:
+                eng.dispose()
     except Exception as exc:
         if state(cli).debug:
             raise

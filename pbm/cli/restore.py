@@ -1,9 +1,11 @@
 """`pbm db restore BACKUP`: a `pbm db backup` file put back in the SQLite database's
-place (pbm.store.restore), never under a running `pbm serve`, the database there kept
-aside, after a question (pbm.cli.questions)."""
+place (pbm.store.restore), never under a running `pbm serve` nor while a pipe intake
+writes into it (pbm.store.restore_lock), the database there kept aside, after a
+question (pbm.cli.questions)."""
 
 from __future__ import annotations
 
+from contextlib import ExitStack
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Annotated
@@ -24,6 +26,7 @@ from pbm.store.restore import (
     stage,
     take_mode_of,
 )
+from pbm.store.restore_lock import held_for_restore
 
 
 def restore(
@@ -33,8 +36,8 @@ def restore(
 ) -> None:
     """Put a backup in the SQLite database's place: checked first (integrity, pbm's
     schema, upgraded when older); the database there is kept under a new name. Refused
-    while pbm serve runs on the database; asks first on a terminal, elsewhere it needs
-    --yes."""
+    while pbm serve runs on the database; waits for the pipe intakes writing into it;
+    asks first on a terminal, elsewhere it needs --yes."""
     cfg = config(cli)
     live = sqlite_file(cfg.database_url)
     if live is None:
@@ -66,12 +69,19 @@ def _restore(backup: Path, live: Path, busy_timeout: float, yes: bool) -> None:
     try:
         if not yes:
             confirm_or_refuse(_question(backup, live, staged))
-        take_mode_of(staged, live)
-        kept = set_aside(live, datetime.now(UTC).strftime("%Y%m%d-%H%M%S"))
-        put_in_place(staged, live)
+        with ExitStack() as pipes:
+            try:  # the pipe intakes writing now finish first; later ones exit 75 meanwhile
+                pipes.enter_context(held_for_restore(live, busy_timeout))
+            except StoreUnavailable as exc:
+                if exc.kind != "busy":
+                    raise
+                fail(f"nothing restored: {exc}; try again", EXIT_TEMPFAIL)
+            take_mode_of(staged, live)
+            kept = set_aside(live, datetime.now(UTC).strftime("%Y%m%d-%H%M%S"))
+            put_in_place(staged, live)
+            mark_created(live)
     finally:
         remove_with_sides(staged.path)  # a copy not put in place (a "no"), or its emptied log
-    mark_created(live)
     typer.echo(f"restored {backup} to {live} ({_contents(staged)})")
     if kept is not None:
         typer.echo(f"the database before the restore is kept as {kept}")

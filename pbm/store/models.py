@@ -108,7 +108,8 @@ class BoardRow(Stored, SQLModel, table=True):
     ended_at: datetime | None = Field(default=None, sa_column=_ts(nullable=True))
     winner: int | None = None  # challenge-order index; None with result "tie"
     result: str | None = Field(default=None, max_length=16)  # won | tie
-    result_reason: str | None = Field(default=None, max_length=200)  # the sentence shown
+    # the sentence shown; text, since a rename or an erasure makes the names in it longer
+    result_reason: str | None = Field(default=None, sa_column=Column(Text, nullable=True))
     end_reason: EndReason | None = Field(
         default=None, sa_column=enum_column(EndReason, nullable=True)
     )

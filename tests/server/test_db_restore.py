@@ -4,12 +4,16 @@ new name with its write-ahead log; refused under a running `pbm serve`, and aske
 
 from __future__ import annotations
 
+import fcntl
 import hashlib
+import os
 import re
 import sqlite3
 import subprocess
 import sys
-from contextlib import closing
+import time
+from collections.abc import Iterator
+from contextlib import closing, contextmanager
 from pathlib import Path
 
 import pytest
@@ -17,6 +21,7 @@ import pytest
 from pbm.cli import app
 from pbm.store.database_file import DatabaseFile
 from pbm.store.engine import make_engine
+from pbm.store.restore_lock import restore_lock_path
 from pbm.store.schema import alembic_config, schema_heads
 from tests.server.conftest import cli_ok as ok
 from tests.server.conftest import runner
@@ -54,7 +59,9 @@ def backup(live: Path) -> Path:
 
 
 def _leftovers(directory: Path) -> list[str]:
-    return sorted(p.name for p in directory.iterdir() if "restore" in p.name)
+    """What a restore left beside the database (its lock file stays, as the serve lock)."""
+    found = (p.name for p in directory.iterdir() if "restore" in p.name)
+    return sorted(name for name in found if not name.endswith(".restore-lock"))
 
 
 def test_restore_puts_the_backup_back_and_keeps_the_database(live: Path, backup: Path) -> None:
@@ -77,7 +84,7 @@ def test_restore_puts_the_backup_back_and_keeps_the_database(live: Path, backup:
     assert done.startswith(f"restored {backup} to {live} (1 accounts, 0 boards, schema {heads})\n")
     assert "alice" in ok("user", "list") and "bob" not in ok("user", "list")
     kept = live.parent / kept_name
-    beside = ["pbm.sqlite3.created", "pbm.sqlite3.serve-lock"]
+    beside = ["pbm.sqlite3.created", "pbm.sqlite3.restore-lock", "pbm.sqlite3.serve-lock"]
     kept_files = [kept_name, f"{kept_name}-wal", f"{kept_name}-shm"]
     assert sorted(p.name for p in live.parent.glob("pbm.sqlite3*")) == sorted(
         ["pbm.sqlite3", *beside, *kept_files]
@@ -197,3 +204,145 @@ def test_restore_is_for_sqlite(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) 
         1,
         "error: restore puts back SQLite backups; for PostgreSQL use pg_restore or psql\n",
     )
+
+
+PIPED = (
+    b"From: carol@x.example\r\nTo: pbm@example.org\r\nSubject: help\r\n"
+    b"Message-ID: <piped.1@x.example>\r\n\r\nhi\r\n"
+)
+# A process that holds what its arguments name until a line comes on its stdin.
+_HOLDER = (
+    "import fcntl, os, sqlite3, sys\n"
+    "what, path = sys.argv[1:]\n"
+    "if what == 'write':  # SQLite's write lock, as a long transaction holds it\n"
+    "    conn = sqlite3.connect(path)\n"
+    "    conn.execute('BEGIN IMMEDIATE')\n"
+    "else:  # the restore lock, flock'ed as a restore (ex) or a pipe (sh) does\n"
+    "    fd = os.open(path, os.O_RDONLY | os.O_CREAT, 0o600)\n"
+    "    fcntl.flock(fd, fcntl.LOCK_EX if what == 'ex' else fcntl.LOCK_SH)\n"
+    "print('held', flush=True)\n"
+    "sys.stdin.readline()\n"
+)
+
+
+@contextmanager
+def _held(what: str, path: Path) -> Iterator[None]:
+    holder = subprocess.Popen(
+        [sys.executable, "-c", _HOLDER, what, str(path)],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    assert holder.stdout is not None and holder.stdin is not None
+    try:
+        assert holder.stdout.readline() == "held\n"
+        yield
+    finally:
+        holder.stdin.close()  # its readline returns: it exits, and its locks go
+        assert holder.wait(timeout=30) == 0
+        holder.stdout.close()
+
+
+def _pbm(*args: str, **popen: object) -> subprocess.Popen[str]:
+    return subprocess.Popen(  # type: ignore[call-overload]
+        [sys.executable, "-m", "pbm", *args],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        **popen,
+    )
+
+
+def _pipe(raw: bytes = PIPED) -> subprocess.CompletedProcess[bytes]:
+    return subprocess.run(
+        [sys.executable, "-m", "pbm", "mail", "process"],
+        input=raw,
+        capture_output=True,
+        timeout=120,
+    )
+
+
+def _locked(path: Path) -> bool:
+    """Whether some process holds the flock on `path` now."""
+    if not path.exists():
+        return False
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        return True
+    finally:
+        os.close(fd)
+    return False
+
+
+def _message_ids(path: Path) -> list[str]:
+    with closing(sqlite3.connect(path)) as conn:
+        return [row[0] for row in conn.execute("SELECT message_id FROM inbound_messages")]
+
+
+def _busy_timeout(cfg: Path, seconds: float) -> None:
+    text = cfg.read_text(encoding="utf-8")
+    cfg.write_text(text.replace("[security]", f"busy_timeout_seconds = {seconds}\n[security]"))
+
+
+def test_a_pipe_intake_waits_while_a_restore_runs(live: Path) -> None:
+    """A restore holds the lock exclusive: the pipe exits 75 (the MTA tries again)
+    without opening the database, and stores the message once the restore is done."""
+    with _held("ex", restore_lock_path(live.absolute())):
+        refused = _pipe()
+    assert refused.returncode == 75
+    assert refused.stderr.decode() == (
+        f"error: the database file {live.absolute()} is being restored from a backup (pbm db "
+        "restore); the message waits until it is done\n"
+    )
+    assert _message_ids(live) == []
+    stored = _pipe()
+    assert (stored.returncode, stored.stdout) == (0, b"done\n"), stored.stderr
+    assert _message_ids(live) == ["<piped.1@x.example>"]
+
+
+def test_a_restore_waits_for_a_pipe_intake_in_its_transaction(
+    cfg: Path, live: Path, backup: Path
+) -> None:
+    """A pipe intake waiting for SQLite's write lock holds the restore lock shared: the
+    restore waits for it, and the message goes into the database the restore sets aside,
+    never into the restored one."""
+    _busy_timeout(cfg, 60)
+    lock = restore_lock_path(live.absolute())
+    message = live.parent / "message.eml"
+    message.write_bytes(PIPED)
+    with _held("write", live), message.open("rb") as stdin:
+        pipe = _pbm("mail", "process", stdin=stdin)
+        deadline = time.monotonic() + 60
+        while not _locked(lock):
+            assert pipe.poll() is None and time.monotonic() < deadline, "no lock taken"
+            time.sleep(0.05)
+        restore = _pbm("db", "restore", str(backup), "--yes")
+        time.sleep(3)
+        assert restore.poll() is None  # waiting for the pipe
+        assert pipe.poll() is None  # waiting for the write lock
+        assert _userids(live) == ["alice", "bob"]
+    assert pipe.communicate(timeout=60) == ("done\n", "")
+    done, error = restore.communicate(timeout=60)
+    assert restore.returncode == 0, error
+    assert done.startswith(f"restored {backup} to {live.absolute()} (1 accounts")
+    assert _userids(live) == ["alice"]
+    assert _message_ids(live) == []
+    [kept] = live.parent.glob("pbm.sqlite3.before-restore-*[0-9]")
+    assert _message_ids(kept) == ["<piped.1@x.example>"]
+
+
+def test_a_restore_gives_up_on_a_pipe_that_goes_on_writing(
+    cfg: Path, live: Path, backup: Path
+) -> None:
+    _busy_timeout(cfg, 0.5)
+    with _held("sh", restore_lock_path(live.absolute())):
+        refused = runner.invoke(app, ["db", "restore", str(backup), "--yes"])
+    assert (refused.exit_code, refused.output) == (
+        75,
+        "error: nothing restored: pipe intakes (pbm mail process) are still writing into "
+        f"the database file {live.absolute()} after 0.5 s; try again\n",
+    )
+    assert _userids(live) == ["alice", "bob"]
+    assert _leftovers(live.parent) == []

@@ -58,6 +58,16 @@ def _installation(server: Server) -> dict[str, str]:
     return people
 
 
+def _counted_on(server: Server, address: str) -> None:
+    """Robert's two failures from `address` before the rename go on counting: a third
+    one uses up the budget of 3, and the right password is refused unchecked."""
+    server.send(address, "quarto resign 101 robert wrong")
+    server.new_mail()
+    server.send(address, "quarto resign 101 Robert secret")
+    [locked] = server.new_mail()
+    assert "Too many wrong passwords" in locked.body
+
+
 def test_rename_keeps_the_account_whole(
     server: Server, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -69,6 +79,7 @@ def test_rename_keeps_the_account_whole(
     # He is told, at his confirmed address, what to name from now on.
     [told] = server.new_mail()
     assert (told.to, told.subject) == (["bob@players.example"], "Your userid is now Robert")
+    assert "\nX-PBM-Reason: confirmation\r\n" in told.raw.decode()  # an account notice
     body = flat(told.body)
     assert "userid is now Robert instead of bob." in body
     assert "Your boards, ratings and tournaments" in body
@@ -90,13 +101,8 @@ def test_rename_keeps_the_account_whole(
         ).all()
     assert refused == ["robert"]
     assert failures and all(key.startswith("robert") for key in failures)
-    # The failures go on counting: a third one uses up the budget of 3.
     bob = people["bob"]
-    server.send(bob, "quarto resign 101 robert wrong")
-    server.new_mail()
-    server.send(bob, "quarto resign 101 Robert secret")
-    [locked] = server.new_mail()
-    assert "Too many wrong passwords" in locked.body
+    _counted_on(server, bob)
     # The old userid names nobody now; the new one plays.
     assert server.send(bob, "quarto resign 101 bob secret") == "done"
     [refusal] = server.new_mail()
@@ -153,3 +159,41 @@ def test_an_unconfirmed_address_is_not_told(
         "renamed dave to David; he has no confirmed address, so tell him yourself\n"
     )
     assert server.new_mail() == []
+
+
+def test_failures_from_a_long_address_follow_the_rename(
+    server: Server, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A userid and address too long together for a rate_events key (255 characters)
+    are counted under the userid key and the address's digest: the rename moves them."""
+    long = "b" * 64 + "@" + ".".join(c * 59 for c in "pqr") + ".example"
+    assert len(f"bob {long}") > 255
+    alice = server.signup("alice")
+    bob = server.signup("bob", address=long)
+    assert server.send(alice, "quarto challenge alice bob") == "done"
+    for _ in range(2):
+        server.send(bob, "quarto resign 101 bob wrong")
+    server.new_mail()
+    operator_cli(server, tmp_path, monkeypatch)
+    cli_ok("user", "rename", "bob", "Robert")
+    with session_for(server.engine) as session:
+        pairs = session.exec(select(RateEvent.key).where(RateEvent.kind == "auth-pair")).all()
+    assert len(pairs) == 2 and all(key.startswith("robert #") for key in pairs), pairs
+    server.new_mail()
+    _counted_on(server, bob)
+
+
+def test_a_long_result_line_names_the_new_userid(
+    server: Server, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A result line near the 200 characters an adjudication takes grows past them with
+    a longer userid: it is rewritten all the same (games.result_reason is text)."""
+    alice, _ = server.signup("alice"), server.signup("bob")
+    assert server.send(alice, "quarto challenge alice bob") == "done"
+    operator_cli(server, tmp_path, monkeypatch)
+    reason = "bob and alice agreed on a tie; " * 6 + "so says bob."
+    assert len(reason) <= 200 < len(reason.replace("bob", "Robert"))
+    cli_ok("game", "adjudicate", "quarto", "101", "tie", "--reason", reason)
+    assert _board(server, "quarto").result_reason == reason
+    cli_ok("user", "rename", "bob", "Robert")
+    assert _board(server, "quarto").result_reason == reason.replace("bob", "Robert")

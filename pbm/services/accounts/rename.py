@@ -15,10 +15,12 @@ from sqlalchemy.engine import Connection
 from sqlmodel import SQLModel
 
 from pbm.errors import PbmError
+from pbm.mail.streams import MailReason
 from pbm.services.accounts.users import (
     PAIR_FAILURE,
     STRANGER_FAILURE,
     check_userid,
+    pair_event_key,
     reply_addresses,
     userid_key,
 )
@@ -27,9 +29,6 @@ from pbm.store.models import User
 from pbm.texts import phrase, prose
 
 log = logging.getLogger(__name__)
-
-REASON_CHARACTERS = 200  # games.result_reason: a longer sentence keeps the old userid
-EVENT_KEY_CHARACTERS = 255  # rate_events.key
 
 
 def _table(name: str) -> Table:
@@ -78,6 +77,7 @@ def _tell(ctx: Context, user: User, old: str) -> str | None:
             body=prose("renamed", **values) + "\n",
             kind=ReplyKind.ACCOUNT,
             user_id=user.saved_id,
+            reason=MailReason.CONFIRMATION,  # an account notice: it answers no mail of his
         )
     )
     return to[0]
@@ -97,7 +97,7 @@ def _rewrite_boards(conn: Connection, uid: int, old: str, new: str) -> None:
         if comment_by == old:
             values["comment_by"] = new
         renamed = mention.sub(new, reason or "")
-        if reason and renamed != reason and len(renamed) <= REASON_CHARACTERS:
+        if reason and renamed != reason:
             values["result_reason"] = renamed
         if values:
             conn.execute(update(games).where(games.c.id == game_id).values(**values))
@@ -128,6 +128,6 @@ def _move_failures(conn: Connection, old_key: str, new_key: str) -> None:
         events.c.kind == PAIR_FAILURE, events.c.key.startswith(f"{old_key} ", autoescape=True)
     )
     for event_id, key in conn.execute(pairs).all():
-        moved = new_key + key[len(old_key) :]
-        if len(moved) <= EVENT_KEY_CHARACTERS:
-            conn.execute(update(events).where(events.c.id == event_id).values(key=moved))
+        # the address, or its digest (which stays one: a digest fits with any userid key)
+        moved = pair_event_key(new_key, key[len(old_key) + 1 :])
+        conn.execute(update(events).where(events.c.id == event_id).values(key=moved))

@@ -177,9 +177,22 @@ def find_user(ctx: Context, userid: str) -> User:
 
 def _event_key(text: str) -> str:
     """A rate_events key: the text itself when it fits, else a digest of it."""
-    if len(text) <= _MAX_EVENT_KEY:
-        return text
+    return text if len(text) <= _MAX_EVENT_KEY else _digest(text)
+
+
+def _digest(text: str) -> str:
     return "#" + hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def pair_event_key(key: str, address: str) -> str:
+    """The key of a (userid key, address) pair's password failures: `KEY ADDRESS`, the
+    address as its digest when that does not fit, so that the key still starts with the
+    userid key (a rename moves it, an erasure finds it); all of it a digest only for an
+    unknown userid too long for that."""
+    text = f"{key} {address}"
+    if len(text) > _MAX_EVENT_KEY:
+        text = f"{key} {_digest(address)}"
+    return _event_key(text)
 
 
 def _failure_counts(
@@ -245,7 +258,7 @@ def authenticate(ctx: Context, userid: str, password: str, known: Sequence[User]
     # spend the budget of the owner's real mail.
     # One pair per mailbox however the From is spelled (`+tag`, IDN, case).
     address = consent.mailbox(ctx, ctx.sender) + (" unverified" if ctx.sender_unverified else "")
-    pair = (PAIR_FAILURE, _event_key(f"{key} {address}"))
+    pair = (PAIR_FAILURE, pair_event_key(key, address))
     stranger = (STRANGER_FAILURE, _event_key(key))
     since = ctx.now() - timedelta(minutes=ctx.config.failure_window_minutes)
     counts = _failure_counts(ctx, [pair, stranger], since)
