@@ -217,3 +217,19 @@ def test_a_mailed_cancel_is_answered_where_it_came_from(server: Server) -> None:
     assert "Tournament club has been cancelled." in answer.body
     assert not server.to(people["org"], mails)
     assert tournament(server, "club").status == "cancelled"
+
+
+def test_a_mailed_withdrawal_is_answered_where_it_came_from(server: Server) -> None:
+    """Ann mailed `tournament leave` from her second address after the start; the word
+    that she withdrew went to her first, where every other command answers the sender."""
+    people = signup_all(server, ["org", "ann", "ben", "cat"])
+    organise(server, people, "club", "type=swiss rounds=2")
+    work = "ann@work.example"
+    server.send(people["ann"], f"change address ann secret {people['ann']} {work}")
+    server.confirm(work)
+    server.new_mail()
+    server.send(work, "tournament leave club ann secret")
+    mails = server.new_mail()
+    [told] = [m for m in server.to(work, mails) if m.subject == "Tournament club"]
+    assert "ann has withdrawn from tournament club" in flat(told.body), told.body
+    assert not [m for m in server.to(people["ann"], mails) if m.subject == "Tournament club"]

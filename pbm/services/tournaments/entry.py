@@ -132,7 +132,8 @@ def join(ctx: Context, t: Tournament, user: User) -> TournamentEntry:
 
 
 def leave(ctx: Context, t: Tournament, user: User) -> str:
-    """Before the start the entry goes; after it, the player withdraws. Returns which."""
+    """Before the start the entry goes; after it, the player withdraws (his mailed
+    `tournament leave` answered where it came from). Returns which."""
     entry = entry_of(ctx.session, t, user)
     if entry is None or entry.withdrawn:
         raise TournamentError(phrase("tournament_not_in", name=t.name, userid=user.userid))
@@ -140,7 +141,7 @@ def leave(ctx: Context, t: Tournament, user: User) -> str:
         ctx.session.delete(entry)
         ctx.session.flush()
         return "left"
-    withdraw(ctx, t, user)
+    withdraw(ctx, t, user, mailed=bool(ctx.sender))
     return "withdrawn"
 
 

@@ -16,9 +16,20 @@ from pbm.store.models_tournament import Tournament, TournamentPairing
 from pbm.texts import phrase, prose, render
 
 
-def tell(ctx: Context, t: Tournament, people: Sequence[User], subject: str, body: str) -> None:
+def tell(
+    ctx: Context,
+    t: Tournament,
+    people: Sequence[User],
+    subject: str,
+    body: str,
+    answering: User | None = None,
+) -> None:
+    """Mail `body` to each of `people` at his first confirmed address, but `answering`,
+    the player whose mailed command caused it, at the address he wrote from, as every
+    command's answer goes."""
     for user in people:
-        to = reply_addresses(ctx, user)
+        answered = answering is not None and user.id == answering.id and bool(ctx.sender)
+        to = [ctx.sender] if answered else reply_addresses(ctx, user)
         if to:
             ctx.reply(
                 Reply(
@@ -28,6 +39,7 @@ def tell(ctx: Context, t: Tournament, people: Sequence[User], subject: str, body
                     kind=ReplyKind.TOURNAMENT,
                     user_id=user.id,
                     to_sender=ctx.sender in to,
+                    answer=answered,
                     tournament=t.name,
                 )
             )

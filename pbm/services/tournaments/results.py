@@ -53,9 +53,10 @@ def game_ended(ctx: Context, end: GameEnd) -> None:
     advance(ctx, t)
 
 
-def withdraw(ctx: Context, t: Tournament, user: User) -> None:
+def withdraw(ctx: Context, t: Tournament, user: User, mailed: bool = False) -> None:
     """The player is not paired again; his boards still being played are forfeited, or
-    removed unrated where not everyone has moved yet (as a resignation then is)."""
+    removed unrated where not everyone has moved yet (as a resignation then is).
+    `mailed`: his own `tournament leave`, answered at the address it came from."""
     if t.status != "running":
         raise TournamentError(phrase("tournament_not_running", name=t.name))
     entry = entry_of(ctx.session, t, user)
@@ -74,6 +75,7 @@ def withdraw(ctx: Context, t: Tournament, user: User) -> None:
         [user],
         phrase("subject_tournament", name=t.name),
         prose("tournament_withdrawn", name=t.name, userid=user.userid) + "\n",
+        answering=user if mailed else None,
     )
     reason = phrase("tournament_withdrew", userid=user.userid, name=t.name)
     for p in pairings(ctx.session, t):
