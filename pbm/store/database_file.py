@@ -32,6 +32,18 @@ _FILE_OF_CONNECTION = "pbm.database_file"
 _SIDE_FILES = ("-wal", "-shm")
 
 
+def open_lock_file(path: Path, live: Path, flags: int) -> int:
+    """A lock file beside the database `live`, made (mode 0600) by whoever comes first;
+    made by root (`pbm db restore` run as root), it is given the database's owner, who
+    runs the daemon and the pipe and must open it after."""
+    fd = os.open(path, flags | os.O_CREAT, 0o600)
+    if os.geteuid() == 0:
+        owner = os.stat(live if live.exists() else live.parent)
+        if os.fstat(fd).st_uid != owner.st_uid:
+            os.fchown(fd, owner.st_uid, owner.st_gid)
+    return fd
+
+
 class DatabaseFile:
     """Keeps a long-running process (the daemon) on the SQLite file it started with.
 
@@ -127,7 +139,7 @@ class DatabaseFile:
             return
         with file_failure():
             self.path.parent.mkdir(parents=True, exist_ok=True)
-            fd = os.open(self.serve_lock_path, os.O_RDWR | os.O_CREAT, 0o600)
+            fd = open_lock_file(self.serve_lock_path, self.path, os.O_RDWR)
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:

@@ -17,6 +17,7 @@ from pathlib import Path
 from sqlalchemy.exc import ArgumentError
 
 from pbm.errors import StoreUnavailable
+from pbm.store.database_file import open_lock_file
 from pbm.store.engine import sqlite_file
 from pbm.store.failures import file_failure
 
@@ -82,13 +83,5 @@ def held_for_restore(live: Path, wait_seconds: float) -> Iterator[None]:
 
 
 def _open(live: Path) -> int:
-    """The lock file, made (mode 0600) by whoever comes first; made by root (a restore
-    run as root), it is given the database's owner, who runs the pipe."""
-    path = restore_lock_path(live)
     with file_failure():
-        fd = os.open(path, os.O_RDONLY | os.O_CREAT, 0o600)
-    if os.geteuid() == 0:
-        owner = os.stat(live if live.exists() else live.parent)
-        if os.fstat(fd).st_uid != owner.st_uid:
-            os.fchown(fd, owner.st_uid, owner.st_gid)
-    return fd
+        return open_lock_file(restore_lock_path(live), live, os.O_RDONLY)

@@ -21,7 +21,7 @@ import pytest
 from pbm.cli import app
 from pbm.store.database_file import DatabaseFile
 from pbm.store.engine import make_engine
-from pbm.store.restore_lock import restore_lock_path
+from pbm.store.restore_lock import held_for_restore, restore_lock_path
 from pbm.store.schema import alembic_config, schema_heads
 from tests.server.conftest import cli_ok as ok
 from tests.server.conftest import runner
@@ -346,3 +346,26 @@ def test_a_restore_gives_up_on_a_pipe_that_goes_on_writing(
     )
     assert _userids(live) == ["alice", "bob"]
     assert _leftovers(live.parent) == []
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="only root can give a file to another owner")
+def test_lock_files_made_by_root_belong_to_the_databases_owner(tmp_path: Path) -> None:
+    """`pbm db restore` run as root makes the lock files when none is there yet: owned
+    by root (mode 0600) they would keep the daemon and the pipe, run as the database's
+    owner, from opening them after."""
+    live = tmp_path / "pbm.sqlite3"
+    with closing(sqlite3.connect(live)):
+        pass
+    owner = 65534  # nobody
+    os.chown(tmp_path, owner, owner)
+    os.chown(live, owner, owner)
+    watch = DatabaseFile(live)
+    watch.hold_for_serve()
+    try:
+        with held_for_restore(live, wait_seconds=1):
+            pass
+    finally:
+        watch.close()
+    for lock in (watch.serve_lock_path, restore_lock_path(live)):
+        assert lock.stat().st_uid == owner, lock
+        assert lock.stat().st_mode & 0o777 == 0o600, lock
