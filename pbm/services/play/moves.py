@@ -484,9 +484,10 @@ def _mail_preview(
     # Which position this is: the moves kept, then those previewed; no timing, no result
     # (they belong to the game as it stands).
     at = {"number": len(moves), "total": board.row.move_count}
-    where = phrase("preview_kept", **at)
+    start = "_start" if not moves else ""
+    where = phrase(f"preview_kept{start}", **at)
     if played:
-        where = phrase("preview_position", moves=", ".join(played), **at)
+        where = phrase(f"preview_position{start}", moves=", ".join(played), **at)
     body = summary(
         shown,
         board_facts(ctx, shown, moves=[*moves, *extra], timing=False, results=False),
