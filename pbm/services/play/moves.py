@@ -28,6 +28,7 @@ from pbm.services.play.board_text import summary
 from pbm.services.play.boards import (
     Board,
     absent_move_word,
+    game_over,
     refusal,
     replay,
     rules_for,
@@ -84,7 +85,7 @@ def _player_index(board: Board, user: User) -> int:
 
 def _require_active(board: Board) -> None:
     if not board.active:
-        raise BoardError(phrase("game_over"), board.id)
+        raise game_over(board)
 
 
 def _not_your_move(board: Board) -> BoardError:
