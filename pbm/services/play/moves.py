@@ -263,6 +263,7 @@ def make_move(
     if forfeit_if_due(ctx, board):
         return  # too late: time ran out before this move came (the forfeit is mailed)
     notes = conditional.Notes()
+    before = board.row.move_count
     _play_one(ctx, board, index, request.text, auto=False, notes=notes)
     if vacation.on_vacation(ctx.session, user, ctx.now()):
         # A move does not end a vacation: its days keep running out unless he stops it.
@@ -275,7 +276,9 @@ def make_move(
     if lapsed and board.active:
         events.insert(0, phrase("proposal_lapsed", kind=lapsed, userid=user.userid))
     save_board(ctx, board)
-    mail_board(ctx, board, events=events, private=notes.by_user)
+    # A conditional answer shows under the move it answered, as two mails by hand would.
+    fresh = board.row.move_count - before
+    mail_board(ctx, board, events=events, private=notes.by_user, fresh=fresh)
 
 
 def queue_move(
