@@ -9,13 +9,19 @@ from __future__ import annotations
 
 import textwrap
 import tomllib
+from collections.abc import Callable
 from functools import cache
 from pathlib import Path
 from string import Template
+from typing import TypeVar, cast
 
 from pbm.config import PACKAGE_TEMPLATES
 
 _directory: Path = PACKAGE_TEMPLATES
+T = TypeVar("T")
+# Values made from the templates' words by code above this module (the pictures' words),
+# by the function that makes each: made once, until the templates change.
+_made: dict[Callable[[], object], object] = {}
 
 
 def use_templates(directory: Path) -> None:
@@ -26,6 +32,15 @@ def use_templates(directory: Path) -> None:
         _phrases.cache_clear()
         _template.cache_clear()
         _html_template.cache_clear()
+        _made.clear()
+
+
+def made_once(make: Callable[[], T]) -> T:
+    """`make()`, a value built from the templates (immutable: every caller shares it),
+    built on first use and again after `use_templates` changes the templates."""
+    if make not in _made:
+        _made[make] = make()
+    return cast(T, _made[make])
 
 
 @cache

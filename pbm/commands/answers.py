@@ -55,7 +55,12 @@ def mail_show(ctx: Context, board: Board, reader: User | None, upto: int | None)
     earlier = upto is not None and upto < total
     answer(
         ctx,
-        phrase("subject_position", label=board.label, number=upto, total=total)
+        phrase(
+            "subject_position" if upto else "subject_start",
+            label=board.label,
+            number=upto,
+            total=total,
+        )
         if earlier
         else subject_for(board),
         lists.show_text(ctx, board, reader, upto),

@@ -139,7 +139,7 @@ def _page(request: Request) -> int:
 
 
 def _after(label: str, upto: object) -> str:
-    return phrase("web_after_move", label=label, number=upto)
+    return phrase("web_after_move" if upto else "web_at_start", label=label, number=upto)
 
 
 class StoreTrouble:

@@ -219,6 +219,15 @@ def seen(mail: Sent) -> tuple[str, str]:
     return mail.subject, mail.body
 
 
+def under(rules: Rules, state: State, move: str, by_hand: Sent) -> tuple[str, str]:
+    """`by_hand` (the mail of bob's answer played by hand) with alice's `move` in `state`
+    that brought it above the answer, as the one mail of a conditional answer shows both:
+    each reader reads the whole exchange, in order."""
+    echo = rules.describe_move(state, rules.parse_move(state, move))
+    head, rest = by_hand.body.split("\n\n", 1)
+    return by_hand.subject, f"{head}\n\n{wrap(f'alice {echo}')}\n{rest}"
+
+
 # -- the Proof, in every game ----------------------------------------------------------------
 
 
@@ -228,7 +237,8 @@ def test_a_tree_fires_twice_in_a_row_with_the_clocks_and_stays_secret(
 ) -> None:
     """bob's tree (two lines sharing their start, and a third) answers alice twice in a
     row, each answer a move at that instant (no time used, the Fischer increment added);
-    alice and carol read exactly what they read when bob answers by hand at once."""
+    alice and carol read exactly what they read when bob answers by hand at once, under
+    alice's move that brought it (her own mail of it never came)."""
     fischer = "--fischer=2/1/5"
     table = open_table(server, game, fischer)
     hand = open_table(twin, game, fischer)
@@ -271,7 +281,10 @@ def test_a_tree_fires_twice_in_a_row_with_the_clocks_and_stays_secret(
     hand.move("alice", a1)
     by_hand = hand.move("bob", b1)
     for reader in ("alice", "carol"):
-        assert seen(after_a1[reader]) == seen(by_hand[reader])
+        assert seen(after_a1[reader]) == under(rules, start, a1, by_hand[reader])
+    # bob reads alice's move too, then his answer, then what his tree did.
+    both = after_a1["alice"].body.split("\n\n")[1].rsplit("\n", 1)[0]  # a1's line, b1's
+    assert after_a1["bob"].body.split("\n\n")[1].startswith(f"{both}\n{note}")
 
     for server_ in (server, twin):
         server_.clock.advance(timedelta(hours=2))
@@ -284,7 +297,8 @@ def test_a_tree_fires_twice_in_a_row_with_the_clocks_and_stays_secret(
     hand.move("alice", a2)
     by_hand = hand.move("bob", b2)
     for reader in ("alice", "carol"):
-        assert seen(after_a2[reader]) == seen(by_hand[reader])
+        after_b1 = play(rules, start, [a1, b1])
+        assert seen(after_a2[reader]) == under(rules, after_b1, a2, by_hand[reader])
     # The records are the same: a conditional answer is an ordinary move.
     for reader in ("alice", "bob", "carol"):
         ask = f"{game} record 101"

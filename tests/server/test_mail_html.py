@@ -273,7 +273,7 @@ def test_show_of_an_earlier_position_draws_that_position(server: Server) -> None
     sent_mail(server)
     server.send(alice, "quarto show 101#0")
     (shown,) = sent_mail(server)
-    assert shown.subject == "Quarto Board 101 after move 0 of 1"
+    assert shown.subject == "Quarto Board 101 at the start"
     html = html_of(check_html_mail(shown, pictures=1))
     assert 'alt="Quarto Board 101 at the start' in html
 

@@ -192,3 +192,24 @@ def test_preview_says_which_position_it_shows(server: Server, pair: tuple[str, s
     assert "alice f6-e7 converts c7" in lines  # the previewed move's echo
     assert "bob to move in this position." in lines
     assert not any(line.startswith(("It is ", "Game started")) for line in lines)
+
+
+def test_views_of_the_start_position_say_so(server: Server, pair: tuple[str, str]) -> None:
+    """A submit on a board with no move yet, a preview of it and show board#0 name the
+    start position: "after move 0 of 0" said nothing."""
+    server.send(pair[0], "quarto challenge alice bob")
+    first = legal_texts(server, "quarto")[0]
+    server.new_mail()
+    server.send(pair[0], f"quarto submit 101 alice secret {first}")
+    [submitted] = server.new_mail()
+    assert f"The start position, then the moves previewed: {first}." in submitted.body
+    assert "after move 0" not in submitted.body
+    server.send(pair[0], "quarto preview 101")
+    [kept] = server.new_mail()
+    assert "The start position." in kept.body.splitlines()
+    _play(server, "quarto", [first])
+    server.new_mail()
+    server.send(pair[1], "quarto show 101#0")
+    [shown] = server.new_mail()
+    assert shown.subject == "Quarto Board 101 at the start"
+    assert shown.body.startswith("Start position on Quarto Board 101 (the board is at move 1)\n")

@@ -96,7 +96,11 @@ def test_wrong_password_and_unknown_board(server: Server, pair: tuple[str, str])
     server.send(alice, f"quadrature move 101 alice wrong {move}")
     [err] = server.new_mail()
     assert err.subject == "Quadrature error"
-    assert "Invalid password entered for alice" in err.body
+    # pbmserv's words first, then what to do.
+    assert err.body.startswith(
+        "Invalid password entered for alice\nForgot it? A reply to one of your board"
+    )
+    assert "the administrator of this server can set a new one." in flat(err.body)
     server.send(alice, f"quadrature move 999 alice secret {move}")
     [err] = server.new_mail()
     assert "Quadrature board 999 not found" in err.body
@@ -150,6 +154,16 @@ def test_resign_after_moves_gives_the_win(server: Server, pair: tuple[str, str])
     assert "Game ended......" in mails[0].body
     row = board_row(server, "quadrature")
     assert row.status == "finished" and row.winner == 0
+    # A move on it: pbmserv's words first, then what to do, above the final position.
+    server.send(alice, "quadrature move 101 alice secret a1-a2")
+    [err] = server.new_mail()
+    lines = err.body.splitlines()
+    assert lines[:3] == [
+        "The game has ended",
+        "Its final position is below; send 'quadrature record 101' for the",
+        "whole game, or 'quadrature challenge YOURID OPPONENT' to play a new one.",
+    ]
+    assert "Game won by alice." in err.body
 
 
 def test_draw_proposal_and_acceptance(server: Server, pair: tuple[str, str]) -> None:

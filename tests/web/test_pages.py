@@ -77,6 +77,11 @@ def test_every_page_kind_answers_with_its_content(site: Server, client: TestClie
     assert 'href="/player/bob"' in game  # the ratings table (bob won 102)
     player = client.get("/player/alice").text
     assert 'href="/quarto/101"' in player and 'href="/quarto/102"' in player
+    # The position before any move says so: "after move 0" said nothing.
+    start = client.get("/quarto/101/0").text
+    assert "<title>Quarto Board 101 at the start · PBeM Server</title>" in start
+    assert "<figcaption>Start position (the board is at move " in start
+    assert "after move 0" not in start
     assert 'href="/tournament/cup"' in player
     assert "<svg" in player and "Quarto rating: from 1600" in player  # the chart
     assert "after 1 game: 0 won, 1 lost, 0 tied." in player

@@ -152,10 +152,12 @@ def mail_board(
     new: bool = False,
     only: Sequence[User] | None = None,
     private: Mapping[int, Sequence[str]] | None = None,
+    fresh: int = 1,
 ) -> None:
     """Send the board to its readers (or to `only`), each his own copy; `private` adds
     lines to the events of one reader's copy alone (by user id). A reader in digest mode
-    who has such lines gets his copy now: they tell him what was played for him."""
+    who has such lines gets his copy now: they tell him what was played for him.
+    `fresh`: the moves the command at hand played, each echoed in the status block."""
     title = title_for(board, "new" if new else "Summary")
     subject = subject_for(board, new=new)
     subscribers = queries.subscribers_of(ctx.session, board.id)
@@ -178,6 +180,7 @@ def mail_board(
             last_rows=None if new else ctx.config.move_rows,
             answer_line=True,
             in_words=user.saved_id in words,
+            fresh=fresh,
         )
         reply = board_reply(
             ctx,

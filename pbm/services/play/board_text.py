@@ -131,14 +131,18 @@ def last_move_line(
     *,
     bare: bool = False,
     lead: bool = False,
+    fresh: int = 1,
 ) -> str:
     """The last move with its echo, "carol g4-g5 converts c5" ("" before the first);
     `bare`: the move alone (the result line below says what it did). `lead`: a queued
     move played by itself ("(Auto)") comes after the move that brought its turn, echoed
-    too, on lines of their own: its player would else never read what that move did."""
+    too, on lines of their own: its player would else never read what that move did.
+    `fresh`: the last moves one command played (a move and the conditional answers and
+    queued moves it brought), each on its line in order, as the mails of an exchange
+    by hand would have shown them one by one."""
     if not moves:
         return ""
-    first = len(moves) - 1
+    first = max(len(moves) - fresh, 0)
     while lead and first > 0 and moves[first].auto:
         first -= 1
     lines = []
@@ -202,6 +206,7 @@ def summary(
     now: State | None = None,
     answer_line: bool = False,
     in_words: bool = False,
+    fresh: int = 1,
 ) -> str:
     """The whole board mail body for `reader` (None: an observer). `last_rows` keeps the
     move list of an ongoing board to its last rows (None: every move). `now` is the game
@@ -212,7 +217,8 @@ def summary(
     bring no timing and no results). `answer_line`: a mail that carries the reader's
     reply token about this board alone; the copy for the player to move then ends with
     how to answer it. `in_words`: the move list and the board in sentences for screen
-    readers (`set ... format words`), not in columns and characters."""
+    readers (`set ... format words`), not in columns and characters. `fresh`: how many
+    of the last moves the command at hand played (`last_move_line`)."""
     past = now is not None
     final = not past and not board.active
     state = board.state if state is None else state
@@ -221,7 +227,7 @@ def summary(
     hidden = hidden_moves(board, moves, index, now)
     # A move that ended the game by the rules: its echo would say the result twice.
     ended = final and board.rules.outcome(state) is not None
-    status = [last_move_line(board, moves, hidden, bare=ended, lead=True), *events]
+    status = [last_move_line(board, moves, hidden, bare=ended, lead=True, fresh=fresh), *events]
     status.append(position_line(board, state) if past else result_line(board))
     # The events and the result are pbm's sentences (with a rules engine's reasons):
     # folded at 72 columns like every line pbm writes.

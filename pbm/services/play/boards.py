@@ -10,7 +10,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from pbm.errors import NotFoundError, PbmError
+from pbm.errors import BoardError, NotFoundError, PbmError
 from pbm.games import GAMES, GameError, MoveError, find_game
 from pbm.games import AnyGame as Rules
 from pbm.games.base import State
@@ -27,6 +27,12 @@ def refusal(exc: GameError) -> str:
         exc.text = echoed(exc.text)
         return exc.message()
     return str(exc)
+
+
+def game_over(board: Board) -> BoardError:
+    """The refusal of an act on a finished board: pbmserv's words, then what to do."""
+    words = phrase("game_over_next", game=board.rules.name, board=board.row.board)
+    return BoardError(f"{phrase('game_over')}\n{words}", board.id)
 
 
 def board_label(rules: Rules, board: str) -> str:

@@ -23,7 +23,7 @@ from pbm.errors import BoardError
 from pbm.services.context import Context
 from pbm.services.mailing.board_mail import mail_board
 from pbm.services.play import conditional_tree
-from pbm.services.play.boards import Board
+from pbm.services.play.boards import Board, game_over
 from pbm.services.play.conditional_tree import Ply
 from pbm.services.play.secrecy import hidden_moves, may_hide
 from pbm.store import queries
@@ -68,7 +68,7 @@ def set_conditions(
     `body`; no lines clears it. `number`: the move number he expects his opponent's
     next move to have (`#n`). Mails him the board with his tree."""
     if not board.active:
-        raise BoardError(phrase("game_over"), board.id)
+        raise game_over(board)
     index = _owner_index(board, user)
     lines = conditional_tree.read_lines(first, body)
     if not lines:

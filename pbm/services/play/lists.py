@@ -34,7 +34,8 @@ def show_text(ctx: Context, board: Board, reader: User | None, upto: int | None 
     shown = Board(row=board.row, rules=board.rules, players=board.players, state=state)
     # An earlier position says so, and who was to move in it; today's status, result,
     # ratings and timing are not about it.
-    title = phrase("title_position", number=upto, total=board.row.move_count, label=board.label)
+    key = "title_position" if upto else "title_start"
+    title = phrase(key, number=upto, total=board.row.move_count, label=board.label)
     return summary(
         shown,
         board_facts(ctx, shown, moves=moves, timing=False, results=False),

@@ -28,6 +28,7 @@ from pbm.services.play.board_text import summary
 from pbm.services.play.boards import (
     Board,
     absent_move_word,
+    game_over,
     refusal,
     replay,
     rules_for,
@@ -84,7 +85,7 @@ def _player_index(board: Board, user: User) -> int:
 
 def _require_active(board: Board) -> None:
     if not board.active:
-        raise BoardError(phrase("game_over"), board.id)
+        raise game_over(board)
 
 
 def _not_your_move(board: Board) -> BoardError:
@@ -262,6 +263,7 @@ def make_move(
     if forfeit_if_due(ctx, board):
         return  # too late: time ran out before this move came (the forfeit is mailed)
     notes = conditional.Notes()
+    before = board.row.move_count
     _play_one(ctx, board, index, request.text, auto=False, notes=notes)
     if vacation.on_vacation(ctx.session, user, ctx.now()):
         # A move does not end a vacation: its days keep running out unless he stops it.
@@ -274,7 +276,9 @@ def make_move(
     if lapsed and board.active:
         events.insert(0, phrase("proposal_lapsed", kind=lapsed, userid=user.userid))
     save_board(ctx, board)
-    mail_board(ctx, board, events=events, private=notes.by_user)
+    # A conditional answer shows under the move it answered, as two mails by hand would.
+    fresh = board.row.move_count - before
+    mail_board(ctx, board, events=events, private=notes.by_user, fresh=fresh)
 
 
 def queue_move(
@@ -490,9 +494,10 @@ def _mail_preview(
     # Which position this is: the moves kept, then those previewed; no timing, no result
     # (they belong to the game as it stands).
     at = {"number": len(moves), "total": board.row.move_count}
-    where = phrase("preview_kept", **at)
+    start = "_start" if not moves else ""
+    where = phrase(f"preview_kept{start}", **at)
     if played:
-        where = phrase("preview_position", moves=", ".join(played), **at)
+        where = phrase(f"preview_position{start}", moves=", ".join(played), **at)
     body = summary(
         shown,
         board_facts(ctx, shown, moves=[*moves, *extra], timing=False, results=False),

@@ -5,9 +5,14 @@ are pure and read no file, so they are given their words."""
 from __future__ import annotations
 
 from pbm.pictures.words import PictureWords, phrase_keys
-from pbm.texts import unfilled
+from pbm.texts import made_once, unfilled
 
 
 def picture_words() -> PictureWords:
-    """Each phrase `picture_<field>` as it stands in the templates now."""
+    """Each phrase `picture_<field>` as it stands in the templates now: built once per
+    templates in use, not for every mail (it was about 3 % of a move's work)."""
+    return made_once(_read)
+
+
+def _read() -> PictureWords:
     return PictureWords(**{field: unfilled(key) for field, key in phrase_keys().items()})
