@@ -29,7 +29,7 @@ QUICK = [
     ("deliverability.py", [], "attributed to their exact mail: 75/75"),
     ("export_zip.py", ["--games", "5"], "time to make it"),
     ("html_mail.py", [], "quarto"),
-    ("pictures.py", ["--games", "1", "quarto"], "pictures at zlib level"),
+    ("pictures.py", ["--games", "1", "quarto"], "pictures at zlib-ng level"),
     ("pie_budget.py", ["--seconds", "0.01", "--seeds", "2"], "within"),
     ("process.py", ["--games", "200", "--moves-per-game", "5", "--messages", "20"], "show:"),
     ("quarto_exact.py", ["--counts", "7", "--per-count", "2", "--small", "2"], "0 mismatches"),
