@@ -200,15 +200,21 @@ def test_a_knockout_replay_is_mailed_to_its_players_and_the_organiser(server: Se
         ), subjects
 
 
+def second_address(server: Server, people: dict[str, str], userid: str) -> str:
+    """A second confirmed address of `userid`'s, which he then writes from."""
+    work = f"{userid}@work.example"
+    server.send(people[userid], f"change address {userid} secret {people[userid]} {work}")
+    server.confirm(work)
+    server.new_mail()
+    return work
+
+
 def test_a_mailed_cancel_is_answered_where_it_came_from(server: Server) -> None:
     """The organiser mailed `tournament cancel` from his second address; its answer went
     to his first, as a notice, where every other command answers the sender."""
     people = signup_all(server, ["org", "ann", "ben"])
     organise(server, people, "club", "type=knockout")
-    work = "org@work.example"
-    server.send(people["org"], f"change address org secret {people['org']} {work}")
-    server.confirm(work)
-    server.new_mail()
+    work = second_address(server, people, "org")
     server.send(work, "tournament cancel club org secret")
     mails = server.new_mail()
     told = [m for m in mails if m.subject == "Tournament club"]
@@ -224,10 +230,7 @@ def test_a_mailed_withdrawal_is_answered_where_it_came_from(server: Server) -> N
     that she withdrew went to her first, where every other command answers the sender."""
     people = signup_all(server, ["org", "ann", "ben", "cat"])
     organise(server, people, "club", "type=swiss rounds=2")
-    work = "ann@work.example"
-    server.send(people["ann"], f"change address ann secret {people['ann']} {work}")
-    server.confirm(work)
-    server.new_mail()
+    work = second_address(server, people, "ann")
     server.send(work, "tournament leave club ann secret")
     mails = server.new_mail()
     [told] = [m for m in server.to(work, mails) if m.subject == "Tournament club"]
