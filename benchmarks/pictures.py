@@ -11,15 +11,23 @@ pictures against issue 21's target of 3 ms, and the largest against 40 KB.
 to weigh bytes against time. `--samples DIR` also writes one picture per game
 (DIR/board-GAME.png), a running position whose last move did something beyond its
 notation where one turns up (a conversion, a capture, a placement).
+`--instructions` instead counts the machine instructions of a picture under `valgrind
+--tool=callgrind`, which a loaded machine changes much less than CPU time: the same
+positions (`--games`: two playouts per variant here, six for the times) drawn once to warm
+the caches, then drawn once more or not, in two runs whose difference is the pictures
+(run it on two trees to compare them; a few minutes).
 Usage: python benchmarks/pictures.py [--games N] [--seed S] [--compress-level N]
-       [--samples DIR] [GAME ...]
+       [--samples DIR] [--instructions] [GAME ...]
 """
 
 from __future__ import annotations
 
 import argparse
 import random
+import re
+import shutil
 import statistics
+import subprocess
 import sys
 import time
 from pathlib import Path
@@ -131,17 +139,75 @@ def write_samples(directory: Path, names, seed: int) -> None:
         print(f"wrote {path} ({len(picture.png)} bytes): {picture.alt}")
 
 
+def every_sample(names, count: int, seed: int):
+    """(game, previous, move, state) of every variant of `names`, as the report draws them."""
+    rng = random.Random(seed)
+    return [
+        (game, *triple)
+        for game in map(get_game, names)
+        for options in game.example_options
+        for triple in sample(game, options, count, rng)
+    ]
+
+
+def inner(names, count: int, seed: int, again: bool) -> None:
+    """Draw every sample once, and once more if `again` (run under Valgrind)."""
+    samples = every_sample(names, count, seed)
+    for _ in range(2 if again else 1):
+        for game, previous, move, state in samples:
+            seat = game.to_move(state)
+            draw(game, state, seat=seat, words=WORDS, previous=previous, move=move,
+                 players=("alice", "bob"))  # fmt: skip
+    print(f"drew {len(samples)}")
+
+
+def counted(args, again: bool) -> tuple[int, int]:
+    command = ["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null", sys.executable]
+    command += [__file__, "--inner", "1" if again else "0", "--games", str(args.count)]
+    command += ["--seed", str(args.seed), *args.games]
+    if args.compress_level is not None:
+        command += ["--compress-level", str(args.compress_level)]
+    run = subprocess.run(command, capture_output=True, text=True, check=True)
+    found = re.search(r"Collected : (\d+)", run.stderr)
+    drew = re.search(r"drew (\d+)", run.stdout)
+    assert found and drew, run.stderr[-2000:]
+    return int(found.group(1)), int(drew.group(1))
+
+
+def instructions_report(args) -> None:
+    if shutil.which("valgrind") is None:
+        sys.exit("valgrind is not installed: apt-get install valgrind")
+    once, drew = counted(args, again=False)
+    twice, _ = counted(args, again=True)
+    print(
+        f"{(twice - once) / drew / 1e6:.2f} million instructions a picture ({drew} pictures,"
+        f" warm caches, zlib-ng level {args.compress_level or png.COMPRESS_LEVEL})"
+    )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("games", nargs="*", help="games to measure (default: all)")
-    parser.add_argument("--games", dest="count", type=int, default=6, help="playouts per variant")
+    parser.add_argument(
+        "--games", dest="count", type=int, help="playouts per variant (6; 2 counted)"
+    )
     parser.add_argument("--seed", type=int, default=13)
     parser.add_argument("--samples", type=Path, help="write one sample picture per game here")
     parser.add_argument("--compress-level", type=int, help="zlib-ng level of the PNGs (0-9)")
+    parser.add_argument("--instructions", action="store_true", help="count with callgrind")
+    parser.add_argument("--inner", choices=("0", "1"), help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.compress_level is not None:
         png.COMPRESS_LEVEL = args.compress_level
     names = args.games or list(GAMES)
+    if args.inner:
+        inner(names, args.count, args.seed, again=args.inner == "1")
+        return
+    if args.instructions:
+        args.count = args.count or 2
+        instructions_report(args)
+        return
+    args.count = args.count or 6
     rng = random.Random(args.seed)
     # The first picture loads the fonts; leave it out of the figures.
     warm = get_game(names[0])

@@ -30,6 +30,8 @@ QUICK = [
     ("export_zip.py", ["--games", "5"], "time to make it"),
     ("html_mail.py", [], "quarto"),
     ("pictures.py", ["--games", "1", "quarto"], "pictures at zlib-ng level"),
+    # What --instructions runs under valgrind, run here without it.
+    ("pictures.py", ["--inner", "1", "--games", "1", "quarto"], "drew 15"),
     ("pie_budget.py", ["--seconds", "0.01", "--seeds", "2"], "within"),
     ("process.py", ["--games", "200", "--moves-per-game", "5", "--messages", "20"], "show:"),
     ("quarto_exact.py", ["--counts", "7", "--per-count", "2", "--small", "2"], "0 mismatches"),
@@ -67,7 +69,9 @@ def run_script(script: str, args: list[str], timeout: float) -> str:
     return proc.stdout
 
 
-@pytest.mark.parametrize(("script", "args", "last"), QUICK, ids=[q[0] for q in QUICK])
+@pytest.mark.parametrize(
+    ("script", "args", "last"), QUICK, ids=[" ".join([q[0], *q[1][:1]]) for q in QUICK]
+)
 def test_a_benchmark_runs_to_its_figures(script: str, args: list[str], last: str) -> None:
     printed = run_script(script, args, timeout=120)
     assert last in printed, printed
