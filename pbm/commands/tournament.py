@@ -136,10 +136,8 @@ class TournamentCommand(Command):
     def _cancel(self, ctx: Context, words: list[str]) -> None:
         t, user = self._named_user(ctx, words)
         entry.may_manage(t, user, "cancel")
-        # As `pbm tournament cancel`: the entrants are mailed; the organiser is answered.
-        results.cancel(ctx, t, answered=user)
-        text = prose("tournament_cancelled", name=t.name)
-        answer(ctx, phrase("subject_tournament", name=t.name), text, ReplyKind.TOURNAMENT)
+        # As `pbm tournament cancel`: the entrants are mailed, the organiser answered.
+        results.cancel(ctx, t, answering=user)
 
     def _standings(self, ctx: Context, words: list[str]) -> None:
         self.need_words(words, 1)

@@ -141,7 +141,7 @@ def leave(ctx: Context, t: Tournament, user: User) -> str:
         ctx.session.delete(entry)
         ctx.session.flush()
         return "left"
-    withdraw(ctx, t, user, mailed=bool(ctx.sender))
+    withdraw(ctx, t, user)
     return "withdrawn"
 
 

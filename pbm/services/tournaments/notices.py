@@ -25,8 +25,8 @@ def tell(
     answering: User | None = None,
 ) -> None:
     """Mail `body` to each of `people` at his first confirmed address, but `answering`,
-    the player whose mailed command caused it, at the address he wrote from, as every
-    command's answer goes."""
+    the player whose command caused it, at the address his mail came from (as every
+    command's answer goes) when it came by mail."""
     for user in people:
         answered = answering is not None and user.id == answering.id and bool(ctx.sender)
         to = [ctx.sender] if answered else reply_addresses(ctx, user)

@@ -53,10 +53,10 @@ def game_ended(ctx: Context, end: GameEnd) -> None:
     advance(ctx, t)
 
 
-def withdraw(ctx: Context, t: Tournament, user: User, mailed: bool = False) -> None:
+def withdraw(ctx: Context, t: Tournament, user: User) -> None:
     """The player is not paired again; his boards still being played are forfeited, or
-    removed unrated where not everyone has moved yet (as a resignation then is).
-    `mailed`: his own `tournament leave`, answered at the address it came from."""
+    removed unrated where not everyone has moved yet (as a resignation then is). His
+    own mailed `tournament leave` is answered at the address it came from."""
     if t.status != "running":
         raise TournamentError(phrase("tournament_not_running", name=t.name))
     entry = entry_of(ctx.session, t, user)
@@ -75,7 +75,7 @@ def withdraw(ctx: Context, t: Tournament, user: User, mailed: bool = False) -> N
         [user],
         phrase("subject_tournament", name=t.name),
         prose("tournament_withdrawn", name=t.name, userid=user.userid) + "\n",
-        answering=user if mailed else None,
+        answering=user,
     )
     reason = phrase("tournament_withdrew", userid=user.userid, name=t.name)
     for p in pairings(ctx.session, t):
@@ -102,10 +102,10 @@ def check_cancellable(t: Tournament) -> None:
         raise TournamentError(phrase("tournament_over", name=t.name, status=t.status))
 
 
-def cancel(ctx: Context, t: Tournament, answered: User | None = None) -> None:
+def cancel(ctx: Context, t: Tournament, answering: User | None = None) -> None:
     """Stop a tournament: its boards still being played are removed unrated, and the
-    entrants and the organiser are told (the CLI's `cancel` and the organiser's by mail),
-    except `answered`, the organiser whose mailed `cancel` is answered where it came from."""
+    entrants and the organiser are told (the CLI's `cancel` and the organiser's by mail);
+    `answering`, the organiser whose mailed `cancel` it is, where his mail came from."""
     check_cancellable(t)
     t.status = "cancelled"
     t.ended_at = ctx.now()
@@ -119,13 +119,10 @@ def cancel(ctx: Context, t: Tournament, answered: User | None = None) -> None:
     tell(
         ctx,
         t,
-        [
-            u
-            for u in with_organiser(ctx, t, [u for _, u in entries(ctx.session, t)])
-            if answered is None or u.id != answered.id
-        ],
+        with_organiser(ctx, t, [u for _, u in entries(ctx.session, t)]),
         phrase("subject_tournament", name=t.name),
         prose("tournament_cancelled", name=t.name) + "\n",
+        answering=answering,
     )
 
 
