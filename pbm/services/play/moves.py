@@ -494,10 +494,10 @@ def _mail_preview(
     # Which position this is: the moves kept, then those previewed; no timing, no result
     # (they belong to the game as it stands).
     at = {"number": len(moves), "total": board.row.move_count}
-    start = "_start" if not moves else ""
-    where = phrase(f"preview_kept{start}", **at)
+    where = phrase("preview_kept" if moves else "preview_kept_start", **at)
     if played:
-        where = phrase(f"preview_position{start}", moves=", ".join(played), **at)
+        key = "preview_position" if moves else "preview_position_start"
+        where = phrase(key, moves=", ".join(played), **at)
     body = summary(
         shown,
         board_facts(ctx, shown, moves=[*moves, *extra], timing=False, results=False),
