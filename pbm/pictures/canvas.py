@@ -3,12 +3,12 @@
 A picture is drawn at its own size. What must look smooth (discs, rounded squares,
 slanted lines) is pasted as a sprite: drawn once per process at four times its size,
 reduced, and kept, so a picture pastes its pieces instead of drawing them; text is
-anti-aliased by FreeType. The picture is stored as a PNG of one fixed palette (every
-colour below and the blends that smooth edges between them), which maps a picture to
-its palette in a fraction of a millisecond where fitting a palette to each picture
-took most of its time. Every picture carries its own opaque light background and a
-dark border, so it reads the same on a light or a dark mail window. Text uses Pillow's
-built-in font only: nothing is read from the system.
+anti-aliased by FreeType. A picture is drawn in the indices of one fixed palette (every
+colour below and the blends that smooth edges between them) and stored as a PNG of it:
+a sprite or a label is mapped to the palette once, on each ground it meets, and a
+picture pastes the indices (see `Canvas`). Every picture carries its own opaque light
+background and a dark border, so it reads the same on a light or a dark mail window.
+Text uses Pillow's built-in font only: nothing is read from the system.
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from math import ceil, floor
 
 from PIL import Image, ImageDraw, ImageFont
 
-from pbm.pictures.png import palette_png
+from pbm.pictures.png import FILTER_NONE, palette_png
 
 Colour = tuple[int, int, int]
 Box = tuple[float, float, float, float]
@@ -118,7 +118,7 @@ def palette_colours() -> list[Colour]:
 
 @cache
 def _palette() -> tuple[Image.Image, bytes]:
-    """The palette as Pillow maps a picture to it (256 entries, the last colour
+    """The palette as Pillow maps an image to it (256 entries, the last colour
     repeated), and as the PNG stores it (the colours alone)."""
     colours = palette_colours()
     assert len(colours) <= 256, len(colours)
@@ -220,34 +220,127 @@ def sprite(
     return image.reduce(s)
 
 
+@lru_cache(maxsize=256)
+def index(colour: Colour) -> int:
+    """The palette entry `colour` is drawn in: its own where the palette holds it (every
+    named colour), else the nearest, as Pillow maps an image to the palette."""
+    pixel = _indexed(Image.new("RGB", (1, 1), colour)).getpixel((0, 0))
+    assert isinstance(pixel, int)
+    return pixel
+
+
+def _indexed(image: Image.Image) -> Image.Image:
+    """An RGB image in the indices of the palette."""
+    return image.quantize(palette=_palette()[0], dither=Image.Dither.NONE)
+
+
+# What lies under a sprite or a label where it is pasted: one palette index where that
+# is all one colour (under most of them), else the indices of the region, row by row.
+Under = int | bytes
+# `sprite`'s arguments: shape, offset, size, fill, outline and width.
+SpriteArgs = tuple[
+    Shape, tuple[float, float], tuple[float, float], Colour | None, Colour | None, float
+]
+
+
+def _ground(under: Under, size: tuple[int, int]) -> Image.Image:
+    """`under` as an image of the palette."""
+    if isinstance(under, int):
+        return Image.new("P", size, under)
+    return Image.frombytes("P", size, under)
+
+
+# Of a mask's values, those that let anything through.
+_TOUCHED = [0] + [255] * 255
+
+
+def _drawn_over(
+    under: Under, size: tuple[int, int], ink: Image.Image | Colour, mask: Image.Image
+) -> Image.Image:
+    """`ink` drawn through `mask` on what lies under it, in palette indices. Only the
+    pixels the mask touches are mapped to the palette: mapping a blend again can move
+    it to a neighbouring entry, and what the sprite leaves alone must stay as it was."""
+    kept = _ground(under, size)
+    kept.putpalette(_palette()[1])
+    drawn = kept.convert("RGB")
+    drawn.paste(ink, (0, 0, *size), mask)
+    touched = (mask.getchannel("A") if mask.mode == "RGBA" else mask).point(_TOUCHED, "1")
+    kept.paste(_indexed(drawn), (0, 0), touched)
+    return kept
+
+
+@lru_cache(maxsize=2048)
+def _sprite_over(args: SpriteArgs, under: Under, size: tuple[int, int]) -> Image.Image:
+    """A sprite drawn on what lies under it, in palette indices: kept, so a picture
+    pastes indices and never maps its pixels to the palette."""
+    image = sprite(*args)
+    return _drawn_over(under, size, image, image)
+
+
+@lru_cache(maxsize=2048)
+def _label_over(
+    label: tuple[str, int, str], ink: Colour, under: Under, size: tuple[int, int]
+) -> Image.Image:
+    """A label in `ink` on what lies under it, in palette indices (as `_sprite_over`)."""
+    return _drawn_over(under, size, ink, lettering(*label)[0])
+
+
 class Canvas:
-    """An RGB image drawn in pixels; `png` returns it as a palette PNG."""
+    """A picture drawn in the indices of the fixed palette; `png` returns it as a PNG.
+
+    Rectangles are drawn in a colour's index. A sprite or a label is pasted as it looks
+    on what lies under it, drawn and mapped to the palette once per process for each
+    ground it meets (`_sprite_over`, `_label_over`): mapping a whole picture to the
+    palette took a third of its time, since Pillow looks up every pixel.
+
+    The pixels are held one column wider than the picture: column 0 holds each row's
+    PNG filter byte, so that `png` deflates the rows as they are stored, with no copy to
+    put the filter bytes between them (`image` is the picture alone)."""
 
     def __init__(self, width: int, height: int, *, framed: bool = True) -> None:
         self.width = width
         self.height = height
-        self.image = Image.new("RGB", (width, height), PAPER)
-        self.pen = ImageDraw.Draw(self.image)
-        self._core = self.image.im  # the image's pixels, for `_blit`
+        self._rows = Image.new("P", (width + 1, height), index(PAPER))
+        self._rows.putpalette(_palette()[1])
+        self._pen = ImageDraw.Draw(self._rows)
+        self._core = self._rows.im  # Pillow's core calls, for `_under` and the pastes
         if framed:
-            self.pen.rectangle((0, 0, width - 1, height - 1), outline=FRAME, width=2)
+            self.rect((0, 0, width, height), outline=FRAME, width=2)
 
-    @staticmethod
-    def _box(box: Box) -> tuple[int, int, int, int]:
-        return (round(box[0]), round(box[1]), round(box[2]) - 1, round(box[3]) - 1)
+    @property
+    def image(self) -> Image.Image:
+        """The picture (a copy), as an image of the palette."""
+        return self._rows.crop((1, 0, self.width + 1, self.height))
 
-    def _blit(self, mask: Image.Image, left: int, top: int, fill: Colour | None = None) -> None:
-        """`mask` at (left, top), in `fill` through it (a label), or itself through its
-        alpha (a sprite). Pillow's core paste: `Image.paste` spends ten times longer on
-        checks than on the copy of a small sprite, and a picture pastes a hundred."""
-        box = (left, top, left + mask.width, top + mask.height)
-        core = mask.im
-        self._core.paste(core if fill is None else fill, box, core)
+    def _under(self, box: tuple[int, int, int, int]) -> Under:
+        """What lies under `box` (Pillow's core calls: `Image.crop` spends longer on
+        checks than on the copy of a small region, and a picture pastes a hundred)."""
+        low, high = self._core.crop(box).getextrema()
+        return int(low) if low == high else self._rows.crop(box).tobytes()
+
+    def _region(
+        self, left: int, top: int, size: tuple[int, int]
+    ) -> tuple[tuple[int, int, int, int], Under]:
+        """The box of `size` pixels whose top left is at (left, top) of the picture, in
+        the stored pixels, and what lies under it."""
+        box = (left + 1, top, left + 1 + size[0], top + size[1])
+        return box, self._under(box)
+
+    def _sprite(self, args: SpriteArgs, left: int, top: int) -> None:
+        size = sprite(*args).size
+        box, under = self._region(left, top, size)
+        self._core.paste(_sprite_over(args, under, size).im, box)
 
     def rect(
         self, box: Box, fill: Colour | None = None, outline: Colour | None = None, width: float = 1
     ) -> None:
-        self.pen.rectangle(self._box(box), fill=fill, outline=outline, width=max(1, round(width)))
+        x0, y0, x1, y1 = (round(value) for value in box)
+        self._pen.rectangle(
+            (x0 + 1, y0, x1, y1 - 1),
+            fill=None if fill is None else index(fill),
+            outline=None if outline is None else index(outline),
+            width=max(1, round(width)),
+        )
 
     def _paste(
         self,
@@ -260,8 +353,7 @@ class Canvas:
         left, top = floor(box[0]), floor(box[1])
         offset = (_quarter(box[0] - left), _quarter(box[1] - top))
         size = (_quarter(box[2] - box[0]), _quarter(box[3] - box[1]))
-        image = sprite(shape, offset, size, fill, outline, _quarter(width))
-        self._blit(image, left, top)
+        self._sprite((shape, offset, size, fill, outline, _quarter(width)), left, top)
 
     def rounded(
         self,
@@ -285,8 +377,12 @@ class Canvas:
         left, top = floor(box[0]), floor(box[1])
         relative = tuple((_quarter(x - left), _quarter(y - top)) for x, y in points)
         size = (box[2] - left, box[3] - top)
-        image = sprite(("line", relative), (0.0, 0.0), size, fill, None, width)
-        self._blit(image, left, top)
+        self._sprite((("line", relative), (0.0, 0.0), size, fill, None, width), left, top)
+
+    def _label(self, label: tuple[str, int, str], ink: Colour, x: float, y: float) -> None:
+        mask, left, top = lettering(*label)
+        box, under = self._region(round(x) + left, round(y) + top, mask.size)
+        self._core.paste(_label_over(label, ink, under, mask.size).im, box)
 
     def text(
         self,
@@ -301,24 +397,21 @@ class Canvas:
         words of headings and status lines recur, and FreeType takes far longer to
         render a line than a paste of each of its words."""
         if len(text) <= SHORT:
-            mask, left, top = lettering(text, size, anchor)
-            self._blit(mask, round(xy[0]) + left, round(xy[1]) + top, fill)
+            self._label((text, size, anchor), fill, xy[0], xy[1])
             return
         assert anchor == "la", anchor
         x, y = xy
         space = _word_width(" ", size)
         for word in text.split(" "):
             if word:
-                mask, left, top = lettering(word, size, anchor)
-                self._blit(mask, round(x) + left, round(y) + top, fill)
+                self._label((word, size, anchor), fill, x, y)
             x += _word_width(word, size) + space
 
     def paste(self, image: Image.Image, at: tuple[float, float]) -> None:
-        """Another drawn image (a board kept from an earlier picture) with its top left
-        at `at`."""
-        self.image.paste(image, (round(at[0]), round(at[1])))
+        """Another drawn picture (a board kept from an earlier picture) with its top
+        left at `at`."""
+        self._rows.paste(image, (round(at[0]) + 1, round(at[1])))
 
     def png(self) -> bytes:
-        mapping, colours = _palette()
-        mapped = self.image.quantize(palette=mapping, dither=Image.Dither.NONE)
-        return palette_png(mapped.tobytes(), self.width, self.height, colours)
+        self._core.paste(FILTER_NONE, (0, 0, 1, self.height))  # whatever was drawn there
+        return palette_png(self._rows.tobytes(), self.width, self.height, _palette()[1])

@@ -18,7 +18,7 @@ from zlib_ng import zlib_ng
 SIGNATURE = b"\x89PNG\r\n\x1a\n"
 # zlib-ng's level 2 (see the module's docstring; `benchmarks/pictures.py --compress-level`).
 COMPRESS_LEVEL = 2
-_NO_FILTER = b"\x00"
+FILTER_NONE = 0  # a row's filter type: its bytes as they are
 
 
 def _chunk(kind: bytes, data: bytes) -> bytes:
@@ -27,13 +27,12 @@ def _chunk(kind: bytes, data: bytes) -> bytes:
     return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", crc)
 
 
-def palette_png(pixels: bytes, width: int, height: int, palette: bytes) -> bytes:
-    """The PNG of a `width` x `height` image whose `pixels` are palette indices, one
-    byte each, row by row; `palette` is its colours as RGB triples (at most 256)."""
-    assert len(pixels) == width * height and len(palette) % 3 == 0 and len(palette) <= 768
-    rows = _NO_FILTER + _NO_FILTER.join(
-        [pixels[start : start + width] for start in range(0, len(pixels), width)]
-    )
+def palette_png(rows: bytes, width: int, height: int, palette: bytes) -> bytes:
+    """The PNG of a `width` x `height` image of palette indices, one byte each, given as
+    its `rows`: each row is its filter byte (`FILTER_NONE`) and its `width` indices;
+    `palette` is its colours as RGB triples (at most 256)."""
+    assert len(rows) == (width + 1) * height and len(palette) % 3 == 0 and len(palette) <= 768
+    assert rows[:: width + 1] == bytes([FILTER_NONE]) * height
     header = struct.pack(">IIBBBBB", width, height, 8, 3, 0, 0, 0)
     return b"".join(
         (

@@ -16,7 +16,7 @@ TALL, LIGHT, ROUND, HOLLOW = ATTRIBUTE_BITS
 def drawn(piece: int) -> Image.Image:
     canvas = Canvas(ROOM, ROOM)
     paint_piece(canvas, (ROOM / 2, ROOM / 2), ROOM, piece)
-    return canvas.image
+    return canvas.image.convert("RGB")
 
 
 def at(image: Image.Image, x: float, y: float) -> tuple[int, int, int]:
