@@ -281,8 +281,22 @@ def _sprite_over(args: SpriteArgs, under: Under, size: tuple[int, int]) -> Image
 def _label_over(
     label: tuple[str, int, str], ink: Colour, under: Under, size: tuple[int, int]
 ) -> Image.Image:
-    """A label in `ink` on what lies under it, in palette indices (as `_sprite_over`)."""
-    return _drawn_over(under, size, ink, lettering(*label)[0])
+    """A label in `ink` on what lies under it, in palette indices (as `_sprite_over`).
+    On one colour its pixels are looked up by their mask's value (`_blends`) rather
+    than mapped: a picture's words are often new (board numbers, userids, moves), and
+    Pillow's mapping costs as much for a word as for a thousand pixels."""
+    mask = lettering(*label)[0]
+    if isinstance(under, bytes):
+        return _drawn_over(under, size, ink, mask)
+    return Image.frombytes("P", size, mask.point(_blends(ink, under)).tobytes())
+
+
+@lru_cache(maxsize=256)
+def _blends(ink: Colour, ground: int) -> list[int]:
+    """The palette index of `ink` drawn through each value of a mask (0 to 255) on the
+    palette's colour `ground`, as `_drawn_over` maps it."""
+    every_value = Image.frombytes("L", (256, 1), bytes(range(256)))
+    return list(_drawn_over(ground, (256, 1), ink, every_value).tobytes())
 
 
 class Canvas:
