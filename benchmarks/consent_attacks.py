@@ -3,8 +3,8 @@
 tests/data/mail/attacks: what pbm queues for the victims.
 
 It uses only what every version of pbm has (Config, init_db, process_message, run_due,
-the outbox table), so it measures the code it is run with: run it from a checkout of
-an older commit (`PYTHONPATH=/path/to/checkout`) for the figures before.
+the outbox table), so it measures the code of the tree it sits in: run the script of a
+checkout of an older commit for the figures before.
 
 Usage: .venv/bin/python benchmarks/consent_attacks.py [--json FILE]
 """
@@ -15,6 +15,7 @@ import argparse
 import email
 import json
 import logging
+import sys
 import tempfile
 import time
 from collections.abc import Iterator
@@ -26,6 +27,8 @@ from email.utils import format_datetime
 from pathlib import Path
 
 from sqlmodel import select
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from pbm.app import register
 from pbm.clock import FrozenClock

@@ -8,7 +8,11 @@ itself": a move then takes its whole budget of CPU, however busy the machine is.
 
 from __future__ import annotations
 
+import sys
 import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from pbm.bots import tactics
 

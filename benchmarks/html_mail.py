@@ -17,8 +17,12 @@ from __future__ import annotations
 
 import random
 import statistics
+import sys
 import time
 from datetime import UTC, datetime
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from pbm.app import register
 from pbm.games import GAMES

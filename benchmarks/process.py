@@ -18,6 +18,7 @@ import argparse
 import json
 import random
 import statistics
+import sys
 import tempfile
 import time
 from datetime import UTC, datetime, timedelta
@@ -25,6 +26,8 @@ from email.message import EmailMessage
 from pathlib import Path
 
 from sqlalchemy import insert
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from pbm.app import register
 from pbm.clock import FrozenClock

@@ -22,6 +22,8 @@ import tempfile
 from datetime import timedelta
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
 import process  # benchmarks/process.py, beside this script: its set-up
 
 from pbm.app import register

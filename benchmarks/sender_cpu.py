@@ -41,6 +41,9 @@ from dataclasses import dataclass
 from datetime import timedelta
 from pathlib import Path
 
+# This tree's pbm, not the venv's, and tests.confirmed, shared with the tests.
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
 import process  # benchmarks/process.py, beside this script: its set-up
 from sqlmodel import select
 
@@ -58,7 +61,6 @@ from pbm.store.models import User, UserAddress
 from pbm.store.schema import init_db
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))  # tests.confirmed, shared with the tests
 from tests.confirmed import confirm_every_address  # noqa: E402
 
 BOARDS = 400

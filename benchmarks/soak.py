@@ -86,6 +86,9 @@ from typing import Any
 
 import aiosmtplib
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from benchmarks.this_tree import child_environment
 from pbm.app import initialize, register
 from pbm.clock import SystemClock
 from pbm.config import load_config
@@ -101,6 +104,7 @@ from pbm.store.engine import make_engine, session_for
 from pbm.store.schema import init_db
 
 ROOT = Path(__file__).resolve().parents[1]
+
 MAILSTACK = ROOT / ".ci" / "mailstack.sh"
 HOST = "127.0.0.1"
 DOMAIN = "example.test"
@@ -318,6 +322,7 @@ class Server:
                 stdout=log,
                 stderr=log,
                 cwd=self.workdir,
+                env=child_environment(),
             )
         deadline = time.monotonic() + READY_SECONDS
         while time.monotonic() < deadline:
@@ -1075,7 +1080,6 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
 
 def start_postgres() -> tuple[Any, str]:
     """A private PostgreSQL cluster (tests/pg_cluster.py) and a database in it."""
-    sys.path.insert(0, str(ROOT))
     from tests import pg_cluster  # only with --postgres: the tests' helper
 
     cluster = pg_cluster.start_cluster()

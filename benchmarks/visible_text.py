@@ -11,9 +11,13 @@ whole `compose` of that mail (median of ROUNDS batches of BATCH calls).
 from __future__ import annotations
 
 import statistics
+import sys
 import time
 from collections.abc import Callable
 from datetime import UTC, datetime
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from pbm.app import register
 from pbm.games import get_game

@@ -54,12 +54,14 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import process  # benchmarks/process.py, beside this script: its set-up
 
+from benchmarks.this_tree import child_environment
 from pbm.app import register
 from pbm.store.engine import make_engine, session_for
 from pbm.store.models import BoardRow, GamePlayer, User
 from pbm.store.schema import init_db
 
 ROOT = Path(__file__).resolve().parents[1]
+
 READY_SECONDS = 60
 
 
@@ -289,6 +291,7 @@ requests_per_second = 1000000000.0
         stdout=log,
         stderr=log,
         cwd=path.parent,
+        env=child_environment(),
     )
     base = f"http://127.0.0.1:{port}"
     try:

@@ -10,6 +10,8 @@ minutes and is left to be run by hand."""
 
 from __future__ import annotations
 
+import ast
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -98,7 +100,41 @@ def test_every_benchmark_script_is_run_or_named_here() -> None:
     """A new benchmark joins one of the lists above (or the docstring's list)."""
     named = {q[0] for q in QUICK} | {s[0] for s in SLOW} | {"mail_e2e.py"}
     elsewhere = {"soak.py", "process_instructions.py"}
-    helpers = {"cpu_clock.py"}  # imported by the others, no script of its own
+    helpers = {"cpu_clock.py", "this_tree.py"}  # imported by the others, no scripts
     scripts = {p.name for p in BENCHMARKS.glob("*.py")}
     assert scripts - named - elsewhere - helpers == set()
     assert elsewhere <= scripts and named <= scripts
+
+
+def _imports_pbm(node: ast.stmt) -> bool:
+    """A top-level import of pbm, or of benchmarks/process.py (which imports it)."""
+    if isinstance(node, ast.ImportFrom):
+        return (node.module or "").split(".")[0] == "pbm"
+    if isinstance(node, ast.Import):
+        return any(alias.name.split(".")[0] in ("pbm", "process") for alias in node.names)
+    return False
+
+
+def _puts_its_root_first(node: ast.stmt) -> bool:
+    return (
+        isinstance(node, ast.Expr)
+        and isinstance(node.value, ast.Call)
+        and ast.unparse(node.value.func) == "sys.path.insert"
+        and ast.unparse(node.value.args[0]) == "0"
+    )
+
+
+def test_a_benchmark_measures_the_pbm_of_its_own_tree() -> None:
+    """The venv's pbm is an editable install of one worktree: a benchmark run from
+    another tree, to compare the two, measured that one twice. Each script puts its
+    tree first on sys.path before it imports pbm, and a `python -m pbm` child it starts
+    gets its tree in PYTHONPATH (benchmarks/this_tree.py)."""
+    for script in sorted(BENCHMARKS.glob("*.py")):
+        source = script.read_text(encoding="utf-8")
+        body = ast.parse(source).body
+        first = next((i for i, node in enumerate(body) if _imports_pbm(node)), None)
+        if first is not None:
+            assert any(map(_puts_its_root_first, body[:first])), script.name
+        starts_pbm = re.search(r'"-m",\s*"pbm"', source)
+        if starts_pbm and script.name != "cli_startup.py":  # it sets PYTHONPATH itself
+            assert "env=child_environment()" in source, script.name
