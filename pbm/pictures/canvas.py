@@ -299,6 +299,10 @@ def _blends(ink: Colour, ground: int) -> list[int]:
     return list(_drawn_over(ground, (256, 1), ink, every_value).tobytes())
 
 
+# The stored pixels' columns left of the picture: each row's PNG filter byte (`Canvas`).
+_FILTER = 1
+
+
 class Canvas:
     """A picture drawn in the indices of the fixed palette; `png` returns it as a PNG.
 
@@ -308,13 +312,14 @@ class Canvas:
     palette took a third of its time, since Pillow looks up every pixel.
 
     The pixels are held one column wider than the picture: column 0 holds each row's
-    PNG filter byte, so that `png` deflates the rows as they are stored, with no copy to
-    put the filter bytes between them (`image` is the picture alone)."""
+    PNG filter byte (every drawing call shifts by `_FILTER`), so that `png` deflates
+    the rows as they are stored, with no copy to put the filter bytes between them
+    (`image` is the picture alone)."""
 
     def __init__(self, width: int, height: int, *, framed: bool = True) -> None:
         self.width = width
         self.height = height
-        self._rows = Image.new("P", (width + 1, height), index(PAPER))
+        self._rows = Image.new("P", (_FILTER + width, height), index(PAPER))
         self._rows.putpalette(_palette()[1])
         self._pen = ImageDraw.Draw(self._rows)
         self._core = self._rows.im  # Pillow's core calls, for `_under` and the pastes
@@ -324,7 +329,7 @@ class Canvas:
     @property
     def image(self) -> Image.Image:
         """The picture (a copy), as an image of the palette."""
-        return self._rows.crop((1, 0, self.width + 1, self.height))
+        return self._rows.crop((_FILTER, 0, _FILTER + self.width, self.height))
 
     def _under(self, box: tuple[int, int, int, int]) -> Under:
         """What lies under `box` (Pillow's core calls: `Image.crop` spends longer on
@@ -337,7 +342,7 @@ class Canvas:
     ) -> tuple[tuple[int, int, int, int], Under]:
         """The box of `size` pixels whose top left is at (left, top) of the picture, in
         the stored pixels, and what lies under it."""
-        box = (left + 1, top, left + 1 + size[0], top + size[1])
+        box = (_FILTER + left, top, _FILTER + left + size[0], top + size[1])
         return box, self._under(box)
 
     def _sprite(self, args: SpriteArgs, left: int, top: int) -> None:
@@ -350,7 +355,7 @@ class Canvas:
     ) -> None:
         x0, y0, x1, y1 = (round(value) for value in box)
         self._pen.rectangle(
-            (x0 + 1, y0, x1, y1 - 1),
+            (_FILTER + x0, y0, _FILTER + x1 - 1, y1 - 1),
             fill=None if fill is None else index(fill),
             outline=None if outline is None else index(outline),
             width=max(1, round(width)),
@@ -424,8 +429,8 @@ class Canvas:
     def paste(self, image: Image.Image, at: tuple[float, float]) -> None:
         """Another drawn picture (a board kept from an earlier picture) with its top
         left at `at`."""
-        self._rows.paste(image, (round(at[0]) + 1, round(at[1])))
+        self._rows.paste(image, (_FILTER + round(at[0]), round(at[1])))
 
     def png(self) -> bytes:
-        self._core.paste(FILTER_NONE, (0, 0, 1, self.height))  # whatever was drawn there
+        self._core.paste(FILTER_NONE, (0, 0, _FILTER, self.height))  # whatever was drawn there
         return palette_png(self._rows.tobytes(), self.width, self.height, _palette()[1])
