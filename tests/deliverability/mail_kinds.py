@@ -130,8 +130,11 @@ def digest(server: Server) -> Sent:
 
 
 def idle(server: Server, days: int) -> list[Sent]:
-    """The mails the periodic jobs send when bob has not answered alice's move for `days`."""
-    alice, _ = board(server)
+    """The mails the periodic jobs send when bob has not answered alice's move for `days`
+    (each has moved once: before, time running out declines the board)."""
+    alice, bob = board(server)
+    move(server, alice, "alice")
+    move(server, bob, "bob")
     move(server, alice, "alice")
     server.new_mail()
     server.clock.advance(days * DAY)

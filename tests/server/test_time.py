@@ -12,6 +12,7 @@ import pytest
 from pbm import jobs
 from pbm.config import Config
 from pbm.store.engine import make_engine
+from pbm.store.models import EndReason
 from tests.server.conftest import Server, board_row, flat, legal_texts, seat_to_move
 
 DAY = timedelta(days=1)
@@ -54,10 +55,18 @@ def move(server: Server, sender: str, userid: str, board: str = "101") -> None:
     assert server.send(sender, f"quadrature move {board} {userid} secret {text}") == "done"
 
 
-def test_default_nag_at_7_days_forfeit_at_21_once_each(server: Server) -> None:
-    alice, bob = challenge(server)
+def opening(server: Server, alice: str, bob: str) -> None:
+    """alice, bob and alice move: bob is to move, and everyone has moved once (before,
+    time running out declines the board instead of forfeiting it)."""
+    move(server, alice, "alice")
+    move(server, bob, "bob")
     move(server, alice, "alice")
     server.new_mail()
+
+
+def test_default_nag_at_7_days_forfeit_at_21_once_each(server: Server) -> None:
+    alice, bob = challenge(server)
+    opening(server, alice, bob)
     server.clock.advance(7 * DAY - HOUR)
     assert run_jobs(server)["nags"] == 0
     server.clock.advance(HOUR)
@@ -100,9 +109,8 @@ def test_default_nag_at_7_days_forfeit_at_21_once_each(server: Server) -> None:
 
 
 def test_a_job_missed_while_down_runs_once(server: Server) -> None:
-    alice, _bob = challenge(server)
-    move(server, alice, "alice")
-    server.new_mail()
+    alice, bob = challenge(server)
+    opening(server, alice, bob)
     server.clock.advance(10 * DAY)  # the server was down at day 7: the nag comes now
     assert run_jobs(server)["nags"] == 1
     assert run_jobs(server)["nags"] == 0
@@ -122,14 +130,13 @@ def test_a_job_missed_while_down_runs_once(server: Server) -> None:
 
 def test_a_move_after_the_deadline_forfeits_even_before_the_job(server: Server) -> None:
     alice, bob = challenge(server)
-    move(server, alice, "alice")
-    server.new_mail()
+    opening(server, alice, bob)
     server.clock.advance(22 * DAY)
     move(server, bob, "bob")
     mails = server.new_mail()
     assert sorted(m.to[0] for m in mails) == [alice, bob]
     assert all("bob forfeits on Quadrature Board 101." in m.body for m in mails)
-    assert board_row(server, "quadrature").move_count == 1
+    assert board_row(server, "quadrature").move_count == 3
     assert run_jobs(server)["forfeits"] == 0
 
 
@@ -166,12 +173,14 @@ def test_tournament_board_nags_after_1_and_forfeits_after_7(server: Server) -> N
     from pbm.services.play.challenges import NewBoard, create_game
     from pbm.store.engine import session_for
 
-    server.signup("alice")
-    server.signup("bob")
+    alice = server.signup("alice")
+    bob = server.signup("bob")
     with session_for(server.engine) as session:
         ctx = Context(session=session, clock=server.clock, config=server.config, sender="")
         create_game(ctx, NewBoard(get_game("quadrature"), ["alice", "bob"], board_name="a101"))
         session.commit()
+    move(server, alice, "alice", "a101")
+    move(server, bob, "bob", "a101")
     server.clock.advance(DAY)
     assert run_jobs(server)["nags"] == 1
     [nag] = server.new_mail()[-1:]
@@ -179,6 +188,37 @@ def test_tournament_board_nags_after_1_and_forfeits_after_7(server: Server) -> N
     server.clock.advance(6 * DAY)
     assert run_jobs(server)["forfeits"] == 1
     assert board_row(server, "quadrature", "a101").winner == 1
+
+
+@pytest.mark.parametrize("first_moved", [False, True])
+def test_time_running_out_before_everyone_moved_declines_the_board(
+    server: Server, first_moved: bool
+) -> None:
+    """A challenge nobody answers, or answered by the challenger alone, ends as a
+    resignation then would: removed, unrated (no rating is won from players away)."""
+    alice, bob = challenge(server)
+    if first_moved:
+        move(server, alice, "alice")
+        server.new_mail()
+    silent = "bob" if first_moved else "alice"
+    server.clock.advance(21 * DAY)
+    assert run_jobs(server)["forfeits"] == 1
+    mails = server.new_mail()
+    assert sorted(m.to[0] for m in mails) == [alice, bob]
+    for m in mails:
+        assert m.subject == "Quadrature board 101 has been removed"
+        assert (
+            "Player has not moved in 21 days, the forfeit time of this board.\n"
+            f"{silent} let the time run out on Quadrature Board 101\n"
+            "before every player had moved once, which declines the board,\n"
+            "as a resignation then would.\n"
+            "The board has been removed; it is not rated." in m.body
+        )
+        assert "rating" not in m.body.replace("it is not rated", "")
+    row = board_row(server, "quadrature")
+    assert (row.status, row.rated, row.winner) == ("removed", False, None)
+    assert row.end_reason is EndReason.DECLINED
+    assert run_jobs(server) == NOTHING_DUE
 
 
 def test_fischer_clock_banks_time_and_runs_out(server: Server) -> None:

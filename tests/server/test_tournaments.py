@@ -240,7 +240,10 @@ def test_knockout_of_eight_with_a_timeout_forfeit_and_a_restart(server: Server) 
     server.clock.advance(timedelta(days=6))
     run_due(server.engine, server.clock, server.config)
     mails = server.new_mail()
-    assert any("k7 forfeits" in m.body for m in mails)
+    # k7 never moved: time running out declines the board, unrated, and the
+    # tournament scores it as his loss.
+    [removed] = [m for m in mails if m.to[0] == people["k2"] and "k7 let the time" in m.body]
+    assert "in the tournament\ncup it counts as a game lost by k7 and won by k2." in removed.body
     semis = active_boards(server, "cup")
     assert [s for _, s in semis] == [["k1", "k5"], ["k2", "k3"]]
     assert [m.to[0] for m in mails if m.subject == "Tournament cup round 2"] == [

@@ -25,7 +25,7 @@ from pbm.services.mailing.board_mail import board_facts, mail_board, mail_reader
 from pbm.services.mailing.mail_html import in_words
 from pbm.services.play.board_text import subject_for, summary
 from pbm.services.play.boards import Board, save_board
-from pbm.services.play.endings import finish, player_leaves
+from pbm.services.play.endings import everyone_moved, finish, player_leaves, remove
 from pbm.store.models import EndReason
 from pbm.store.models_correspondence import JobMark
 from pbm.texts import phrase, render
@@ -116,8 +116,15 @@ def forfeit(
 ) -> None:
     """The player loses on time (or by `end`, a withdrawal): the game ends, is rated,
     and everyone is told (his clock ran until now: the timing block shows the time he
-    let pass)."""
+    let pass). Before every player has moved once, time running out declines the board
+    as a resignation then would: it is removed unrated (a tournament scores his loss),
+    so a challenge left unanswered moves no rating, and nobody gains rating by
+    challenging players who are away."""
     user = board.players[index][1]
+    if end is EndReason.FORFEIT and not everyone_moved(ctx, board):
+        text = reason + "\n" + phrase("forfeit_unmoved", userid=user.userid, label=board.label)
+        remove(ctx, board, EndReason.DECLINED, text, loser_id=user.id)
+        return
     text = reason + "\n" + phrase("forfeits", userid=user.userid, label=board.label)
     player_leaves(ctx, board, index, end, text, clock_ran=True)
     save_board(ctx, board)

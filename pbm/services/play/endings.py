@@ -88,6 +88,14 @@ def finish(
     _ended(ctx, GameEnd(board))
 
 
+def everyone_moved(ctx: Context, board: Board) -> bool:
+    """Whether every player has moved once: before, a player who leaves the board (a
+    resignation, a tournament withdrawal, a forfeit on time) declines it, and it is
+    removed unrated."""
+    movers = {m.player for m in queries.moves_of(ctx.session, board.id)}
+    return len(movers) >= len(board.players)
+
+
 def remove(
     ctx: Context,
     board: Board,

@@ -35,7 +35,7 @@ from pbm.services.play.boards import (
     save_board,
     state_at,
 )
-from pbm.services.play.endings import finish, player_leaves, remove
+from pbm.services.play.endings import everyone_moved, finish, player_leaves, remove
 from pbm.services.play.ratings import forget_rating
 from pbm.services.play.secrecy import HIDDEN_TEXT, hidden_moves, may_hide
 from pbm.store import queries
@@ -299,13 +299,6 @@ def queue_move(
     ctx.session.add(gp)
     ctx.session.flush()
     mail_board(ctx, board, only=[user], events=conditional.queue_notes(gp))
-
-
-def everyone_moved(ctx: Context, board: Board) -> bool:
-    """Whether every player has moved once: before, a player who leaves the board (a
-    resignation, a tournament withdrawal) declines it, and it is removed unrated."""
-    movers = {m.player for m in queries.moves_of(ctx.session, board.id)}
-    return len(movers) >= len(board.players)
 
 
 def resign(ctx: Context, board: Board, user: User, comment: str = "") -> None:

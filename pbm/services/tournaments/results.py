@@ -8,8 +8,8 @@ from sqlmodel import select
 from pbm.services.context import Context
 from pbm.services.correspondence.timeouts import forfeit
 from pbm.services.play.boards import board_by_id
-from pbm.services.play.endings import GameEnd, remove
-from pbm.services.play.moves import abort, everyone_moved
+from pbm.services.play.endings import GameEnd, everyone_moved, remove
+from pbm.services.play.moves import abort
 from pbm.services.tournaments.lookup import (
     TournamentError,
     entries,
