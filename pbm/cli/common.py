@@ -349,9 +349,27 @@ def admin_context(cli: typer.Context, sender: str = "") -> Iterator[Context]:
         with unit_of_work(eng, clock=SystemClock(), config=cfg, sender=sender) as unit:
             yield unit.ctx
     except (PbmError, GameError) as exc:
-        fail(str(exc))
+        fail(naming_the_board(eng, exc))
     finally:
         eng.dispose()
+
+
+def naming_the_board(eng: Engine, exc: Exception) -> str:
+    """The refusal, led by the board it is about when it is about one and does not name
+    it: a player's reply shows the board below the refusal, an operator's one line
+    must name it ("Quarto Board 101: The game has ended")."""
+    from pbm.errors import BoardError
+    from pbm.services.play.boards import board_label, rules_for
+    from pbm.store.engine import session_for
+    from pbm.store.models import BoardRow
+
+    text = str(exc)
+    if not isinstance(exc, BoardError):
+        return text
+    with session_for(eng) as session:
+        row = session.get(BoardRow, exc.board_id)
+        label = None if row is None else board_label(rules_for(row.game), row.board)
+    return text if label is None or label in text else f"{label}: {text}"
 
 
 def table(headers: Sequence[str], rows: Sequence[Sequence[Any]]) -> str:

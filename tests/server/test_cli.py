@@ -311,6 +311,10 @@ def test_run_games_and_outbox(cfg: Path) -> None:
     assert "1 boards checked, 0 differ" in ok("game", "replay")
     ok("game", "undo", "quarto", "101")
     assert json.loads(ok("game", "show", "quarto", "101", "--json"))["moves"] == []
+    # A refusal about a board names it: the operator's one line has no board below it.
+    again = runner.invoke(app, ["game", "undo", "quarto", "101"])
+    assert again.exit_code == 1
+    assert again.output == "error: Quarto Board 101: There is no move to undo.\n"
     ok("game", "adjudicate", "quarto", "101", "bob")
     shown = json.loads(ok("game", "show", "quarto", "101", "--json"))
     assert shown["status"] == "finished" and shown["winner"] == 1

@@ -111,7 +111,7 @@ def test_a_refusal_comes_before_the_question(
     for command, error in (
         (["user", "delete", "nobody"], "error: Userid not known here: nobody"),
         (["user", "delete", "quartobot"], "error: quartobot is a computer player"),
-        (["game", "abort", "quarto", "101"], "error: The game has ended"),
+        (["game", "abort", "quarto", "101"], "error: Quarto Board 101: The game has ended"),
         (["tournament", "cancel", "cup"], "error: Tournament cup is cancelled already"),
         (["bot", "remove", "alice"], "error: no bot named alice"),
     ):
