@@ -190,6 +190,32 @@ def test_tournament_board_nags_after_1_and_forfeits_after_7(server: Server) -> N
     assert board_row(server, "quadrature", "a101").winner == 1
 
 
+@pytest.mark.parametrize("everyone_moved", [True, False])
+def test_a_draw_offer_standing_at_the_forfeit_time_is_accepted_once_everyone_moved(
+    server: Server, everyone_moved: bool
+) -> None:
+    """pbmserv: at the forfeit time the players who did not vote accept a pending draw;
+    before every player has moved once, time running out declines the board instead, so
+    no rating moves by a draw that the other never saw."""
+    alice, bob = challenge(server)
+    if everyone_moved:
+        opening(server, alice, bob)
+    else:
+        move(server, alice, "alice")
+    assert server.send(alice, "quadrature move 101 alice secret propose") == "done"
+    server.new_mail()
+    server.clock.advance(21 * DAY)
+    assert run_jobs(server)["forfeits"] == 1
+    [mail, _] = server.new_mail()
+    row = board_row(server, "quadrature")
+    if everyone_moved:
+        assert "The players agreed to a draw." in mail.body
+        assert (row.status, row.rated, row.end_reason) == ("finished", True, EndReason.DRAW_AGREED)
+    else:
+        assert "bob let the time run out on Quadrature Board 101" in mail.body
+        assert (row.status, row.rated, row.end_reason) == ("removed", False, EndReason.DECLINED)
+
+
 @pytest.mark.parametrize("first_moved", [False, True])
 def test_time_running_out_before_everyone_moved_declines_the_board(
     server: Server, first_moved: bool

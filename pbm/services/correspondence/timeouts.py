@@ -102,8 +102,9 @@ def nags_today(ctx: Context, board: Board) -> int:
 def apply(ctx: Context, board: Board, what: Due) -> None:
     if what.action == "nag":
         send_nag(ctx, board)
-    elif what.draw:
-        # pbmserv: at the forfeit time the players who did not vote accept the draw.
+    elif what.draw and everyone_moved(ctx, board):
+        # pbmserv: at the forfeit time the players who did not vote accept the draw
+        # (before everyone has moved, time running out declines the board: `forfeit`).
         finish(ctx, board, None, EndReason.DRAW_AGREED, phrase("draw_agreed"))
         save_board(ctx, board)
         mail_board(ctx, board)
