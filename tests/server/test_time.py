@@ -190,6 +190,22 @@ def test_tournament_board_nags_after_1_and_forfeits_after_7(server: Server) -> N
     assert board_row(server, "quadrature", "a101").winner == 1
 
 
+def test_a_first_move_after_the_forfeit_time_finds_the_board_declined(server: Server) -> None:
+    """The late move is not played: the board is declined at that moment, as the job
+    would have declined it, and both players are told why."""
+    alice, bob = challenge(server)
+    move(server, alice, "alice")
+    server.new_mail()
+    server.clock.advance(22 * DAY)
+    move(server, bob, "bob")
+    mails = server.new_mail()
+    assert sorted(m.to[0] for m in mails) == [alice, bob]
+    assert all("bob let the time run out on Quadrature Board 101" in m.body for m in mails)
+    row = board_row(server, "quadrature")
+    assert (row.status, row.move_count, row.end_reason) == ("removed", 1, EndReason.DECLINED)
+    assert run_jobs(server)["forfeits"] == 0
+
+
 @pytest.mark.parametrize("everyone_moved", [True, False])
 def test_a_draw_offer_standing_at_the_forfeit_time_is_accepted_once_everyone_moved(
     server: Server, everyone_moved: bool
