@@ -59,9 +59,7 @@ from pbm.services.mailing.mail_html import Pictures, set_format
 from pbm.store.engine import make_engine, session_for
 from pbm.store.models import User, UserAddress
 from pbm.store.schema import init_db
-
-ROOT = Path(__file__).resolve().parents[1]
-from tests.confirmed import confirm_every_address  # noqa: E402
+from tests.confirmed import confirm_every_address
 
 BOARDS = 400
 USERS = 200

@@ -88,7 +88,7 @@ import aiosmtplib
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from benchmarks.this_tree import child_environment
+from benchmarks.this_tree import ROOT, child_environment
 from pbm.app import initialize, register
 from pbm.clock import SystemClock
 from pbm.config import load_config
@@ -102,8 +102,6 @@ from pbm.services.play.boards import replay
 from pbm.services.play.challenges import NewBoard, create_game
 from pbm.store.engine import make_engine, session_for
 from pbm.store.schema import init_db
-
-ROOT = Path(__file__).resolve().parents[1]
 
 MAILSTACK = ROOT / ".ci" / "mailstack.sh"
 HOST = "127.0.0.1"

@@ -60,8 +60,6 @@ from pbm.store.engine import make_engine, session_for
 from pbm.store.models import BoardRow, GamePlayer, User
 from pbm.store.schema import init_db
 
-ROOT = Path(__file__).resolve().parents[1]
-
 READY_SECONDS = 60
 
 
