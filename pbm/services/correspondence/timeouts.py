@@ -117,14 +117,16 @@ def forfeit(
 ) -> None:
     """The player loses on time (or by `end`, a withdrawal): the game ends, is rated,
     and everyone is told (his clock ran until now: the timing block shows the time he
-    let pass). Before every player has moved once, time running out declines the board
-    as a resignation then would: it is removed unrated (a tournament scores his loss),
-    so a challenge left unanswered moves no rating, and nobody gains rating by
-    challenging players who are away."""
+    let pass). Before every player has moved once, leaving declines the board as a
+    resignation then would: it is removed unrated (a tournament scores his loss), so a
+    challenge left unanswered moves no rating, and nobody gains rating by challenging
+    players who are away."""
     user = board.players[index][1]
-    if end is EndReason.FORFEIT and not everyone_moved(ctx, board):
-        text = reason + "\n" + phrase("forfeit_unmoved", userid=user.userid, label=board.label)
-        remove(ctx, board, EndReason.DECLINED, text, loser_id=user.id)
+    if not everyone_moved(ctx, board):
+        if end is EndReason.FORFEIT:
+            reason += "\n" + phrase("forfeit_unmoved", userid=user.userid, label=board.label)
+            end = EndReason.DECLINED
+        remove(ctx, board, end, reason, loser_id=user.id)
         return
     text = reason + "\n" + phrase("forfeits", userid=user.userid, label=board.label)
     player_leaves(ctx, board, index, end, text, clock_ran=True)

@@ -8,7 +8,7 @@ from sqlmodel import select
 from pbm.services.context import Context
 from pbm.services.correspondence.timeouts import forfeit
 from pbm.services.play.boards import board_by_id
-from pbm.services.play.endings import GameEnd, everyone_moved, remove
+from pbm.services.play.endings import GameEnd
 from pbm.services.play.moves import abort
 from pbm.services.tournaments.lookup import (
     TournamentError,
@@ -84,10 +84,8 @@ def withdraw(ctx: Context, t: Tournament, user: User) -> None:
         board = board_by_id(ctx, p.game_id)
         if not board.active:
             continue
-        # Either ends the board, and game_ended scores it as his loss.
-        if not everyone_moved(ctx, board):  # as a resignation then: removed unrated
-            remove(ctx, board, EndReason.WITHDREW, reason, loser_id=user.id)
-            continue
+        # Ends the board (removed unrated before everyone has moved, as a resignation
+        # then), and game_ended scores it as his loss.
         index = board.index_of(user.id)
         assert index is not None
         forfeit(ctx, board, index, reason, EndReason.WITHDREW)
