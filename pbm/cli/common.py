@@ -33,7 +33,7 @@ from typing import TYPE_CHECKING, Annotated, Any, NoReturn
 import typer
 from typer.core import TyperGroup
 
-from pbm.errors import EX_CONFIG, EX_TEMPFAIL, EX_UNAVAILABLE, EXIT_OF_KIND, PbmError
+from pbm.errors import EX_CONFIG, EX_TEMPFAIL, EX_UNAVAILABLE, EXIT_OF_KIND, BoardError, PbmError
 
 if TYPE_CHECKING:
     from sqlalchemy.engine import Engine
@@ -358,7 +358,6 @@ def naming_the_board(eng: Engine, exc: Exception) -> str:
     """The refusal, led by the board it is about when it is about one and does not name
     it: a player's reply shows the board below the refusal, an operator's one line
     must name it ("Quarto Board 101: The game has ended")."""
-    from pbm.errors import BoardError
     from pbm.services.play.boards import board_label, rules_for
     from pbm.store.engine import session_for
     from pbm.store.models import BoardRow
