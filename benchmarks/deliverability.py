@@ -53,6 +53,8 @@ START = datetime(2026, 11, 22, 8, 0, tzinfo=UTC)
 class Capture:
     """The outbox sender's transport: keeps each mail (envelope and bytes) in memory."""
 
+    lanes = 1
+
     def __init__(self) -> None:
         self.sent: list[OutgoingMail] = []
 

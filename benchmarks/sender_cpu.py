@@ -69,6 +69,8 @@ WARM_UP = 20
 class DroppingTransport:
     """A transport that accepts every mail and keeps only its size."""
 
+    lanes = 1
+
     def __init__(self) -> None:
         self.sizes: list[int] = []
 

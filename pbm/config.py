@@ -175,6 +175,9 @@ class RelaySettings(Login):
     user: str = ""  # none: the relay takes mail without AUTH
     # messages per second; 0 means no limit
     rate: float = 20.0
+    # mails handed over at once, each on a connection of its own (a crash sends again
+    # at most this many); one connection waits for each answer before the next mail
+    connections: Annotated[int, Field(ge=1, le=20)] = 4
     timeout_seconds: float = 30.0
     # temporary failures are retried after base * 2**attempts seconds, capped at max
     retry_base_seconds: float = 60.0

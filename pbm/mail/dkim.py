@@ -179,6 +179,7 @@ class SigningTransport:
 
     def __init__(self, inner: Transport, signer: DkimSigner) -> None:
         self.inner = inner
+        self.lanes = inner.lanes
         self.signer = signer
 
     async def send(self, mail: OutgoingMail) -> dict[str, str]:

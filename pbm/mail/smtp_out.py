@@ -1,11 +1,14 @@
-"""The outbox sender: drains queued mail over one reused SMTP connection, or into a Maildir.
+"""The outbox sender: drains queued mail over a few reused SMTP connections, or into a
+Maildir.
 
-A mail is marked sent only after the server accepted it, and right then, before the next
-mail goes out: a crash in between sends again at most the one mail in flight, never
-zero times. Temporary failures (4xx answers, a lost or refused
-connection, a timeout) are retried with exponential backoff; a permanent refusal (5xx)
-marks the mail failed, where `pbm mail outbox` shows it. Sending never touches game
-state: the only thing the sender writes is the outbox row's delivery status.
+A mail is marked sent only after the server accepted it, and right then, before its
+connection takes the next mail: a crash in between sends again at most the mails in
+flight, one per connection, never zero times. Two mails to one address go out one after
+the other, in the order they were queued. Temporary failures (4xx answers, a lost or
+refused connection, a timeout) are retried with exponential backoff; a permanent
+refusal (5xx) marks the mail failed, where `pbm mail outbox` shows it. Sending never
+touches game state: the only thing the sender writes is the outbox row's delivery
+status.
 """
 
 from __future__ import annotations
@@ -66,6 +69,9 @@ class PermanentFailure(Exception):
 
 
 class Transport(Protocol):
+    # How many mails it takes at once: the sender keeps that many in flight.
+    lanes: int
+
     async def send(self, mail: OutgoingMail) -> dict[str, str]:
         """Deliver `mail`; returns refused recipients (address -> answer) when some were."""
         ...
@@ -75,6 +81,8 @@ class Transport(Protocol):
 
 class MaildirTransport:
     """The embedded default: each mail becomes a file in a local Maildir."""
+
+    lanes = 1  # mailbox.Maildir names its files from a counter that threads would share
 
     def __init__(self, path: Path) -> None:
         self.path = path
@@ -100,17 +108,24 @@ class MaildirTransport:
 
 
 class SmtpRelay:
-    """One SMTP connection, opened on first use and kept for the next mails."""
+    """Up to `settings.connections` SMTP connections, each opened on first use and kept
+    for the next mails: one connection waits for the relay's answer to each mail (and
+    for the outcome to be recorded) before the next, so a few side by side keep the
+    relay busy."""
 
     def __init__(self, settings: RelaySettings, tls_context: ssl.SSLContext | None = None) -> None:
         self.settings = settings
+        self.lanes = settings.connections
         self._tls_context = tls_context
-        self._smtp: aiosmtplib.SMTP | None = None
+        self._idle: list[aiosmtplib.SMTP] = []  # open and between mails
 
     async def _connection(self) -> tuple[aiosmtplib.SMTP, bool]:
-        """The open connection and whether it was reused."""
-        if self._smtp is not None and self._smtp.is_connected:
-            return self._smtp, True
+        """An open connection and whether it was reused. The sender never has more than
+        `lanes` mails in flight, so no more connections than that are ever open."""
+        while self._idle:
+            smtp = self._idle.pop()
+            if smtp.is_connected:
+                return smtp, True
         s = self.settings
         smtp = aiosmtplib.SMTP(
             hostname=s.host,
@@ -129,7 +144,6 @@ class SmtpRelay:
             raise TemporaryFailure(f"connect: {exc.code} {exc.message}") from exc
         except (aiosmtplib.SMTPException, OSError) as exc:
             raise TemporaryFailure(f"connect: {exc}") from exc
-        self._smtp = smtp
         return smtp, False
 
     async def send(self, mail: OutgoingMail) -> dict[str, str]:
@@ -149,6 +163,7 @@ class SmtpRelay:
                     raise PermanentFailure(f"recipients refused: {answers}") from exc
                 raise TemporaryFailure(f"recipients deferred: {answers}") from exc
             except aiosmtplib.SMTPNotSupported as exc:
+                self._idle.append(smtp)  # refused before MAIL FROM: the session is clean
                 raise PermanentFailure(f"an address needs SMTPUTF8: {exc}") from exc
             except aiosmtplib.SMTPResponseException as exc:
                 await self._reset(smtp)
@@ -156,32 +171,40 @@ class SmtpRelay:
                     raise PermanentFailure(f"{exc.code} {exc.message}") from exc
                 raise TemporaryFailure(f"{exc.code} {exc.message}") from exc
             except (aiosmtplib.SMTPException, OSError) as exc:
-                await self.close()
+                await self._quit(smtp)
                 if reused:
                     continue  # the server closed an idle connection: one fresh try
                 raise TemporaryFailure(str(exc) or type(exc).__name__) from exc
+            self._idle.append(smtp)
             return {addr: f"{code} {text}" for addr, (code, text) in errors.items()}
         raise TemporaryFailure("connection lost twice")
 
     async def _reset(self, smtp: aiosmtplib.SMTP) -> None:
+        """After a refused mail: the connection is kept for the next one if RSET works."""
         try:
             await smtp.rset()
         except (aiosmtplib.SMTPException, OSError):
-            await self.close()
+            await self._quit(smtp)
+        else:
+            self._idle.append(smtp)
 
-    async def close(self) -> None:
-        smtp, self._smtp = self._smtp, None
-        if smtp is None:
-            return
+    @staticmethod
+    async def _quit(smtp: aiosmtplib.SMTP) -> None:
         try:
             if smtp.is_connected:
                 await smtp.quit()
         except (aiosmtplib.SMTPException, OSError):
             smtp.close()
 
+    async def close(self) -> None:
+        idle, self._idle = self._idle, []
+        for smtp in idle:
+            await self._quit(smtp)
+
 
 class RateLimiter:
-    """At most `rate` sends per second (0 = unlimited), evenly spaced."""
+    """At most `rate` sends per second (0 = unlimited), evenly spaced, however many
+    connections ask at once: each takes the next free slot before it sleeps."""
 
     def __init__(self, rate: float) -> None:
         self._interval = 1.0 / rate if rate > 0 else 0.0
@@ -191,9 +214,10 @@ class RateLimiter:
         if not self._interval:
             return
         now = time.monotonic()
-        if self._next > now:
-            await asyncio.sleep(self._next - now)
-        self._next = max(now, self._next) + self._interval
+        slot = max(now, self._next)
+        self._next = slot + self._interval
+        if slot > now:
+            await asyncio.sleep(slot - now)
 
 
 @dataclass(frozen=True)
@@ -213,9 +237,51 @@ class RetryPolicy:
 SEND_BATCH = 10
 
 
+class _Batch:
+    """The mails of one claim, handed to the lanes in queue order, except that a mail to
+    an address that has an earlier mail in flight or still waiting waits its turn."""
+
+    def __init__(self, mails: Sequence[OutgoingMail]) -> None:
+        self.waiting = list(mails)
+        self.in_flight: set[str] = set()  # recipients of the mails being sent
+        self.changed = asyncio.Condition()
+
+    def _next(self) -> OutgoingMail | None:
+        blocked = set(self.in_flight)
+        for index, mail in enumerate(self.waiting):
+            if blocked.isdisjoint(mail.recipients):
+                del self.waiting[index]
+                self.in_flight.update(mail.recipients)
+                return mail
+            blocked.update(mail.recipients)
+        return None
+
+    async def take(self) -> OutgoingMail | None:
+        """The next mail that may go now, after waiting for one if need be; None when
+        every mail of the batch has been taken."""
+        async with self.changed:
+            while self.waiting:
+                mail = self._next()
+                if mail is not None:
+                    return mail
+                await self.changed.wait()
+            return None
+
+    async def done(self, mail: OutgoingMail) -> None:
+        async with self.changed:
+            self.in_flight.difference_update(mail.recipients)
+            self.changed.notify_all()
+
+    async def stop(self) -> None:
+        """No further mail is taken: the mails in flight finish, the rest stay queued."""
+        async with self.changed:
+            self.waiting.clear()
+            self.changed.notify_all()
+
+
 class OutboxSender:
-    """Sends due mail (fetched in batches) and records each outcome as soon as its SMTP
-    transaction has ended."""
+    """Sends due mail (fetched in batches), as many mails at once as the transport has
+    lanes, and records each outcome as soon as its SMTP transaction has ended."""
 
     def __init__(
         self,
@@ -247,19 +313,44 @@ class OutboxSender:
                 self.queue.due(self.batch, held=frozenset(mail.id for mail in mails))
             )
             try:
-                for mail in mails:
-                    if stop is not None and stop.is_set():
-                        break
-                    await self._limiter.wait()
-                    outcome = await self.send_one(mail)
-                    # Recorded before the next mail goes out: a crash (or SIGKILL) now
-                    # sends again only this mail, where recording a whole batch at its end
-                    # sent every mail of it again.
-                    await self.queue.record([outcome])
-                    handled += 1
+                handled += await self._send_batch(mails, stop)
             finally:
                 # a claim is never left running: its mails are this daemon's to send
                 mails = await ahead
+        return handled
+
+    async def _send_batch(self, mails: Sequence[OutgoingMail], stop: asyncio.Event | None) -> int:
+        """Send one claimed batch over the transport's lanes; returns the mails handled.
+        When a lane fails (the store cannot record), the others finish the mail in hand
+        and take no more, and the failure is raised."""
+        batch = _Batch(mails)
+        handled = 0
+
+        async def lane() -> None:
+            nonlocal handled
+            while not (stop is not None and stop.is_set()):
+                mail = await batch.take()
+                if mail is None:
+                    return
+                try:
+                    await self._limiter.wait()
+                    outcome = await self.send_one(mail)
+                    # Recorded before this lane takes its next mail: a crash (or SIGKILL)
+                    # now sends again only the mails in flight, where recording a whole
+                    # batch at its end sent every mail of it again.
+                    await self.queue.record([outcome])
+                except BaseException:
+                    await batch.stop()
+                    raise
+                finally:
+                    await batch.done(mail)
+                handled += 1
+
+        lanes = min(max(self.transport.lanes, 1), len(mails))
+        results = await asyncio.gather(*(lane() for _ in range(lanes)), return_exceptions=True)
+        for result in results:
+            if isinstance(result, BaseException):
+                raise result
         return handled
 
     async def send_one(self, mail: OutgoingMail) -> SendOutcome:

@@ -84,6 +84,8 @@ def signing(tmp_path_factory: pytest.TempPathFactory) -> Iterator[SigningSetup]:
 class Captured:
     """A transport that keeps what it was handed (the bytes that would go over SMTP)."""
 
+    lanes = 1
+
     def __init__(self) -> None:
         self.raw: list[bytes] = []
 

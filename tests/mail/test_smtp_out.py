@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import itertools
 import json
 import mailbox
 import time
@@ -74,12 +75,13 @@ def rows(outbox: DbOutbox) -> dict[int, OutboxMail]:
         return {m.id: m for m in session.exec(select(OutboxMail)) if m.id is not None}
 
 
-def relay(stack, port: int | None = None) -> RelaySettings:
+def relay(stack, port: int | None = None, connections: int = 4) -> RelaySettings:
     return RelaySettings(
         host=stack.host if stack else "127.0.0.1",
         port=port or stack.smtp_port,
         starttls=False,
         rate=0,
+        connections=connections,
         timeout_seconds=10,
         retry_base_seconds=30,
     )
@@ -100,7 +102,7 @@ def test_sends_everything_over_one_connection(stack, outbox: DbOutbox) -> None:
     before = smtpd_connections(stack)
 
     async def scenario() -> int:
-        transport = SmtpRelay(relay(stack))
+        transport = SmtpRelay(relay(stack, connections=1))
         sender = OutboxSender(outbox, transport)
         try:
             return await sender.drain()
@@ -116,6 +118,35 @@ def test_sends_everything_over_one_connection(stack, outbox: DbOutbox) -> None:
     assert stack.wait_count("carol", 1) == 1
     assert sorted(m["Subject"] for m in stack.messages("alice")) == ["one", "three"]
     assert [m["Subject"] for m in stack.messages("bob")] == ["two"]
+
+
+@pytest.mark.mailstack
+def test_connections_side_by_side_each_kept_for_the_next_mails(stack, outbox: DbOutbox) -> None:
+    """Six mails to three addresses on three connections: each connection opened once
+    and reused (a lane waits while a mail to the same address is in flight)."""
+    players = ("alice", "bob", "carol")
+    ids = [
+        enqueue(outbox, f"{p}@example.test", subject=f"{p} {n}") for n in (1, 2) for p in players
+    ]
+    counts = {p: len(stack.messages(p)) for p in players}
+    before = smtpd_connections(stack)
+
+    async def scenario() -> int:
+        transport = SmtpRelay(relay(stack, connections=3))
+        try:
+            return await OutboxSender(outbox, transport).drain()
+        finally:
+            await transport.close()
+
+    assert asyncio.run(scenario()) == 6
+    assert smtpd_connections(stack) - before == 3
+    state = rows(outbox)
+    assert [state[i].status for i in ids] == ["sent"] * 6
+    assert {state[i].attempts for i in ids} == {1}
+    for p in players:
+        assert stack.wait_count(p, counts[p] + 2) == counts[p] + 2
+        subjects = {m["Subject"] for m in stack.messages(p)}
+        assert {f"{p} 1", f"{p} 2"} <= subjects
 
 
 @pytest.mark.mailstack
@@ -201,7 +232,11 @@ class CrashingRecord:
         return await self.outbox.due(limit, held)
 
     async def record(self, outcomes: Sequence[SendOutcome]) -> None:
-        raise SystemExit("killed between send and mark_sent")
+        raise Killed("killed between send and mark_sent")
+
+
+class Killed(Exception):
+    pass
 
 
 @pytest.mark.mailstack
@@ -210,7 +245,7 @@ def test_crash_before_marking_sends_twice_never_zero(stack, outbox: DbOutbox) ->
 
     async def crash_then_resume() -> None:
         transport = SmtpRelay(relay(stack))
-        with pytest.raises(SystemExit):
+        with pytest.raises(Killed):
             await OutboxSender(CrashingRecord(outbox), transport).drain()
         await transport.close()
         assert rows(outbox)[mail_id].status == "queued"
@@ -263,6 +298,23 @@ def test_batches_claimed_ahead_send_each_mail_once(tmp_path: Path, outbox: DbOut
     assert {m.status for m in state} == {"sent"}
     assert {m.attempts for m in state} == {1}
     assert {m.claimed_by for m in state} == {None}
+
+
+def test_rate_limit_spaces_sends_of_connections_asking_at_once() -> None:
+    async def scenario() -> list[float]:
+        limiter = RateLimiter(rate=20)
+        started = time.monotonic()
+
+        async def one() -> float:
+            await limiter.wait()
+            return time.monotonic() - started
+
+        return sorted(await asyncio.gather(*(one() for _ in range(6))))
+
+    # each takes its own slot: 0, 0.05, ... 0.25 s after the first, never two at once
+    times = asyncio.run(scenario())
+    assert times[-1] >= 0.24
+    assert all(later - earlier >= 0.04 for earlier, later in itertools.pairwise(times))
 
 
 def test_rate_limit_spaces_sends() -> None:

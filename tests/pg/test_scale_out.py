@@ -108,6 +108,8 @@ class Recording:
     """A transport that keeps what it was given (by Message-ID), slowly enough that the
     senders overlap."""
 
+    lanes = 1
+
     def __init__(self, sent: Counter[str]) -> None:
         self.sent = sent
 
