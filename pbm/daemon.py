@@ -65,6 +65,7 @@ from pbm.store import claims
 from pbm.store.database_file import DatabaseFile
 from pbm.store.engine import creation_marker, make_engine, mark_created, session_for, shown_url
 from pbm.store.failures import unavailable_on_failure
+from pbm.store.readonly import make_read_engine
 from pbm.store.schema import ensure_schema
 
 T = TypeVar("T")
@@ -114,7 +115,14 @@ class Daemon:
             self.database_file,
             claim_batch=PG_CLAIM_BATCH if self.shared else PROCESS_CHUNK,
         )
-        self.outbox = DbOutbox(self.engine, self.clock, self.write_lock)
+        # On an SQLite file the sender reads what it draws through a read-only engine,
+        # outside the write lock (see DbOutbox); PostgreSQL needs no second engine.
+        self.read_engine = (
+            make_read_engine(config.database_url, config.busy_timeout_seconds)
+            if self.database_file is not None
+            else self.engine
+        )
+        self.outbox = DbOutbox(self.engine, self.clock, self.write_lock, reader=self.read_engine)
         self.daemon_id = 0  # the heartbeat row, once registered (prepare_store)
         self.liveness: claims.Liveness | None = None  # PostgreSQL: the sign of life
         self._listener: threading.Thread | None = None  # LISTEN/NOTIFY (PostgreSQL)
@@ -340,6 +348,8 @@ class Daemon:
             self.liveness.close()
         self._write_status("stopped")
         await asyncio.to_thread(self.engine.dispose)
+        if self.read_engine is not self.engine:
+            await asyncio.to_thread(self.read_engine.dispose)
         if self.database_file is not None:
             self.database_file.close()
         log.info(kv("stopped"))

@@ -110,30 +110,39 @@ def message_id_of(raw: bytes) -> str:
     return f"<missing.{digest}@pbm.invalid>"
 
 
+@dataclass(frozen=True)
+class Arrival:
+    """A message as it is stored: its bytes, its Message-ID and its order keys, read
+    from it before the store's transaction (`arrival`), so that the daemon's one write
+    lock on SQLite is not held while a message is parsed."""
+
+    raw: bytes
+    message_id: str
+    keys: tuple[str, ...]
+
+
+def arrival(raw: bytes, rules: MailboxRules, message_id: str | None = None) -> Arrival:
+    """`raw` read for storing: its Message-ID (`message_id_of`, unless given) and what
+    it is about (its order keys, its sender keyed by the operator's `rules`)."""
+    keys = tuple(order_keys(parse_message(raw), rules))
+    return Arrival(raw, message_id or message_id_of(raw), keys)
+
+
 def store_inbound(
-    session: Session,
-    raw: bytes,
-    *,
-    via: str,
-    now: datetime,
-    rules: MailboxRules,
-    message_id: str | None = None,
+    session: Session, message: Arrival, *, via: str, now: datetime
 ) -> tuple[int, bool]:
-    """Add the message unless its Message-ID (`message_id_of`, unless given) is known,
-    with what it is about (its order keys, its sender keyed by the operator's `rules`);
-    returns (id, created). The caller commits.
-    """
-    message_id = message_id or message_id_of(raw)
+    """Add the message unless its Message-ID is known; returns (id, created). The
+    caller commits."""
     values = {
-        "message_id": message_id,
+        "message_id": message.message_id,
         "received_at": now,
         "via": via,
-        "raw": raw,
+        "raw": message.raw,
         "status": "new",
     }
     inbound_id, created = queries.add_inbound(session, values)
     if created:
-        queries.add_inbound_keys(session, inbound_id, order_keys(parse_message(raw), rules))
+        queries.add_inbound_keys(session, inbound_id, list(message.keys))
     return inbound_id, created
 
 
@@ -232,9 +241,8 @@ def _mark_failed(
     """Keep a failed message with its traceback (storing it again if the failure rolled
     its storing back). Raises StoreUnavailable when the store fails meanwhile."""
     with unavailable_on_failure(), session_for(engine) as session:
-        inbound_id, _ = store_inbound(
-            session, stored.raw, via=via, now=now, rules=rules, message_id=stored.message_id
-        )
+        message = arrival(stored.raw, rules, stored.message_id)
+        inbound_id, _ = store_inbound(session, message, via=via, now=now)
         row = session.get(InboundMessage, inbound_id)
         assert row is not None
         row.status = MessageStatus.FAILED
@@ -318,19 +326,12 @@ def process_message(engine: Engine, raw: bytes, *, via: str, clock: Clock, confi
     A store failure raises StoreUnavailable with nothing kept: the sender delivers the
     message again later (the pipe exits 75).
     """
-    message_id = message_id_of(raw)
+    message = arrival(raw, operator_rules(config))
 
     def begin(session: Session) -> StoredMessage | str:
-        inbound_id, created = store_inbound(
-            session,
-            raw,
-            via=via,
-            now=clock.now(),
-            rules=operator_rules(config),
-            message_id=message_id,
-        )
+        inbound_id, created = store_inbound(session, message, via=via, now=clock.now())
         if created:
-            return StoredMessage(inbound_id, message_id, raw)
+            return StoredMessage(inbound_id, message.message_id, raw)
         # A copy that failed stays failed until `pbm mail retry`.
         return _stored_or_status(session, inbound_id, todo=("new",))
 

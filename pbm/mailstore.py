@@ -32,7 +32,7 @@ from sqlmodel import select
 from pbm.clock import Clock
 from pbm.config import Config
 from pbm.errors import StoreUnavailable
-from pbm.intake import process_inbound, store_inbound
+from pbm.intake import arrival, process_inbound, store_inbound
 from pbm.mail.bounces import verp_address
 from pbm.mail.identity import operator_rules
 from pbm.mail.smtp_out import OutgoingMail, SendOutcome
@@ -94,10 +94,9 @@ class DbInbox:
         """Store and commit `raw`; returns (id, created). Raises StoreUnavailable when
         the store failed, or when the database file was replaced meanwhile (the commit
         may have gone into the old file: the sender must deliver it again)."""
+        message = arrival(raw, self.rules)  # read before the lock: parsing takes a while
         with self.write_lock, unavailable_on_failure(), session_for(self.engine) as session:
-            inbound_id, created = store_inbound(
-                session, raw, via=via, now=self.clock.now(), rules=self.rules
-            )
+            inbound_id, created = store_inbound(session, message, via=via, now=self.clock.now())
             claims.notify(session, "inbound")
             session.commit()
             if self.watch is not None:
@@ -109,11 +108,10 @@ class DbInbox:
 
     def store_many_now(self, raws: Sequence[bytes], via: str) -> list[tuple[int, bool]]:
         """Store and commit several messages in one transaction (a fetched IMAP batch)."""
+        messages = [arrival(raw, self.rules) for raw in raws]
         with self.write_lock, unavailable_on_failure(), session_for(self.engine) as session:
             now = self.clock.now()
-            results = [
-                store_inbound(session, raw, via=via, now=now, rules=self.rules) for raw in raws
-            ]
+            results = [store_inbound(session, m, via=via, now=now) for m in messages]
             claims.notify(session, "inbound")
             session.commit()
             if self.watch is not None:
@@ -200,38 +198,56 @@ class DbOutbox:
         write_lock: WriteLock | None = None,
         *,
         owner: int = 0,
+        reader: Engine | None = None,
     ) -> None:
         self.engine = engine
         self.clock = clock
         self.write_lock = write_lock or threading.Lock()
         self.owner = owner  # the daemon whose claims these are (pbm.store.claims)
+        # What the HTML parts need is read through `reader`, outside the write lock: on
+        # SQLite the daemon passes a read-only engine (pbm.store.readonly), whose reads
+        # neither wait for a writer nor make one wait.
+        self.reader = reader or engine
+        # outcomes waiting for the next record transaction, and whether one runs
+        self._to_record: list[tuple[Sequence[SendOutcome], asyncio.Future[None]]] = []
+        self._recording = False
 
     def _due(self, limit: int, held: frozenset[int]) -> list[OutgoingMail]:
         """Claim due mail: no other daemon sends it while this one's heartbeat lasts.
-        What each mail's HTML part needs is read in the claim's transaction; the boards
-        are drawn after it, outside the lock (pbm.services.mailing.mail_html)."""
+        What each mail's HTML part needs is read after the claim, outside the write lock
+        (what it reads, a board up to a move, no longer changes), and the boards are
+        drawn after that (pbm.services.mailing.mail_html). A failure between the claim
+        and the drawing leaves the mails claimed by this daemon, whose next claim takes
+        them again."""
         with self.write_lock, unavailable_on_failure(), session_for(self.engine) as session:
             rows = claims.claim_outbox(
                 session, owner=self.owner, now=self.clock.now(), limit=limit, held=held
             )
-            claimed = []
-            boards: BoardsRead = {}  # each board read once for the mails of this claim
-            for row in rows:
-                recipients = tuple(recipients_of(row))
-                mail = OutgoingMail(
-                    id=row.saved_id,
-                    # VERP: a bounce names this very row (pbm.mail.bounces).
-                    envelope_from=verp_address(row.envelope_from, row.saved_id, row.verp),
-                    recipients=recipients,
-                    raw=row.raw,
-                    attempts=row.attempts,
-                    message_id=row.message_id,
+            claimed = [
+                (
+                    OutgoingMail(
+                        id=row.saved_id,
+                        # VERP: a bounce names this very row (pbm.mail.bounces).
+                        envelope_from=verp_address(row.envelope_from, row.saved_id, row.verp),
+                        recipients=tuple(recipients_of(row)),
+                        raw=row.raw,
+                        attempts=row.attempts,
+                        message_id=row.message_id,
+                    ),
+                    row.html,
                 )
-                claimed.append((mail, html_inputs(session, row.html, recipients, boards)))
+                for row in rows
+            ]
             session.commit()
-        finished = with_html_parts(
-            [(mail.raw, drawings) for mail, drawings in claimed], ANSWER_MAX_BYTES
-        )
+        if not claimed:
+            return []
+        with unavailable_on_failure(), session_for(self.reader) as session:
+            boards: BoardsRead = {}  # each board read once for the mails of this claim
+            orders = [
+                (mail.raw, html_inputs(session, html, mail.recipients, boards))
+                for mail, html in claimed
+            ]
+        finished = with_html_parts(orders, ANSWER_MAX_BYTES)
         return [replace(mail, raw=raw) for (mail, _), raw in zip(claimed, finished, strict=True)]
 
     async def due(self, limit: int, held: frozenset[int] = frozenset()) -> list[OutgoingMail]:
@@ -251,8 +267,41 @@ class DbOutbox:
             session.commit()
 
     async def record(self, outcomes: Sequence[SendOutcome]) -> None:
-        if outcomes:
-            await asyncio.to_thread(self._record, outcomes)
+        """Record `outcomes`, committed when this returns. The sender's connections
+        record at once more often than not, each waiting for the write lock: the
+        outcomes that come in while one transaction runs go together in the next."""
+        if not outcomes:
+            return
+        committed = asyncio.get_running_loop().create_future()
+        self._to_record.append((outcomes, committed))
+        if not self._recording:
+            self._recording = True
+            try:
+                await self._record_waiting()
+            finally:
+                self._recording = False
+        await committed
+
+    async def _record_waiting(self) -> None:
+        """Record what waits, one transaction at a time, until nothing does."""
+        while self._to_record:
+            batch, self._to_record = self._to_record, []
+            try:
+                await asyncio.to_thread(self._record, [o for outs, _ in batch for o in outs])
+            except Exception as exc:
+                for _, committed in batch:  # each waiter hears of the failure
+                    if not committed.done():  # (unless it was cancelled meanwhile)
+                        committed.set_exception(exc)
+            except BaseException:
+                # cancelled: no waiter is left waiting for a transaction that never runs
+                for _, committed in batch + self._to_record:
+                    committed.cancel()
+                self._to_record = []
+                raise
+            else:
+                for _, committed in batch:
+                    if not committed.done():
+                        committed.set_result(None)
 
     def depth(self) -> int:
         with session_for(self.engine) as session:

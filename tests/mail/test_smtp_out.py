@@ -6,6 +6,7 @@ import asyncio
 import itertools
 import json
 import mailbox
+import threading
 import time
 from collections.abc import Sequence
 from datetime import UTC, datetime, timedelta
@@ -256,6 +257,45 @@ def test_crash_before_marking_sends_twice_never_zero(stack, outbox: DbOutbox) ->
     asyncio.run(crash_then_resume())
     assert rows(outbox)[mail_id].status == "sent"
     assert stack.wait_count("carol", 2) == 2
+
+
+class CountingLock:
+    """The daemon's write lock, counting the transactions that took it."""
+
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.taken = 0
+
+    def __enter__(self) -> None:
+        self.lock.acquire()
+        self.taken += 1
+
+    def __exit__(self, *_exc: object) -> None:
+        self.lock.release()
+
+
+def test_outcomes_recorded_meanwhile_go_in_one_transaction(tmp_path: Path) -> None:
+    """Three connections record at once while the processor holds the write lock: the
+    first waits for it, the two that came meanwhile share the next transaction, and
+    each returns only once its outcome is committed."""
+    engine = make_engine(f"sqlite:///{tmp_path / 'pbm.sqlite3'}")
+    init_db(engine)
+    lock = CountingLock()
+    outbox = DbOutbox(engine, SystemClock(), lock)
+    ids = [enqueue(outbox, f"p{n}@example.org") for n in range(3)]
+
+    async def scenario() -> None:
+        lock.lock.acquire()  # the processor's move in hand
+        records = [asyncio.ensure_future(outbox.record([SendOutcome(i, "sent")])) for i in ids]
+        await asyncio.sleep(0.2)
+        assert not any(r.done() for r in records)
+        assert {m.status for m in rows(outbox).values()} == {"queued"}
+        lock.lock.release()
+        await asyncio.gather(*records)
+
+    asyncio.run(scenario())
+    assert lock.taken == 2
+    assert [rows(outbox)[i].status for i in ids] == ["sent"] * 3
 
 
 def test_maildir_transport_is_the_embedded_default(tmp_path: Path, outbox: DbOutbox) -> None:

@@ -17,7 +17,7 @@ from sqlalchemy.engine import Engine
 from sqlmodel import SQLModel
 
 from pbm.games import get_game
-from pbm.intake import message_id_of, store_inbound
+from pbm.intake import arrival, message_id_of, store_inbound
 from pbm.mail.identity import DEFAULT_RULES
 from pbm.mailstore import DbInbox
 from pbm.services.mailing import outbox
@@ -103,8 +103,8 @@ def test_sqlite_uses_wal_and_a_busy_timeout(tmp_path: Path) -> None:
 def test_store_inbound_is_idempotent(server: Server) -> None:
     raw = server.raw("a@b.example", "help", message_id="<same@b.example>")
     with session_for(server.engine) as session:
-        first = store_inbound(session, raw, via="imap", now=START, rules=DEFAULT_RULES)
-        again = store_inbound(session, raw, via="lmtp", now=START, rules=DEFAULT_RULES)
+        first = store_inbound(session, arrival(raw, DEFAULT_RULES), via="imap", now=START)
+        again = store_inbound(session, arrival(raw, DEFAULT_RULES), via="lmtp", now=START)
         session.commit()
     assert first[1] is True and again == (first[0], False)
     # A mail without a Message-ID is known again by its bytes, and another is not taken
@@ -114,9 +114,9 @@ def test_store_inbound_is_idempotent(server: Server) -> None:
     assert message_id_of(no_id).startswith("<missing.")
     assert message_id_of(other).startswith("<missing.")
     with session_for(server.engine) as session:
-        kept = store_inbound(session, no_id, via="imap", now=START, rules=DEFAULT_RULES)
-        same = store_inbound(session, no_id, via="lmtp", now=START, rules=DEFAULT_RULES)
-        new = store_inbound(session, other, via="imap", now=START, rules=DEFAULT_RULES)
+        kept = store_inbound(session, arrival(no_id, DEFAULT_RULES), via="imap", now=START)
+        same = store_inbound(session, arrival(no_id, DEFAULT_RULES), via="lmtp", now=START)
+        new = store_inbound(session, arrival(other, DEFAULT_RULES), via="imap", now=START)
         session.commit()
     assert kept[1] is True and same == (kept[0], False)
     assert new[1] is True and len({first[0], kept[0], new[0]}) == 3
