@@ -18,7 +18,7 @@ import logging
 import mailbox
 import ssl
 import time
-from collections.abc import Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from datetime import timedelta
 from pathlib import Path
@@ -237,14 +237,50 @@ class RetryPolicy:
 SEND_BATCH = 10
 
 
-class _Batch:
-    """The mails of one claim, handed to the lanes in queue order, except that a mail to
-    an address that has an earlier mail in flight or still waiting waits its turn."""
+class _Stream:
+    """The mails one drain sends, claimed a batch at a time as the lanes run low, and
+    handed to the lanes in queue order, except that a mail to an address that has an
+    earlier mail in flight or still waiting waits its turn. The next batch is claimed
+    (and its pictures drawn) while the lanes send: none waits for the slowest mail of a
+    batch, nor for drawing."""
 
-    def __init__(self, mails: Sequence[OutgoingMail]) -> None:
-        self.waiting = list(mails)
+    def __init__(
+        self,
+        claim: Callable[[int, frozenset[int]], Awaitable[list[OutgoingMail]]],
+        batch: int,
+        low: int,
+        stop: asyncio.Event | None,
+    ) -> None:
+        self._claim = claim
+        self._stop = stop  # a shutdown: the mails in flight finish, no other starts
+        self._batch = batch
+        self._low = low  # claim again once no more than this many mails wait
+        self.waiting: list[OutgoingMail] = []
         self.in_flight: set[str] = set()  # recipients of the mails being sent
+        self.in_hand: set[int] = set()  # claimed, outcome not recorded: never claimed again
         self.changed = asyncio.Condition()
+        self.claiming: asyncio.Task[None] | None = None
+        self.exhausted = False  # a claim found nothing: this drain claims no more
+        self.failure: BaseException | None = None
+
+    def _start_claim(self) -> None:
+        if self.claiming is None and not self.exhausted and len(self.waiting) <= self._low:
+            self.claiming = asyncio.ensure_future(self._claim_more())
+
+    async def _claim_more(self) -> None:
+        try:
+            mails = await self._claim(self._batch, frozenset(self.in_hand))
+        except BaseException as exc:
+            mails = []
+            self.failure = exc
+        async with self.changed:
+            self.claiming = None
+            if mails:
+                self.waiting.extend(mails)
+                self.in_hand.update(mail.id for mail in mails)
+            else:
+                self.exhausted = True
+            self.changed.notify_all()
 
     def _next(self) -> OutgoingMail | None:
         blocked = set(self.in_flight)
@@ -258,29 +294,42 @@ class _Batch:
 
     async def take(self) -> OutgoingMail | None:
         """The next mail that may go now, after waiting for one if need be; None when
-        every mail of the batch has been taken."""
+        the drain is over (nothing more due, or stopped)."""
         async with self.changed:
-            while self.waiting:
+            while self.failure is None and not (self._stop is not None and self._stop.is_set()):
+                self._start_claim()
                 mail = self._next()
                 if mail is not None:
                     return mail
+                if self.exhausted and not self.waiting:
+                    return None
                 await self.changed.wait()
             return None
 
     async def done(self, mail: OutgoingMail) -> None:
         async with self.changed:
             self.in_flight.difference_update(mail.recipients)
+            self.in_hand.discard(mail.id)
             self.changed.notify_all()
 
-    async def stop(self) -> None:
-        """No further mail is taken: the mails in flight finish, the rest stay queued."""
+    async def stop(self, failure: BaseException | None = None) -> None:
+        """No further mail is taken: the mails in flight finish, the rest stay claimed
+        by this daemon, whose next drain takes them again."""
         async with self.changed:
+            self.exhausted = True
             self.waiting.clear()
+            if failure is not None and self.failure is None:
+                self.failure = failure
             self.changed.notify_all()
+
+    async def finish(self) -> None:
+        """Wait for a claim still running: its mails are this daemon's to send."""
+        if self.claiming is not None:
+            await asyncio.shield(self.claiming)
 
 
 class OutboxSender:
-    """Sends due mail (fetched in batches), as many mails at once as the transport has
+    """Sends due mail (claimed in batches), as many mails at once as the transport has
     lanes, and records each outcome as soon as its SMTP transaction has ended."""
 
     def __init__(
@@ -302,36 +351,16 @@ class OutboxSender:
         self.failed = 0
 
     async def drain(self, stop: asyncio.Event | None = None) -> int:
-        """Send everything due now; returns how many mails were handled."""
-        handled = 0
-        mails = await self.queue.due(self.batch)
-        while mails and not (stop is not None and stop.is_set()):
-            # The next batch is claimed, and its pictures drawn, while this one goes out:
-            # the sender then never waits for drawing. Its claim leaves out the mails in
-            # hand, whose outcomes are not recorded yet.
-            ahead = asyncio.ensure_future(
-                self.queue.due(self.batch, held=frozenset(mail.id for mail in mails))
-            )
-            try:
-                handled += await self._send_batch(mails, stop)
-            finally:
-                # a claim is never left running: its mails are this daemon's to send
-                mails = await ahead
-        return handled
-
-    async def _send_batch(self, mails: Sequence[OutgoingMail], stop: asyncio.Event | None) -> int:
-        """Send one claimed batch over the transport's lanes; returns the mails handled.
-        When a lane fails (the store cannot record), the others finish the mail in hand
-        and take no more, and the failure is raised."""
-        batch = _Batch(mails)
+        """Send everything due now; returns how many mails were handled. When the store
+        fails (a claim or a record), the lanes finish the mails in hand and the failure
+        is raised."""
+        lanes = max(self.transport.lanes, 1)
+        stream = _Stream(self.queue.due, self.batch, low=lanes, stop=stop)
         handled = 0
 
         async def lane() -> None:
             nonlocal handled
-            while not (stop is not None and stop.is_set()):
-                mail = await batch.take()
-                if mail is None:
-                    return
+            while (mail := await stream.take()) is not None:
                 try:
                     await self._limiter.wait()
                     outcome = await self.send_one(mail)
@@ -339,18 +368,22 @@ class OutboxSender:
                     # now sends again only the mails in flight, where recording a whole
                     # batch at its end sent every mail of it again.
                     await self.queue.record([outcome])
-                except BaseException:
-                    await batch.stop()
+                except BaseException as exc:
+                    await stream.stop(exc)
                     raise
                 finally:
-                    await batch.done(mail)
+                    await stream.done(mail)
                 handled += 1
 
-        lanes = min(max(self.transport.lanes, 1), len(mails))
-        results = await asyncio.gather(*(lane() for _ in range(lanes)), return_exceptions=True)
+        try:
+            results = await asyncio.gather(*(lane() for _ in range(lanes)), return_exceptions=True)
+        finally:
+            await stream.finish()
         for result in results:
             if isinstance(result, BaseException):
                 raise result
+        if stream.failure is not None:
+            raise stream.failure
         return handled
 
     async def send_one(self, mail: OutgoingMail) -> SendOutcome:

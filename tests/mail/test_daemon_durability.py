@@ -441,6 +441,38 @@ def test_lanes_overlap_but_mails_to_one_address_go_in_queue_order() -> None:
     assert most == 3
 
 
+class SlowFirst(Journal):
+    """A relay that holds the first mail until every other mail was recorded."""
+
+    def __init__(self, mails: Sequence[OutgoingMail], lanes: int) -> None:
+        super().__init__(mails, lanes)
+        self.others_done = asyncio.Event()
+        self.others = len(mails) - 1
+
+    async def send(self, mail: OutgoingMail) -> dict[str, str]:
+        if mail.id == 1:
+            await self.others_done.wait()
+        return await super().send(mail)
+
+    async def record(self, outcomes: Sequence[SendOutcome]) -> None:
+        await super().record(outcomes)
+        if sum(e.startswith("record") for e in self.events) == self.others:
+            self.others_done.set()
+
+
+def test_a_slow_mail_holds_back_no_other_lane() -> None:
+    """While one connection waits for a slow answer, the others go on through the next
+    claims, not only the mails claimed with the slow one."""
+    mails = [OutgoingMail(n, "pbm@x", (f"p{n}@x",), b"raw", 0) for n in range(1, 8)]
+    journal = SlowFirst(mails, lanes=2)
+
+    async def scenario() -> int:
+        return await asyncio.wait_for(OutboxSender(journal, journal, batch=2).drain(), 5)
+
+    assert asyncio.run(scenario()) == 7
+    assert journal.events[-2:] == ["sent 1", "record 1 sent"]
+
+
 # --- IMAP under a locked store: the message stays unseen -------------------------------
 
 
