@@ -142,7 +142,7 @@ def store_inbound(
     }
     inbound_id, created = queries.add_inbound(session, values)
     if created:
-        queries.add_inbound_keys(session, inbound_id, list(message.keys))
+        queries.add_inbound_keys(session, inbound_id, message.keys)
     return inbound_id, created
 
 

@@ -208,9 +208,9 @@ class DbOutbox:
         # SQLite the daemon passes a read-only engine (pbm.store.readonly), whose reads
         # neither wait for a writer nor make one wait.
         self.reader = reader or engine
-        # outcomes waiting for the next record transaction, and whether one runs
+        # outcomes waiting for the next record transaction, and the task that runs them
         self._to_record: list[tuple[Sequence[SendOutcome], asyncio.Future[None]]] = []
-        self._recording = False
+        self._recorder: asyncio.Task[None] | None = None
 
     def _due(self, limit: int, held: frozenset[int]) -> list[OutgoingMail]:
         """Claim due mail: no other daemon sends it while this one's heartbeat lasts.
@@ -269,17 +269,15 @@ class DbOutbox:
     async def record(self, outcomes: Sequence[SendOutcome]) -> None:
         """Record `outcomes`, committed when this returns. The sender's connections
         record at once more often than not, each waiting for the write lock: the
-        outcomes that come in while one transaction runs go together in the next."""
+        outcomes that come in while one transaction runs go together in the next. The
+        transactions run in a task of their own, so no connection waits for the others'
+        outcomes before it takes its next mail."""
         if not outcomes:
             return
         committed = asyncio.get_running_loop().create_future()
         self._to_record.append((outcomes, committed))
-        if not self._recording:
-            self._recording = True
-            try:
-                await self._record_waiting()
-            finally:
-                self._recording = False
+        if self._recorder is None or self._recorder.done():
+            self._recorder = asyncio.ensure_future(self._record_waiting())
         await committed
 
     async def _record_waiting(self) -> None:

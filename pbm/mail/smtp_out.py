@@ -312,13 +312,13 @@ class _Stream:
             self.in_hand.discard(mail.id)
             self.changed.notify_all()
 
-    async def stop(self, failure: BaseException | None = None) -> None:
-        """No further mail is taken: the mails in flight finish, the rest stay claimed
-        by this daemon, whose next drain takes them again."""
+    async def stop(self, failure: BaseException) -> None:
+        """After `failure`, no further mail is taken: the mails in flight finish, the
+        rest stay claimed by this daemon, whose next drain takes them again."""
         async with self.changed:
             self.exhausted = True
             self.waiting.clear()
-            if failure is not None and self.failure is None:
+            if self.failure is None:
                 self.failure = failure
             self.changed.notify_all()
 

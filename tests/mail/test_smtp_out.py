@@ -286,7 +286,10 @@ def test_outcomes_recorded_meanwhile_go_in_one_transaction(tmp_path: Path) -> No
 
     async def scenario() -> None:
         lock.lock.acquire()  # the processor's move in hand
-        records = [asyncio.ensure_future(outbox.record([SendOutcome(i, "sent")])) for i in ids]
+        first = asyncio.ensure_future(outbox.record([SendOutcome(ids[0], "sent")]))
+        await asyncio.sleep(0.1)  # its transaction waits for the lock; two more come
+        later = [asyncio.ensure_future(outbox.record([SendOutcome(i, "sent")])) for i in ids[1:]]
+        records = [first, *later]
         await asyncio.sleep(0.2)
         assert not any(r.done() for r in records)
         assert {m.status for m in rows(outbox).values()} == {"queued"}
