@@ -1,7 +1,7 @@
 """End-to-end mail throughput and latency of `pbm serve` against the real Postfix + Dovecot.
 
     .venv/bin/python benchmarks/mail_e2e.py [--boards 40] [--seconds 30] [--game quadrature]
-                                            [--format html|text]
+                                            [--format html|text] [--no-picture-worker]
 
 Starts the stack (.ci/mailstack.sh, in a temp dir, free ports), then:
 
@@ -19,7 +19,8 @@ the mean of the two: other load on the machine drifts during a run, and the bare
 which keeps both cores busy, feels it most.
 
 Prints moves per second, median and 99th percentile latency for each run, and the ratio;
-for each, the CPU its server used over the window (share of a core, per message), how
+for each, the CPU its server used over the window (share of a core, per message; pbm's
+picture worker process included and also shown alone), how
 busy the whole machine was (both cores), and the machine's CPU per message split into
 the server, this script's clients, and the rest (Postfix, Dovecot, the kernel): on a
 small machine the loop is bound by the sum, so the split says what a faster server
@@ -249,7 +250,8 @@ async def measure(
         "per_second": len(kept) / seconds,
         "median": statistics.median(lat) if lat else float("nan"),
         "p99": lat[min(len(lat) - 1, int(len(lat) * 0.99))] if lat else float("nan"),
-        "server_cpu": (cpu_end[0] - cpu_start[0]) / seconds,
+        "server_cpu": (sum(cpu_end[0]) - sum(cpu_start[0])) / seconds,
+        "server_children_cpu": (cpu_end[0][1] - cpu_start[0][1]) / seconds,
         "machine_busy": busy,
         "machine_cpu": busy * (os.cpu_count() or 1),  # cores
         "client_cpu": (cpu_end[2] - cpu_start[2]) / seconds,
@@ -258,10 +260,29 @@ async def measure(
     }
 
 
-def cpu_seconds(pid: int) -> float:
-    """User and system CPU seconds of process `pid` and its threads (/proc/PID/stat)."""
-    fields = Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+def _stat(pid: int | str) -> list[str]:
+    """The fields of /proc/PID/stat after the command's name (state, ppid, ...)."""
+    return Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()
+
+
+def cpu_seconds(pid: int) -> tuple[float, float]:
+    """User and system CPU seconds of process `pid` with its threads, and of its child
+    processes (pbm's picture worker, pbm.html_parts), from /proc."""
+    tick = os.sysconf("SC_CLK_TCK")
+    own = children = 0.0
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            fields = _stat(entry.name)
+        except OSError:  # gone meanwhile
+            continue
+        used = (int(fields[11]) + int(fields[12])) / tick
+        if int(entry.name) == pid:
+            own += used
+        elif int(fields[1]) == pid:
+            children += used
+    return own, children
 
 
 def own_cpu_seconds() -> float:
@@ -281,7 +302,7 @@ def machine_busy() -> tuple[int, int]:
 # --- pbm ------------------------------------------------------------------------------
 
 
-def start_pbm(stack: Stack, workdir: Path) -> subprocess.Popen[bytes]:
+def start_pbm(stack: Stack, workdir: Path, picture_worker: bool) -> subprocess.Popen[bytes]:
     (listen,) = free_ports(1)
     config = workdir / "pbm.toml"
     config.write_text(
@@ -310,6 +331,7 @@ smtp = "127.0.0.1:{listen}"
 # own (budgets, confirmations), and no budget holds the benchmark back.
 [mail]
 tag_separators = ""
+picture_worker = {"true" if picture_worker else "false"}
 
 [limits]
 replies_per_address_hour = 1000000
@@ -530,7 +552,9 @@ def report(name: str, r: dict[str, float]) -> None:
         f"{name:5} {r['per_second']:7.1f} msg/s  ({r['completed']} in {r['seconds']:.1f} s"
         f" after {r['warmup']:.1f} s warm-up)"
         f"  median {r['median']:.3f} s  p99 {r['p99']:.3f} s\n"
-        f"      server {r['server_cpu']:.0%} of a core, machine {r['machine_busy']:.0%} busy\n"
+        f"      server {r['server_cpu']:.0%} of a core"
+        f" (its worker processes {r['server_children_cpu']:.0%}),"
+        f" machine {r['machine_busy']:.0%} busy\n"
         f"      CPU a message: server {per_message(r['server_cpu']):.1f} ms,"
         f" clients {per_message(r['client_cpu']):.1f} ms,"
         f" Postfix, Dovecot and the rest {per_message(rest):.1f} ms;"
@@ -592,6 +616,11 @@ def main() -> None:
     parser.add_argument(
         "--format", choices=("html", "text"), default="html", help="the players' mail format"
     )
+    parser.add_argument(
+        "--no-picture-worker",
+        action="store_true",
+        help="pbm draws its pictures in its own process ([mail] picture_worker = false)",
+    )
     parser.add_argument("--echo-server", nargs=2, type=int, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.echo_server:
@@ -605,13 +634,14 @@ def main() -> None:
     try:
         print(
             f"stack up (smtp {stack.smtp}, imap {stack.imap}); {args.boards} loops,"
-            f" players' mail format {args.format}",
+            f" players' mail format {args.format},"
+            f" picture worker {'off' if args.no_picture_worker else 'on'}",
             flush=True,
         )
         # The echo loop runs before and after pbm and pbm is held to their mean: the
         # machine's other load drifts over a run, and the bare loop feels it most.
         echo_before = run_echo(stack, args)
-        pbm = start_pbm(stack, work)
+        pbm = start_pbm(stack, work, not args.no_picture_worker)
         pbm_result = asyncio.run(pbm_run(stack, args, work / "pbm.toml", pbm.pid))
         pbm.send_signal(signal.SIGTERM)
         pbm.wait(60)

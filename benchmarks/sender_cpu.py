@@ -11,11 +11,15 @@ into a transport that drops the mails. It does this twice: with the players' def
 format (HTML part and pictures) and with every player set to `format text`. A first
 round of moves is drained before the measured one, so imports and caches are warm as
 in a running server; the measured moves are on other boards, so each position is
-drawn once for its two readers, as in a running server.
+drawn once for its two readers, as in a running server. `--picture-worker` makes the
+HTML parts in a worker process, as `pbm serve` does by default (pbm.html_parts): the
+figures are then this process's, the sender's share of the daemon's CPU, without the
+worker's.
 
     .venv/bin/python benchmarks/sender_cpu.py [--moves 150] [--rounds 3] [--format html]
+                                              [--picture-worker]
     .venv/bin/python benchmarks/sender_cpu.py --instructions [--moves 40] [--format html]
-                                                             (needs Debian's valgrind)
+                                              [--picture-worker]  (needs Debian's valgrind)
 
 Prints, per format, the CPU milliseconds per mail of the whole drain (best and median
 of `--rounds`), of the claim with the HTML part (`OutboxQueue.due`) and of recording
@@ -50,6 +54,7 @@ from sqlmodel import select
 from pbm.app import register
 from pbm.clock import FrozenClock
 from pbm.config import Config
+from pbm.html_parts import HtmlParts, InProcess, PictureWorker
 from pbm.intake import process_message
 from pbm.mail.identity import mailbox_key
 from pbm.mail.smtp_out import OutboxSender, OutgoingMail, SendOutcome
@@ -102,9 +107,12 @@ class TimedQueue:
         self.record_cpu += time.process_time() - began
 
 
-def prepared(fmt: str, moves: int) -> tuple[DbOutbox, FrozenClock, Config, list[bytes], Path]:
+def prepared(
+    fmt: str, moves: int, worker: bool
+) -> tuple[DbOutbox, FrozenClock, Config, list[bytes], Path]:
     """A database with the warm-up moves processed and `moves` more move commands to
-    process, every player reading `fmt`."""
+    process, every player reading `fmt`, its HTML parts made in a worker process if
+    `worker`."""
     rng = random.Random(5)
     path = Path(tempfile.mkdtemp(prefix="pbm-bench-sender-")) / "bench.sqlite3"
     config = Config(
@@ -125,7 +133,15 @@ def prepared(fmt: str, moves: int) -> tuple[DbOutbox, FrozenClock, Config, list[
             session.commit()
     clock = FrozenClock(process.START + timedelta(days=1))
     messages = process.move_messages(engine, active, rng, WARM_UP + moves)
-    return DbOutbox(engine, clock), clock, config, messages, path
+    here = InProcess(engine)
+    html: HtmlParts = PictureWorker(config, here) if worker else here
+    return DbOutbox(engine, clock, html=html), clock, config, messages, path
+
+
+def ready(outbox: DbOutbox) -> None:
+    """Wait until the picture worker, if any, is ready (its start is not measured)."""
+    if isinstance(outbox.html, PictureWorker):
+        assert outbox.html.wait_ready(120), "the picture worker did not start"
 
 
 def process_all(outbox: DbOutbox, clock: FrozenClock, config: Config, raws: list[bytes]) -> None:
@@ -161,15 +177,17 @@ class Round:
         return seconds / self.sent * 1000
 
 
-def one_round(fmt: str, moves: int) -> Round:
+def one_round(fmt: str, moves: int, worker: bool) -> Round:
     mail_html.PICTURES = Pictures()  # the rounds draw the same positions: none kept
-    outbox, clock, config, messages, path = prepared(fmt, moves)
+    outbox, clock, config, messages, path = prepared(fmt, moves, worker)
     process_all(outbox, clock, config, messages[:WARM_UP])
     drain(outbox)  # warm: imports, the pictures' fonts and pieces, the engine
+    ready(outbox)
     began = time.process_time()
     process_all(outbox, clock, config, messages[WARM_UP:])
     per_move = (time.process_time() - began) / moves
     sent, cpu, queue, transport = drain(outbox)
+    outbox.html.close()
     outbox.engine.dispose()
     shutil.rmtree(path.parent)
     assert sent, "nothing was queued"
@@ -177,13 +195,15 @@ def one_round(fmt: str, moves: int) -> Round:
     return Round(sent, cpu, queue.claim, queue.record_cpu, size, per_move)
 
 
-def cpu_report(moves: int, rounds: int, formats: Sequence[str]) -> None:
+def cpu_report(moves: int, rounds: int, formats: Sequence[str], worker: bool) -> None:
     print(
         f"{'format':<6} {'mails':>5} {'best ms':>8} {'median':>7} {'claim+html':>10}"
         f" {'record':>7} {'bytes':>7} {'move ms':>8}"
     )
     for fmt in formats:
-        runs = sorted((one_round(fmt, moves) for _ in range(rounds)), key=lambda r: r.ms(r.cpu))
+        runs = sorted(
+            (one_round(fmt, moves, worker) for _ in range(rounds)), key=lambda r: r.ms(r.cpu)
+        )
         best = runs[0]
         print(
             f"{fmt:<6} {best.sent:>5} {best.ms(best.cpu):>8.2f}"
@@ -198,22 +218,27 @@ def cpu_report(moves: int, rounds: int, formats: Sequence[str]) -> None:
     )
 
 
-def inner(fmt: str, moves: int, with_drain: bool) -> None:
+def inner(fmt: str, moves: int, with_drain: bool, worker: bool) -> None:
     """Set up, process and, if `with_drain`, drain (run under Valgrind)."""
-    outbox, clock, config, messages, path = prepared(fmt, moves)
+    outbox, clock, config, messages, path = prepared(fmt, moves, worker)
     process_all(outbox, clock, config, messages[:WARM_UP])
     drain(outbox)
+    ready(outbox)
     process_all(outbox, clock, config, messages[WARM_UP:])
     if with_drain:
         sent = drain(outbox)[0]
         print(f"sent {sent}")
+    outbox.html.close()
     outbox.engine.dispose()
     shutil.rmtree(path.parent)
 
 
-def counted(fmt: str, moves: int, with_drain: bool) -> tuple[int, int]:
+def counted(fmt: str, moves: int, with_drain: bool, worker: bool) -> tuple[int, int]:
+    """The instructions of this process alone (Valgrind follows no child: a picture
+    worker's are not counted) and the mails sent."""
     command = ["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null", sys.executable]
     command += [__file__, "--inner", fmt, str(moves), "1" if with_drain else "0"]
+    command += ["1" if worker else "0"]
     run = subprocess.run(command, capture_output=True, text=True, check=True)
     found = re.search(r"Collected : (\d+)", run.stderr)
     assert found, run.stderr[-2000:]
@@ -221,12 +246,12 @@ def counted(fmt: str, moves: int, with_drain: bool) -> tuple[int, int]:
     return int(found.group(1)), int(sent.group(1)) if sent else 0
 
 
-def instructions_report(moves: int, formats: Sequence[str]) -> None:
+def instructions_report(moves: int, formats: Sequence[str], worker: bool) -> None:
     if shutil.which("valgrind") is None:
         sys.exit("valgrind is not installed: apt-get install valgrind")
     for fmt in formats:
-        base, _ = counted(fmt, moves, False)
-        more, sent = counted(fmt, moves, True)
+        base, _ = counted(fmt, moves, False, worker)
+        more, sent = counted(fmt, moves, True, worker)
         print(
             f"{fmt:<6} {(more - base) / sent / 1e6:.2f} million instructions per mail"
             f" ({sent} mails)",
@@ -245,15 +270,19 @@ def main() -> None:
         ("--rounds", 3, "runs per format"),
     ):
         parser.add_argument(name, type=int, default=default, help=meaning)
-    parser.add_argument("--inner", nargs=3, help=argparse.SUPPRESS)
+    parser.add_argument(
+        "--picture-worker", action="store_true", help="HTML parts made in a worker process"
+    )
+    parser.add_argument("--inner", nargs=4, help=argparse.SUPPRESS)
     args = parser.parse_args()
+    formats = args.format or ("html", "text")
     if args.inner:
-        fmt, moves, with_drain = args.inner
-        inner(fmt, int(moves), with_drain == "1")
+        fmt, moves, with_drain, worker = args.inner
+        inner(fmt, int(moves), with_drain == "1", worker == "1")
     elif args.instructions:
-        instructions_report(min(args.moves, 40), args.format or ("html", "text"))
+        instructions_report(min(args.moves, 40), formats, args.picture_worker)
     else:
-        cpu_report(args.moves, args.rounds, args.format or ("html", "text"))
+        cpu_report(args.moves, args.rounds, formats, args.picture_worker)
 
 
 if __name__ == "__main__":

@@ -345,6 +345,9 @@ class Config:
     # sub-address tag, and whether local parts ignore case.
     tag_separators: Annotated[str, In("mail", "tag_separators")] = "+"
     fold_local_case: Annotated[bool, In("mail", "fold_local_case")] = True
+    # Whether `pbm serve` draws the pictures of the HTML parts in a worker process
+    # beside its own (pbm.html_parts), where they take no CPU from the mail it handles.
+    picture_worker: Annotated[bool, In("mail", "picture_worker")] = True
     # How often `pbm serve` logs its health line.
     health_seconds: Annotated[float, In("mail", "health_seconds")] = 60.0
     # DKIM signing of outgoing mail; none: pbm signs nothing (an MTA may sign).

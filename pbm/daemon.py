@@ -43,6 +43,7 @@ from pbm.clock import Clock, SystemClock
 from pbm.config import Config
 from pbm.errors import StoreUnavailable
 from pbm.fair_lock import FairLock
+from pbm.html_parts import HtmlParts, InProcess, PictureWorker
 from pbm.jobs import (
     PeriodicJob,
 )
@@ -122,7 +123,15 @@ class Daemon:
             if self.database_file is not None
             else self.engine
         )
-        self.outbox = DbOutbox(self.engine, self.clock, self.write_lock, reader=self.read_engine)
+        # The HTML parts are made in a worker process where it can read the store (a
+        # file or a server, not memory), else here; here too when the worker fails.
+        here = InProcess(self.read_engine)
+        self.html_parts: HtmlParts = (
+            PictureWorker(config, here)
+            if config.picture_worker and (self.database_file is not None or self.shared)
+            else here
+        )
+        self.outbox = DbOutbox(self.engine, self.clock, self.write_lock, html=self.html_parts)
         self.daemon_id = 0  # the heartbeat row, once registered (prepare_store)
         self.liveness: claims.Liveness | None = None  # PostgreSQL: the sign of life
         self._listener: threading.Thread | None = None  # LISTEN/NOTIFY (PostgreSQL)
@@ -347,6 +356,7 @@ class Daemon:
         if self.liveness is not None:
             self.liveness.close()
         self._write_status("stopped")
+        await asyncio.to_thread(self.html_parts.close)
         await asyncio.to_thread(self.engine.dispose)
         if self.read_engine is not self.engine:
             await asyncio.to_thread(self.read_engine.dispose)

@@ -32,12 +32,11 @@ from sqlmodel import select
 from pbm.clock import Clock
 from pbm.config import Config
 from pbm.errors import StoreUnavailable
+from pbm.html_parts import HtmlParts, InProcess, Unfinished
 from pbm.intake import arrival, process_inbound, store_inbound
 from pbm.mail.bounces import verp_address
 from pbm.mail.identity import operator_rules
 from pbm.mail.smtp_out import OutgoingMail, SendOutcome
-from pbm.output_limits import ANSWER_MAX_BYTES
-from pbm.services.mailing.mail_html import BoardsRead, html_inputs, with_html_parts
 from pbm.services.mailing.outbox import (
     mark_failed,
     mark_retry,
@@ -198,27 +197,26 @@ class DbOutbox:
         write_lock: WriteLock | None = None,
         *,
         owner: int = 0,
-        reader: Engine | None = None,
+        html: HtmlParts | None = None,
     ) -> None:
         self.engine = engine
         self.clock = clock
         self.write_lock = write_lock or threading.Lock()
         self.owner = owner  # the daemon whose claims these are (pbm.store.claims)
-        # What the HTML parts need is read through `reader`, outside the write lock: on
-        # SQLite the daemon passes a read-only engine (pbm.store.readonly), whose reads
-        # neither wait for a writer nor make one wait.
-        self.reader = reader or engine
+        # What makes the HTML parts (pbm.html_parts): it reads outside the write lock,
+        # the daemon's through a read-only engine (pbm.store.readonly) on SQLite, whose
+        # reads neither wait for a writer nor make one wait.
+        self.html = html or InProcess(engine)
         # outcomes waiting for the next record transaction, and the task that runs them
         self._to_record: list[tuple[Sequence[SendOutcome], asyncio.Future[None]]] = []
         self._recorder: asyncio.Task[None] | None = None
 
     def _due(self, limit: int, held: frozenset[int]) -> list[OutgoingMail]:
         """Claim due mail: no other daemon sends it while this one's heartbeat lasts.
-        What each mail's HTML part needs is read after the claim, outside the write lock
-        (what it reads, a board up to a move, no longer changes), and the boards are
-        drawn after that (pbm.services.mailing.mail_html). A failure between the claim
-        and the drawing leaves the mails claimed by this daemon, whose next claim takes
-        them again."""
+        The HTML parts are made after the claim, outside the write lock (pbm.html_parts:
+        what they read, a board up to a move, no longer changes). A failure between the
+        claim and the drawing leaves the mails claimed by this daemon, whose next claim
+        takes them again."""
         with self.write_lock, unavailable_on_failure(), session_for(self.engine) as session:
             rows = claims.claim_outbox(
                 session, owner=self.owner, now=self.clock.now(), limit=limit, held=held
@@ -241,13 +239,9 @@ class DbOutbox:
             session.commit()
         if not claimed:
             return []
-        with unavailable_on_failure(), session_for(self.reader) as session:
-            boards: BoardsRead = {}  # each board read once for the mails of this claim
-            orders = [
-                (mail.raw, html_inputs(session, html, mail.recipients, boards))
-                for mail, html in claimed
-            ]
-        finished = with_html_parts(orders, ANSWER_MAX_BYTES)
+        finished = self.html.finish(
+            [Unfinished(mail.raw, html, mail.recipients) for mail, html in claimed]
+        )
         return [replace(mail, raw=raw) for (mail, _), raw in zip(claimed, finished, strict=True)]
 
     async def due(self, limit: int, held: frozenset[int] = frozenset()) -> list[OutgoingMail]:

@@ -20,6 +20,10 @@ _.advance
 # How many wait for pbm.fair_lock.FairLock: its tests queue waiters one by one with it.
 _.waiting
 
+# The picture worker's start, awaited by its tests and benchmarks/sender_cpu.py, which
+# measure the worker rather than its start (pbm/html_parts.py).
+_.wait_ready
+
 # pydantic reads a model's settings from `model_config` (pbm/config.py).
 _.model_config
 

@@ -45,6 +45,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
             "pbm.jobs",
             "pbm.app",
             "pbm.privacy_jobs",
+            "pbm.html_parts",
             "pbm.mailstore",
             "pbm.fair_lock",
             "pbm.runners",
