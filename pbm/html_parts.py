@@ -192,7 +192,10 @@ class PictureWorker:
                 log.warning(kv("pictures_worker_lost", error="exited", code=self._child.exitcode))
                 self._stop(kill=True)
             if time.monotonic() - self._started_at >= self.restart_seconds:
-                self._start()
+                try:
+                    self._start()
+                except OSError as exc:  # no process to be had (a limit): drawn here
+                    log.warning(kv("pictures_worker_not_started", error=repr(exc)))
             return False
         if not self._ready:
             assert self._pipe is not None
@@ -231,6 +234,7 @@ class PictureWorker:
         return kind, value
 
     def _start(self) -> None:
+        self._started_at = time.monotonic()  # a failed start waits its turn too
         ours, theirs = multiprocessing.Pipe()
         level = logging.getLevelName(logging.getLogger().getEffectiveLevel())
         # spawn: the daemon has threads, and a forked child would inherit their locks
@@ -240,10 +244,14 @@ class PictureWorker:
             name="pbm-pictures",
             daemon=True,
         )
-        child.start()
-        theirs.close()
+        try:
+            child.start()
+        except BaseException:
+            ours.close()
+            raise
+        finally:
+            theirs.close()
         self._child, self._pipe, self._ready = child, ours, False
-        self._started_at = time.monotonic()
         self.started += 1
         log.info(kv("pictures_worker", pid=self.pid))
 

@@ -6,7 +6,9 @@ connection."""
 
 from __future__ import annotations
 
+import errno
 import logging
+import multiprocessing
 import os
 import signal
 import time
@@ -144,6 +146,25 @@ def test_a_worker_that_cannot_live_is_not_started_for_every_claim(server: Server
 
 
 @pytest.mark.sqlite  # a database file that only the worker cannot open
+def test_a_worker_that_cannot_be_started_leaves_the_drawing_here(
+    server: Server, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    mails = a_move_queued(server)
+    tries: list[int] = []
+
+    def no_process(_process: object) -> None:
+        tries.append(1)
+        raise BlockingIOError(errno.EAGAIN, "Resource temporarily unavailable")
+
+    monkeypatch.setattr(multiprocessing.get_context("spawn").Process, "start", no_process)
+    worker = PictureWorker(server.config, InProcess(server.engine), restart_seconds=3600)
+    with caplog.at_level(logging.WARNING, logger="pbm.daemon"):
+        for _ in range(3):
+            assert [len(shown(m)[1]) for m in worker.finish(mails)] == [1, 1]
+    assert "event=pictures_worker_not_started" in caplog.text
+    assert tries == [1] and worker.started == 0 and worker.pid is None  # tried once
+
+
 def test_the_store_unavailable_to_the_worker_is_raised_as_in_the_daemon(
     server: Server, tmp_path: Path
 ) -> None:
