@@ -264,8 +264,11 @@ def make_move(
         return  # too late: time ran out before this move came (the forfeit is mailed)
     notes = conditional.Notes()
     before = board.row.move_count
+    # Read before the move is played, so that the read does not flush the move's rows
+    # first, then the rest of them again at the end.
+    away = vacation.on_vacation(ctx.session, user, ctx.now())
     _play_one(ctx, board, index, request.text, auto=False, notes=notes)
-    if vacation.on_vacation(ctx.session, user, ctx.now()):
+    if away:
         # A move does not end a vacation: its days keep running out unless he stops it.
         notes.add(user, phrase("moved_on_vacation", userid=user.userid))
     _change(board.players[index][0], submitted_move=None)
