@@ -14,7 +14,7 @@ in a running server; the measured moves are on other boards, so each position is
 drawn once for its two readers, as in a running server. `--picture-worker` makes the
 HTML parts in a worker process, as `pbm serve` does by default (pbm.html_parts): the
 figures are then this process's, the sender's share of the daemon's CPU, without the
-worker's.
+worker's, and the worker's resident memory after the drain is printed too.
 
     .venv/bin/python benchmarks/sender_cpu.py [--moves 150] [--rounds 3] [--format html]
                                               [--picture-worker]
@@ -172,6 +172,7 @@ class Round:
     record: float
     size: float
     per_move: float
+    worker_mb: float | None  # the picture worker's resident memory after the drain
 
     def ms(self, seconds: float) -> float:
         return seconds / self.sent * 1000
@@ -187,12 +188,23 @@ def one_round(fmt: str, moves: int, worker: bool) -> Round:
     process_all(outbox, clock, config, messages[WARM_UP:])
     per_move = (time.process_time() - began) / moves
     sent, cpu, queue, transport = drain(outbox)
+    worker_mb = resident_mb(outbox.html.pid) if isinstance(outbox.html, PictureWorker) else None
     outbox.html.close()
     outbox.engine.dispose()
     shutil.rmtree(path.parent)
     assert sent, "nothing was queued"
     size = statistics.mean(transport.sizes)
-    return Round(sent, cpu, queue.claim, queue.record_cpu, size, per_move)
+    return Round(sent, cpu, queue.claim, queue.record_cpu, size, per_move, worker_mb)
+
+
+def resident_mb(pid: int | None) -> float | None:
+    """The resident memory of process `pid` in MB (/proc/PID/status), if it lives."""
+    if pid is None:
+        return None
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) / 1024
+    return None
 
 
 def cpu_report(moves: int, rounds: int, formats: Sequence[str], worker: bool) -> None:
@@ -212,6 +224,8 @@ def cpu_report(moves: int, rounds: int, formats: Sequence[str], worker: bool) ->
             f" {best.per_move * 1000:>8.2f}",
             flush=True,
         )
+        if best.worker_mb is not None:
+            print(f"       the picture worker: {best.worker_mb:.0f} MB resident after the drain")
     print(
         "(CPU milliseconds per mail; claim+html: the claim with drawing and composing;"
         " move ms: the processing of one move command, which queued two of these mails)"
