@@ -37,6 +37,7 @@ from pbm.intake import arrival, process_inbound, store_inbound
 from pbm.mail.bounces import verp_address
 from pbm.mail.identity import operator_rules
 from pbm.mail.smtp_out import OutgoingMail, SendOutcome
+from pbm.passwords_ahead import PasswordsAhead
 from pbm.services.mailing.outbox import (
     mark_failed,
     mark_retry,
@@ -78,6 +79,7 @@ class DbInbox:
         *,
         owner: int = 0,
         claim_batch: int = CLAIM_BATCH,
+        ahead: PasswordsAhead | None = None,
     ) -> None:
         self.engine = engine
         self.clock = clock
@@ -88,6 +90,8 @@ class DbInbox:
         # the daemon (pbm.store.claims) whose claims these are; 0 for none registered
         self.owner = owner
         self.claim_batch = claim_batch
+        # the passwords a message names, checked before its transaction takes the lock
+        self.ahead = ahead
 
     def store_now(self, raw: bytes, via: str) -> tuple[int, bool]:
         """Store and commit `raw`; returns (id, created). Raises StoreUnavailable when
@@ -160,6 +164,8 @@ class DbInbox:
                 for inbound_id in ids:
                     if stop.is_set():
                         break
+                    if self.ahead is not None:
+                        self.ahead.check(inbound_id, self.clock.now())
                     with self.write_lock:
                         status = process_inbound(
                             self.engine, inbound_id, clock=self.clock, config=self.config

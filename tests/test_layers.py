@@ -46,6 +46,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
             "pbm.app",
             "pbm.privacy_jobs",
             "pbm.html_parts",
+            "pbm.passwords_ahead",
             "pbm.mailstore",
             "pbm.fair_lock",
             "pbm.runners",

@@ -14,16 +14,21 @@ DEFAULT_LOG2_N = 15  # N = 32768, r = 8: 32 MiB per hash
 _R = 8
 _P = 1
 _CACHE_SIZE = 4096
+_REFUTED_SIZE = 256
 
-# A cache of a pure function of its arguments, like pbm's others (docs/architecture.md,
-# "What a process keeps"): successful verifications, keyed by an HMAC of (stored hash, password)
-# under a secret that lives only in this process, at most _CACHE_SIZE of them. A server
-# checks the same passwords all day and scrypt is deliberately slow (about 100 ms at
-# N=2**15), so without it a move by password could not reach benchmarks/process.py's
-# floor of 150 moves/s per core. A changed password has a new hash, so its old entry
-# can no longer match; a failed attempt is never cached.
+# Caches of a pure function of its arguments, like pbm's others (docs/architecture.md,
+# "What a process keeps"), keyed by an HMAC of (stored hash, password) under a secret
+# that lives only in this process. A server checks the same passwords all day and scrypt
+# is deliberately slow (about 100 ms at N=2**15), so without them a move by password
+# could not reach benchmarks/process.py's floor of 150 moves/s per core. A changed
+# password has a new hash, so its old entries can no longer match. Successful checks,
+# at most _CACHE_SIZE. Failed ones, at most _REFUTED_SIZE in a table of their own, so
+# that wrong passwords never push a right one out: they are kept only so that a check
+# made ahead, outside the write lock (pbm.passwords_ahead), is not run again inside it.
+# Whoever checks still counts each failure (pbm.services.accounts.users.authenticate).
 _cache_key = os.urandom(32)
 _verified: OrderedDict[bytes, None] = OrderedDict()
+_refuted: OrderedDict[bytes, None] = OrderedDict()
 
 
 def _b64(data: bytes) -> str:
@@ -50,9 +55,10 @@ def hash_password(password: str, log2_n: int = DEFAULT_LOG2_N) -> str:
 def verify_password(password: str, stored: str) -> bool:
     """Whether `password` matches `stored` (constant-time on the digest)."""
     key = hmac.new(_cache_key, f"{stored}\0{password}".encode(), hashlib.sha256).digest()
-    if key in _verified:
-        _verified.move_to_end(key)
-        return True
+    for kept in (_verified, _refuted):
+        if key in kept:
+            kept.move_to_end(key)
+            return kept is _verified
     try:
         scheme, log2_n, r, p, salt, digest = stored.split("$")
         if scheme != "scrypt":
@@ -61,8 +67,8 @@ def verify_password(password: str, stored: str) -> bool:
     except (ValueError, TypeError):
         return False
     ok = hmac.compare_digest(actual, _unb64(digest))
-    if ok:
-        _verified[key] = None
-        if len(_verified) > _CACHE_SIZE:
-            _verified.popitem(last=False)
+    kept, size = (_verified, _CACHE_SIZE) if ok else (_refuted, _REFUTED_SIZE)
+    kept[key] = None
+    if len(kept) > size:
+        kept.popitem(last=False)
     return ok
