@@ -63,11 +63,15 @@ def scrypt_runs(monkeypatch: pytest.MonkeyPatch) -> list[bool]:
     return runs
 
 
-def _board(server: Server) -> None:
+def _board(server: Server, scrypt_runs: list[bool]) -> str:
+    """alice and bob at a new Quarto board; alice's first move. The scrypt runs of the
+    set-up are forgotten."""
     server.signup("alice")
     server.signup("bob")
     assert server.send("alice@players.example", "quarto challenge alice bob") == "done"
     server.new_mail()
+    scrypt_runs.clear()
+    return legal_texts(server, "quarto")[0]
 
 
 def _through_daemon(server: Server, daemon: Daemon, sender: str, subject: str) -> None:
@@ -86,9 +90,7 @@ def _failures(server: Server) -> int:
 def test_a_first_move_after_a_start_checks_its_password_outside_the_transaction(
     server: Server, daemon: Daemon, scrypt_runs: list[bool]
 ) -> None:
-    _board(server)
-    scrypt_runs.clear()
-    move = legal_texts(server, "quarto")[0]
+    move = _board(server, scrypt_runs)
     _through_daemon(server, daemon, "alice@players.example", f"quarto move 101 alice secret {move}")
     assert scrypt_runs == [False]  # one check, before the transaction
     mails = server.new_mail()
@@ -99,9 +101,7 @@ def test_a_first_move_after_a_start_checks_its_password_outside_the_transaction(
 def test_a_wrong_password_is_checked_ahead_once_then_in_the_transaction_as_before(
     server: Server, daemon: Daemon, scrypt_runs: list[bool]
 ) -> None:
-    _board(server)
-    scrypt_runs.clear()
-    move = legal_texts(server, "quarto")[0]
+    move = _board(server, scrypt_runs)
     _through_daemon(server, daemon, "alice@players.example", f"quarto move 101 alice wrong1 {move}")
     # Refuted ahead; the transaction found the outcome kept, and counted the failure.
     assert scrypt_runs == [False]
