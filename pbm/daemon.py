@@ -117,6 +117,9 @@ class Daemon:
             if self.database_file is not None
             else self.engine
         )
+        # Whether another connection, or another process, can read the store: a file or
+        # a server can, a database in memory cannot.
+        read_apart = self.database_file is not None or self.shared
         self.inbox = DbInbox(
             self.engine,
             self.clock,
@@ -124,20 +127,13 @@ class Daemon:
             self.write_lock,
             self.database_file,
             claim_batch=PG_CLAIM_BATCH if self.shared else PROCESS_CHUNK,
-            # a database in memory has no second engine to read it outside the lock
-            ahead=(
-                PasswordsAhead(self.read_engine, config)
-                if self.database_file is not None or self.shared
-                else None
-            ),
+            ahead=PasswordsAhead(self.read_engine, config) if read_apart else None,
         )
-        # The HTML parts are made in a worker process where it can read the store (a
-        # file or a server, not memory), else here; here too when the worker fails.
+        # The HTML parts are made in a worker process where it can read the store, else
+        # here; here too when the worker fails.
         here = InProcess(self.read_engine)
         self.html_parts: HtmlParts = (
-            PictureWorker(config, here)
-            if config.picture_worker and (self.database_file is not None or self.shared)
-            else here
+            PictureWorker(config, here) if config.picture_worker and read_apart else here
         )
         self.outbox = DbOutbox(self.engine, self.clock, self.write_lock, html=self.html_parts)
         self.daemon_id = 0  # the heartbeat row, once registered (prepare_store)
@@ -361,16 +357,21 @@ class Daemon:
                 await asyncio.to_thread(self._signed_off)
             except StoreUnavailable as exc:  # its claims then run out with the lease
                 log.warning(kv("sign_off_failed", error=exc))
+        self._write_status("stopped")
+        await asyncio.to_thread(self.close)
+        log.info(kv("stopped"))
+
+    def close(self) -> None:
+        """Let go of what the daemon holds: its liveness lock, its picture worker, its
+        engines and its database file (the end of `run`, and of a test's daemon)."""
         if self.liveness is not None:
             self.liveness.close()
-        self._write_status("stopped")
-        await asyncio.to_thread(self.html_parts.close)
-        await asyncio.to_thread(self.engine.dispose)
+        self.html_parts.close()
+        self.engine.dispose()
         if self.read_engine is not self.engine:
-            await asyncio.to_thread(self.read_engine.dispose)
+            self.read_engine.dispose()
         if self.database_file is not None:
             self.database_file.close()
-        log.info(kv("stopped"))
 
     def health_line(self) -> str:
         c = self.counters

@@ -29,16 +29,9 @@ def daemon(server: Server) -> Iterator[Daemon]:
     running.prepare_store()
     running.clock = running.inbox.clock = server.clock
     yield running
-    # On PostgreSQL its liveness lock is on a connection of its own: the next test's
-    # daemon, numbered 1 again once the tables are emptied, would wait for it forever.
-    if running.liveness is not None:
-        running.liveness.close()
-    running.html_parts.close()
-    if running.read_engine is not running.engine:
-        running.read_engine.dispose()
-    running.engine.dispose()
-    if running.database_file is not None:
-        running.database_file.close()
+    # On PostgreSQL this closes its liveness lock too: the next test's daemon, numbered 1
+    # again once the tables are emptied, would wait for it forever.
+    running.close()
 
 
 @pytest.fixture
