@@ -29,7 +29,7 @@ import threading
 import time
 from datetime import timedelta
 from pathlib import Path
-from types import TracebackType
+from typing import Any
 
 from sqlalchemy import update
 
@@ -65,15 +65,10 @@ class TimedLock:
         self.holding, self._since = True, time.perf_counter()
         return self
 
-    def __exit__(
-        self,
-        kind: type[BaseException] | None,
-        value: BaseException | None,
-        traceback: TracebackType | None,
-    ) -> None:
+    def __exit__(self, *exc_info: Any) -> None:
         self.held.append(time.perf_counter() - self._since)
         self.holding = False
-        self.lock.__exit__(kind, value, traceback)
+        self.lock.__exit__(*exc_info)
 
 
 def build(directory: Path, count: int) -> Path:

@@ -23,7 +23,6 @@ spares the transaction its own.
 from __future__ import annotations
 
 import logging
-import threading
 from collections import OrderedDict
 from datetime import datetime, timedelta
 from functools import cache
@@ -44,6 +43,7 @@ from pbm.services.accounts.passwords import verify_password
 from pbm.store import queries
 from pbm.store.engine import session_for
 from pbm.store.models import InboundMessage
+from pbm.store.types import table_of
 
 log = logging.getLogger(__name__)
 
@@ -51,8 +51,8 @@ MAX_CHECKS = 3  # scrypt runs ahead for one message, however many commands it ho
 _REFUTED_KEPT = 4096  # accounts remembered as refuted ahead (the oldest forgotten first)
 # The words of a usage form that stand for the account and its password.
 _ACCOUNT, _PASSWORDS = "userid", ("password", "current-password")
-_INBOUND = InboundMessage.__table__.c  # type: ignore[attr-defined]
-_RAW = sa_select(_INBOUND.raw).where(_INBOUND.id == bindparam("row_id"))
+_INBOUND = table_of(InboundMessage)
+_RAW = sa_select(_INBOUND.c.raw).where(_INBOUND.c.id == bindparam("row_id"))
 
 
 @cache
@@ -99,33 +99,30 @@ def named_pairs(raw: bytes, config: Config) -> list[tuple[str, str]]:
 
 class PasswordsAhead:
     """The processor's checks ahead, through `reader` (an engine that reads outside the
-    write lock, pbm.store.readonly), with the accounts it found a wrong password for."""
+    write lock, pbm.store.readonly), with the accounts it found a wrong password for.
+    The daemon's one processor uses it, one message at a time."""
 
     def __init__(self, reader: Engine, config: Config) -> None:
         self.reader = reader
         self.config = config
-        self._guard = threading.Lock()
         # stored password hash -> when a check ahead refuted a password for it
         self._refuted: OrderedDict[str, datetime] = OrderedDict()
 
-    def check(self, inbound_id: int, now: datetime) -> int:
-        """Check the passwords the stored message `inbound_id` names; returns how many
-        scrypt checks it asked for. A failure here is logged and changes nothing: the
-        transaction checks as it always does."""
+    def check(self, inbound_id: int, now: datetime) -> None:
+        """Check the passwords the stored message `inbound_id` names. A failure here is
+        logged and changes nothing: the transaction checks as it always does."""
         try:
             stored = self._hashes(inbound_id, now)
         except Exception as exc:  # the transaction checks, whatever went wrong here
             log.warning(kv("passwords_ahead_failed", id=inbound_id, error=repr(exc)))
-            return 0
+            return
         # After the read has ended: no reader holds its snapshot through scrypt runs.
         for password, hashed in stored:
             if not verify_password(password, hashed):
-                with self._guard:
-                    self._refuted[hashed] = now
-                    self._refuted.move_to_end(hashed)
-                    if len(self._refuted) > _REFUTED_KEPT:
-                        self._refuted.popitem(last=False)
-        return len(stored)
+                self._refuted[hashed] = now
+                self._refuted.move_to_end(hashed)
+                if len(self._refuted) > _REFUTED_KEPT:
+                    self._refuted.popitem(last=False)
 
     def _hashes(self, inbound_id: int, now: datetime) -> list[tuple[str, str]]:
         """(password, stored hash) of each pair the message names whose account exists
@@ -134,12 +131,13 @@ class PasswordsAhead:
         found: list[tuple[str, str]] = []
         with session_for(self.reader) as session:
             raw = session.connection().execute(_RAW, {"row_id": inbound_id}).scalar()
-            for userid, password in named_pairs(bytes(raw or b""), self.config):
+            if raw is None:  # gone meanwhile: the transaction finds that out
+                return found
+            for userid, password in named_pairs(bytes(raw), self.config):
                 user = queries.user_by_userid(session, userid)
                 if user is None or not user.password_hash:
                     continue
-                with self._guard:
-                    refuted = self._refuted.get(user.password_hash)
+                refuted = self._refuted.get(user.password_hash)
                 if refuted is None or refuted < since:
                     found.append((password, user.password_hash))
         return found
