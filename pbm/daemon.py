@@ -53,7 +53,6 @@ from pbm.mail.imap_in import ImapIntake
 from pbm.mail.settings import MailSettings, mail_settings
 from pbm.mail.smtp_out import MaildirTransport, OutboxSender, RetryPolicy, SmtpRelay, Transport
 from pbm.mailstore import DbInbox, DbOutbox, WriteLock
-from pbm.passwords_ahead import PasswordsAhead
 from pbm.runners.base import Runner, Signals
 from pbm.runners.bots import Bots
 from pbm.runners.counters import Counters
@@ -109,9 +108,8 @@ class Daemon:
         self.shared = claims.is_postgres(self.engine)  # other daemons may share the store
         # see pbm.mailstore: one writer at a time on SQLite, claims on PostgreSQL
         self.write_lock: WriteLock = contextlib.nullcontext() if self.shared else FairLock()
-        # On an SQLite file the sender reads what it draws, and the processor the
-        # passwords it checks ahead, through a read-only engine, outside the write lock
-        # (see DbOutbox, pbm.passwords_ahead); PostgreSQL needs no second engine.
+        # On an SQLite file the sender reads what it draws through a read-only engine,
+        # outside the write lock (see DbOutbox); PostgreSQL needs no second engine.
         self.read_engine = (
             make_read_engine(config.database_url, config.busy_timeout_seconds)
             if self.database_file is not None
@@ -127,7 +125,6 @@ class Daemon:
             self.write_lock,
             self.database_file,
             claim_batch=PG_CLAIM_BATCH if self.shared else PROCESS_CHUNK,
-            ahead=PasswordsAhead(self.read_engine, config) if read_apart else None,
         )
         # The HTML parts are made in a worker process where it can read the store, else
         # here; here too when the worker fails.

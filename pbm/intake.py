@@ -39,6 +39,7 @@ from pbm.logfmt import kv
 from pbm.mail.identity import MailboxRules, operator_rules
 from pbm.mail.inbound import parse_message
 from pbm.pipeline import StoredMessage, handle_message
+from pbm.services.accounts.passwords import PasswordCheckNeeded
 from pbm.services.context import Context
 from pbm.store import claims, queries
 from pbm.store.engine import session_for
@@ -147,7 +148,13 @@ def store_inbound(
 
 
 def process_inbound(
-    engine: Engine, inbound_id: int, *, clock: Clock, config: Config, retry: Backoff = RETRY
+    engine: Engine,
+    inbound_id: int,
+    *,
+    clock: Clock,
+    config: Config,
+    retry: Backoff = RETRY,
+    password_checks_outside: bool = False,
 ) -> str:
     """Process one stored message in its own transaction; returns its final status, or
     "deferred" when a store failure sent it back to wait (status `new`, `attempts` and
@@ -155,7 +162,9 @@ def process_inbound(
     aborted for a conflict with another daemon's (a deadlock, a unique key taken
     meanwhile) runs again at once, up to CONFLICT_RETRIES times, then waits like a store
     failure: a race is never marked failed. Raises StoreUnavailable when even that could
-    not be written: the message then stays as it was, due."""
+    not be written: the message then stays as it was, due. With
+    `password_checks_outside`, a password check no cache keeps rolls the message back
+    and comes out as PasswordCheckNeeded, for the caller to run it and call again."""
 
     def begin(session: Session) -> StoredMessage | str:
         return _stored_or_status(session, inbound_id)
@@ -163,7 +172,14 @@ def process_inbound(
     attempt = 0
     while True:
         try:
-            return _process(engine, begin, via="", clock=clock, config=config)
+            return _process(
+                engine,
+                begin,
+                via="",
+                clock=clock,
+                config=config,
+                password_checks_outside=password_checks_outside,
+            )
         except StoreUnavailable as exc:
             # Two daemons locking one message's boards in opposite orders, or inserting
             # one unique key: PostgreSQL aborts one whole transaction, which runs again
@@ -194,11 +210,13 @@ def _process(
     via: str,
     clock: Clock,
     config: Config,
+    password_checks_outside: bool = False,
 ) -> str:
     """In one unit of work (pbm.work): `begin` (which finds or stores the message), its
     commands, its replies and its status; returns the status. A bug rolls all of it
     back and stores the message as failed, with the traceback. A store failure rolls all
-    of it back and raises StoreUnavailable."""
+    of it back and raises StoreUnavailable, a password check asked for outside
+    (`password_checks_outside`) PasswordCheckNeeded."""
     found: list[StoredMessage] = []
 
     def work(ctx: Context) -> str:
@@ -206,6 +224,7 @@ def _process(
         if isinstance(stored, str):
             return stored
         found.append(stored)
+        ctx.password_checks_outside = password_checks_outside
         status, reason = handle_message(ctx, stored)
         ctx.session.flush()
         params = {"row_id": stored.id, "new_status": status, "reason": reason, "at": clock.now()}
@@ -214,7 +233,7 @@ def _process(
 
     try:
         return run_work(engine, work, clock=clock, config=config)
-    except StoreUnavailable:
+    except (StoreUnavailable, PasswordCheckNeeded):
         raise
     except Exception as exc:
         if claims.conflict(exc):  # a unique key another daemon took meanwhile

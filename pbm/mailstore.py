@@ -37,7 +37,7 @@ from pbm.intake import arrival, process_inbound, store_inbound
 from pbm.mail.bounces import verp_address
 from pbm.mail.identity import operator_rules
 from pbm.mail.smtp_out import OutgoingMail, SendOutcome
-from pbm.passwords_ahead import PasswordsAhead
+from pbm.services.accounts.passwords import PasswordCheckNeeded
 from pbm.services.mailing.outbox import (
     mark_failed,
     mark_retry,
@@ -56,6 +56,9 @@ OWN_VIAS = ("imap", "lmtp", "smtp")
 FOREIGN_GRACE = timedelta(seconds=60)
 # How many stored messages one claim takes: small, so that idle daemons find work too.
 CLAIM_BATCH = 20
+# Password checks a message may have run outside the write lock, each followed by a run
+# of the message again; a message naming more accounts checks the rest inside.
+PASSWORD_CHECKS_OUTSIDE = 3
 
 WriteLock = AbstractContextManager[Any]
 
@@ -79,7 +82,7 @@ class DbInbox:
         *,
         owner: int = 0,
         claim_batch: int = CLAIM_BATCH,
-        ahead: PasswordsAhead | None = None,
+        password_checks_outside: int = PASSWORD_CHECKS_OUTSIDE,
     ) -> None:
         self.engine = engine
         self.clock = clock
@@ -90,8 +93,7 @@ class DbInbox:
         # the daemon (pbm.store.claims) whose claims these are; 0 for none registered
         self.owner = owner
         self.claim_batch = claim_batch
-        # the passwords a message names, checked before its transaction takes the lock
-        self.ahead = ahead
+        self.password_checks_outside = password_checks_outside
 
     def store_now(self, raw: bytes, via: str) -> tuple[int, bool]:
         """Store and commit `raw`; returns (id, created). Raises StoreUnavailable when
@@ -164,18 +166,37 @@ class DbInbox:
                 for inbound_id in ids:
                     if stop.is_set():
                         break
-                    if self.ahead is not None:
-                        self.ahead.check(inbound_id, self.clock.now())
-                    with self.write_lock:
-                        status = process_inbound(
-                            self.engine, inbound_id, clock=self.clock, config=self.config
-                        )
+                    status = self._process(inbound_id)
                     result.processed += 1
                     result.statuses[status] = result.statuses.get(status, 0) + 1
                     processed()
         except StoreUnavailable as exc:
             result.unavailable = exc
         return result
+
+    def _process(self, inbound_id: int) -> str:
+        """Process one stored message under the write lock; its status. scrypt takes
+        about a tenth of a second, and on SQLite the intake storing mail, the sender and
+        every other message would wait for it: so a password check no cache keeps (each
+        player's first command after a start, a wrong password) rolls the message back,
+        runs outside the lock, and the message runs again and finds the outcome kept.
+        Only the transaction decides and counts a failure, after the throttle's budget
+        (pbm.services.accounts.users.authenticate): a check outside runs only where the
+        transaction would have run it."""
+        outside = 0
+        while True:
+            try:
+                with self.write_lock:
+                    return process_inbound(
+                        self.engine,
+                        inbound_id,
+                        clock=self.clock,
+                        config=self.config,
+                        password_checks_outside=outside < self.password_checks_outside,
+                    )
+            except PasswordCheckNeeded as needed:
+                outside += 1
+                needed.run()
 
     def counts(self) -> dict[str, dict[str, int]]:
         """Inbound messages and outbox mails by status, for health lines and status."""

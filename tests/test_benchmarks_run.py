@@ -34,7 +34,7 @@ QUICK = [
     ("pictures.py", ["--games", "1", "quarto"], "pictures at zlib-ng level"),
     # What --instructions runs under valgrind, run here without it.
     ("pictures.py", ["--inner", "1", "--games", "1", "quarto"], "drew 15"),
-    ("passwords_ahead.py", ["--messages", "4"], "0 of 4"),
+    ("passwords_outside.py", ["--messages", "4"], "0 of 4"),
     ("pie_budget.py", ["--seconds", "0.01", "--seeds", "2"], "within"),
     ("process.py", ["--games", "200", "--moves-per-game", "5", "--messages", "20"], "show:"),
     ("quarto_exact.py", ["--counts", "7", "--per-count", "2", "--small", "2"], "0 mismatches"),

@@ -46,7 +46,6 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
             "pbm.app",
             "pbm.privacy_jobs",
             "pbm.html_parts",
-            "pbm.passwords_ahead",
             "pbm.mailstore",
             "pbm.fair_lock",
             "pbm.runners",

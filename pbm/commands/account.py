@@ -26,7 +26,6 @@ class Signup(Command):
     name = "signup"
     aliases = ("add",)
     usage = "userid password [address...]"
-    new_password = True
     summary = (
         "Create an account; replies go to the addresses given, else to yours. A userid "
         "is 2 to 20 letters (any alphabet), digits, dots, hyphens or underscores, and "

@@ -79,9 +79,6 @@ class Command:
     # Whether the verb stands for a one-word move (`swap`, `pass`): `help GAME` lists it
     # only for the games whose `move_words` hold it.
     move_word: ClassVar[bool] = False
-    # Whether the password the usage names is a new one (signup), an account's until the
-    # command has run: pbm.passwords_ahead checks no such password.
-    new_password: ClassVar[bool] = False
 
     def usage_forms(self, rules: Rules | None = None) -> list[str]:
         """Each form of the usage as a whole command line (`quarto subscribe ...`)."""

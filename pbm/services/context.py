@@ -154,6 +154,10 @@ class Context:
     # Set when the mail carries a valid reply token of the sender's own (a board's or a
     # confirmation request's): its password checks skip that lock too.
     sender_token: bool = False
+    # Set by the daemon's processor: a password check whose outcome no cache keeps is
+    # raised (PasswordCheckNeeded) rather than run, so that scrypt, a tenth of a second,
+    # runs outside the write lock and the message then runs again.
+    password_checks_outside: bool = False
     answering: Answering = field(default_factory=Answering)
 
     def now(self) -> datetime:

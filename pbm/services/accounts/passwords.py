@@ -24,8 +24,8 @@ _REFUTED_SIZE = 256
 # password has a new hash, so its old entries can no longer match. Successful checks,
 # at most _CACHE_SIZE. Failed ones, at most _REFUTED_SIZE in a table of their own, so
 # that wrong passwords never push a right one out: they are kept only so that a check
-# made ahead, outside the write lock (pbm.passwords_ahead), is not run again inside it.
-# Whoever checks still counts each failure (pbm.services.accounts.users.authenticate).
+# the daemon ran outside its write lock (PasswordCheckNeeded) is not run again inside
+# it. Whoever checks still counts each failure (pbm.services.accounts.users.authenticate).
 _cache_key = os.urandom(32)
 _verified: OrderedDict[bytes, None] = OrderedDict()
 _refuted: OrderedDict[bytes, None] = OrderedDict()
@@ -52,13 +52,42 @@ def hash_password(password: str, log2_n: int = DEFAULT_LOG2_N) -> str:
     return f"scrypt${log2_n}${_R}${_P}${_b64(salt)}${_b64(digest)}"
 
 
-def verify_password(password: str, stored: str) -> bool:
-    """Whether `password` matches `stored` (constant-time on the digest)."""
-    key = hmac.new(_cache_key, f"{stored}\0{password}".encode(), hashlib.sha256).digest()
+class PasswordCheckNeeded(Exception):
+    """A password check no cache of this process holds, raised instead of run where the
+    caller asked for it (Context.password_checks_outside): the daemon's processor rolls
+    the message back, runs the check outside its write lock and runs the message again,
+    which finds the outcome kept."""
+
+    def __init__(self, password: str, stored: str) -> None:
+        super().__init__("a password check to run outside the transaction")
+        self.password = password
+        self.stored = stored
+
+    def run(self) -> None:
+        """Check the password; its outcome is kept for the next check of the pair."""
+        verify_password(self.password, self.stored)
+
+
+def _key(password: str, stored: str) -> bytes:
+    return hmac.new(_cache_key, f"{stored}\0{password}".encode(), hashlib.sha256).digest()
+
+
+def kept_outcome(password: str, stored: str) -> bool | None:
+    """Whether `password` matches `stored`, when this process has checked the pair and
+    still keeps the outcome; None when only scrypt can tell."""
+    key = _key(password, stored)
     for kept in (_verified, _refuted):
         if key in kept:
             kept.move_to_end(key)
             return kept is _verified
+    return None
+
+
+def verify_password(password: str, stored: str) -> bool:
+    """Whether `password` matches `stored` (constant-time on the digest)."""
+    known = kept_outcome(password, stored)
+    if known is not None:
+        return known
     try:
         scheme, log2_n, r, p, salt, digest = stored.split("$")
         if scheme != "scrypt":
@@ -68,7 +97,7 @@ def verify_password(password: str, stored: str) -> bool:
         return False
     ok = hmac.compare_digest(actual, _unb64(digest))
     kept, size = (_verified, _CACHE_SIZE) if ok else (_refuted, _REFUTED_SIZE)
-    kept[key] = None
+    kept[_key(password, stored)] = None
     if len(kept) > size:
         kept.popitem(last=False)
     return ok

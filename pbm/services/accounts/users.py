@@ -27,7 +27,12 @@ from pbm.errors import AuthError, NotFoundError, PbmError
 from pbm.games import GAMES
 from pbm.mail.visible import hidden_character
 from pbm.services.accounts import consent
-from pbm.services.accounts.passwords import hash_password, verify_password
+from pbm.services.accounts.passwords import (
+    PasswordCheckNeeded,
+    hash_password,
+    kept_outcome,
+    verify_password,
+)
 from pbm.services.context import Context
 from pbm.store import addresses, queries
 from pbm.store.models import GameTypeSetting, Subscription, User, UserAddress
@@ -276,6 +281,8 @@ def authenticate(ctx: Context, userid: str, password: str, known: Sequence[User]
         _count_failure(ctx, pair, stranger, counts, registered=False)
         log.info("unknown userid %r from %s", userid, ctx.sender)
         raise AuthError(phrase("invalid_userid", userid=name))
+    if ctx.password_checks_outside and kept_outcome(password, user.password_hash) is None:
+        raise PasswordCheckNeeded(password, user.password_hash)
     if not verify_password(password, user.password_hash):
         if registered is None:
             registered = _is_registered(ctx, user)

@@ -1,24 +1,23 @@
-"""The daemon checks the passwords a stored message names before the message's
-transaction (pbm.passwords_ahead): scrypt no longer runs while the transaction holds
-SQLite's one write lock, and the ahead checks never cost what the throttle spares."""
+"""The daemon runs no password check inside a message's transaction, which on SQLite
+holds the one write lock: a check no cache keeps rolls the message back, runs outside,
+and the message runs again (pbm.mailstore.DbInbox._process, PasswordCheckNeeded). Every
+command is still applied once, and the throttle spares exactly what it spared."""
 
 from __future__ import annotations
 
 import threading
 from collections import OrderedDict
 from collections.abc import Iterator
-from datetime import timedelta
 
 import pytest
-from sqlmodel import func, select
+from sqlmodel import col, func, select
 
 from pbm import mailstore
-from pbm.config import Config
 from pbm.daemon import Daemon
-from pbm.passwords_ahead import MAX_CHECKS, named_pairs, password_position
+from pbm.mailstore import PASSWORD_CHECKS_OUTSIDE
 from pbm.services.accounts import passwords
 from pbm.store.engine import session_for
-from pbm.store.models import RateEvent
+from pbm.store.models import Move, RateEvent
 from tests.server.conftest import Server, flat, legal_texts
 
 
@@ -71,9 +70,11 @@ def _board(server: Server, scrypt_runs: list[bool]) -> str:
     return legal_texts(server, "quarto")[0]
 
 
-def _through_daemon(server: Server, daemon: Daemon, sender: str, subject: str) -> None:
+def _through_daemon(
+    server: Server, daemon: Daemon, sender: str, subject: str, body: str = ""
+) -> None:
     """Store a mail as the daemon's IMAP intake does, then run its processor once."""
-    daemon.inbox.store_now(server.raw(sender, subject), "imap")
+    daemon.inbox.store_now(server.raw(sender, subject, body), "imap")
     result = daemon.inbox.process_some(threading.Event())
     assert result.statuses == {"done": 1}, result
 
@@ -84,58 +85,57 @@ def _failures(server: Server) -> int:
         return int(session.exec(query).one())
 
 
+def _moves(server: Server) -> list[str]:
+    with session_for(server.engine) as session:
+        return list(session.exec(select(Move.text).order_by(col(Move.number))).all())
+
+
 def test_a_first_move_after_a_start_checks_its_password_outside_the_transaction(
     server: Server, daemon: Daemon, scrypt_runs: list[bool]
 ) -> None:
     move = _board(server, scrypt_runs)
     _through_daemon(server, daemon, "alice@players.example", f"quarto move 101 alice secret {move}")
-    assert scrypt_runs == [False]  # one check, before the transaction
+    assert scrypt_runs == [False]  # one check, between two runs of the message
     mails = server.new_mail()
     assert {a for m in mails for a in m.to} >= {"alice@players.example", "bob@players.example"}
-    assert _failures(server) == 0
+    assert _moves(server) == [move] and _failures(server) == 0
+    # The next command finds the outcome kept: no scrypt, no second run.
+    _through_daemon(server, daemon, "alice@players.example", "quarto show 101 alice secret")
+    assert scrypt_runs == [False]
 
 
-def test_a_wrong_password_is_checked_ahead_once_then_in_the_transaction_as_before(
+def test_a_wrong_password_is_checked_outside_once_and_counted_once(
     server: Server, daemon: Daemon, scrypt_runs: list[bool]
 ) -> None:
     move = _board(server, scrypt_runs)
-    _through_daemon(server, daemon, "alice@players.example", f"quarto move 101 alice wrong1 {move}")
-    # Refuted ahead; the transaction found the outcome kept, and counted the failure.
-    assert scrypt_runs == [False]
-    [reply] = server.new_mail()
-    assert "password" in flat(reply.body).lower() and _failures(server) == 1
-    # An account refuted ahead in the failure window is not checked ahead again: a
-    # stranger's guesses cost no more scrypt runs than they did before.
-    _through_daemon(server, daemon, "alice@players.example", f"quarto move 101 alice wrong2 {move}")
-    assert scrypt_runs == [False, True] and _failures(server) == 2
-    # Once the window has passed, the account is checked ahead again.
-    server.clock.advance(timedelta(minutes=server.config.failure_window_minutes + 1))
+    for attempt in range(1, server.config.max_failures + 1):
+        guess = f"quarto move 101 alice wrong{attempt} {move}"
+        _through_daemon(server, daemon, "alice@players.example", guess)
+        [reply] = server.new_mail()
+        assert "password" in flat(reply.body).lower()
+        assert scrypt_runs == [False] * attempt and _failures(server) == attempt
+    # The budget is spent: the throttle refuses unchecked, and nothing runs outside either.
     _through_daemon(server, daemon, "alice@players.example", f"quarto move 101 alice secret {move}")
-    assert scrypt_runs == [False, True, False]
-    assert "bob@players.example" in {a for m in server.new_mail() for a in m.to}  # played
+    assert scrypt_runs == [False] * server.config.max_failures
+    assert _moves(server) == []
 
 
-def test_a_daemon_on_a_database_file_checks_ahead(daemon: Daemon) -> None:
-    assert daemon.inbox.ahead is not None
-
-
-def test_the_pairs_a_mail_names_are_few_and_never_a_new_accounts(server: Server) -> None:
-    config: Config = server.config
-    lines = "\n".join(f"quarto move 101 player{n} pw{n} a1 SLQF" for n in range(6))
-    several = server.raw("alice@players.example", "multiple", lines)
-    assert named_pairs(several, config) == [(f"player{n}", f"pw{n}") for n in range(MAX_CHECKS)]
-    repeated = server.raw("alice@players.example", "multiple", "quarto resign 101 alice pw\n" * 5)
-    assert named_pairs(repeated, config) == [("alice", "pw")]
-    # a signup's password is no account's yet; an ambiguous usage names no pair
-    assert named_pairs(server.raw("x@players.example", "signup alice guess"), config) == []
-    subscribe = server.raw("alice@players.example", "quarto subscribe 101 alice pw")
-    assert named_pairs(subscribe, config) == []
-    assert password_position("board userid password | userid password board...|all") is None
-    assert password_position("password userid current-password new-password") == 1
-    # no command runs for a robot's mail, so no password is checked for it
-    robot = server.raw(
-        "alice@players.example",
-        "quarto resign 101 alice pw",
-        headers={"Auto-Submitted": "auto-replied"},
-    )
-    assert named_pairs(robot, config) == []
+def test_a_command_before_the_check_is_applied_once_and_checks_past_the_bound_run_inside(
+    server: Server, daemon: Daemon, scrypt_runs: list[bool]
+) -> None:
+    move = _board(server, scrypt_runs)
+    for name in ("carol", "dave", "erin"):
+        server.signup(name)
+    scrypt_runs.clear()
+    lines = [f"quarto move 101 alice secret {move}"]
+    lines += [f"set {name} secret format text" for name in ("bob", "carol", "dave", "erin")]
+    _through_daemon(server, daemon, "alice@players.example", "multiple", "\n".join(lines))
+    # alice, bob, carol outside, each followed by a run from the start; dave and erin inside
+    assert PASSWORD_CHECKS_OUTSIDE == 3
+    assert scrypt_runs == [False, False, False, True, True]
+    assert _moves(server) == [move]  # the move ran four times, and was kept once
+    # one board mail each, one mail with the four answers: nothing sent twice
+    mails = server.new_mail()
+    assert sorted(m.to[0] for m in mails) == ["alice@players.example"] * 2 + ["bob@players.example"]
+    assert flat(next(m.body for m in mails if "answers" in m.subject)).count("plain text") == 4
+    assert _failures(server) == 0
