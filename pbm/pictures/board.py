@@ -38,6 +38,7 @@ from pbm.pictures.canvas import (
 from pbm.pictures.words import PictureWords, say
 
 COORDINATE_SIZE = 12
+CORNER_SIZE = 10  # a corner label (`paint_board`)
 BAND = 20  # the strip on each side of a board that holds its coordinates
 GAP = 16  # between a board and its side panel
 
@@ -105,18 +106,24 @@ def paint_board(
     fill: Callable[[int, int], Colour],
     marks: Mapping[str, Mark],
     occupied: Iterable[str],
+    corners: tuple[str, ...] = (),
 ) -> None:
     """The squares (tinted where the last move touched them), the lines between them,
-    the coordinates on all four edges, and a cross on each square the last move emptied
-    of an enemy piece (a capture). The board without the marks is drawn once per look
-    and kept (`bare_board`)."""
+    the coordinates on all four edges, the `corners` labels (by rank, then file: a
+    small label in each square's top left corner, as Quadrupel's zone numbers), and a
+    cross on each square the last move emptied of an enemy piece (a capture). The
+    board without the marks is drawn once per look and kept (`bare_board`)."""
     fills = tuple(fill(file, rank) for rank in range(grid.ranks) for file in range(grid.files))
     canvas.paste(
-        bare_board(grid.files, grid.ranks, grid.cell, fills), (grid.x - BAND, grid.y - BAND)
+        bare_board(grid.files, grid.ranks, grid.cell, fills, corners),
+        (grid.x - BAND, grid.y - BAND),
     )
     tints = {Mark.MOVE: MOVE_TINT, Mark.EFFECT: EFFECT_TINT}
     for square, mark in marks.items():
-        canvas.rect(grid.box(*grid.square(square)), fill=tints[mark], outline=LINE)
+        file, rank = grid.square(square)
+        canvas.rect(grid.box(file, rank), fill=tints[mark], outline=LINE)
+        if corners:  # the tint covered the kept label
+            _corner(canvas, grid, file, rank, corners[rank * grid.files + file])
     canvas.rect((grid.x, grid.y, grid.x + grid.width, grid.y + grid.height), outline=LINE, width=2)
     full = set(occupied)
     for square, mark in marks.items():
@@ -126,15 +133,25 @@ def paint_board(
             canvas.line([(left, bottom), (right, top)], CAPTURE, 3)
 
 
+def _corner(canvas: Canvas, grid: Grid, file: int, rank: int, label: str) -> None:
+    left, top, _, _ = grid.box(file, rank)
+    canvas.text((left + 4, top + 3), label, CORNER_SIZE, MUTED)
+
+
 @lru_cache(maxsize=64)
-def bare_board(files: int, ranks: int, cell: float, fills: tuple[Colour, ...]) -> Image.Image:
+def bare_board(
+    files: int, ranks: int, cell: float, fills: tuple[Colour, ...], corners: tuple[str, ...] = ()
+) -> Image.Image:
     """A board of these squares and colours (by rank, then file) with its coordinate
-    bands, unmarked: the part of a picture every position of a game shares."""
+    bands and corner labels (`paint_board`), unmarked: the part of a picture every
+    position of a game shares."""
     grid = Grid(BAND, BAND, files, ranks, cell)
     canvas = Canvas(round(grid.width) + 2 * BAND, round(grid.height) + 2 * BAND, framed=False)
     for rank in range(ranks):
         for file in range(files):
             canvas.rect(grid.box(file, rank), fill=fills[rank * files + file], outline=LINE)
+            if corners:
+                _corner(canvas, grid, file, rank, corners[rank * files + file])
     canvas.rect((grid.x, grid.y, grid.x + grid.width, grid.y + grid.height), outline=LINE, width=2)
     half = BAND / 2
     for file in range(files):

@@ -277,6 +277,30 @@ def _sprite_over(args: SpriteArgs, under: Under, size: tuple[int, int]) -> Image
     return _drawn_over(under, size, image, image)
 
 
+# Sprites laid one over another, each with its place from the top left of them all.
+Layers = tuple[tuple[SpriteArgs, int, int], ...]
+
+
+@lru_cache(maxsize=1024)
+def _layered(layers: Layers) -> Image.Image:
+    """The sprites of `layers` composed, in order, into one RGBA image."""
+    sizes = [(sprite(*args).size, dx, dy) for args, dx, dy in layers]
+    width = max(dx + w for (w, _), dx, _ in sizes)
+    height = max(dy + h for (_, h), _, dy in sizes)
+    image = Image.new("RGBA", (width, height), (0, 0, 0, 0))
+    for args, dx, dy in layers:
+        image.alpha_composite(sprite(*args), (dx, dy))
+    return image
+
+
+@lru_cache(maxsize=2048)
+def _layers_over(layers: Layers, under: Under, size: tuple[int, int]) -> Image.Image:
+    """Layered sprites drawn on what lies under them, in palette indices (as
+    `_sprite_over`)."""
+    image = _layered(layers)
+    return _drawn_over(under, size, image, image)
+
+
 @lru_cache(maxsize=2048)
 def _label_over(
     label: tuple[str, int, str], ink: Colour, under: Under, size: tuple[int, int]
@@ -301,6 +325,29 @@ def _blends(ink: Colour, ground: int) -> list[int]:
 
 # The stored pixels' columns left of the picture: each row's PNG filter byte (`Canvas`).
 _FILTER = 1
+
+
+def _shape_sprite(
+    shape: Shape, box: Box, fill: Colour | None, outline: Colour | None, width: float
+) -> tuple[SpriteArgs, int, int]:
+    """The sprite of a disc or a rounded box filling `box`, and its top left pixel."""
+    left, top = floor(box[0]), floor(box[1])
+    offset = (_quarter(box[0] - left), _quarter(box[1] - top))
+    size = (_quarter(box[2] - box[0]), _quarter(box[3] - box[1]))
+    return (shape, offset, size, fill, outline, _quarter(width)), left, top
+
+
+def _line_sprite(
+    points: Sequence[tuple[float, float]], fill: Colour, width: float
+) -> tuple[SpriteArgs, int, int]:
+    """The sprite of a line through `points`, and its top left pixel."""
+    pad = width / 2 + 1
+    xs, ys = [x for x, _ in points], [y for _, y in points]
+    box = (min(xs) - pad, min(ys) - pad, max(xs) + pad, max(ys) + pad)
+    left, top = floor(box[0]), floor(box[1])
+    relative = tuple((_quarter(x - left), _quarter(y - top)) for x, y in points)
+    size = (box[2] - left, box[3] - top)
+    return (("line", relative), (0.0, 0.0), size, fill, None, width), left, top
 
 
 class Canvas:
@@ -350,6 +397,15 @@ class Canvas:
         box, under = self._region(left, top, size)
         self._core.paste(_sprite_over(args, under, size).im, box)
 
+    def _layers(self, placed: Sequence[tuple[SpriteArgs, int, int]]) -> None:
+        """Sprites placed at (left, top) each, drawn in order as one: one read of what
+        lies under them and one paste, where each would take its own."""
+        left, top = min(x for _, x, _ in placed), min(y for _, _, y in placed)
+        layers = tuple((args, x - left, y - top) for args, x, y in placed)
+        size = _layered(layers).size
+        box, under = self._region(left, top, size)
+        self._core.paste(_layers_over(layers, under, size).im, box)
+
     def rect(
         self, box: Box, fill: Colour | None = None, outline: Colour | None = None, width: float = 1
     ) -> None:
@@ -369,10 +425,7 @@ class Canvas:
         outline: Colour | None,
         width: float,
     ) -> None:
-        left, top = floor(box[0]), floor(box[1])
-        offset = (_quarter(box[0] - left), _quarter(box[1] - top))
-        size = (_quarter(box[2] - box[0]), _quarter(box[3] - box[1]))
-        self._sprite((shape, offset, size, fill, outline, _quarter(width)), left, top)
+        self._sprite(*_shape_sprite(shape, box, fill, outline, width))
 
     def rounded(
         self,
@@ -390,13 +443,24 @@ class Canvas:
         self._paste(("disc", 0.0), box, fill, outline, width)
 
     def line(self, points: Sequence[tuple[float, float]], fill: Colour, width: float) -> None:
-        pad = width / 2 + 1
-        xs, ys = [x for x, _ in points], [y for _, y in points]
-        box = (min(xs) - pad, min(ys) - pad, max(xs) + pad, max(ys) + pad)
-        left, top = floor(box[0]), floor(box[1])
-        relative = tuple((_quarter(x - left), _quarter(y - top)) for x, y in points)
-        size = (box[2] - left, box[3] - top)
-        self._sprite((("line", relative), (0.0, 0.0), size, fill, None, width), left, top)
+        self._sprite(*_line_sprite(points, fill, width))
+
+    def disc_and_line(
+        self,
+        box: Box,
+        fill: Colour,
+        outline: Colour,
+        points: Sequence[tuple[float, float]],
+        ink: Colour,
+        *,
+        disc_width: float = 1,
+        line_width: float = 1,
+    ) -> None:
+        """A disc with a line drawn over it (a Quarod man and his rod), as `disc` then
+        `line` would draw them, pasted as one sprite: a board of them takes half the
+        pastes."""
+        disc = _shape_sprite(("disc", 0.0), box, fill, outline, disc_width)
+        self._layers([disc, _line_sprite(points, ink, line_width)])
 
     def _label(self, label: tuple[str, int, str], ink: Colour, x: float, y: float) -> None:
         mask, left, top = lettering(*label)

@@ -41,7 +41,6 @@ from pbm.pictures.canvas import (
     INK,
     LIGHT_EDGE,
     LIGHT_MAN,
-    MUTED,
     WOOD,
     WOOD_DARK,
     WOOD_DEEP,
@@ -178,13 +177,9 @@ class QuadrupelView(View):
         def fill(file: int, rank: int) -> Colour:
             return ZONE_FILL[ZONES[rank * SIZE + file]]
 
-        paint_board(canvas, grid, fill, marks, self.pieces)
-        if self.state.rules.variant in DOTTED:
-            for rank in range(SIZE):
-                for file in range(SIZE):
-                    left, top, _, _ = grid.box(file, rank)
-                    zone = str(ZONES[rank * SIZE + file])
-                    canvas.text((left + 4, top + 3), zone, 10, MUTED)
+        # The zones' numbers, where the variant scores by zone.
+        zones = tuple(map(str, ZONES)) if self.state.rules.variant in DOTTED else ()
+        paint_board(canvas, grid, fill, marks, self.pieces, zones)
         outline_squares(canvas, grid, self.winning)
         for square, owner in self.owner.items():
             file, rank = grid.square(square)

@@ -117,17 +117,23 @@ class QuarodView(View):
             file, rank = square % size, square // size
             cx, cy = grid.centre(file, rank)
             box = inset(grid.box(file, rank), cell * 0.2)
-            if colour_of(piece_cell) == BLACK:
-                canvas.disc(box, fill=DARK_MAN, outline=DARK_EDGE)
-            else:
-                canvas.disc(box, fill=LIGHT_MAN, outline=LIGHT_EDGE, width=1.5)
+            dark = colour_of(piece_cell) == BLACK
             dx, dy = ROD_STEPS[rod_of(piece_cell)]
             if self.state.engaged >> square & 1:
                 end = (cx + dx * cell / 2, cy - dy * cell / 2)
-                canvas.line([(cx, cy), end], ROD, max(3.0, cell * 0.12))
+                rod_width = max(3.0, cell * 0.12)
             else:
                 end = (cx + dx * cell * 0.4, cy - dy * cell * 0.4)
-                canvas.line([(cx, cy), end], ROD, max(1.5, cell * 0.045))
+                rod_width = max(1.5, cell * 0.045)
+            canvas.disc_and_line(
+                box,
+                DARK_MAN if dark else LIGHT_MAN,
+                DARK_EDGE if dark else LIGHT_EDGE,
+                [(cx, cy), end],
+                ROD,
+                disc_width=1 if dark else 1.5,
+                line_width=rod_width,
+            )
 
 
 def view(

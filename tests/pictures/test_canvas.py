@@ -1,8 +1,9 @@
 """The canvas draws in the palette's indices (pbm.pictures.canvas): each thing it draws
 looks as drawing it in RGB on what the picture holds and mapping the result to the
 palette gives, on one ground or on several under one sprite (its edges meet the mapped
-edges of what lies under it), and whatever is drawn past the picture's left edge leaves
-its PNG whole."""
+edges of what lies under it), a disc and the line over it pasted as one sprite look as
+the two composed, and whatever is drawn past the picture's left edge leaves its PNG
+whole. A board's corner labels are kept with it, and show on the squares a move tints."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ import io
 
 from PIL import Image
 
+from pbm.pictures.board import BAND, Grid, Mark, paint_board
 from pbm.pictures.canvas import (
     DARK_EDGE,
     DARK_MAN,
@@ -81,6 +83,48 @@ def test_drawn_in_the_palette_as_mapped_from_rgb() -> None:
         mask, left, top = lettering("b7", 10, "la")
         reference = pasted(reference, INK, (x + left, y + top), mask)
     assert canvas.image.convert("RGB").tobytes() == reference.tobytes()
+
+
+def test_a_disc_and_its_line_are_pasted_as_the_two_composed() -> None:
+    canvas = Canvas(WIDTH, HEIGHT, framed=False)
+    reference = Image.new("RGB", (WIDTH, HEIGHT), PAPER)
+    canvas.rect((10, 10, 60, 50), fill=WOOD)
+    reference.paste(WOOD, (10, 10, 60, 50))
+    # A man whose rod reaches past his disc, up and to the left, off the wood.
+    canvas.disc_and_line(
+        (30.25, 20.5, 50.25, 40.5),
+        LIGHT_MAN,
+        LIGHT_EDGE,
+        [(40.25, 30.5), (22.25, 12.5)],
+        ROD,
+        disc_width=1.5,
+        line_width=3.0,
+    )
+    disc = sprite(("disc", 0.0), (0.25, 0.5), (20.0, 20.0), LIGHT_MAN, LIGHT_EDGE, 1.5)
+    # The rod's box: its ends padded by half its width and a pixel, from (19, 10).
+    rod = sprite(("line", ((21.25, 20.5), (3.25, 2.5))), (0.0, 0.0), (23.75, 23.0), ROD, None, 3.0)
+    both = Image.new("RGBA", (32, 31), (0, 0, 0, 0))  # the disc's 21 pixels from (30, 20)
+    both.alpha_composite(disc, (11, 10))
+    both.alpha_composite(rod, (0, 0))
+    reference = pasted(reference, both, (19, 10), both)
+    assert canvas.image.convert("RGB").tobytes() == reference.tobytes()
+
+
+def test_corner_labels_are_kept_with_the_board_and_drawn_again_on_a_tint() -> None:
+    grid = Grid(BAND, BAND, 2, 2, 40)
+    size = round(grid.width) + 2 * BAND
+    corners = ("1", "2", "3", "4")
+    bare = Canvas(size, size, framed=False)
+    paint_board(bare, grid, lambda file, rank: WOOD, {}, (), corners)
+    marked = Canvas(size, size, framed=False)
+    paint_board(marked, grid, lambda file, rank: WOOD, {"b1": Mark.MOVE}, (), corners)
+    for canvas in (bare, marked):
+        for rank in range(2):
+            for file in range(2):
+                left, top, _, _ = (round(v) for v in grid.box(file, rank))
+                corner = canvas.image.convert("RGB").crop((left + 3, top + 2, left + 12, top + 14))
+                # the label's ink among the square's own colour
+                assert len(corner.getcolors() or []) > 2, (file, rank)
 
 
 def test_drawing_past_the_left_edge_leaves_the_png_whole() -> None:
