@@ -177,7 +177,7 @@ class QuadrupelView(View):
         def fill(file: int, rank: int) -> Colour:
             return ZONE_FILL[ZONES[rank * SIZE + file]]
 
-        # The zones' numbers, where the variant scores by zone.
+        # The zones' numbers, where zones count (the variants with dotted stones).
         zones = tuple(map(str, ZONES)) if self.state.rules.variant in DOTTED else ()
         paint_board(canvas, grid, fill, marks, self.pieces, zones)
         outline_squares(canvas, grid, self.winning)
