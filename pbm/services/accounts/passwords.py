@@ -72,10 +72,7 @@ def _key(password: str, stored: str) -> bytes:
     return hmac.new(_cache_key, f"{stored}\0{password}".encode(), hashlib.sha256).digest()
 
 
-def kept_outcome(password: str, stored: str) -> bool | None:
-    """Whether `password` matches `stored`, when this process has checked the pair and
-    still keeps the outcome; None when only scrypt can tell."""
-    key = _key(password, stored)
+def _kept(key: bytes) -> bool | None:
     for kept in (_verified, _refuted):
         if key in kept:
             kept.move_to_end(key)
@@ -83,9 +80,16 @@ def kept_outcome(password: str, stored: str) -> bool | None:
     return None
 
 
+def kept_outcome(password: str, stored: str) -> bool | None:
+    """Whether `password` matches `stored`, when this process has checked the pair and
+    still keeps the outcome; None when only scrypt can tell."""
+    return _kept(_key(password, stored))
+
+
 def verify_password(password: str, stored: str) -> bool:
     """Whether `password` matches `stored` (constant-time on the digest)."""
-    known = kept_outcome(password, stored)
+    key = _key(password, stored)
+    known = _kept(key)
     if known is not None:
         return known
     try:
@@ -97,7 +101,7 @@ def verify_password(password: str, stored: str) -> bool:
         return False
     ok = hmac.compare_digest(actual, _unb64(digest))
     kept, size = (_verified, _CACHE_SIZE) if ok else (_refuted, _REFUTED_SIZE)
-    kept[_key(password, stored)] = None
+    kept[key] = None
     if len(kept) > size:
         kept.popitem(last=False)
     return ok

@@ -281,9 +281,13 @@ def authenticate(ctx: Context, userid: str, password: str, known: Sequence[User]
         _count_failure(ctx, pair, stranger, counts, registered=False)
         log.info("unknown userid %r from %s", userid, ctx.sender)
         raise AuthError(phrase("invalid_userid", userid=name))
-    if ctx.password_checks_outside and kept_outcome(password, user.password_hash) is None:
-        raise PasswordCheckNeeded(password, user.password_hash)
-    if not verify_password(password, user.password_hash):
+    # One look at the caches: a move by a player already checked costs no second one.
+    matches = kept_outcome(password, user.password_hash)
+    if matches is None:
+        if ctx.password_checks_outside:
+            raise PasswordCheckNeeded(password, user.password_hash)
+        matches = verify_password(password, user.password_hash)
+    if not matches:
         if registered is None:
             registered = _is_registered(ctx, user)
         _count_failure(ctx, pair, stranger, counts, registered=registered)
