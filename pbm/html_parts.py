@@ -39,7 +39,7 @@ from pbm.config import Config
 from pbm.errors import StoreUnavailable
 from pbm.logfmt import kv, setup_logging
 from pbm.output_limits import ANSWER_MAX_BYTES
-from pbm.services.mailing.mail_html import BoardsRead, html_inputs, with_html_parts
+from pbm.services.mailing.mail_html import html_inputs, with_html_parts
 from pbm.store.engine import session_for
 from pbm.store.failures import unavailable_on_failure
 from pbm.store.readonly import make_read_engine
@@ -87,8 +87,8 @@ def finish_with(reader: Engine, mails: Sequence[Unfinished]) -> list[bytes]:
     once for the mails of one claim) and drawn and composed after the read
     (pbm.services.mailing.mail_html)."""
     with unavailable_on_failure(), session_for(reader) as session:
-        boards: BoardsRead = {}
-        orders = [(m.raw, html_inputs(session, m.order, m.recipients, boards)) for m in mails]
+        inputs = html_inputs(session, [(m.order, m.recipients) for m in mails])
+    orders = [(m.raw, drawings) for m, drawings in zip(mails, inputs, strict=True)]
     return with_html_parts(orders, ANSWER_MAX_BYTES)
 
 

@@ -38,14 +38,19 @@ def confirmed_in(session: Session, mailbox: str) -> list[UserAddress]:
     return list(session.exec(query))
 
 
+# Asked for every mail pbm queues: a prebuilt Core statement, not an ORM query.
+_CONFIRMED_AMONG = sa_select(col(UserAddress.mailbox)).where(
+    col(UserAddress.mailbox).in_(bindparam("mailboxes", expanding=True)),
+    col(UserAddress.confirmed_at).is_not(None),
+)
+
+
 def confirmed_mailboxes(session: Session, mailboxes: Sequence[str]) -> set[str]:
     """Those of `mailboxes` that some account has confirmed."""
     if not mailboxes:
         return set()
-    query = select(UserAddress.mailbox).where(
-        col(UserAddress.mailbox).in_(list(mailboxes)), col(UserAddress.confirmed_at).is_not(None)
-    )
-    return set(session.exec(query))
+    found = core_rows(session, _CONFIRMED_AMONG, {"mailboxes": list(mailboxes)})
+    return set(found.scalars())
 
 
 def refusers_of(session: Session, mailbox: str) -> set[str]:

@@ -9,7 +9,7 @@ work; they flush pending changes first, as the ORM's autoflush would.
 from __future__ import annotations
 
 import unicodedata
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from datetime import datetime
 from typing import Any, NamedTuple
 
@@ -215,14 +215,27 @@ def own_mail_preference(session: Session, user_id: int) -> MailPreference:
 
 
 _PREFERENCE = MailPreference.__table__.c  # type: ignore[attr-defined]
-_DIGEST_AMONG = sa_select(_PREFERENCE.user_id).where(
-    _PREFERENCE.digest.is_(True), _PREFERENCE.user_id.in_(bindparam("among", expanding=True))
+
+
+class MailChoice(NamedTuple):
+    """How one player reads his board mail (see MailPreference)."""
+
+    digest: bool
+    format: str
+
+
+_CHOICES_OF = sa_select(_PREFERENCE.user_id, _PREFERENCE.digest, _PREFERENCE.format).where(
+    _PREFERENCE.user_id.in_(bindparam("among", expanding=True))
 )
 
 
-def digest_users(session: Session, among: Sequence[int]) -> set[int]:
-    """Those of `among` who read their board mail as a daily digest."""
-    return set(core_rows(session, _DIGEST_AMONG, {"among": list(among)}).scalars())
+def mail_choices(session: Session, among: Collection[int]) -> dict[int, MailChoice]:
+    """The choices of those of `among` who made any, in one query: a board mail asks
+    for its readers' digests and formats together."""
+    if not among:
+        return {}
+    rows = core_rows(session, _CHOICES_OF, {"among": sorted(among)})
+    return {user_id: MailChoice(bool(digest), fmt) for user_id, digest, fmt in rows}
 
 
 def moves_of(session: Session, game_id: int) -> list[Move]:
@@ -279,17 +292,21 @@ def last_move(session: Session, game_id: int) -> Move | None:
     return session.exec(query.limit(1)).first()
 
 
-_SUBSCRIBERS_OF = (
-    select(User)
-    .join(Subscription, col(Subscription.user_id) == col(User.id))
-    .where(Subscription.game_id == bindparam("game_id"), Subscription.kind == bindparam("kind"))
-    .order_by(col(User.userid_key))
+# Every board mail asks this, and most boards have no subscriber: their ids by a
+# prebuilt Core statement, the accounts then (if any) by one ORM query.
+_SUBSCRIBER_IDS = sa_select(col(Subscription.user_id)).where(
+    col(Subscription.game_id) == bindparam("game_id"), col(Subscription.kind) == bindparam("kind")
 )
 
 
 def subscribers_of(session: Session, game_id: int, kind: str = "subscribe") -> list[User]:
-    """The users subscribed to a board (`kind` "notify": told when it ends)."""
-    return list(session.exec(_SUBSCRIBERS_OF, params={"game_id": game_id, "kind": kind}))
+    """The users subscribed to a board (`kind` "notify": told when it ends), by userid."""
+    ids = core_rows(session, _SUBSCRIBER_IDS, {"game_id": game_id, "kind": kind}).scalars()
+    wanted = list(ids)
+    if not wanted:
+        return []
+    query = select(User).where(col(User.id).in_(wanted)).order_by(col(User.userid_key))
+    return list(session.exec(query))
 
 
 def subscription(session: Session, game_id: int, user_id: int, kind: str) -> Subscription | None:

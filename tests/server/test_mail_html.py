@@ -16,6 +16,7 @@ from email.message import EmailMessage
 from pathlib import Path
 
 import pytest
+from sqlalchemy import event
 from sqlmodel import col, select
 
 from pbm.app import initialize
@@ -355,3 +356,36 @@ def test_the_next_position_replays_one_move(monkeypatch: pytest.MonkeyPatch) -> 
         assert pictures.picture(drawing).png.startswith(b"\x89PNG")
     assert replayed == [4]  # the position before move 5; move 6 starts from move 5's
     assert pictures.drawn == 2
+
+
+def test_a_claim_reads_its_readers_formats_in_one_query(server: Server) -> None:
+    """The sender reads the formats of every reader of the mails it claims at once with
+    one query (it read them mail by mail, which cost it as much as reading the boards),
+    and each reader still gets the format he chose, changed after the mail was queued."""
+    players = [server.signup(name) for name in ("alice", "bob", "carol", "dave")]
+    alice, bob, carol, dave = players
+    server.send(alice, "quarto challenge alice bob")
+    server.send(carol, "quarto challenge carol dave")
+    sent_mail(server)
+    server.send(bob, "set bob secret format text")
+    sent_mail(server)
+    for board, (first, name) in enumerate(((alice, "alice"), (carol, "carol")), 101):
+        move = legal_texts(server, "quarto", str(board))[0]
+        assert server.send(first, f"quarto move {board} {name} secret {move}") == "done"
+    server.send(dave, "set dave secret format words")  # after his board mail was queued
+    statements: list[str] = []
+
+    def seen(_conn: object, _cursor: object, statement: str, *_rest: object) -> None:
+        statements.append(statement)
+
+    event.listen(server.engine, "before_cursor_execute", seen)
+    try:
+        mails = {m.to[0]: m for m in sent_mail(server) if "Board" in m.subject}
+    finally:
+        event.remove(server.engine, "before_cursor_execute", seen)
+    assert sorted(mails) == sorted(players)
+    assert sum("FROM mail_preferences" in s for s in statements) == 1
+    for who in (alice, carol):
+        check_html_mail(mails[who], pictures=1)
+    for who in (bob, dave):
+        assert parsed(mails[who]).get_content_type() == "text/plain"

@@ -32,7 +32,7 @@ def set_digest(session: Session, user: User, on: bool) -> None:
 
 
 def digest_readers(session: Session) -> set[int]:
-    """Users in digest mode (queries.digest_users asks about some users only)."""
+    """Users in digest mode (queries.mail_choices asks about some users only)."""
     query = select(MailPreference.user_id).where(col(MailPreference.digest).is_(True))
     return set(session.exec(query))
 

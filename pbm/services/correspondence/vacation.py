@@ -44,9 +44,11 @@ def account(session: Session, user: User, now: datetime, *, allowance: float) ->
 
 def running_end(row: Vacation) -> datetime | None:
     """When the running vacation ends by itself (its bank runs out)."""
-    if row.started_at is None:
-        return None
-    return row.started_at + timedelta(days=row.bank_days)
+    return _end(row.started_at, row.bank_days)
+
+
+def _end(started_at: datetime | None, bank_days: float) -> datetime | None:
+    return None if started_at is None else started_at + timedelta(days=bank_days)
 
 
 def running(session: Session, user: User, now: datetime) -> Vacation | None:
@@ -57,9 +59,18 @@ def running(session: Session, user: User, now: datetime) -> Vacation | None:
     return row if end is not None and now < end else None
 
 
+_VACATION = Vacation.__table__.c  # type: ignore[attr-defined]
+# Two columns, not the entity: every move asks this, mostly of a player not away.
+_BANK_OF = sa_select(_VACATION.started_at, _VACATION.bank_days).where(
+    _VACATION.user_id == bindparam("user_id")
+)
+
+
 def on_vacation(session: Session, user: User, now: datetime) -> bool:
     """Whether a vacation of `user` runs at `now`."""
-    return running(session, user, now) is not None
+    found = queries.core_rows(session, _BANK_OF, {"user_id": user.id}).first()
+    end = None if found is None else _end(*found)
+    return end is not None and now < end
 
 
 def left_days(session: Session, user: User, now: datetime, *, allowance: float) -> float:

@@ -162,10 +162,13 @@ def mail_board(
     subject = subject_for(board, new=new)
     subscribers = queries.subscribers_of(ctx.session, board.id)
     facts = board_facts(ctx, board, subscribers=subscribers)
-    held = _held_for_digest(ctx, board, new, only)
     people = readers(ctx, board, subscribers) if only is None else only
     addresses = reply_addresses_of(ctx, people)
-    words = mail_html.words_readers(ctx.session, [u.saved_id for u in people])
+    players = [u.saved_id for _, u in board.players]
+    # The players' digests and the readers' formats, asked together.
+    choices = queries.mail_choices(ctx.session, {*players, *(u.saved_id for u in people)})
+    held = _held_for_digest(board, new, only, players, choices)
+    words = {user_id for user_id, choice in choices.items() if choice.format == "words"}
     for user in people:
         to = addresses[user.saved_id]
         mine = (private or {}).get(user.saved_id, ())
@@ -201,14 +204,17 @@ def mail_board(
 
 
 def _held_for_digest(
-    ctx: Context, board: Board, new: bool, only: Sequence[User] | None
+    board: Board,
+    new: bool,
+    only: Sequence[User] | None,
+    players: Sequence[int],
+    choices: Mapping[int, queries.MailChoice],
 ) -> set[int]:
     """Players in digest mode get an ongoing board's move mails in their daily digest
     (but the answer to their own move still comes)."""
     if new or only is not None or not board.active:
         return set()
-    players = [u.saved_id for _, u in board.players]
-    return queries.digest_users(ctx.session, players)
+    return {user_id for user_id in players if user_id in choices and choices[user_id].digest}
 
 
 def mail_notifiers(ctx: Context, board: Board, events: Sequence[str]) -> None:

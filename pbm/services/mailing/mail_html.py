@@ -120,49 +120,86 @@ class Drawing:
 # sender: a move's board mails to every reader are mostly claimed together.
 BoardsRead = dict[tuple[int, int], Drawing | None]
 
+# The readers among `ids` who asked for text alone: one query for all the mails of a
+# claim (asked mail by mail, it cost the sender as much as reading the boards).
+_TEXT_READERS = select(MailPreference.user_id).where(
+    col(MailPreference.user_id).in_(bindparam("ids", expanding=True)),
+    col(MailPreference.format).in_(sorted(TEXT_ONLY)),
+)
+
 
 def html_inputs(
-    session: Session,
-    order: str | None,
-    recipients: Sequence[str],
-    boards: BoardsRead | None = None,
-) -> list[Drawing] | None:
-    """What the HTML part of a queued mail needs, or None when the mail goes as text
-    alone: no order (a mail queued before this existed), or its reader (the account the
-    order names, else every account of the recipients) asked for text. `boards` keeps
-    what was read for the other mails of one claim."""
+    session: Session, mails: Sequence[tuple[str | None, Sequence[str]]]
+) -> list[list[Drawing] | None]:
+    """What the HTML part of each mail of one claim needs, given as its order (the
+    outbox's `html` column) and its recipients; None for a mail that goes as text
+    alone: no order (a mail queued before this existed), or its reader (the account
+    the order names, else every account of the recipients) asked for text. Each board
+    is read once, and the readers' formats in one query."""
+    orders = [_order(order) for order, _ in mails]
+    readers = [
+        None if wanted is None else _readers(session, wanted, recipients)
+        for wanted, (_, recipients) in zip(orders, mails, strict=True)
+    ]
+    everyone = sorted({r for ids in readers if ids for r in ids})
+    text_only = set(session.exec(_TEXT_READERS, params={"ids": everyone})) if everyone else set()
+    boards: BoardsRead = {}
+    found: list[list[Drawing] | None] = []
+    for wanted, ids in zip(orders, readers, strict=True):
+        if wanted is None or ids is None or not text_only.isdisjoint(ids):
+            found.append(None)
+        else:
+            found.append(_drawings(session, wanted, boards))
+    return found
+
+
+def _damaged(order: str) -> None:
+    # A damaged order (edited by hand?) must not keep the mail from its reader.
+    log.exception("HTML order %r not understood; the mail goes as text", order[:200])
+
+
+def _order(order: str | None) -> dict[str, Any] | None:
     if order is None:
         return None
     try:
-        return _inputs(session, json.loads(order), recipients, {} if boards is None else boards)
-    except (ValueError, TypeError, KeyError, LookupError):
-        # A damaged order (edited by hand?) must not keep the mail from its reader.
-        log.exception("HTML order %r not understood; the mail goes as text", order[:200])
+        wanted = json.loads(order)
+        if not isinstance(wanted, dict):
+            raise TypeError(f"an order is an object, not {type(wanted).__name__}")
+    except (ValueError, TypeError):
+        _damaged(order)
         return None
+    return wanted
 
 
-def _inputs(
-    session: Session, wanted: dict[str, Any], recipients: Sequence[str], boards: BoardsRead
-) -> list[Drawing] | None:
-    reader = wanted.get("reader")
-    if reader is not None:
-        ids = {int(reader)}
-    else:
-        ids = {u.saved_id for a in recipients for u in queries.users_by_address(session, a)}
-    if ids:
-        query = select(MailPreference.format).where(col(MailPreference.user_id).in_(ids))
-        formats: set[str] = set(session.exec(query))
-        if not TEXT_ONLY.isdisjoint(formats):
-            return None
+def _readers(
+    session: Session, wanted: dict[str, Any], recipients: Sequence[str]
+) -> set[int] | None:
+    """The accounts whose format decides (None: the order is damaged)."""
+    try:
+        reader = wanted.get("reader")
+        if reader is not None:
+            return {int(reader)}
+    except (ValueError, TypeError):
+        _damaged(json.dumps(wanted))
+        return None
+    return {u.saved_id for a in recipients for u in queries.users_by_address(session, a)}
+
+
+def _drawings(session: Session, wanted: dict[str, Any], boards: BoardsRead) -> list[Drawing] | None:
+    """The drawings an order asks for (None: the order is damaged)."""
     drawings: list[Drawing] = []
-    # A mail queued before `ended` was kept has three fields.
-    for game_id, upto, seat, *ended in wanted.get("pictures", []):
-        key = (int(game_id), int(upto))
-        if key not in boards:
-            boards[key] = _board(session, *key)
-        found = boards[key]
-        if found is not None:  # else a board removed since: its picture is left out
-            drawings.append(replace(found, seat=seat, ended=ended[0] if ended else None))
+    try:
+        # A mail queued before `ended` was kept has three fields.
+        for game_id, upto, seat, *ended in wanted.get("pictures", []):
+            key = (int(game_id), int(upto))
+            if key not in boards:
+                boards[key] = _board(session, *key)
+            found = boards[key]
+            if found is not None:  # else a board removed since: its picture is left out
+                drawings.append(replace(found, seat=seat, ended=ended[0] if ended else None))
+    except (ValueError, TypeError, KeyError, LookupError):
+        _damaged(json.dumps(wanted))
+        return None
     return drawings
 
 
