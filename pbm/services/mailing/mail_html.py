@@ -37,7 +37,6 @@ from pbm.services.play.picture_words import picture_words
 from pbm.services.play.secrecy import may_hide
 from pbm.store import queries
 from pbm.store.models import BoardRow, GamePlayer, Move, User
-from pbm.store.models_correspondence import MailPreference
 from pbm.texts import phrase
 
 log = logging.getLogger(__name__)
@@ -64,12 +63,8 @@ def in_words(session: Session, user: User | None) -> bool:
 def words_readers(session: Session, user_ids: Collection[int]) -> set[int]:
     """Those of `user_ids` who read their boards in words: one query for all the
     readers of a board mail."""
-    if not user_ids:
-        return set()
-    query = select(MailPreference.user_id).where(
-        col(MailPreference.user_id).in_(list(user_ids)), MailPreference.format == "words"
-    )
-    return set(session.exec(query))
+    choices = queries.mail_choices(session, user_ids)
+    return {user_id for user_id, choice in choices.items() if choice.format == "words"}
 
 
 def set_format(session: Session, user: User, value: str) -> None:
@@ -120,13 +115,6 @@ class Drawing:
 # sender: a move's board mails to every reader are mostly claimed together.
 BoardsRead = dict[tuple[int, int], Drawing | None]
 
-# The readers among `ids` who asked for text alone: one query for all the mails of a
-# claim (asked mail by mail, it cost the sender as much as reading the boards).
-_TEXT_READERS = select(MailPreference.user_id).where(
-    col(MailPreference.user_id).in_(bindparam("ids", expanding=True)),
-    col(MailPreference.format).in_(sorted(TEXT_ONLY)),
-)
-
 
 def html_inputs(
     session: Session, mails: Sequence[tuple[str | None, Sequence[str]]]
@@ -141,8 +129,10 @@ def html_inputs(
         None if wanted is None else _readers(session, wanted, recipients)
         for wanted, (_, recipients) in zip(orders, mails, strict=True)
     ]
-    everyone = sorted({r for ids in readers if ids for r in ids})
-    text_only = set(session.exec(_TEXT_READERS, params={"ids": everyone})) if everyone else set()
+    # One query for the readers of every mail of the claim (asked mail by mail, it cost
+    # the sender as much as reading the boards).
+    choices = queries.mail_choices(session, {r for ids in readers if ids for r in ids})
+    text_only = {user_id for user_id, choice in choices.items() if choice.format in TEXT_ONLY}
     boards: BoardsRead = {}
     found: list[list[Drawing] | None] = []
     for wanted, ids in zip(orders, readers, strict=True):
